@@ -1,0 +1,104 @@
+"""Reading dataset files (JSONL, JSON, parquet) into records, with errors that name the file
+and the record."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from evals.errors import DatasetError
+
+
+def read_records(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        raise DatasetError(f"{path}: no such dataset file; pass an existing .jsonl or .parquet file to --dataset")
+    suffix = path.suffix.lower()
+    if suffix == ".parquet":
+        return _read_parquet(path)
+    if suffix in (".jsonl", ".ndjson"):
+        return _read_jsonl(path)
+    if suffix == ".json":
+        data = _load_json(path)
+        if not isinstance(data, list):
+            raise DatasetError(f"{path}: expected a JSON array of records")
+        return [_record(path, i + 1, row) for i, row in enumerate(data)]
+    raise DatasetError(f"{path}: unknown dataset format {suffix!r}; use .jsonl or .parquet")
+
+
+def file_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+
+
+def column(path: Path, line: int, record: dict[str, Any], names: Sequence[str], *, kind: type | tuple = str, required: bool = True) -> Any:
+    """The first of `names` present in `record`, type-checked; a missing one fails loudly."""
+    for name in names:
+        if record.get(name) is not None:
+            value = record[name]
+            if not isinstance(value, kind):
+                raise DatasetError(f"{path}: record {line}: column {name!r} should be {_kind_name(kind)}, got {type(value).__name__}")
+            return value
+    if required:
+        raise DatasetError(f"{path}: record {line}: missing column {' / '.join(map(repr, names))}")
+    return None
+
+
+def load_each(path: Path, records: list[dict[str, Any]], build: Callable[[int, dict[str, Any]], Any]) -> list[Any]:
+    """`build(line, record)` for every record, with an error naming the record on failure."""
+    items = []
+    for line, record in enumerate(records, start=1):
+        try:
+            items.append(build(line, record))
+        except DatasetError:
+            raise
+        except (ValueError, TypeError, KeyError, IndexError) as error:
+            raise DatasetError(f"{path}: record {line}: {error}") from None
+    ids = [item.id for item in items]
+    if len(set(ids)) != len(ids):
+        dup = next(i for i in ids if ids.count(i) > 1)
+        raise DatasetError(f"{path}: id {dup!r} appears more than once; ids must be unique")
+    return items
+
+
+def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+    records = []
+    with path.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise DatasetError(f"{path}: record {number}: not valid JSON ({error.msg} at column {error.colno})") from None
+            records.append(_record(path, number, row))
+    return records
+
+
+def _read_parquet(path: Path) -> list[dict[str, Any]]:
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:  # pragma: no cover - pyarrow is a dependency
+        raise DatasetError(f"{path}: reading parquet needs pyarrow; run `uv sync`") from None
+    try:
+        return pq.read_table(path).to_pylist()
+    except Exception as error:  # pyarrow raises several types for a damaged file
+        raise DatasetError(f"{path}: not a readable parquet file ({error})") from None
+
+
+def _load_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise DatasetError(f"{path}: not valid JSON ({error.msg} at line {error.lineno})") from None
+
+
+def _record(path: Path, line: int, row: Any) -> dict[str, Any]:
+    if not isinstance(row, dict):
+        raise DatasetError(f"{path}: record {line}: expected a JSON object, got {type(row).__name__}")
+    return row
+
+
+def _kind_name(kind: type | tuple) -> str:
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    return " or ".join(k.__name__ for k in kinds)

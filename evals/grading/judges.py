@@ -1,0 +1,100 @@
+"""Freeform grading by an ensemble of LLM judges: the prompt, strict verdict parsing, the vote.
+
+An unparseable verdict is counted and never read as a pass: it simply is not a CORRECT vote."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+PROMPT_VERSION = "judge-v1"
+TEMPERATURE = 0.0
+SEED = 0
+
+_PROMPT = """You are grading an answer to a question about Roblox game development and the Luau language.
+
+Question:
+{question}
+
+Reference answer (correct by definition):
+{reference}
+
+Candidate answer:
+{reply}
+
+Decide whether the candidate answer is correct. It is correct when it states the same key facts as the reference answer: extra correct detail is fine, wording does not matter. It is incorrect when it contradicts the reference, misses a key point the question asks for, hedges between several answers, or does not answer.
+
+Explain your reasoning in at most three sentences. Then end your reply with one final line that is exactly
+VERDICT: CORRECT
+or
+VERDICT: INCORRECT"""
+
+_VERDICT_LINE = re.compile(r"^[\s*_`#>]*VERDICT[\s*_`]*:[\s*_`]*(CORRECT|INCORRECT)[\s*_`.]*$", re.IGNORECASE)
+
+
+def judge_prompt(question: str, reference: str, reply: str) -> str:
+    return _PROMPT.format(question=question.strip(), reference=reference.strip(), reply=reply.strip())
+
+
+def format_verdict(correct: bool) -> str:
+    return f"VERDICT: {'CORRECT' if correct else 'INCORRECT'}"
+
+
+def parse_verdict(text: str) -> bool | None:
+    """True / False from a judge's reply, or None when it is not strictly one verdict.
+
+    The verdict must be the last non-empty line, and no other verdict line may disagree
+    with it: a judge that wrote both is unparseable, never a pass."""
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    if not lines:
+        return None
+    verdicts = [m.group(1).upper() for line in lines if (m := _VERDICT_LINE.match(line))]
+    last = _VERDICT_LINE.match(lines[-1])
+    if not last or len(set(verdicts)) != 1:
+        return None
+    return verdicts[0] == "CORRECT"
+
+
+@dataclass(frozen=True)
+class JudgeSpec:
+    """A judge as given to `--judge provider:model[@base_url]`."""
+
+    provider: str
+    model: str
+    base_url: str | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> JudgeSpec:
+        head, _, base_url = text.partition("@")
+        provider, sep, model = head.partition(":")
+        if not sep or not provider or not model:
+            raise ValueError(f"--judge {text!r}: expected provider:model or provider:model@base_url")
+        return cls(provider.strip(), model.strip(), base_url.strip() or None)
+
+    @property
+    def name(self) -> str:
+        return f"{self.provider}:{self.model}" + (f"@{self.base_url}" if self.base_url else "")
+
+    def identity(self) -> dict[str, Any]:
+        ident = {"provider": self.provider, "model": self.model, "temperature": TEMPERATURE, "seed": SEED, "prompt": PROMPT_VERSION}
+        if self.base_url:
+            ident["baseUrl"] = self.base_url
+        return ident
+
+
+DEFAULT_JUDGES = (
+    JudgeSpec("openai", "gpt-5-mini"),
+    JudgeSpec("anthropic", "claude-haiku-4-5"),
+    JudgeSpec("live", "deepseek/deepseek-v3.2", "https://openrouter.ai/api/v1"),
+)
+REFERENCE_JUDGES = (JudgeSpec("reference", "exact-match"),)
+
+
+def majority(verdicts: list[bool | None]) -> bool:
+    """Correct only when more than half of all judges said CORRECT."""
+    return sum(v is True for v in verdicts) * 2 > len(verdicts)
+
+
+def unanimous(verdicts: list[bool | None]) -> bool:
+    return None not in verdicts and len(set(verdicts)) == 1

@@ -1,0 +1,113 @@
+"""What every provider speaks: one `Request` in, one `Completion` out, one attempt per call.
+
+Providers only translate between these types and their SDK. Retrying, throttling and caching
+live elsewhere (`_retry.py`, `evals.cache`), so a new provider (a Batch API mode, a local
+checkpoint) is one more module that implements `complete`."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any
+
+from evals.errors import UsageError
+
+
+@dataclass(frozen=True)
+class Request:
+    """One model call. `context` never goes over the wire: only the offline `reference`
+    provider reads it (the gold answer, or the reply a reference judge compares)."""
+
+    prompt: str
+    system: str | None = None
+    max_tokens: int | None = None
+    temperature: float | None = None
+    seed: int | None = None
+    context: dict[str, str] = field(default_factory=dict, compare=False)
+
+    def to_record(self) -> dict[str, Any]:
+        record = dataclasses.asdict(self)
+        del record["context"]
+        return {k: v for k, v in record.items() if v is not None}
+
+
+@dataclass(frozen=True)
+class Usage:
+    input: int = 0
+    output: int = 0
+    reasoning: int = 0
+    cached: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(*(a + b for a, b in zip(dataclasses.astuple(self), dataclasses.astuple(other))))
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    reasoning: str | None = None
+    usage: Usage = Usage()
+    finish_reason: str | None = None
+    model: str | None = None
+    latency: float = 0.0
+
+    def to_record(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> Completion:
+        return cls(**{**record, "usage": Usage(**record["usage"])})
+
+
+@dataclass(frozen=True)
+class ProviderSpec:
+    """Everything that decides which model answers and how: part of the run identity,
+    except `api_key_env` and `responses_api`, which only say how to reach it."""
+
+    provider: str
+    model: str
+    base_url: str | None = None
+    effort: str | None = None
+    thinking: bool = False
+    route: str | None = None
+    max_tokens: int | None = None
+    api_key_env: str | None = None
+    responses_api: bool = False
+
+    def identity(self) -> dict[str, Any]:
+        ident = dataclasses.asdict(self)
+        del ident["api_key_env"]
+        if not ident["responses_api"]:
+            del ident["responses_api"]
+        if not ident["thinking"]:
+            del ident["thinking"]
+        return {k: v for k, v in ident.items() if v is not None}
+
+
+class Provider(ABC):
+    """One model behind one endpoint. `complete` makes exactly one attempt and raises
+    `TransientError`, `ProviderError` or `FatalProviderError` from `evals.errors`."""
+
+    def __init__(self, spec: ProviderSpec):
+        self.spec = spec
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """Values that must never appear in a record or a message (API keys)."""
+        return ()
+
+    @abstractmethod
+    def complete(self, request: Request, *, timeout: float) -> Completion: ...
+
+
+def api_key_from_env(name: str, *, required: bool) -> str:
+    key = os.environ.get(name, "")
+    if required and not key:
+        raise UsageError(f"the environment variable {name} is not set: export your API key there (or pass --api-key-env NAME)")
+    return key
+
+
+def is_openrouter(base_url: str | None) -> bool:
+    return bool(base_url) and "openrouter.ai" in base_url

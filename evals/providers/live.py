@@ -1,0 +1,40 @@
+"""`live`: any OpenAI-compatible endpoint (OpenRouter, vLLM, llama.cpp, ...).
+
+It speaks Chat Completions through the official SDK; only the knobs that endpoints spell
+differently are translated here: OpenRouter's provider routing and reasoning object, and
+the `enable_thinking` template flag that vLLM and llama.cpp servers read."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._base import Request, api_key_from_env, is_openrouter
+from .openai import OpenAIProvider, chat_messages
+
+OPENROUTER_KEY_ENV = "OPENROUTER_API_KEY"
+
+
+class LiveProvider(OpenAIProvider):
+    def _key(self) -> str:
+        spec = self.spec
+        key_env = spec.api_key_env or (OPENROUTER_KEY_ENV if is_openrouter(spec.base_url) else None)
+        # A local server usually checks no key, but the SDK insists on a non-empty one.
+        return api_key_from_env(key_env, required=True) if key_env else "EMPTY"
+
+    def _chat_kwargs(self, request: Request) -> dict[str, Any]:
+        kwargs = chat_messages(self.spec.model, request)
+        if request.max_tokens:
+            kwargs["max_tokens"] = request.max_tokens
+        extra: dict[str, Any] = {}
+        if is_openrouter(self.spec.base_url):
+            if self.spec.route:
+                extra["provider"] = {"order": [self.spec.route], "allow_fallbacks": False}
+            if self.spec.effort:
+                extra["reasoning"] = {"effort": self.spec.effort}
+        elif self.spec.effort:
+            kwargs["reasoning_effort"] = self.spec.effort
+        if self.spec.thinking:
+            extra["chat_template_kwargs"] = {"enable_thinking": True}
+        if extra:
+            kwargs["extra_body"] = extra
+        return kwargs

@@ -1,0 +1,22 @@
+"""`reference`: answers with the dataset's gold answer, offline, at no cost.
+
+It validates datasets and graders end to end. As a judge it writes a verdict in the real
+verdict format, correct only when the reply is the reference answer verbatim, so an offline
+run still goes through the whole judge path (prompt, parse, vote). Its runs are never
+publishable."""
+
+from __future__ import annotations
+
+from evals.grading.judges import format_verdict
+
+from ._base import Completion, Provider, Request
+
+
+class ReferenceProvider(Provider):
+    def complete(self, request: Request, *, timeout: float) -> Completion:
+        context = request.context
+        if "reply" in context:
+            same = context["reply"].strip() == context["reference"].strip()
+            reason = "The reply is the reference answer verbatim." if same else "The reply differs from the reference answer."
+            return Completion(text=f"{reason}\n{format_verdict(same)}", model="reference")
+        return Completion(text=context["gold"], model="reference", finish_reason="stop")

@@ -1,0 +1,124 @@
+"""Result files: `config`, `summary` and one row per question, written atomically.
+
+A result file is the published record of a run. Its `summary` is derived from its rows, so
+`--verify-published` can rescore a run folder and compare the two exactly."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evals.cache import write_json_atomic
+from evals.errors import RegistryError
+from evals.tasks import Task
+
+MAX_ERROR_RATE = 0.05
+TOKEN_KINDS = ("input", "output", "reasoning", "cached")
+# Fields that measure the machine, not the model: excluded when two runs are compared.
+TIMING_FIELDS = frozenset({"latency", "timing"})
+
+
+@dataclass(frozen=True)
+class Prices:
+    """USD per million tokens."""
+
+    input: float
+    output: float
+
+    def cost(self, tokens: dict[str, int]) -> float:
+        return round((tokens["input"] * self.input + tokens["output"] * self.output) / 1e6, 6)
+
+
+def summarize(task: Task, rows: list[dict[str, Any]], prices: Prices | None = None) -> dict[str, Any]:
+    n = len(rows)
+    correct = sum(bool(r["correct"]) for r in rows)
+    tokens = _token_totals(r.get("usage") for r in rows)
+    summary: dict[str, Any] = {
+        "n": n,
+        "correct": correct,
+        "accuracy": round(correct / n, 4) if n else 0.0,
+        "apiErrors": sum(r["status"] == "apiError" for r in rows),
+        **task.summarize(rows),
+        "tokens": tokens,
+    }
+    judge_tokens = [r["judgeUsage"] for r in rows if "judgeUsage" in r]
+    if judge_tokens:
+        summary["judgeTokens"] = _token_totals(judge_tokens)
+    if prices:
+        summary["cost"] = prices.cost(tokens)
+    return summary
+
+
+def failed_answers(summary: dict[str, Any]) -> int:
+    """API errors plus answers that could not be read (unparseable letters or verdicts)."""
+    summary = summary.get("overall", summary)
+    return sum(summary.get(k) or 0 for k in ("apiErrors", "unparseable", "judgeUnparseable"))
+
+
+def over_error_gate(summary: dict[str, Any]) -> bool:
+    overall = summary.get("overall", summary)
+    return failed_answers(summary) > MAX_ERROR_RATE * overall["n"]
+
+
+def not_publishable_reasons(config: dict[str, Any], summary: dict[str, Any], *, allow_errors: bool) -> list[str]:
+    reasons = []
+    if config["provider"] == "reference":
+        reasons.append("the reference provider answers with the gold answers")
+    if config.get("limit") is not None:
+        reasons.append(f"--limit {config['limit']} makes it a smoke test")
+    if config.get("split", "test") != "test":
+        reasons.append(f"the {config['split']} split is for smoke tests and generation, not scores")
+    if over_error_gate(summary) and not allow_errors:
+        n = summary.get("overall", summary)["n"]
+        reasons.append(
+            f"{failed_answers(summary)} of {n} answers failed (API errors or unparseable), over the "
+            f"{MAX_ERROR_RATE:.0%} gate: rerun to retry them, or pass --allow-errors"
+        )
+    return reasons
+
+
+def build_result(config: dict[str, Any], summary: dict[str, Any], rows: list[dict[str, Any]], *, allow_errors: bool, timing: dict[str, Any]) -> dict[str, Any]:
+    reasons = not_publishable_reasons(config, summary, allow_errors=allow_errors)
+    return {
+        "config": config,
+        "summary": summary,
+        "publishable": not reasons,
+        "notPublishable": reasons,
+        "timing": timing,
+        "results": sorted(rows, key=lambda r: r["id"]),
+    }
+
+
+def write_result(path: Path, result: dict[str, Any]) -> None:
+    write_json_atomic(path, result, indent=2)
+
+
+def read_result(path: Path) -> dict[str, Any]:
+    try:
+        result = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise RegistryError(f"{path}: result file not found") from None
+    except json.JSONDecodeError as error:
+        raise RegistryError(f"{path}: truncated or corrupt result file ({error.msg}); rerun its eval to write it again") from None
+    missing = [k for k in ("config", "summary", "results") if k not in result]
+    if missing:
+        raise RegistryError(f"{path}: not a result file (missing {', '.join(missing)}); rerun its eval to write it again")
+    return result
+
+
+def without_timing(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: without_timing(v) for k, v in value.items() if k not in TIMING_FIELDS}
+    if isinstance(value, list):
+        return [without_timing(v) for v in value]
+    return value
+
+
+def _token_totals(usages) -> dict[str, int]:
+    totals = dict.fromkeys(TOKEN_KINDS, 0)
+    for usage in usages:
+        for kind in TOKEN_KINDS:
+            totals[kind] += (usage or {}).get(kind, 0)
+    return totals

@@ -1,0 +1,151 @@
+"""One eval run: its samples, its providers, its run folder, and the work of answering items.
+
+`answer(sample)` is everything an item does: the candidate call, then scoring (which may
+call the judges), every call read from the run folder's cache when it is there. `prefetch`
+does the same work ahead of the items on background threads, so model latency overlaps
+even though pytest runs one item at a time per process; the per-record locks in the cache
+make several processes (xdist workers) share the work without asking anything twice. A
+Batch API mode fits the same seam: submit every uncached request at start, poll, store."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from evals.cache import RunCache
+from evals.config import RunConfig
+from evals.errors import FatalProviderError, ProviderError
+from evals.providers import Completion, Provider, Request, RetryPolicy, Throttle, call_with_retries
+from evals.tasks import Task
+
+
+class _Busy(Exception):
+    """Another thread or process is making this call right now."""
+
+
+class EvalRun:
+    def __init__(
+        self,
+        task: Task,
+        config: RunConfig,
+        samples: Sequence[Any],
+        *,
+        candidate: Provider,
+        judges: Sequence[tuple[str, Provider]] = (),
+        folder: Path,
+        session: str,
+        concurrency: int = 8,
+        policy: RetryPolicy = RetryPolicy(),
+    ):
+        self.task = task
+        self.config = config
+        self.samples = list(samples)
+        self.candidate = candidate
+        self.judges = list(judges)
+        self.judge_names = [name for name, _ in self.judges]
+        self.folder = folder
+        self.cache = RunCache(folder, session)
+        self.policy = policy
+        self.concurrency = concurrency
+        self._throttles: dict[int, Throttle] = {}
+        self._throttles_lock = threading.Lock()
+        self._stop = threading.Event()
+        self.fatal: FatalProviderError | None = None
+
+    # -- what an item does -------------------------------------------------------------
+
+    def answer(self, sample: Any, *, wait: bool = True) -> dict[str, Any]:
+        """The item's result row. Raises `FatalProviderError` when the run must end."""
+        if self.fatal:
+            raise self.fatal
+        request = self.task.request(sample, system_prompt_prefix=self.config.system_prompt_prefix, max_tokens=self.config.max_tokens)
+        try:
+            completion = self._call(sample.id, "candidate", self.candidate, request, wait=wait)
+            scored = self.task.score(sample, completion, _ItemCalls(self, wait))
+        except ProviderError as error:
+            if isinstance(error, FatalProviderError):
+                self.fatal = self.fatal or error
+                self._stop.set()
+                raise
+            return {"id": sample.id, "status": "apiError", "correct": False, "error": f"{error.kind}: {error}"}
+        return {
+            "id": sample.id,
+            **scored,
+            "finishReason": completion.finish_reason,
+            "usage": dataclasses.asdict(completion.usage),
+            "latency": completion.latency,
+        }
+
+    def judge(self, item_id: str, index: int, request: Request, *, wait: bool = True) -> Completion:
+        _, provider = self.judges[index]
+        return self._call(item_id, f"judge-{index}", provider, request, wait=wait)
+
+    def _call(self, item_id: str, role: str, provider: Provider, request: Request, *, wait: bool) -> Completion:
+        record = {"provider": provider.spec.identity(), **request.to_record()}
+        cached = self.cache.lookup(item_id, role, record)
+        if cached is None:
+            lock = self.cache.lock(item_id, role) if wait else self.cache.try_lock(item_id, role)
+            if lock is None:
+                raise _Busy
+            with lock:
+                cached = self.cache.lookup(item_id, role, record)
+                if cached is None:
+                    cached = self._ask(provider, request)
+                    if not isinstance(cached, FatalProviderError):
+                        self.cache.store(item_id, role, record, cached)
+        if isinstance(cached, ProviderError):
+            raise cached
+        return cached
+
+    def _ask(self, provider: Provider, request: Request) -> Completion | ProviderError:
+        try:
+            return call_with_retries(provider, request, throttle=self._throttle(provider), policy=self.policy)
+        except ProviderError as error:
+            return error
+
+    def _throttle(self, provider: Provider) -> Throttle:
+        with self._throttles_lock:
+            return self._throttles.setdefault(id(provider), Throttle(self.concurrency))
+
+    # -- ahead of the items ------------------------------------------------------------
+
+    def prefetch(self, samples: Sequence[Any], *, threads: int) -> list[threading.Thread]:
+        """Answer `samples` on background threads; items then find their calls cached."""
+        pending = list(samples)
+        pending_lock = threading.Lock()
+
+        def work() -> None:
+            while not self._stop.is_set():
+                with pending_lock:
+                    if not pending:
+                        return
+                    sample = pending.pop(0)
+                try:
+                    self.answer(sample, wait=False)
+                except (_Busy, FatalProviderError):
+                    pass
+                except Exception:  # noqa: BLE001 - the item itself will meet and report it
+                    pass
+
+        workers = [threading.Thread(target=work, name=f"prefetch-{i}", daemon=True) for i in range(max(1, threads))]
+        for worker in workers:
+            worker.start()
+        return workers
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
+class _ItemCalls:
+    """The `Calls` a task scores with: judge calls that wait, or skip when busy (prefetch)."""
+
+    def __init__(self, run: EvalRun, wait: bool):
+        self._run = run
+        self._wait = wait
+        self.judge_names = run.judge_names
+
+    def judge(self, item_id: str, index: int, request: Request) -> Completion:
+        return self._run.judge(item_id, index, request, wait=self._wait)

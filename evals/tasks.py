@@ -1,0 +1,149 @@
+"""The evals: how a sample becomes a prompt, and how a reply is scored.
+
+A `Task` knows nothing about pytest, caching or providers beyond the `Calls` it is handed:
+`score` may make further model calls (the judges) through it, cached like the candidate's."""
+
+from __future__ import annotations
+
+import dataclasses
+from abc import ABC, abstractmethod
+from typing import Any, Protocol
+
+from evals.datasets import robloxqa
+from evals.grading import judges
+from evals.grading.multiple_choice import LETTERS, extract_letter
+from evals.providers import Completion, Request, Usage
+
+SYSTEM_PROMPT = "You are an expert Roblox game developer who knows the Roblox engine APIs and the Luau language in depth."
+
+
+class Calls(Protocol):
+    """Cached model calls for one item, as `EvalRun` provides them to `Task.score`."""
+
+    judge_names: list[str]
+
+    def judge(self, item_id: str, index: int, request: Request) -> Completion: ...
+
+
+class Task(ABC):
+    name: str  # the pytest marker, the results folder
+    key: str  # its key in a models.json entry's resultFiles
+    prompt_version: str
+
+    @abstractmethod
+    def load(self, source: str, split: str) -> tuple[list[Any], dict[str, Any]]: ...
+
+    @abstractmethod
+    def prompt(self, sample: Any) -> str: ...
+
+    def gold_reply(self, sample: Any) -> str:
+        """What the offline `reference` provider answers."""
+        return sample.answer
+
+    @abstractmethod
+    def score(self, sample: Any, completion: Completion, calls: Calls) -> dict[str, Any]:
+        """Row fields: at least `status` ("correct", "wrong", "unparseable") and `correct`."""
+
+    def summarize(self, rows: list[dict[str, Any]]) -> dict[str, Any]:
+        """Task-specific summary fields, beside the common ones."""
+        return {}
+
+    def identity_extra(self, samples: list[Any]) -> dict[str, Any]:
+        """Task-specific parts of the run identity."""
+        return {}
+
+    def explain(self, row: dict[str, Any]) -> str:
+        """One line for a failed item's report."""
+        return f"{row['status']}: {row.get('note') or ''}".strip(": ")
+
+    def request(self, sample: Any, *, system_prompt_prefix: str | None, max_tokens: int | None) -> Request:
+        system = f"{system_prompt_prefix}\n\n{SYSTEM_PROMPT}" if system_prompt_prefix else SYSTEM_PROMPT
+        return Request(prompt=self.prompt(sample), system=system, max_tokens=max_tokens, context={"gold": self.gold_reply(sample)})
+
+
+class MultipleChoice(Task):
+    name = "multiple_choice"
+    key = "multipleChoice"
+    prompt_version = "mc-v1"
+
+    def load(self, source: str, split: str):
+        return robloxqa.load_multiple_choice(source, split)
+
+    def prompt(self, sample: robloxqa.MultipleChoiceQuestion) -> str:
+        options = "\n".join(f"{LETTERS[i]}) {choice}" for i, choice in enumerate(sample.choices))
+        return (
+            "Answer the following multiple choice question about Roblox.\n\n"
+            f"Question: {sample.question}\n\n{options}\n\n"
+            'Think it through if you need to, then end your reply with a line of the form "Answer: X", '
+            "where X is the letter of the single correct choice."
+        )
+
+    def gold_reply(self, sample: robloxqa.MultipleChoiceQuestion) -> str:
+        return f"Answer: {sample.answer}"
+
+    def score(self, sample, completion, calls):
+        letter = extract_letter(completion.text, list(sample.choices))
+        if letter is None:
+            return {"status": "unparseable", "correct": False, "expected": sample.answer, "answer": None}
+        correct = letter == sample.answer
+        return {"status": "correct" if correct else "wrong", "correct": correct, "expected": sample.answer, "answer": letter}
+
+    def summarize(self, rows):
+        return {"unparseable": sum(r["status"] == "unparseable" for r in rows)}
+
+    def explain(self, row):
+        if row["answer"] is None:
+            return f"no answer letter found in the reply; expected {row['expected']}"
+        return f"answered {row['answer']}, expected {row['expected']}"
+
+
+class Freeform(Task):
+    name = "freeform"
+    key = "freeform"
+    prompt_version = "ff-v1"
+
+    def load(self, source: str, split: str):
+        return robloxqa.load_freeform(source, split)
+
+    def prompt(self, sample: robloxqa.FreeformQuestion) -> str:
+        return f"Answer the following question about Roblox development precisely and concisely.\n\n{sample.question}"
+
+    def score(self, sample, completion, calls):
+        reply = completion.text
+        if not reply.strip():
+            return {"status": "wrong", "correct": False, "verdicts": [], "agreed": True, "note": "empty reply"}
+        prompt = judges.judge_prompt(sample.question, sample.answer, reply)
+        request = Request(
+            prompt=prompt,
+            temperature=judges.TEMPERATURE,
+            seed=judges.SEED,
+            context={"reply": reply, "reference": sample.answer},
+        )
+        replies = [calls.judge(sample.id, i, request) for i in range(len(calls.judge_names))]
+        verdicts = [judges.parse_verdict(reply.text) for reply in replies]
+        correct = judges.majority(verdicts)
+        return {
+            "status": "correct" if correct else "wrong",
+            "correct": correct,
+            "verdicts": [
+                {"judge": name, "verdict": None if v is None else ("CORRECT" if v else "INCORRECT")}
+                for name, v in zip(calls.judge_names, verdicts)
+            ],
+            "agreed": judges.unanimous(verdicts),
+            "judgeUsage": dataclasses.asdict(sum((reply.usage for reply in replies), Usage())),
+        }
+
+    def explain(self, row):
+        if not row["verdicts"]:
+            return row.get("note", "wrong")
+        votes = ", ".join(f"{v['judge']}: {v['verdict'] or 'unparseable'}" for v in row["verdicts"])
+        return f"judged wrong by majority ({votes})"
+
+    def summarize(self, rows):
+        graded = [r for r in rows if "verdicts" in r and r["verdicts"]]
+        unparseable = sum(v["verdict"] is None for r in graded for v in r["verdicts"])
+        agreement = round(sum(r["agreed"] for r in graded) / len(graded), 4) if graded else None
+        return {"judgeUnparseable": unparseable, "judgeAgreement": agreement}
+
+
+TASKS: dict[str, Task] = {task.name: task for task in (MultipleChoice(), Freeform())}

@@ -1,0 +1,5 @@
+"""The harness's pytest plugins, one file per concern. pytest loads this package through the
+`pytest11` entry point in pyproject.toml, before it parses the command line, so the eval
+options are known in every process, xdist workers included."""
+
+pytest_plugins = ["plugins.options", "plugins.items", "plugins.collector"]

@@ -1,0 +1,89 @@
+"""The results collector: gathers every item's row from its test report and, at the end of
+the session, writes one result file per eval and prints the summary.
+
+It runs where the reports arrive: the only process, or the xdist controller. Rows travel in
+the reports themselves, never through shared files."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evals.config import results_path
+from evals.results import build_result, summarize, write_result
+from evals.tasks import TASKS
+
+from .items import ROW_PROPERTY, loaded
+from .options import settings, settings_key
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if settings_key in config.stash and not hasattr(config, "workerinput"):
+        config.pluginmanager.register(ResultsCollector(config), "results-collector")
+
+
+class ResultsCollector:
+    def __init__(self, config: pytest.Config):
+        self.config = config
+        self.rows: dict[str, dict[str, dict[str, Any]]] = {}
+        self.started = time.monotonic()
+        self.lines: list[str] = []
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        for name, value in report.user_properties:
+            if name == ROW_PROPERTY:
+                data = json.loads(value)
+                self.rows.setdefault(data["eval"], {})[data["row"]["id"]] = data["row"]
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        s = settings(self.config)
+        for name, item in loaded(self.config).items():
+            rows = self.rows.get(name)
+            if not rows:
+                continue
+            expected = {sample.id for sample in item.samples}
+            label = f"{name:<16}"
+            if set(rows) != expected:
+                self.lines.append(
+                    f"{label} partial run: {len(rows)} of {len(expected)} items answered, no result file written "
+                    "(answers are cached; run every item of the eval to finish it)"
+                )
+                continue
+            config = item.config.to_dict()
+            summary = summarize(TASKS[name], list(rows.values()), s.prices)
+            timing = {"wallSeconds": round(time.monotonic() - self.started, 3), "finishedAt": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
+            result = build_result(config, summary, list(rows.values()), allow_errors=s.allow_errors, timing=timing)
+            path = results_path(s.results_root, item.config)
+            write_result(path, result)
+            self.lines.extend(_describe(label, summary, result, path))
+
+    def pytest_terminal_summary(self, terminalreporter) -> None:
+        if self.lines:
+            terminalreporter.section("eval results")
+            for line in self.lines:
+                terminalreporter.write_line(line)
+
+
+def _describe(label: str, summary: dict[str, Any], result: dict[str, Any], path: Path) -> list[str]:
+    overall = summary.get("overall", summary)
+    parts = [f"accuracy {overall['accuracy']:.2%} ({overall['correct']}/{overall['n']})", f"apiErrors {overall['apiErrors']}"]
+    for key in ("unparseable", "judgeUnparseable"):
+        if key in overall:
+            parts.append(f"{key} {overall[key]}")
+    if overall.get("judgeAgreement") is not None:
+        parts.append(f"judges agreed {overall['judgeAgreement']:.0%}")
+    tokens = overall["tokens"]
+    parts.append(f"tokens in {tokens['input']:,} out {tokens['output']:,}")
+    if "cost" in overall:
+        parts.append(f"cost ${overall['cost']:.4f}")
+    lines = [f"{label} " + "  ".join(parts), f"{'':<16} result file: {path}"]
+    if result["publishable"]:
+        lines.append(f"{'':<16} publishable")
+    else:
+        lines.extend(f"{'':<16} not publishable: {reason}" for reason in result["notPublishable"])
+    return lines

@@ -1,0 +1,187 @@
+"""Eval items: one parametrized test per sample, and the `graded` fixture that answers it.
+
+Each process (the only one, or each xdist worker) loads the datasets, builds one `EvalRun`
+per eval on first use, and starts prefetching the items it collected in the background.
+An item's row rides its test report (`user_properties`) to the controller, where the
+results collector writes the result file."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from evals.config import RunConfig, run_dir
+from evals.errors import EvalError, FatalProviderError
+from evals.providers import ProviderSpec, make_provider
+from evals.run import EvalRun
+from evals.tasks import TASKS, Task
+
+from .options import settings, settings_key
+
+ROW_PROPERTY = "eval_row"
+
+
+@dataclass(frozen=True)
+class Loaded:
+    samples: list[Any]
+    config: RunConfig
+
+
+loaded_key = pytest.StashKey[dict[str, Loaded]]()
+runs_key = pytest.StashKey[dict[str, EvalRun]]()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config: pytest.Config) -> None:
+    if settings_key not in config.stash:
+        return
+    try:
+        config.stash[loaded_key] = {name: _load(config, task) for name, task in TASKS.items()}
+    except EvalError as error:
+        raise pytest.UsageError(str(error)) from None
+    config.stash[runs_key] = {}
+    if settings(config).force and not hasattr(config, "workerinput"):
+        _start_over(config)
+
+
+def loaded(config: pytest.Config) -> dict[str, Loaded]:
+    return config.stash[loaded_key]
+
+
+def _load(config: pytest.Config, task: Task) -> Loaded:
+    s = settings(config)
+    samples, dataset = task.load(s.datasets.get(task.name, "bundled"), s.split)
+    if s.limit is not None:
+        samples = samples[: s.limit]
+    judges = tuple(j.identity() for j in s.judges) if task.name == "freeform" else ()
+    run_config = RunConfig(
+        eval=task.name,
+        provider=s.spec.provider,
+        model=s.spec.model,
+        prompt_version=task.prompt_version,
+        dataset=dataset,
+        base_url=s.spec.base_url,
+        effort=s.spec.effort,
+        thinking=s.spec.thinking,
+        route=s.spec.route,
+        max_tokens=s.spec.max_tokens,
+        system_prompt_prefix=s.system_prompt_prefix,
+        limit=s.limit,
+        split=s.split,
+        judges=judges,
+        extra=task.identity_extra(samples),
+    )
+    return Loaded(samples, run_config)
+
+
+def _start_over(config: pytest.Config) -> None:
+    """--force: rename each existing run folder of this identity out of the way, and say so."""
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+    for item in loaded(config).values():
+        folder = run_dir(settings(config).run_root, item.config)
+        if folder.exists():
+            kept = folder.with_name(f"{folder.name}.replaced-{stamp}")
+            folder.rename(kept)
+            config.stash.setdefault(notices_key, []).append(f"--force: the previous run folder is kept as {kept}")
+
+
+notices_key = pytest.StashKey[list[str]]()
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    return config.stash.get(notices_key, [])
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "sample" not in metafunc.fixturenames:
+        return
+    name = _task_name(metafunc.definition)
+    if loaded_key not in metafunc.config.stash:
+        raise pytest.UsageError("eval items need the run identity: pass --model and --provider (or --provider reference)")
+    samples = loaded(metafunc.config)[name].samples
+    metafunc.parametrize("sample", samples, ids=[s.id for s in samples])
+
+
+def _task_name(node: pytest.Item) -> str:
+    names = [m.name for m in node.iter_markers() if m.name in TASKS]
+    if len(names) != 1:
+        raise pytest.UsageError(f"{node.nodeid}: an eval item needs exactly one eval marker ({', '.join(TASKS)})")
+    return names[0]
+
+
+def eval_run(config: pytest.Config, name: str) -> EvalRun:
+    runs = config.stash[runs_key]
+    if name not in runs:
+        s = settings(config)
+        item = loaded(config)[name]
+        judges = []
+        if name == "freeform":
+            judges = [(j.name, make_provider(ProviderSpec(j.provider, j.model, base_url=j.base_url))) for j in s.judges]
+        runs[name] = EvalRun(
+            TASKS[name],
+            item.config,
+            item.samples,
+            candidate=make_provider(s.spec),
+            judges=judges,
+            folder=run_dir(s.run_root, item.config),
+            session=s.session,
+            concurrency=s.concurrency,
+        )
+    return runs[name]
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start answering this process's selected items in the background."""
+    if runs_key not in session.config.stash:
+        return
+    by_task: dict[str, list[Any]] = {}
+    for item in session.items:
+        callspec = getattr(item, "callspec", None)
+        if callspec and "sample" in callspec.params:
+            by_task.setdefault(_task_name(item), []).append(callspec.params["sample"])
+    worker = getattr(session.config, "workerinput", None)
+    for name, samples in by_task.items():
+        if worker:  # workers start at different points so they do not queue on the same locks
+            start = int(worker["workerid"].removeprefix("gw")) * len(samples) // worker["workercount"]
+            samples = samples[start:] + samples[:start]
+        run = eval_run(session.config, name)
+        run.prefetch(samples, threads=run.concurrency)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    for run in session.config.stash.get(runs_key, {}).values():
+        run.stop()
+
+
+class ApiError(Exception):
+    """The item's model call failed for good: reported as an error, not a wrong answer."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    row: dict[str, Any]
+    explanation: str
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.row["correct"])
+
+
+@pytest.fixture
+def graded(request: pytest.FixtureRequest, sample: Any) -> Outcome:
+    name = _task_name(request.node)
+    run = eval_run(request.config, name)
+    try:
+        row = run.answer(sample)
+    except FatalProviderError as error:
+        request.session.shouldstop = f"stopped: {error}"
+        raise
+    request.node.user_properties.append((ROW_PROPERTY, json.dumps({"eval": name, "row": row})))
+    if row["status"] == "apiError":
+        raise ApiError(row["error"])
+    return Outcome(row, TASKS[name].explain(row))

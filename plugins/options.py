@@ -1,0 +1,206 @@
+"""Every command-line option of the harness, declared and checked in one place.
+
+`settings(config)` is the validated result. A wrong value stops the run at once with a
+one-line message naming the flag and the fix, before any item is collected or paid for."""
+
+from __future__ import annotations
+
+import math
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from evals.datasets import evals_served
+from evals.errors import EvalError
+from evals.grading.judges import DEFAULT_JUDGES, REFERENCE_JUDGES, JudgeSpec
+from evals.providers import PROVIDERS, ProviderSpec, api_key_from_env, is_openrouter, make_provider
+from evals.results import Prices
+
+ROOT = Path(__file__).resolve().parents[1]
+EVALS_DIR = ROOT / "tests_evals"
+EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
+EVAL_TAGS = {"mc": "multiple_choice", "ff": "freeform", "lc": "leetcode"}
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    ident = parser.getgroup("run identity", "which model answers, and how (a different value is a different run)")
+    ident.addoption("--model", help="model id, as the provider names it")
+    ident.addoption("--provider", help=f"one of {', '.join(PROVIDERS)} (local: coming)")
+    ident.addoption("--base-url", help="endpoint URL: required for live (OpenRouter, vLLM, llama.cpp), optional for openai/anthropic")
+    ident.addoption("--effort", help=f"reasoning effort: {', '.join(EFFORTS)}")
+    ident.addoption("--thinking", action="store_true", default=False, help="extended thinking (anthropic) or enable_thinking (live)")
+    ident.addoption("--route", help="live on OpenRouter: pin one upstream provider, e.g. deepinfra")
+    ident.addoption("--max-tokens", type=int, help="cap on the candidate's completion tokens")
+    ident.addoption("--system-prompt-prefix", help="text put before the harness's system prompt")
+    ident.addoption("--limit", type=int, help="smoke test: only the first N items of each eval (never published)")
+    ident.addoption("--split", default="test", help="test (scores) or train (smoke tests, generation; never published)")
+    ident.addoption("--dataset", action="append", default=[], metavar="[EVAL=]SOURCE",
+                    help="bundled, a published dataset name, or a .jsonl/.parquet path; EVAL is mc, ff or lc (repeatable)")
+    ident.addoption("--judge", action="append", default=[], metavar="PROVIDER:MODEL[@BASE_URL]",
+                    help="a freeform judge (repeatable; default: three judges from different vendors)")
+
+    how = parser.getgroup("how to run", "not part of the run identity")
+    how.addoption("--api-key-env", help="environment variable holding the API key (OPENROUTER_API_KEY is picked for openrouter.ai)")
+    how.addoption("--responses-api", action="store_true", default=False, help="openai: use the Responses API instead of Chat Completions")
+    how.addoption("--concurrency", type=int, default=8, help="model requests in flight at once, across all workers (default 8)")
+    how.addoption("--force", action="store_true", default=False, help="start the run over; the old run folder is kept, renamed")
+    how.addoption("--allow-errors", action="store_true", default=False, help="mark a run over the 5%% error gate publishable anyway")
+    how.addoption("--run-dir", type=Path, help="where run folders live (default data/runs)")
+    how.addoption("--results-dir", type=Path, help="where result files are written (default data/results)")
+    how.addoption("--price-input", type=float, help="USD per million input tokens, for the cost in the summary")
+    how.addoption("--price-output", type=float, help="USD per million output tokens")
+
+
+@dataclass(frozen=True)
+class Settings:
+    spec: ProviderSpec
+    system_prompt_prefix: str | None
+    limit: int | None
+    split: str
+    datasets: dict[str, str]
+    judges: tuple[JudgeSpec, ...]
+    concurrency: int
+    force: bool
+    allow_errors: bool
+    run_root: Path
+    results_root: Path
+    prices: Prices | None
+    session: str = field(default_factory=lambda: uuid.uuid4().hex)
+
+
+settings_key = pytest.StashKey[Settings]()
+
+
+def targets_eval_items(config: pytest.Config) -> bool:
+    """Whether this pytest run collects eval items (and so needs the run identity flags)."""
+    for arg in config.args:
+        path = Path(arg.split("::")[0])
+        path = path if path.is_absolute() else Path(config.invocation_params.dir) / path
+        path = path.resolve()
+        if path == EVALS_DIR or EVALS_DIR in path.parents or path in EVALS_DIR.parents:
+            return True
+    return False
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "multiple_choice: RobloxQA multiple choice items")
+    config.addinivalue_line("markers", "freeform: RobloxQA freeform items, graded by LLM judges")
+    config.addinivalue_line("markers", "leetcode: Luau LeetCode items")
+    _check_rootdir(config)
+    if not targets_eval_items(config):
+        return
+    try:
+        config.stash[settings_key] = _settings(config)
+    except EvalError as error:
+        raise pytest.UsageError(str(error)) from None
+
+
+PATH_OPTIONS = ("--run-dir", "--results-dir", "--dataset")
+
+
+def _check_rootdir(config: pytest.Config) -> None:
+    """pytest finds its rootdir before plugins add their options, so in `--run-dir /tmp/x`
+    it takes /tmp/x for a test path and loses this project's settings."""
+    args = list(config.invocation_params.args)
+    for flag, value in zip(args, args[1:]):
+        if flag in PATH_OPTIONS and Path(value).exists() and config.rootpath != ROOT:
+            raise pytest.UsageError(f"write {flag}={value} with '=': pytest took {value} for a test path")
+
+
+def settings(config: pytest.Config) -> Settings:
+    return config.stash[settings_key]
+
+
+def _settings(config: pytest.Config) -> Settings:
+    opt = config.getoption
+    provider, model = opt("provider"), opt("model")
+    if provider is None:
+        raise EvalError(f"--provider is required to run the evals: one of {', '.join(PROVIDERS)} (or run `pytest tests` for the harness's own tests)")
+    if provider == "reference":
+        model = model or "gold"
+    elif not model:
+        raise EvalError(f"--model is required with --provider {provider} (e.g. --model gpt-5.5), or use --provider reference for an offline run")
+    _check_combinations(opt, provider)
+    spec = ProviderSpec(
+        provider=provider,
+        model=model,
+        base_url=opt("base_url"),
+        effort=opt("effort"),
+        thinking=opt("thinking"),
+        route=opt("route"),
+        max_tokens=opt("max_tokens"),
+        api_key_env=opt("api_key_env"),
+        responses_api=opt("responses_api"),
+    )
+    make_provider(spec)  # unknown provider, missing API key: fail now, not on every item
+    try:
+        judges = tuple(JudgeSpec.parse(j) for j in opt("judge")) or (REFERENCE_JUDGES if provider == "reference" else DEFAULT_JUDGES)
+    except ValueError as error:
+        raise EvalError(str(error)) from None
+    worker = getattr(config, "workerinput", None)
+    data = ROOT / "data"
+    return Settings(
+        spec=spec,
+        system_prompt_prefix=opt("system_prompt_prefix"),
+        limit=opt("limit"),
+        split=opt("split"),
+        datasets=_datasets(opt("dataset")),
+        judges=judges,
+        concurrency=opt("concurrency") if not worker else math.ceil(opt("concurrency") / worker["workercount"]),
+        force=opt("force"),
+        allow_errors=opt("allow_errors"),
+        run_root=(opt("run_dir") or data / "runs").resolve(),
+        results_root=(opt("results_dir") or data / "results").resolve(),
+        prices=_prices(opt("price_input"), opt("price_output")),
+        **({"session": worker["testrunuid"]} if worker else {}),
+    )
+
+
+def _check_combinations(opt, provider: str) -> None:
+    if provider not in PROVIDERS and provider != "local":
+        raise EvalError(f"--provider {provider!r} is unknown; choose one of {', '.join(PROVIDERS)}")
+    if opt("effort") and opt("thinking"):
+        raise EvalError("--effort and --thinking exclude each other: pass one")
+    if opt("effort") and opt("effort") not in EFFORTS:
+        raise EvalError(f"--effort {opt('effort')!r} is unknown; choose one of {', '.join(EFFORTS)}")
+    if opt("thinking") and provider not in ("anthropic", "live"):
+        raise EvalError(f"--thinking applies to anthropic and live, not {provider}; use --effort for openai")
+    if provider == "live" and not opt("base_url"):
+        raise EvalError("--provider live needs --base-url (e.g. https://openrouter.ai/api/v1 or http://127.0.0.1:8000/v1)")
+    if opt("route") and not (provider == "live" and is_openrouter(opt("base_url"))):
+        raise EvalError("--route pins an OpenRouter upstream: it needs --provider live --base-url https://openrouter.ai/api/v1")
+    if opt("responses_api") and provider != "openai":
+        raise EvalError(f"--responses-api applies to --provider openai, not {provider}")
+    if opt("split") not in ("test", "train"):
+        raise EvalError(f"--split {opt('split')!r} is unknown; choose test or train")
+    for name in ("max_tokens", "limit", "concurrency"):
+        if opt(name) is not None and opt(name) < 1:
+            raise EvalError(f"--{name.replace('_', '-')} must be at least 1 (got {opt(name)})")
+    if opt("api_key_env") and provider == "reference":
+        raise EvalError("--api-key-env has no use with --provider reference")
+    if opt("api_key_env"):
+        api_key_from_env(opt("api_key_env"), required=True)
+
+
+def _datasets(values: list[str]) -> dict[str, str]:
+    """EVAL -> source. A bare source applies to the evals its name or columns fit."""
+    chosen: dict[str, str] = {}
+    for value in values:
+        tag, sep, source = value.partition("=")
+        if sep and (tag in EVAL_TAGS or tag in EVAL_TAGS.values()):
+            chosen[EVAL_TAGS.get(tag, tag)] = source
+        elif sep and len(tag) <= 16 and "/" not in tag:
+            raise EvalError(f"--dataset {value}: unknown eval {tag!r}; prefix with mc=, ff= or lc=")
+        else:
+            for name in evals_served(value):
+                chosen.setdefault(name, value)
+    return chosen
+
+
+def _prices(price_input: float | None, price_output: float | None) -> Prices | None:
+    if (price_input is None) != (price_output is None):
+        raise EvalError("--price-input and --price-output go together: pass both, in USD per million tokens")
+    return Prices(price_input, price_output) if price_input is not None else None

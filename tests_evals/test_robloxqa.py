@@ -1,0 +1,14 @@
+"""RobloxQA: one item per question. A correct answer passes, a wrong one fails, an API
+error is reported as an error."""
+
+import pytest
+
+
+@pytest.mark.multiple_choice
+def test_multiple_choice(graded):
+    assert graded.passed, graded.explanation
+
+
+@pytest.mark.freeform
+def test_freeform(graded):
+    assert graded.passed, graded.explanation
