@@ -1,0 +1,55 @@
+"""Run a loopback server in its own process.
+
+    python -m tests.loopback.serve --kind openai --port 0 --latency 0.2 --log requests.jsonl
+
+The first stdout line is the server URL. Each request is appended to the --log file as a JSON
+line at arrival (keys redacted), so a test can SIGKILL the client process and still see what
+reached the server, and a benchmark keeps the server out of the measured process.
+Stops on SIGTERM / SIGINT.
+
+`tests.loopback.ServerProcess` wraps this for tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import threading
+
+from .anthropic_server import AnthropicServer
+from .openai_server import OpenAIServer
+
+KINDS = {"openai": OpenAIServer, "anthropic": AnthropicServer}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m tests.loopback.serve", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--kind", choices=KINDS, required=True)
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds added to every reply")
+    parser.add_argument("--log", help="JSONL file; one line appended per request")
+    parser.add_argument("--fail-next", type=int, default=0, metavar="N",
+                        help="the first N requests get an error reply")
+    parser.add_argument("--fail-status", type=int,
+                        help="default: the error kind's status, else 429")
+    parser.add_argument("--fail-error", help="named error kind, e.g. insufficient_quota")
+    parser.add_argument("--retry-after", type=float, help="retry-after seconds on those errors")
+    args = parser.parse_args(argv)
+
+    server = KINDS[args.kind](latency=args.latency, host=args.host, port=args.port,
+                              log_path=args.log)
+    if args.fail_next:
+        server.fail_next(args.fail_next, args.fail_status, error=args.fail_error,
+                         retry_after=args.retry_after)
+    stopped = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stopped.set())
+    with server:
+        print(server.url, flush=True)
+        stopped.wait()
+
+
+if __name__ == "__main__":
+    main()
