@@ -77,7 +77,9 @@ class JudgeSpec:
         return f"{self.provider}:{self.model}" + (f"@{self.base_url}" if self.base_url else "")
 
     def identity(self) -> dict[str, Any]:
-        ident = {"provider": self.provider, "model": self.model, "temperature": TEMPERATURE, "seed": SEED, "prompt": PROMPT_VERSION}
+        ident = {"provider": self.provider, "model": self.model, "prompt": PROMPT_VERSION}
+        if self.provider != "anthropic":  # Anthropic's Messages API takes no temperature or seed
+            ident |= {"temperature": TEMPERATURE, "seed": SEED}
         if self.base_url:
             ident["baseUrl"] = self.base_url
         return ident

@@ -14,6 +14,12 @@ from evals.errors import FatalProviderError, ProviderError, QuotaExhausted, Tran
 from ._base import Completion, Provider, ProviderSpec, Request, Usage, api_key_from_env
 from .openai import retry_after
 
+# Models on which the SDK deprecates a fixed thinking budget in favour of adaptive thinking.
+try:
+    from anthropic._data import MODELS_TO_WARN_WITH_THINKING_ENABLED as _ADAPTIVE_THINKING_MODELS
+except ImportError:  # an SDK without the list: every model takes a budget
+    _ADAPTIVE_THINKING_MODELS = frozenset()
+
 DEFAULT_MAX_TOKENS = 8192
 THINKING_MAX_TOKENS = 32000
 THINKING_BUDGET = 16000
@@ -69,11 +75,12 @@ class AnthropicProvider(Provider):
         }
         if request.system:
             kwargs["system"] = request.system
-        if thinking:
-            # The budget must stay below max_tokens, and thinking forbids a custom temperature.
+        if thinking and self.spec.model in _ADAPTIVE_THINKING_MODELS:
+            kwargs["thinking"] = {"type": "adaptive"}
+        elif thinking:
             kwargs["thinking"] = {"type": "enabled", "budget_tokens": min(THINKING_BUDGET, max_tokens - 1024)}
-        elif request.temperature is not None:
-            kwargs["temperature"] = request.temperature
+        # No temperature: the Messages API of current models takes none (the SDK dropped it),
+        # so an Anthropic judge's identity records none either.
         return kwargs
 
 

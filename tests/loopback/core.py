@@ -329,7 +329,9 @@ class RoutedServer(LoopbackServer):
     required: dict[str, tuple[str, ...]] = {}  # path -> body fields the real API rejects without
 
     def handle(self, request: Request) -> Reply:
-        name = self.routes.get((request.method, request.path))
+        # OpenRouter serves the same API under /api/v1: reached as an HTTP proxy for
+        # http://openrouter.ai, the server stands in for it.
+        name = self.routes.get((request.method, request.path.removeprefix("/api")))
         if name is None:
             return self.error_reply(404, message=f"Invalid URL ({request.method} {request.path})")
         return getattr(self, name)(request)
@@ -339,7 +341,7 @@ class RoutedServer(LoopbackServer):
         body = request.body
         if not isinstance(body, dict):
             return self.error_reply(400, message="The request body is not valid JSON.")
-        missing = [f for f in self.required.get(request.path, ()) if body.get(f) is None]
+        missing = [f for f in self.required.get(request.path.removeprefix("/api"), ()) if body.get(f) is None]
         if missing:
             return self.error_reply(400, message=f"{missing[0]}: Field required")
         if body.get("stream"):  # loud rather than a silently wrong non-SSE body

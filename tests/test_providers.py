@@ -1,0 +1,236 @@
+"""Each provider against a loopback server speaking its real wire protocol, through the real SDK:
+what is sent, what is read back, and how failures are retried, recorded or made fatal."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from evals.errors import FatalProviderError, ProviderError, QuotaExhausted, UsageError
+from evals.providers import ProviderSpec, Request, RetryPolicy, Throttle, call_with_retries, make_provider
+from tests.loopback import AnthropicServer, Answer, Fault, OpenAIServer
+
+FAST = RetryPolicy(base_delay=0.01, max_delay=0.05, timeout=5)
+KEY = "sk-test-7f3a9c2e5b1d4f6a8c0e"
+
+
+@pytest.fixture(autouse=True)
+def api_keys(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    monkeypatch.setenv("OPENROUTER_API_KEY", KEY)
+
+
+@pytest.fixture
+def openai_server():
+    with OpenAIServer() as server:
+        yield server
+
+
+@pytest.fixture
+def anthropic_server():
+    with AnthropicServer() as server:
+        yield server
+
+
+def ask(provider, request=Request(prompt="Which service stores player data?", system="Be brief."), policy=FAST):
+    return call_with_retries(provider, request, throttle=Throttle(4), policy=policy)
+
+
+def test_openai_chat_sends_the_request_and_reads_text_usage_and_finish(openai_server):
+    openai_server.responder = lambda req: Answer("DataStoreService", input_tokens=40, output_tokens=25, reasoning_tokens=18, cached_tokens=8)
+    provider = make_provider(ProviderSpec("openai", "gpt-5.5", base_url=openai_server.url + "/v1", effort="high"))
+
+    completion = ask(provider, Request(prompt="Which service?", system="Be brief.", max_tokens=300))
+
+    assert completion.text == "DataStoreService"
+    assert (completion.usage.input, completion.usage.output, completion.usage.reasoning, completion.usage.cached) == (40, 25, 18, 8)
+    assert completion.finish_reason == "stop"
+    body = openai_server.requests[-1].body
+    assert body["messages"] == [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Which service?"}]
+    assert body["max_completion_tokens"] == 300 and body["reasoning_effort"] == "high"
+    assert openai_server.requests[-1].api_key == KEY
+
+
+def test_openai_responses_api_reads_the_reasoning_summary(openai_server):
+    openai_server.responder = lambda req: Answer("Heartbeat", reasoning="It runs every frame after physics.", reasoning_tokens=12)
+    provider = make_provider(ProviderSpec("openai", "gpt-5.5", base_url=openai_server.url + "/v1", effort="low", responses_api=True))
+
+    completion = ask(provider)
+
+    assert completion.text == "Heartbeat"
+    assert completion.reasoning == "It runs every frame after physics."
+    assert completion.usage.reasoning == 12
+    body = openai_server.requests[-1].body
+    assert openai_server.requests[-1].path == "/v1/responses"
+    assert body["reasoning"] == {"effort": "low", "summary": "auto"} and body["instructions"] == "Be brief."
+
+
+def test_openai_responses_truncated_with_hidden_reasoning_is_an_empty_reply_not_a_crash(openai_server):
+    openai_server.responder = lambda req: Answer("", reasoning="", finish_reason="length", reasoning_tokens=64)
+    provider = make_provider(ProviderSpec("openai", "o3-mini", base_url=openai_server.url + "/v1", responses_api=True))
+
+    completion = ask(provider)
+
+    assert completion.text == "" and completion.reasoning is None
+    assert completion.finish_reason == "max_output_tokens"
+    assert completion.usage.reasoning == 64
+
+
+def test_anthropic_thinking_is_kept_as_reasoning_with_a_budget_below_max_tokens(anthropic_server):
+    anthropic_server.responder = lambda req: Answer("Use task.wait()", reasoning="wait() is throttled.", input_tokens=30, cached_tokens=10, cache_creation_tokens=5)
+    provider = make_provider(ProviderSpec("anthropic", "claude-sonnet-4-6", base_url=anthropic_server.url, thinking=True))
+
+    completion = ask(provider, Request(prompt="How to yield?", temperature=0.0))
+
+    assert completion.text == "Use task.wait()"
+    assert completion.reasoning == "wait() is throttled."
+    # Anthropic's input_tokens leaves out cache reads and writes; the harness counts all input.
+    assert completion.usage.input == 45 and completion.usage.cached == 10
+    body = anthropic_server.requests[-1].body
+    assert body["thinking"]["type"] == "enabled"
+    assert body["thinking"]["budget_tokens"] < body["max_tokens"]
+    assert "temperature" not in body
+
+
+def test_anthropic_thinking_is_adaptive_on_models_that_deprecate_a_budget(anthropic_server):
+    provider = make_provider(ProviderSpec("anthropic", "claude-opus-4-6", base_url=anthropic_server.url, thinking=True))
+
+    ask(provider)
+
+    assert anthropic_server.requests[-1].body["thinking"] == {"type": "adaptive"}
+
+
+def test_anthropic_without_thinking_sends_system_and_max_tokens(anthropic_server):
+    provider = make_provider(ProviderSpec("anthropic", "claude-haiku-4-5", base_url=anthropic_server.url))
+
+    completion = ask(provider, Request(prompt="Hi", system="Judge.", temperature=0.0, max_tokens=100))
+
+    assert completion.text == "loopback reply to: Hi" and completion.reasoning is None
+    body = anthropic_server.requests[-1].body
+    assert body["system"] == "Judge." and body["max_tokens"] == 100
+    assert "thinking" not in body
+
+
+def test_live_on_openrouter_pins_the_route_and_reads_reasoning(monkeypatch):
+    # The loopback server stands in for openrouter.ai as the HTTP proxy of a plain-http URL.
+    with OpenAIServer(lambda req: Answer("B", reasoning="Thinking about B"), reasoning_field="reasoning") as server:
+        monkeypatch.setenv("HTTP_PROXY", server.url)
+        monkeypatch.delenv("NO_PROXY", raising=False)
+        monkeypatch.delenv("no_proxy", raising=False)
+        provider = make_provider(ProviderSpec("live", "qwen/qwen3-235b", base_url="http://openrouter.ai/api/v1", route="deepinfra", effort="high"))
+
+        completion = ask(provider)
+
+        request = server.requests[-1]
+    assert completion.text == "B" and completion.reasoning == "Thinking about B"
+    assert request.headers["host"] == "openrouter.ai" and request.path == "/api/v1/chat/completions"
+    assert request.body["provider"] == {"order": ["deepinfra"], "allow_fallbacks": False}
+    assert request.body["reasoning"] == {"effort": "high"}
+    assert request.api_key == KEY  # OPENROUTER_API_KEY, picked for openrouter.ai
+
+
+def test_live_local_server_needs_no_key_and_gets_enable_thinking(openai_server, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY")
+    openai_server.responder = lambda req: Answer("Hi!", reasoning="Reasoning about: Hi")
+    provider = make_provider(ProviderSpec("live", "qwen3-8b", base_url=openai_server.url + "/v1", thinking=True, max_tokens=50))
+
+    completion = ask(provider, Request(prompt="Hi", max_tokens=50))
+
+    assert completion.reasoning == "Reasoning about: Hi"  # vLLM's reasoning_content
+    body = openai_server.requests[-1].body
+    assert body["chat_template_kwargs"] == {"enable_thinking": True} and body["max_tokens"] == 50
+
+
+def test_a_missing_api_key_is_a_usage_error_naming_the_variable(monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    with pytest.raises(UsageError, match="ANTHROPIC_API_KEY"):
+        make_provider(ProviderSpec("anthropic", "claude-opus-4-6"))
+
+
+def test_429_with_retry_after_is_honoured_then_the_answer_arrives(openai_server):
+    openai_server.fail_next(2, 429, retry_after=0.3)
+    provider = make_provider(ProviderSpec("openai", "gpt-5.5", base_url=openai_server.url + "/v1"))
+    throttle = Throttle(8)
+
+    started = time.monotonic()
+    completion = call_with_retries(provider, Request(prompt="Hi"), throttle=throttle, policy=FAST)
+
+    assert completion.text == "loopback reply to: Hi"
+    assert time.monotonic() - started >= 0.6  # two waits of Retry-After
+    assert len(openai_server.requests) == 3
+    assert throttle.limit == 2  # halved twice: the process slows down under 429s
+
+
+@pytest.mark.parametrize("fault", [Fault(status=500), Fault.malformed_json(), Fault.dropped(), Fault(status=529)])
+def test_transient_failures_are_retried(fault):
+    server_cls = AnthropicServer if fault.status == 529 else OpenAIServer
+    with server_cls() as server:
+        server.inject(fault, n=2)
+        base_url = server.url + ("" if server_cls is AnthropicServer else "/v1")
+        provider = make_provider(ProviderSpec("anthropic" if server_cls is AnthropicServer else "openai", "m", base_url=base_url))
+        completion = ask(provider, Request(prompt="Hi"))
+        assert completion.text == "loopback reply to: Hi"
+        assert len(server.requests) == 3
+
+
+def test_a_final_failure_is_a_provider_error_with_its_kind_and_attempts(openai_server):
+    openai_server.fail_next(10, 500)
+    provider = make_provider(ProviderSpec("openai", "gpt-5.5", base_url=openai_server.url + "/v1"))
+
+    with pytest.raises(ProviderError) as raised:
+        ask(provider, policy=RetryPolicy(attempts=3, base_delay=0.01, timeout=5))
+
+    assert raised.value.kind == "server_error" and raised.value.status == 500
+    assert "after 3 attempts" in str(raised.value)
+    assert not isinstance(raised.value, FatalProviderError)
+
+
+def test_a_bad_request_is_not_retried(openai_server):
+    openai_server.fail_next(1, 400, error="invalid_request_error")
+    provider = make_provider(ProviderSpec("openai", "gpt-5.5", base_url=openai_server.url + "/v1"))
+
+    with pytest.raises(ProviderError) as raised:
+        ask(provider)
+
+    assert raised.value.kind == "bad_request" and len(openai_server.requests) == 1
+
+
+def test_spent_quota_is_fatal_at_once(openai_server):
+    openai_server.fail_next(5, error="insufficient_quota")
+    provider = make_provider(ProviderSpec("openai", "gpt-5.5", base_url=openai_server.url + "/v1"))
+
+    with pytest.raises(QuotaExhausted, match="rerun to resume"):
+        ask(provider)
+    assert len(openai_server.requests) == 1
+
+
+def test_a_retry_after_of_a_day_means_come_back_tomorrow(anthropic_server):
+    anthropic_server.fail_next(1, 429, retry_after=86400)
+    provider = make_provider(ProviderSpec("anthropic", "claude-haiku-4-5", base_url=anthropic_server.url))
+
+    with pytest.raises(QuotaExhausted, match="24.0 h"):
+        ask(provider)
+
+
+def test_a_rejected_key_is_fatal_and_the_key_never_appears_in_the_message(openai_server):
+    openai_server.fail_next(1, 401, body={"error": {"message": f"Incorrect API key provided: {KEY}", "type": "invalid_request_error", "code": "invalid_api_key"}})
+    provider = make_provider(ProviderSpec("openai", "gpt-5.5", base_url=openai_server.url + "/v1"))
+
+    with pytest.raises(FatalProviderError) as raised:
+        ask(provider)
+
+    assert raised.value.kind == "auth"
+    assert KEY not in str(raised.value) and "<redacted>" in str(raised.value)
+
+
+def test_sustained_429s_give_up_after_the_patience_budget(openai_server):
+    openai_server.fail_next(100, 429, retry_after=0.05)
+    provider = make_provider(ProviderSpec("openai", "gpt-5.5", base_url=openai_server.url + "/v1"))
+
+    with pytest.raises(ProviderError) as raised:
+        ask(provider, policy=RetryPolicy(rate_limit_patience=0.5, base_delay=0.01, timeout=5))
+
+    assert raised.value.kind == "rate_limit"
+    assert 5 <= len(openai_server.requests) <= 12
