@@ -15,7 +15,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock, Timeout
+from filelock import FileLock
 
 from evals.errors import ProviderError
 from evals.providers import Completion
@@ -78,15 +78,6 @@ class RunCache:
             record["error"] = {"kind": outcome.kind, "status": outcome.status, "message": str(outcome)}
             record["session"] = self.session
         write_json_atomic(self.record_path(item_id, role), record)
-
-    def try_lock(self, item_id: str, role: str) -> FileLock | None:
-        lock = self.lock(item_id, role)
-        try:
-            lock.acquire(timeout=0)
-        except Timeout:
-            return None
-        return lock
-
 
 def write_json_atomic(path: Path, data: Any, *, indent: int | None = None) -> None:
     """Write to a temporary file beside `path`, fsync, then rename over it: a reader sees the

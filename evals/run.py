@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from filelock import Timeout
+
 from evals.cache import RunCache
 from evals.config import RunConfig
 from evals.errors import FatalProviderError, ProviderError
@@ -87,15 +89,19 @@ class EvalRun:
         record = {"provider": provider.spec.identity(), **request.to_record()}
         cached = self.cache.lookup(item_id, role, record)
         if cached is None:
-            lock = self.cache.lock(item_id, role) if wait else self.cache.try_lock(item_id, role)
-            if lock is None:
-                raise _Busy
-            with lock:
+            lock = self.cache.lock(item_id, role)
+            try:
+                lock.acquire(timeout=-1 if wait else 0)
+            except Timeout:
+                raise _Busy from None
+            try:
                 cached = self.cache.lookup(item_id, role, record)
                 if cached is None:
                     cached = self._ask(provider, request)
                     if not isinstance(cached, FatalProviderError):
                         self.cache.store(item_id, role, record, cached)
+            finally:
+                lock.release()
         if isinstance(cached, ProviderError):
             raise cached
         return cached

@@ -32,9 +32,12 @@ class LexError(ValueError):
 
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_NUMBER = re.compile(r"\.?[0-9](?:[eE][+-]|[0-9A-Za-z_.])*")
-_SPACE = re.compile(r"\s+")
+# Luau's readNumber: digits, dots and underscores, then an optional exponent
+# marker with its sign, then letters and digits. So `0xE-1` is `0xE`, `-`, `1`.
+_NUMBER = re.compile(r"[0-9.][0-9._]*(?:[eE][+-]?)?[0-9A-Za-z_]*")
+_SPACE = re.compile(r"[ \t\r\n\v\f]+")
 _LONG_OPEN = re.compile(r"\[(=*)\[")
+_DIGITS = "0123456789"
 _SYMBOLS = (
     "...", "//=", "..=",
     "..", "==", "~=", "<=", ">=", "->", "::", "+=", "-=", "*=", "/=", "%=", "^=", "//",
@@ -62,7 +65,7 @@ def _tokens(source: str) -> list[_Token]:
     i, n = 0, len(source)
     while i < n:
         c = source[i]
-        if c.isspace():
+        if c in " \t\r\n\v\f":
             i = _SPACE.match(source, i).end()
         elif source.startswith("--", i):
             long = _LONG_OPEN.match(source, i + 2)
@@ -84,11 +87,11 @@ def _tokens(source: str) -> list[_Token]:
         elif c == "[" and (long := _LONG_OPEN.match(source, i)):
             i = _long_bracket_end(source, long)
             tokens.append(_Token("literal", "[[", i))
-        elif c == "_" or c.isalpha():
+        elif _NAME.match(c):
             m = _NAME.match(source, i)
             i = m.end()
             tokens.append(_Token("name", m.group(), i))
-        elif c.isdigit() or (c == "." and i + 1 < n and source[i + 1].isdigit()):
+        elif c in _DIGITS or (c == "." and i + 1 < n and source[i + 1] in _DIGITS):
             i = _NUMBER.match(source, i).end()
             tokens.append(_Token("literal", "0", i))
         else:
@@ -117,7 +120,7 @@ def _quoted_end(source: str, i: int, quote: str) -> int:
     while i < n:
         c = source[i]
         if c == "\\":
-            i += 2
+            i += _escape_length(source, i)
         elif c == quote:
             return i + 1
         elif c == "\n":
@@ -127,13 +130,18 @@ def _quoted_end(source: str, i: int, quote: str) -> int:
     raise LexError("unterminated string")
 
 
+def _escape_length(source: str, backslash: int) -> int:
+    # Luau lets a backslash continue a string over a line break, CRLF included.
+    return 3 if source.startswith("\r\n", backslash + 1) else 2
+
+
 def _interpolated_segment_end(source: str, i: int) -> tuple[int, bool]:
     """Scan string text after "`" or "}"; return (end, whether a `{` expression follows)."""
     n = len(source)
     while i < n:
         c = source[i]
         if c == "\\":
-            i += 2
+            i += _escape_length(source, i)
         elif c == "`":
             return i + 1, False
         elif c == "{":
@@ -249,7 +257,9 @@ class Instrumented:
         n, limit, slow, tick = names.count, names.limit, names.slow, names.tick
         prelude = (
             f"local {n}, {limit}, {slow} = 0, 0, {names.slow_global}; {names.slow_global} = nil; "
-            f"{names.register_global}(function() local c = {n}; {n} = 0; return c end); "
+            # The host calls this to collect the count; the zeroed limit makes
+            # the chunk check in again before its next unit.
+            f"{names.register_global}(function() local c = {n}; {n} = 0; {limit} = 0; return c end); "
             f"{names.register_global} = nil; "
             # Zero the limit before calling out: if the call raises (budget or
             # time exhausted) every later unit comes straight back here.

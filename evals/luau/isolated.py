@@ -1,0 +1,110 @@
+"""run_tests in a reusable child process.
+
+The in-process runner cannot interrupt one long call into C (a string pattern
+that backtracks for minutes) and dies with the VM if the VM crashes. Here the
+run happens in a worker process: the caller waits at most timeout + a grace
+period, then kills the worker; a worker that dies mid-run becomes an "error"
+TestRun naming the signal. Workers are reused across calls (one per
+concurrent caller), so the cost per run is a round trip over a pipe.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+import time
+from multiprocessing.connection import Connection
+
+from .result import TestRun
+from .runner import run_tests
+
+__all__ = ["run_tests_isolated"]
+
+# How long past the run's own timeout the worker gets (to build the VM and
+# send the result back) before it is killed.
+_GRACE = 1.0
+_MAX_IDLE_WORKERS = os.cpu_count() or 2
+
+
+def run_tests_isolated(
+    solution: str,
+    tests: str,
+    *,
+    work_budget: int | None = None,
+    timeout: float = 10.0,
+    memory_limit: int = 256 * 2**20,
+    output_limit: int = 64 * 1024,
+) -> TestRun:
+    """Same as run_tests, in a child process that is killed if it overruns or crashes."""
+    started = time.perf_counter()
+    options = dict(work_budget=work_budget, timeout=timeout, memory_limit=memory_limit, output_limit=output_limit)
+    worker = _Worker.checkout()
+    try:
+        worker.connection.send((solution, tests, options))
+        if worker.connection.poll(timeout + _GRACE):
+            run = worker.connection.recv()
+            worker.checkin()
+            return run
+        reason = f"timed out after {timeout:.1f} s"
+    except (EOFError, OSError):
+        reason = worker.crash_reason()
+    worker.stop()
+    return TestRun.error(reason, elapsed=time.perf_counter() - started)
+
+
+class _Worker:
+    _idle: list["_Worker"] = []
+    _lock = threading.Lock()
+
+    def __init__(self) -> None:
+        # forkserver: a clean process that does not inherit the caller's
+        # threads or locks, started once and then forked cheaply.
+        context = multiprocessing.get_context("forkserver")
+        self.connection, child_end = context.Pipe()
+        self.process = context.Process(target=_serve, args=(child_end,), name="luau-test-worker", daemon=True)
+        self.process.start()
+        child_end.close()
+
+    @classmethod
+    def checkout(cls) -> "_Worker":
+        with cls._lock:
+            while cls._idle:
+                worker = cls._idle.pop()
+                if worker.process.is_alive():
+                    return worker
+                worker.stop()
+        return cls()
+
+    def checkin(self) -> None:
+        with self._lock:
+            if len(self._idle) < _MAX_IDLE_WORKERS:
+                self._idle.append(self)
+                return
+        self.stop()
+
+    def crash_reason(self) -> str:
+        self.process.join(timeout=1.0)
+        code = self.process.exitcode
+        if code is not None and code < 0:
+            return f"Luau VM crashed (signal {-code})"
+        if code is not None:
+            return f"Luau VM crashed (exit code {code})"
+        return "Luau VM crashed"
+
+    def stop(self) -> None:
+        self.process.kill()
+        self.process.join()
+        self.connection.close()
+
+
+def _serve(connection: Connection) -> None:
+    # Nothing reads the worker's stdout; pluau writes a line there per VM.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    while True:
+        try:
+            solution, tests, options = connection.recv()
+        except EOFError:
+            return
+        connection.send(run_tests(solution, tests, **options))

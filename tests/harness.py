@@ -1,0 +1,91 @@
+"""Running the harness as a user does, `pytest ...` in a subprocess, against loopback servers."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.loopback import Answer
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "data" / "robloxqa"
+API_KEY = "sk-loopback-0d9e8f7a6b5c4d3e2f1a"
+
+
+def questions(name: str, split: str = "test") -> list[dict]:
+    rows = [json.loads(line) for line in (DATA / f"{name}.jsonl").read_text().splitlines() if line.strip()]
+    return [r for r in rows if r["split"] == split]
+
+
+def harness_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    return {**env, "OPENAI_API_KEY": API_KEY, "PYTHONUNBUFFERED": "1", **extra}
+
+
+def harness_command(*args: str, run_dir: Path, results_dir: Path) -> list[str]:
+    return [sys.executable, "-m", "pytest", "-p", "no:randomly", f"--run-dir={run_dir}", f"--results-dir={results_dir}", *args]
+
+
+def run_harness(*args: str, run_dir: Path, results_dir: Path, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        harness_command(*args, run_dir=run_dir, results_dir=results_dir),
+        cwd=ROOT, env=env or harness_env(), capture_output=True, text=True, timeout=timeout,
+    )
+
+
+def result_files(results_dir: Path, eval_name: str) -> list[Path]:
+    return sorted((results_dir / eval_name).glob("*.json"))
+
+
+def read_result(results_dir: Path, eval_name: str) -> dict:
+    (path,) = result_files(results_dir, eval_name)
+    return json.loads(path.read_text())
+
+
+class Student:
+    """A responder playing a model that knows most answers, and judges that grade it.
+
+    Multiple choice: right except on every fifth question (answers the next letter).
+    Freeform: answers the reference verbatim except on every fourth question. Judges read
+    the candidate reply out of the judge prompt; judge-c is sloppy on every seventh item and
+    writes no verdict line."""
+
+    def __init__(self):
+        self.mc = {q["question"]: (i, q) for i, q in enumerate(questions("multiple_choice"))}
+        self.ff = {q["question"]: (i, q) for i, q in enumerate(questions("freeform"))}
+
+    def __call__(self, request) -> Answer:
+        body = request.body
+        prompt = body["messages"][-1]["content"]
+        if "VERDICT: CORRECT" in prompt:
+            return Answer(self.verdict(body["model"], prompt), input_tokens=200, output_tokens=20)
+        for text, (i, q) in self.mc.items():
+            if text in prompt:
+                letter = q["answer"] if i % 5 else "ABCD"[("ABCD".index(q["answer"]) + 1) % 4]
+                return Answer(f"Reasoning about it.\n\nAnswer: {letter}", input_tokens=120, output_tokens=30)
+        for text, (i, q) in self.ff.items():
+            if text in prompt:
+                return Answer(q["answer"] if i % 4 else "I am not sure.", input_tokens=80, output_tokens=40)
+        return Answer("I do not know this question.")
+
+    def verdict(self, judge: str, prompt: str) -> str:
+        reference = re.search(r"Reference answer \(correct by definition\):\n(.*?)\n\nCandidate answer:\n(.*?)\n\nDecide", prompt, re.S)
+        same = reference.group(1).strip() == reference.group(2).strip()
+        i = next(i for text, (i, q) in self.ff.items() if text in prompt)
+        if judge == "judge-c" and i % 7 == 0:
+            return "Looks fine to me."
+        return f"Compared.\nVERDICT: {'CORRECT' if same else 'INCORRECT'}"
+
+    def question_of(self, body: dict) -> str | None:
+        """The bundled question id a candidate request asks about, if any."""
+        prompt = body["messages"][-1]["content"]
+        if "VERDICT: CORRECT" in prompt:
+            return None
+        for text, (_, q) in {**self.mc, **self.ff}.items():
+            if text in prompt:
+                return q["id"]
+        return None

@@ -1,0 +1,218 @@
+"""Whole runs of the harness, as a user starts them, against loopback provider servers:
+result files, resume, xdist, the error gate, secrets, corrupt caches, --force, fatal errors."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import time
+
+import pytest
+
+from evals.results import without_timing
+from tests.harness import API_KEY, ROOT, Student, harness_command, harness_env, questions, read_result, result_files, run_harness
+from tests.loopback import OpenAIServer
+
+N_MC = len(questions("multiple_choice"))
+N_FF = len(questions("freeform"))
+
+
+@pytest.fixture
+def student():
+    return Student()
+
+
+@pytest.fixture
+def server(student):
+    with OpenAIServer(student) as server:
+        yield server
+
+
+def model_args(server, *extra):
+    judges = [f"--judge=live:judge-{x}@{server.url}/v1" for x in "abc"]
+    return ["--provider=openai", "--model=student-1", f"--base-url={server.url}/v1", *judges, *extra]
+
+
+def candidate_requests(server, student):
+    return [student.question_of(r.body) for r in server.requests if student.question_of(r.body)]
+
+
+def test_a_run_writes_one_result_file_per_eval_with_config_summary_and_rows(server, tmp_path):
+    done = run_harness(*model_args(server, "--price-input=1.25", "--price-output=10"), run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+
+    assert done.returncode == 1, done.stdout[-3000:]  # wrong answers fail their items
+    mc = read_result(tmp_path / "results", "multiple_choice")
+    assert mc["config"]["model"] == "student-1" and mc["config"]["provider"] == "openai"
+    assert mc["summary"]["n"] == N_MC and mc["summary"]["correct"] == N_MC - len(range(0, N_MC, 5))
+    assert mc["summary"]["apiErrors"] == 0 and mc["summary"]["unparseable"] == 0
+    assert mc["summary"]["tokens"]["input"] == 120 * N_MC
+    assert mc["summary"]["cost"] == pytest.approx((120 * N_MC * 1.25 + 30 * N_MC * 10) / 1e6)
+    assert [r["id"] for r in mc["results"]] == sorted(q["id"] for q in questions("multiple_choice"))
+    assert mc["publishable"] is True
+
+    ff = read_result(tmp_path / "results", "freeform")
+    wrong = len(range(0, N_FF, 4))
+    assert ff["summary"]["correct"] == N_FF - wrong
+    sloppy = len(range(0, N_FF, 7))  # judge-c's verdicts without a verdict line
+    assert ff["summary"]["judgeUnparseable"] == sloppy
+    assert [j["model"] for j in ff["config"]["judges"]] == ["judge-a", "judge-b", "judge-c"]
+    assert ff["summary"]["judgeTokens"]["input"] == 200 * 3 * (N_FF - wrong) + 200 * 3 * wrong
+    # the unparseable verdicts are over the 5% gate: not publishable, and the file says why
+    assert ff["publishable"] is False and "over the 5% gate" in ff["notPublishable"][0]
+    assert "accuracy" in done.stdout and "result file:" in done.stdout
+    assert f"{N_MC - len(range(0, N_MC, 5))} passed" not in done.stdout  # mc + ff items both counted
+
+
+def test_a_rerun_of_a_finished_run_asks_nothing_and_writes_the_same_file(server, student, tmp_path):
+    args = model_args(server)
+    run_harness(*args, run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+    first = without_timing(read_result(tmp_path / "results", "freeform"))
+    asked = len(server.requests)
+
+    run_harness(*args, run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+
+    assert len(server.requests) == asked
+    assert without_timing(read_result(tmp_path / "results", "freeform")) == first
+
+
+def test_xdist_and_serial_runs_write_the_same_result_files(server, tmp_path):
+    serial = run_harness(*model_args(server), "-n", "0", run_dir=tmp_path / "a", results_dir=tmp_path / "ra")
+    parallel = run_harness(*model_args(server), "-n", "2", run_dir=tmp_path / "b", results_dir=tmp_path / "rb")
+
+    assert serial.returncode == parallel.returncode == 1
+    for name in ("multiple_choice", "freeform"):
+        assert without_timing(read_result(tmp_path / "ra", name)) == without_timing(read_result(tmp_path / "rb", name))
+
+
+def test_a_run_killed_midway_resumes_without_asking_finished_items_again(student, tmp_path):
+    with OpenAIServer(student, latency=0.15) as server:
+        command = harness_command(*model_args(server), "-m", "multiple_choice", "--concurrency=2", run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+        harness = subprocess.Popen(command, cwd=ROOT, env=harness_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        deadline = time.monotonic() + 60
+        while len(server.requests) < 12 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        harness.send_signal(signal.SIGKILL)
+        harness.wait()
+        calls = tmp_path / "runs" / "multiple_choice"
+        finished = {p.parent.name for p in calls.glob("*/calls/*/candidate.json")}
+        before = len(server.requests)
+        assert 8 <= len(finished) < N_MC
+
+        done = run_harness(*model_args(server), "-m", "multiple_choice", run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+
+        asked_again = [student.question_of(r.body) for r in server.requests[before:]]
+    assert not finished & set(asked_again)
+    assert len(asked_again) == N_MC - len(finished)
+    assert read_result(tmp_path / "results", "multiple_choice")["summary"]["n"] == N_MC, done.stdout[-2000:]
+
+
+def test_api_errors_are_reported_as_errors_counted_and_gate_publishing(server, student, tmp_path):
+    failing = {q["question"] for q in questions("multiple_choice")[:3]}  # 3 of 40: 7.5%
+    server.fail_when(lambda r: any(text in str(r.body) for text in failing), 400, error="invalid_request_error")
+
+    done = run_harness(*model_args(server), "-m", "multiple_choice", run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+
+    assert "3 errors" in done.stdout.splitlines()[-1]
+    result = read_result(tmp_path / "results", "multiple_choice")
+    assert result["summary"]["apiErrors"] == 3
+    assert result["publishable"] is False
+    assert "3 of 40 answers failed" in done.stdout and "--allow-errors" in done.stdout
+    errors = [r for r in result["results"] if r["status"] == "apiError"]
+    assert all(r["error"].startswith("bad_request: HTTP 400") for r in errors)
+
+    allowed = run_harness(*model_args(server), "-m", "multiple_choice", "--allow-errors", run_dir=tmp_path / "runs2", results_dir=tmp_path / "results2")
+    assert read_result(tmp_path / "results2", "multiple_choice")["publishable"] is True, allowed.stdout[-2000:]
+
+
+def test_failed_calls_are_retried_by_the_next_run(server, student, tmp_path):
+    failing = questions("multiple_choice")[0]["question"]
+    server.fail_when(lambda r: failing in str(r.body), 400, times=1)
+    run_harness(*model_args(server), "-m", "multiple_choice", run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+    assert read_result(tmp_path / "results", "multiple_choice")["summary"]["apiErrors"] == 1
+    before = len(server.requests)
+
+    run_harness(*model_args(server), "-m", "multiple_choice", run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+
+    assert len(server.requests) == before + 1
+    assert read_result(tmp_path / "results", "multiple_choice")["summary"]["apiErrors"] == 0
+
+
+def test_no_api_key_is_written_anywhere(server, tmp_path):
+    server.fail_next(2, 401, body={"error": {"message": f"Incorrect API key provided: {API_KEY}", "type": "invalid_request_error", "code": "invalid_api_key"}})
+    done = run_harness(*model_args(server), run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+    run_harness(*model_args(server), run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert len(written) > N_MC
+    assert not [p for p in written if API_KEY in p.read_text(errors="replace")]
+    assert API_KEY not in done.stdout + done.stderr
+
+
+def test_a_rejected_key_stops_the_run_with_one_message(server, tmp_path):
+    server.fail_next(100, 401, error="invalid_api_key")
+
+    done = run_harness(*model_args(server), "-m", "multiple_choice", run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+
+    assert done.returncode != 0
+    assert "check the API key" in done.stdout
+    assert len(server.requests) < 20  # stopped, not one failure per item
+    assert not result_files(tmp_path / "results", "multiple_choice")
+
+
+def test_a_spent_quota_ends_the_run_with_a_message_and_the_rerun_resumes(server, tmp_path):
+    server.fail_when(lambda r: True, error="insufficient_quota", times=1)
+
+    done = run_harness(*model_args(server), "-m", "multiple_choice", "--concurrency=1", run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+
+    assert done.returncode != 0 and "add credit" in done.stdout
+    resumed = run_harness(*model_args(server), "-m", "multiple_choice", run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+    assert read_result(tmp_path / "results", "multiple_choice")["summary"]["apiErrors"] == 0, resumed.stdout[-2000:]
+
+
+def test_a_corrupt_cache_record_is_reported_kept_aside_and_redone(server, tmp_path):
+    args = model_args(server, "-m", "multiple_choice")
+    run_harness(*args, run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+    (record,) = (tmp_path / "runs").glob("multiple_choice/*/calls/mc-002/candidate.json")
+    record.write_text(record.read_text()[:40])  # a write cut short
+    before = len(server.requests)
+
+    done = run_harness(*args, run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+
+    assert "corrupt cache record" in done.stdout and "mc-002" in done.stdout
+    assert len(server.requests) == before + 1
+    assert list(record.parent.glob("candidate.corrupt-*"))
+    assert json.loads(record.read_text())["response"]["text"].endswith("Answer: " + questions("multiple_choice")[1]["answer"])
+
+
+def test_force_starts_over_and_keeps_the_old_run_folder(server, tmp_path):
+    args = model_args(server, "-m", "multiple_choice")
+    run_harness(*args, run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+    before = len(server.requests)
+
+    done = run_harness(*args, "--force", run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+
+    assert len(server.requests) == before + N_MC
+    kept = list((tmp_path / "runs" / "multiple_choice").glob("*.replaced-*"))
+    assert len(kept) == 1 and "previous run folder is kept" in done.stdout
+    assert len(list(kept[0].glob("calls/*/candidate.json"))) == N_MC
+
+
+def test_a_partial_selection_writes_no_result_file(server, tmp_path):
+    done = run_harness(*model_args(server), "-k", "mc-001 or mc-002", run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+
+    assert "partial run: 2 of 40" in done.stdout
+    assert not result_files(tmp_path / "results", "multiple_choice")
+
+
+def test_the_reference_provider_runs_offline_through_the_judges_and_is_never_publishable(tmp_path):
+    done = run_harness("--provider=reference", run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+
+    assert done.returncode == 0, done.stdout[-2000:]
+    for name in ("multiple_choice", "freeform"):
+        result = read_result(tmp_path / "results", name)
+        assert result["summary"]["accuracy"] == 1.0
+        assert result["publishable"] is False
+    freeform = read_result(tmp_path / "results", "freeform")
+    assert freeform["summary"]["judgeAgreement"] == 1.0
+    assert {v["verdict"] for r in freeform["results"] for v in r["verdicts"]} == {"CORRECT"}
