@@ -91,7 +91,7 @@ class EvalRun:
         if cached is None:
             lock = self.cache.lock(item_id, role)
             try:
-                lock.acquire(timeout=-1 if wait else 0)
+                lock.acquire(timeout=-1 if wait else 0, poll_interval=0.005)
             except Timeout:
                 raise _Busy from None
             try:

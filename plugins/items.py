@@ -171,6 +171,20 @@ class Outcome:
     def passed(self) -> bool:
         return bool(self.row["correct"])
 
+    def check(self) -> None:
+        """Fail the item with its one-line explanation: a wrong answer is not a Python bug,
+        and formatting hundreds of tracebacks would cost more than the run itself."""
+        if not self.passed:
+            pytest.fail(self.explanation, pytrace=False)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    report = yield
+    if call.excinfo is not None and call.excinfo.errisinstance((ApiError, FatalProviderError)):
+        report.longrepr = f"{call.excinfo.typename}: {call.excinfo.value}"
+    return report
+
 
 @pytest.fixture
 def graded(request: pytest.FixtureRequest, sample: Any) -> Outcome:

@@ -20,6 +20,7 @@ so error line numbers stay those of the original source.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 import secrets
 from dataclasses import dataclass
@@ -253,7 +254,7 @@ class Instrumented:
 
     pieces: tuple[str, ...]
 
-    def render(self, names: "MeterNames") -> str:
+    def render(self, names: MeterNames) -> str:
         n, limit, slow, tick = names.count, names.limit, names.slow, names.tick
         prelude = (
             f"local {n}, {limit}, {slow} = 0, 0, {names.slow_global}; {names.slow_global} = nil; "
@@ -281,7 +282,7 @@ class MeterNames:
     register_global: str
 
     @classmethod
-    def fresh(cls) -> "MeterNames":
+    def fresh(cls) -> MeterNames:
         stem = "_W" + secrets.token_hex(8)
         return cls(*(f"{stem}_{part}" for part in ("n", "l", "s", "t", "S", "R")))
 
@@ -295,4 +296,4 @@ def instrument(source: str) -> Instrumented:
     """
     offsets = _Parser(_tokens(source)).body_starts()
     bounds = [0, *offsets, len(source)]
-    return Instrumented(tuple(source[a:b] for a, b in zip(bounds, bounds[1:])))
+    return Instrumented(tuple(source[a:b] for a, b in itertools.pairwise(bounds)))

@@ -54,7 +54,7 @@ def run_tests_isolated(
 
 
 class _Worker:
-    _idle: list["_Worker"] = []
+    _idle: list[_Worker] = []
     _lock = threading.Lock()
 
     def __init__(self) -> None:
@@ -67,7 +67,7 @@ class _Worker:
         child_end.close()
 
     @classmethod
-    def checkout(cls) -> "_Worker":
+    def checkout(cls) -> _Worker:
         with cls._lock:
             while cls._idle:
                 worker = cls._idle.pop()

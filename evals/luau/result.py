@@ -57,7 +57,7 @@ class TestRun:
         output: str,
         work: int,
         elapsed: float,
-    ) -> "TestRun":
+    ) -> TestRun:
         """Decide the verdict from per-test results and any suite-level error.
 
         failure_cause names a resource limit seen in failing tests (for
@@ -91,6 +91,6 @@ class TestRun:
         return cls(status, reason, aggregated, tests, output, work, elapsed)
 
     @classmethod
-    def error(cls, reason: str, *, work: int = 0, elapsed: float = 0.0, output: str = "") -> "TestRun":
+    def error(cls, reason: str, *, work: int = 0, elapsed: float = 0.0, output: str = "") -> TestRun:
         """A run that ended before any test result could be read."""
         return cls.from_tests([], exec_error=reason, failure_cause=None, output=output, work=work, elapsed=elapsed)

@@ -88,13 +88,9 @@ def run_tests(
     elapsed = time.perf_counter() - started
 
     memory = f"memory limit {memory_limit / 2**20:g} MiB exceeded"
-    limit = _limit_reached(meter, work_budget, timeout, elapsed, memory)
-    if limit is not None:
-        exec_error = limit
-    elif outcome.exec_error is not None:
+    exec_error = _limit_reached(meter, work_budget, timeout, elapsed, memory)
+    if exec_error is None and outcome.exec_error is not None:
         exec_error = _resource_cause(outcome.exec_error, memory) or outcome.exec_error
-    else:
-        exec_error = None
     failure_cause = next(
         filter(None, (_resource_cause(m, memory) for t in outcome.tests for m in t["failureMessages"])),
         None,
@@ -131,12 +127,12 @@ class _Meter:
         self.stopped: str | None = None  # "budget", "time" or "memory"
         self.counters: list[_Counter] = []
 
-    def counter(self) -> "_Counter":
+    def counter(self) -> _Counter:
         counter = _Counter()
         self.counters.append(counter)
         return counter
 
-    def charge(self, counter: "_Counter", units: int) -> int:
+    def charge(self, counter: _Counter, units: int) -> int:
         """Add a chunk's `units`; return how many more it may run before checking in."""
         self.used += units
         counter.allowance = 0
@@ -202,9 +198,14 @@ class _Sandbox:
     def close(self) -> None:
         # pluau prints "Lua VM is being closed" to file descriptor 1 when the
         # last handle goes; a harness may be writing results there.
-        sys.stdout.flush()
+        if sys.stdout is not None:
+            sys.stdout.flush()
         with self._stdout_lock:
-            saved = os.dup(1)
+            try:
+                saved = os.dup(1)
+            except OSError:  # no stdout at all: nothing to protect
+                self.vm = None
+                return
             devnull = os.open(os.devnull, os.O_WRONLY)
             try:
                 os.dup2(devnull, 1)
