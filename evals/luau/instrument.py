@@ -5,7 +5,7 @@ and loop back-edge, and each call costs ~270 ns inside pluau itself (it builds
 a `Lua` handle per call), which makes tight loops ~30x slower even with a
 C-level callable. Instead we insert a counter at exactly those places -- the
 start of every function body and of every loop body -- as plain Luau on
-upvalue locals (a few ns), and only every few thousand units does the counter
+upvalue locals (a few ns), and only every thousand units or so does the counter
 call into Python, which checks the work budget and the wall clock.
 
 One unit of work is one function entry or one loop iteration. The count

@@ -1,0 +1,223 @@
+"""Benchmark: the sandboxed runner against the same code in a bare pluau VM.
+
+    uv run python bench/luau.py [--repeat 3] [--problems data/leetcode/problems.jsonl]
+
+Each problem's reference solution and tests run twice in this process:
+  * runner: evals.luau.run_tests (fresh sandboxed VM, metering, limits, results);
+  * bare:   a fresh `Lua()` with no sandbox, no memory limit and no metering,
+            running the same Jest Lua runtime, test file and solution.
+Prints per-problem times, the overall ratio runner/bare (target: at most 3)
+and problems per second through the runner. Besides the bundled problems (when
+the file exists) it runs a few CPU-heavy problems of its own: a tight loop,
+recursion, table-heavy work and string building.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import functools
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from pluau import Compiler, Lua  # noqa: E402
+
+from evals.luau import run_tests  # noqa: E402
+
+# Compiled once, as the runner does, so that neither side pays for it per run.
+JEST_BYTECODE = bytes(Compiler(1, 1, 0, 0).compile((ROOT / "evals" / "luau" / "jest.luau").read_text()))
+PROBLEMS = ROOT / "data" / "leetcode" / "problems.jsonl"
+
+HEADER = """\
+local JestGlobals = require(game:GetService("ReplicatedStorage").DevPackages.JestGlobals)
+local describe, it, expect = JestGlobals.describe, JestGlobals.it, JestGlobals.expect
+local Solution = require(script.Parent.solution)
+"""
+
+CPU_HEAVY = {
+    "tight-loop": (
+        """
+local Solution = {}
+function Solution.mix(n: number): number
+    local acc = 0
+    for i = 1, n do
+        acc = (acc * 31 + i) % 1000000007
+    end
+    return acc
+end
+return Solution
+""",
+        HEADER + """
+describe("tight loop", function()
+    it("mixes", function() expect(Solution.mix(3000000)).toBeGreaterThan(0) end)
+end)
+""",
+    ),
+    "recursion": (
+        """
+local Solution = {}
+local function fib(n: number): number
+    if n < 2 then return n end
+    return fib(n - 1) + fib(n - 2)
+end
+Solution.fib = fib
+return Solution
+""",
+        HEADER + """
+describe("recursion", function()
+    it.each({ {20, 6765}, {25, 75025} })("fib(%d)", function(n, expected)
+        expect(Solution.fib(n)).toBe(expected)
+    end)
+end)
+""",
+    ),
+    "tables": (
+        """
+local Solution = {}
+function Solution.primes(n: number): number
+    local composite = table.create(n, false)
+    local count = 0
+    for i = 2, n do
+        if not composite[i] then
+            count += 1
+            for j = i * i, n, i do composite[j] = true end
+        end
+    end
+    return count
+end
+function Solution.topWords(count: number): { string }
+    local seen = {}
+    for i = 1, count do
+        local word = "w" .. (i * 7919) % 1000
+        seen[word] = (seen[word] or 0) + 1
+    end
+    local words = {}
+    for word in seen do table.insert(words, word) end
+    table.sort(words, function(a, b)
+        if seen[a] ~= seen[b] then return seen[a] > seen[b] end
+        return a < b
+    end)
+    return { words[1], words[2] }
+end
+return Solution
+""",
+        HEADER + """
+describe("tables", function()
+    it("counts primes", function() expect(Solution.primes(1000000)).toBe(78498) end)
+    it("ranks words", function() expect(Solution.topWords(200000)).toEqual({"w0", "w1"}) end)
+end)
+""",
+    ),
+    "strings": (
+        """
+local Solution = {}
+function Solution.rle(s: string): string
+    local parts = {}
+    local i = 1
+    while i <= #s do
+        local c = string.sub(s, i, i)
+        local j = i
+        while j < #s and string.sub(s, j + 1, j + 1) == c do j += 1 end
+        table.insert(parts, `{j - i + 1}{c}`)
+        i = j + 1
+    end
+    return table.concat(parts)
+end
+return Solution
+""",
+        HEADER + """
+describe("strings", function()
+    it("encodes", function()
+        local input = string.rep("aaabccdddd", 20000)
+        expect(#Solution.rle(input)).toBe(20000 * 8)
+    end)
+end)
+""",
+    ),
+}
+
+
+def run_bare(solution: str, tests: str) -> None:
+    """The same Jest runtime, test file and solution in a bare VM."""
+    vm = Lua()
+    config = vm.create_table()
+    config.raw_set("outputLimit", 64 * 1024)
+    config.raw_set("shouldStop", vm.create_function(lambda lua, args: False))
+    config.raw_set("memoryExhausted", vm.create_function(lambda lua, args: None))
+    harness = vm.load_chunk(JEST_BYTECODE, "=jest", is_binary_chunk=True)(config)[0]
+    solution_chunk = vm.load_chunk(solution, "=solution", harness.raw_get("solutionEnv"))
+    test_chunk = vm.load_chunk(tests, "=test", harness.raw_get("testEnv"))
+    report = harness.raw_get("run")(test_chunk, solution_chunk)[0]
+    results = report.raw_get("tests")
+    statuses = {str(results.raw_get(i).raw_get("status")) for i in range(1, results.raw_len() + 1)}
+    if report.raw_get("execError") is not None or statuses != {"passed"}:
+        raise SystemExit("a reference solution fails in the bare VM")
+
+
+@contextlib.contextmanager
+def stdout_silenced():
+    """pluau prints a line to file descriptor 1 whenever a VM closes."""
+    sys.stdout.flush()
+    saved, devnull = os.dup(1), os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(devnull)
+
+
+def best_of(repeat: int, action) -> float:
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        action()
+        times.append(time.perf_counter() - started)
+    return min(times)
+
+
+def load_problems(path: Path) -> dict[str, tuple[str, str]]:
+    problems = dict(CPU_HEAVY)
+    if path.exists():
+        for line in path.read_text().splitlines():
+            if line.strip():
+                row = json.loads(line)
+                problems[row["task_id"]] = (row["solution"], row["test"])
+    return problems
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3, help="runs per problem and side; the best counts")
+    parser.add_argument("--problems", type=Path, default=PROBLEMS, help="JSONL with solution and test columns")
+    args = parser.parse_args()
+
+    problems = load_problems(args.problems)
+    print(f"{'problem':44} {'runner ms':>10} {'bare ms':>9} {'ratio':>6} {'work':>10}")
+    total_runner = total_bare = 0.0
+    for name, (solution, tests) in problems.items():
+        check = run_tests(solution, tests, timeout=60)
+        if not check.passed:
+            raise SystemExit(f"{name}: the reference solution does not pass: {check.reason}")
+        runner = best_of(args.repeat, functools.partial(run_tests, solution, tests, timeout=60))
+        with stdout_silenced():
+            bare = best_of(args.repeat, functools.partial(run_bare, solution, tests))
+        total_runner += runner
+        total_bare += bare
+        print(f"{name[:44]:44} {runner * 1000:10.1f} {bare * 1000:9.1f} {runner / bare:6.2f} {check.work:10}")
+    print(
+        f"\n{len(problems)} problems: runner {total_runner:.3f} s, bare {total_bare:.3f} s, "
+        f"ratio {total_runner / total_bare:.2f} (target <= 3), "
+        f"{len(problems) / total_runner:.1f} problems/s through the runner"
+    )
+
+
+if __name__ == "__main__":
+    main()

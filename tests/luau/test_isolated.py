@@ -1,0 +1,50 @@
+"""run_tests_isolated: same results as in-process, plus a hard stop and crash survival."""
+
+import multiprocessing
+import os
+import signal
+import threading
+import time
+
+from evals.luau import run_tests, run_tests_isolated
+
+from .specs import DOUBLER, DOUBLER_SPEC, solution
+
+# Backtracks through ~30^30 states inside one C call: no counter runs meanwhile.
+BACKTRACKING = solution("function Solution.double(x) return ('a'):rep(30):find(('a*'):rep(30) .. 'b') end")
+
+
+def without_elapsed(run) -> dict:
+    result = run.to_dict()
+    del result["elapsed"]
+    return result
+
+
+def test_isolated_results_match_in_process_results():
+    failing = solution("function Solution.double(x) print(x) return x end")
+    for source in (DOUBLER, failing):
+        assert without_elapsed(run_tests_isolated(source, DOUBLER_SPEC)) == without_elapsed(run_tests(source, DOUBLER_SPEC))
+
+
+def test_a_hung_c_call_is_killed_at_the_timeout():
+    started = time.perf_counter()
+    run = run_tests_isolated(BACKTRACKING, DOUBLER_SPEC, timeout=0.3)
+    assert run.status == "error" and run.reason == "timed out after 0.3 s"
+    assert time.perf_counter() - started < 3
+    assert run_tests_isolated(DOUBLER, DOUBLER_SPEC).passed
+
+
+def test_a_crashed_worker_becomes_a_run_with_the_signal():
+    def crash_the_worker():
+        time.sleep(0.3)
+        for process in multiprocessing.active_children():
+            if process.name == "luau-test-worker":
+                os.kill(process.pid, signal.SIGSEGV)
+
+    killer = threading.Thread(target=crash_the_worker)
+    killer.start()
+    run = run_tests_isolated(BACKTRACKING, DOUBLER_SPEC, timeout=10)
+    killer.join()
+    assert run.status == "error" and run.reason == "Luau VM crashed (signal 11)"
+    assert run.aggregated["testExecError"] == run.reason
+    assert run_tests_isolated(DOUBLER, DOUBLER_SPEC).passed

@@ -1,0 +1,90 @@
+"""Work metering: what a unit is, where counters go, and the budget helpers."""
+
+import pytest
+
+from evals.luau import WORK_BUDGET_FACTOR, WORK_BUDGET_FLOOR, measure_work, run_tests, work_budget_for
+from evals.luau.instrument import instrument
+
+from .specs import DOUBLER, DOUBLER_SPEC, solution, spec
+
+
+def work_of(body: str) -> int:
+    """Work of a solution whose `double` runs `body` first, with the doubler's tests."""
+    run = run_tests(solution(f"function Solution.double(x) {body} return 2 * x end"), DOUBLER_SPEC)
+    assert run.passed, run.reason
+    return run.work
+
+
+def test_a_unit_is_a_function_entry_or_a_loop_iteration():
+    base = work_of("")
+    assert work_of("for i = 1, 100 do end") - base == 2 * 100
+    assert work_of("local i = 0 while i < 10 do i += 1 end") - base == 2 * 10
+    assert work_of("local i = 0 repeat i += 1 until i == 10") - base == 2 * 10
+    assert work_of("for _ in {1, 2, 3} do end") - base == 2 * 3
+    assert work_of("local function f() end f() f()") - base == 2 * 2
+    assert work_of("string.gsub('abc', '.', function() end)") - base == 2 * 3
+
+
+def test_the_same_run_always_costs_the_same():
+    assert len({run_tests(DOUBLER, DOUBLER_SPEC).work for _ in range(3)}) == 1
+
+
+CHATTY_SPEC = spec("""
+it("calls back and forth", function()
+    for i = 1, 3000 do expect(Solution.double(i)).toBe(2 * i) end
+end)
+""")
+
+
+@pytest.mark.parametrize("tests", [DOUBLER_SPEC, CHATTY_SPEC], ids=["small", "alternating chunks"])
+def test_budget_is_exact(tests):
+    reference = measure_work(DOUBLER, tests)
+    assert run_tests(DOUBLER, tests, work_budget=reference).passed
+    over = run_tests(DOUBLER, tests, work_budget=reference - 1)
+    assert over.reason == f"work budget exceeded ({reference - 1} units)"
+    assert over.work == reference
+
+
+def test_work_budget_for_has_a_floor_and_a_factor():
+    assert work_budget_for(0) == WORK_BUDGET_FLOOR
+    assert work_budget_for(10 * WORK_BUDGET_FLOOR) == WORK_BUDGET_FACTOR * 10 * WORK_BUDGET_FLOOR
+
+
+def test_measure_work_refuses_a_failing_reference():
+    with pytest.raises(ValueError, match="does not pass its tests: 1 of 2 tests failed"):
+        measure_work(solution("function Solution.double(x) return x end"), DOUBLER_SPEC)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "local s = 'while true do end' while true do end",
+        'local s = "a\\" while true do end" while true do end',
+        "local s = [==[ ]] while true do end ]==] while true do end",
+        "--[[ while true do end ]] while true do end",
+        "--[=[ ]] ]=] while true do end",
+        "local x = 0xE--x [[\nwhile true do end\n-- ]]",
+        "local x = 1e-5--[[\n]] while true do end",
+        "local s = `{ `{'}'}` }` while true do end",
+        "local s = `a{(function() while true do end end)()}b`",
+        "local f = function(): (number) -> { [string]: number } while true do end end f()",
+        "local function f<T>(x: T, ...: number): ...T while true do end end f(1)",
+        "local function f(): typeof(setmetatable({}, {})) while true do end end f()",
+        "local function f(n) (function() end)() return if n == 0 then 0 else f(n - 1) + f(n - 1) end f(60)",
+    ],
+)
+def test_no_loop_escapes_the_counter(source):
+    # Every source loops forever in a place a careless tokenizer would miss.
+    run = run_tests(source + "\nreturn {}", spec('it("t", function() end)'), work_budget=100_000, timeout=5)
+    assert run.reason == "work budget exceeded (100000 units)"
+
+
+def test_keywords_in_strings_and_comments_get_no_counter():
+    source = "local s = 'do' -- repeat\nlocal t = [[function()]] local u = `do{1}`"
+    assert len(instrument(source).pieces) == 1
+
+
+def test_line_numbers_survive_instrumentation():
+    source = solution("\n\nfunction Solution.double(x)\n    for i = 1, 2 do end\n    error('here')\nend")
+    run = run_tests(source, DOUBLER_SPEC)
+    assert run.tests[0]["failureMessages"] == ["solution:6: here"]
