@@ -1,0 +1,289 @@
+"""The command line: every bad flag stops the run with a one-line usage error that names the
+flag and the fix, before anything is collected or written; good flags collect exactly the
+items they select; runs outside tests_evals need no eval flags at all.
+
+pytest runs in-process through `pytester` (the harness plugin loads from its entry point as
+it does on a real command line) against the repository's own tests_evals, with run and result
+folders in tmp_path, always written with '=' so nothing lands in the repository's data/."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+ROOT = Path(__file__).resolve().parents[1]
+EVALS = str(ROOT / "tests_evals")
+USAGE_ERROR = 4
+API_KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "MY_EVAL_KEY")
+
+
+def bundled(name: str, split: str = "test") -> list[str]:
+    path = ROOT / "data" / "robloxqa" / f"{name}.jsonl"
+    return [r["id"] for line in path.read_text(encoding="utf-8").splitlines() if line.strip() and (r := json.loads(line))["split"] == split]
+
+
+@pytest.fixture(scope="session")
+def sdks():
+    """The provider SDKs, imported once before the runs that build a real provider: pytester
+    drops modules first imported during a run, so each such run would import them again (~2 s)."""
+    import evals.providers.anthropic
+    import evals.providers.live
+    import evals.providers.openai  # noqa: F401
+
+
+@pytest.fixture
+def dirs(tmp_path):
+    """Run and result folders that do not exist yet: a run that writes anything creates them."""
+    return tmp_path / "runs", tmp_path / "results"
+
+
+@pytest.fixture
+def run(pytester, dirs, monkeypatch):
+    """pytest in-process on the eval items, with this test's run and result folders."""
+    for name in API_KEYS:
+        monkeypatch.delenv(name, raising=False)
+
+    def run(*args: str) -> pytest.RunResult:
+        run_dir, results_dir = dirs
+        return pytester.runpytest_inprocess(EVALS, *args, f"--run-dir={run_dir}", f"--results-dir={results_dir}")
+
+    return run
+
+
+def usage_error(result: pytest.RunResult) -> str:
+    """The one ERROR: line of a usage error, after checking that nothing else happened."""
+    out, err = "\n".join(result.outlines), "\n".join(result.errlines)
+    assert "Traceback" not in out + err and "INTERNALERROR" not in out + err, out + err
+    assert result.ret == USAGE_ERROR, out + err
+    lines = [line for line in result.errlines if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("ERROR: "), err
+    assert not [line for line in result.outlines if "::" in line or "collected" in line], out
+    return lines[0]
+
+
+def collected(result: pytest.RunResult) -> list[str]:
+    """The RobloxQA items a `--co -q` run listed (other evals' files may sit beside them)."""
+    assert result.ret == 0, "\n".join(result.outlines + result.errlines)
+    return [line.split("::", 1)[1] for line in result.outlines if line.startswith("tests_evals/test_robloxqa.py::")]
+
+
+def written(*folders: Path) -> list[Path]:
+    return [p for folder in folders if folder.exists() for p in [folder, *folder.rglob("*")]]
+
+
+MODEL = ["--model", "gpt-5.5"]
+BAD_FLAGS = [
+    pytest.param([], ["--provider is required", "reference", "pytest tests"], id="no-provider"),
+    pytest.param(MODEL, ["--provider is required"], id="model-without-provider"),
+    pytest.param(["--provider", "opnai", *MODEL], ["--provider 'opnai' is unknown", "openai, anthropic, live, reference"], id="unknown-provider"),
+    pytest.param(["--provider", "local", *MODEL], ["--provider local", "not implemented yet", "--provider live"], id="provider-local"),
+    pytest.param(["--provider", "openai"], ["--model is required with --provider openai", "--model", "--provider reference"], id="openai-without-model"),
+    pytest.param(["--provider", "anthropic", "--model", "claude-sonnet-4-5", "--effort", "high", "--thinking"], ["--effort and --thinking", "pass one"], id="effort-and-thinking"),
+    pytest.param(["--provider", "openai", *MODEL, "--effort", "extreme"], ["--effort 'extreme' is unknown", "minimal", "xhigh"], id="unknown-effort"),
+    pytest.param(["--provider", "openai", *MODEL, "--thinking"], ["--thinking", "not openai", "use --effort"], id="thinking-with-openai"),
+    pytest.param(["--provider", "live", "--model", "qwen3-8b"], ["--provider live needs --base-url", "http://127.0.0.1:8000/v1"], id="live-without-base-url"),
+    pytest.param(
+        ["--provider", "live", "--model", "qwen3-8b", "--base-url", "http://127.0.0.1:8000/v1", "--route", "deepinfra"],
+        ["--route", "--base-url https://openrouter.ai/api/v1"],
+        id="route-without-openrouter",
+    ),
+    pytest.param(["--provider", "anthropic", "--model", "claude-sonnet-4-5", "--responses-api"], ["--responses-api", "--provider openai, not anthropic"], id="responses-api-with-anthropic"),
+    pytest.param(["--provider", "reference", "--split", "dev"], ["--split 'dev' is unknown", "test or train"], id="split-dev"),
+    pytest.param(["--provider", "reference", "--limit", "0"], ["--limit must be at least 1", "got 0"], id="limit-0"),
+    pytest.param(["--provider", "openai", *MODEL, "--max-tokens", "0"], ["--max-tokens must be at least 1"], id="max-tokens-0"),
+    pytest.param(["--provider", "reference", "--concurrency", "0"], ["--concurrency must be at least 1"], id="concurrency-0"),
+    pytest.param(["--provider", "reference", "--judge", "badform"], ["--judge 'badform'", "provider:model"], id="judge-badform"),
+    pytest.param(["--provider", "reference", "--price-input", "1.25"], ["--price-input and --price-output go together", "pass both"], id="price-input-alone"),
+    pytest.param(["--provider", "reference", "--price-output", "10"], ["--price-input and --price-output go together"], id="price-output-alone"),
+    pytest.param(["--provider", "openai", *MODEL, "--api-key-env", "MY_EVAL_KEY"], ["MY_EVAL_KEY", "not set"], id="api-key-env-unset"),
+    pytest.param(["--provider", "reference", "--api-key-env", "MY_EVAL_KEY"], ["--api-key-env", "--provider reference"], id="api-key-env-with-reference"),
+]
+
+
+@pytest.mark.parametrize("args, says", BAD_FLAGS)
+def test_bad_flag_is_a_one_line_usage_error(run, dirs, args, says):
+    line = usage_error(run(*args))
+    for part in says:
+        assert part in line, line
+    assert not written(*dirs)
+
+
+@pytest.mark.parametrize(
+    "args, variable",
+    [
+        (["--provider", "openai", "--model", "x"], "OPENAI_API_KEY"),
+        (["--provider", "anthropic", "--model", "claude-sonnet-4-5"], "ANTHROPIC_API_KEY"),
+        (["--provider", "live", "--model", "deepseek/deepseek-v3.2", "--base-url", "https://openrouter.ai/api/v1"], "OPENROUTER_API_KEY"),
+    ],
+    ids=["openai", "anthropic", "openrouter"],
+)
+def test_missing_api_key_names_the_variable(sdks, run, dirs, args, variable):
+    line = usage_error(run(*args))
+    assert f"environment variable {variable} is not set" in line and "--api-key-env" in line
+    assert not written(*dirs)
+
+
+def test_missing_dataset_file(run, dirs, tmp_path):
+    missing = tmp_path / "missing.jsonl"
+    line = usage_error(run("--provider", "reference", f"--dataset={missing}"))
+    assert str(missing) in line and "no such dataset file" in line and "--dataset" in line
+    assert not written(*dirs)
+
+
+def test_missing_dataset_file_for_one_eval(run, dirs, tmp_path):
+    missing = tmp_path / "missing.jsonl"
+    line = usage_error(run("--provider", "reference", f"--dataset=mc={missing}"))
+    assert f"--dataset {missing}" in line and "no such file" in line
+    assert not written(*dirs)
+
+
+def test_dataset_with_unknown_eval_prefix(run, dirs, tmp_path):
+    line = usage_error(run("--provider", "reference", f"--dataset=quiz={tmp_path / 'q.jsonl'}"))
+    assert "unknown eval 'quiz'" in line and "mc=" in line
+    assert not written(*dirs)
+
+
+GOOD = {"id": "x-1", "question": "Which call sends a RemoteEvent to the server?", "choices": ["FireClient", "FireServer"], "answer": "B"}
+
+
+@pytest.mark.parametrize(
+    "second_line, says",
+    [
+        ('{"id": "x-2", "question": "Q?", "choices": ["a", "b"],', ["record 2", "not valid JSON"]),
+        (json.dumps({"id": "x-2", "choices": ["a", "b"], "answer": "A"}), ["record 2", "missing column", "'question'"]),
+        (json.dumps({"id": "x-2", "question": "Q?", "choices": ["a", "b"], "answer": "E"}), ["record 2", "'E'"]),
+    ],
+    ids=["invalid-json", "missing-column", "answer-not-a-choice"],
+)
+@pytest.mark.parametrize("prefix", ["", "mc="], ids=["bare", "mc"])
+def test_malformed_dataset_record(run, dirs, tmp_path, second_line, says, prefix):
+    path = tmp_path / "mine.jsonl"
+    path.write_text(json.dumps(GOOD) + "\n" + second_line + "\n")
+    line = usage_error(run("--provider", "reference", f"--dataset={prefix}{path}"))
+    assert str(path) in line, line
+    for part in says:
+        assert part in line, line
+    assert not written(*dirs)
+
+
+@pytest.mark.parametrize("flag", ["--run-dir", "--results-dir"])
+def test_path_option_written_with_a_space(pytester, monkeypatch, tmp_path, flag):
+    """Without a test path, pytest takes the value for one and loses the project's settings."""
+    existing = tmp_path / "existing"
+    existing.mkdir()
+    other = "--results-dir" if flag == "--run-dir" else "--run-dir"
+    monkeypatch.chdir(ROOT)
+    result = pytester.runpytest_inprocess("--provider", "reference", "--co", "-q", flag, str(existing), f"{other}={tmp_path / 'other'}")
+    line = usage_error(result)
+    assert f"{flag}={existing}" in line and "'='" in line
+    assert not list(existing.iterdir()) and not written(tmp_path / "other")
+
+
+# -- usage errors that are not raised (bugs) -------------------------------------------------------
+
+
+@pytest.mark.xfail(strict=True, reason="asks for --model first: `--provider local` alone says '--model is required with --provider local', not that local is not implemented")
+def test_provider_local_alone_says_not_implemented(run):
+    assert "not implemented yet" in usage_error(run("--provider", "local"))
+
+
+@pytest.mark.xfail(strict=True, reason="asks for --model first: a misspelt `--provider opnai` alone says '--model is required with --provider opnai'")
+def test_unknown_provider_alone_says_unknown(run):
+    assert "--provider 'opnai' is unknown" in usage_error(run("--provider", "opnai"))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="judge providers are built only in pytest_collection_finish: an unknown one is an INTERNALERROR with a "
+    "traceback after collection, and its message says '--provider' instead of '--judge'",
+)
+def test_judge_with_unknown_provider(run, dirs):
+    line = usage_error(run("--provider", "reference", "--judge", "nosuch:model"))
+    assert "--judge" in line and "nosuch" in line
+    assert not written(*dirs)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a judge's API key is checked only in pytest_collection_finish: INTERNALERROR with a traceback after "
+    "collection (and after the multiple choice prefetch started), not a usage error",
+)
+def test_judge_api_key_missing(sdks, run, dirs):
+    line = usage_error(run("--provider", "reference", "--judge", "openai:gpt-5-mini"))
+    assert "OPENAI_API_KEY" in line
+    assert not written(*dirs)
+
+
+# -- good flags: what is collected ---------------------------------------------------------------
+
+
+def test_reference_collects_the_bundled_test_split(run):
+    mc, ff = bundled("multiple_choice"), bundled("freeform")
+    items = collected(run("--provider", "reference", "--co", "-q"))
+    assert items == [f"test_multiple_choice[{i}]" for i in mc] + [f"test_freeform[{i}]" for i in ff]
+    assert len(items) == len(mc) + len(ff) and "test_multiple_choice[mc-001]" in items
+    assert len(items) == len(set(items))
+
+
+@pytest.mark.parametrize(
+    "args, which",
+    [
+        (["-m", "freeform"], "freeform"),
+        (["-m", "multiple_choice"], "multiple_choice"),
+        (["-k", "multiple_choice"], "multiple_choice"),
+        (["-k", "freeform"], "freeform"),
+    ],
+)
+def test_select_one_eval(run, args, which):
+    items = collected(run("--provider", "reference", "--co", "-q", *args))
+    assert items == [f"test_{which}[{i}]" for i in bundled(which)]
+
+
+def test_split_train_and_limit(run):
+    items = collected(run("--provider", "reference", "--co", "-q", "--split=train", "--limit=2"))
+    assert items == [f"test_multiple_choice[{i}]" for i in bundled("multiple_choice", "train")[:2]] + [
+        f"test_freeform[{i}]" for i in bundled("freeform", "train")[:2]
+    ]
+
+
+def test_bare_dataset_file_replaces_only_the_evals_it_fits(run, tmp_path):
+    path = tmp_path / "mine.jsonl"
+    path.write_text(json.dumps(GOOD) + "\n" + json.dumps({**GOOD, "id": "x-2"}) + "\n")
+    items = collected(run("--provider", "reference", "--co", "-q", f"--dataset={path}"))
+    assert items == ["test_multiple_choice[x-1]", "test_multiple_choice[x-2]"] + [f"test_freeform[{i}]" for i in bundled("freeform")]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="plugins/items.py pytest_collection_finish starts the prefetch even under --collect-only, so `--co` "
+    "asks the model (here the reference provider) and writes cache records into the run folder",
+)
+def test_collect_only_asks_no_model(run, dirs):
+    collected(run("--provider", "reference", "--co", "-q", "-m", "multiple_choice"))
+    deadline = time.monotonic() + 3  # the prefetch threads outlive the in-process run
+    while time.monotonic() < deadline and not written(*dirs):
+        time.sleep(0.05)
+    assert not written(*dirs)
+
+
+# -- the harness's own tests need no eval flags ----------------------------------------------------
+
+
+def test_plain_test_file_needs_no_flags(pytester):
+    pytester.makepyfile("def test_ok():\n    assert 1 + 1 == 2\n")
+    result = pytester.runpytest_inprocess()
+    result.assert_outcomes(passed=1)
+    assert result.ret == 0
+
+
+def test_harness_tests_in_the_repo_need_no_flags(pytester, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    result = pytester.runpytest_inprocess("tests/test_judges.py", "--co", "-q")
+    assert result.ret == 0, "\n".join(result.outlines + result.errlines)
+    assert any("test_judges.py::test_parse_verdict" in line for line in result.outlines)
+    assert not any("test_robloxqa" in line for line in result.outlines)
