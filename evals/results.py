@@ -32,6 +32,17 @@ class Prices:
 
 
 def summarize(task: Task, rows: list[dict[str, Any]], prices: Prices | None = None) -> dict[str, Any]:
+    """The summary of a run's rows; with bands (leetcode's difficulties) an `overall` summary
+    and one per band."""
+    if not task.bands:
+        return _summary(task, rows, prices)
+    summary = {"overall": _summary(task, rows, prices)}
+    for band in task.bands:
+        summary[band] = _summary(task, [r for r in rows if task.band(r) == band], prices)
+    return summary
+
+
+def _summary(task: Task, rows: list[dict[str, Any]], prices: Prices | None) -> dict[str, Any]:
     n = len(rows)
     correct = sum(bool(r["correct"]) for r in rows)
     tokens = _token_totals(r.get("usage") for r in rows)

@@ -10,18 +10,24 @@ Batch API mode fits the same seam: submit every uncached request at start, poll,
 from __future__ import annotations
 
 import dataclasses
+import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from filelock import Timeout
 
-from evals.cache import RunCache
+from evals.cache import RunCache, write_json_atomic
 from evals.config import RunConfig
+from evals.datasets.leetcode import Problem
+from evals.luau import TestRun, measure_work, run_tests_isolated, work_budget_for
 from evals.errors import FatalProviderError, ProviderError
 from evals.providers import Completion, Provider, Request, RetryPolicy, Throttle, call_with_retries
 from evals.tasks import Task
+
+
+LuauBackend = Callable[..., TestRun]  # (solution, tests, *, work_budget) -> TestRun
 
 
 class _Busy(Exception):
@@ -41,6 +47,7 @@ class EvalRun:
         session: str,
         concurrency: int = 8,
         policy: RetryPolicy = RetryPolicy(),
+        luau: LuauBackend = run_tests_isolated,
     ):
         self.task = task
         self.config = config
@@ -52,6 +59,7 @@ class EvalRun:
         self.cache = RunCache(folder, session)
         self.policy = policy
         self.concurrency = concurrency
+        self.luau = luau
         self._throttles: dict[int, Throttle] = {}
         self._throttles_lock = threading.Lock()
         self._stop = threading.Event()
@@ -63,10 +71,9 @@ class EvalRun:
         """The item's result row. Raises `FatalProviderError` when the run must end."""
         if self.fatal:
             raise self.fatal
-        request = self.task.request(sample, system_prompt_prefix=self.config.system_prompt_prefix, max_tokens=self.config.max_tokens)
         try:
-            completion = self._call(sample.id, "candidate", self.candidate, request, wait=wait)
-            scored = self.task.score(sample, completion, _ItemCalls(self, wait))
+            completion = self._call(sample.id, "candidate", self.candidate, self._candidate_request(sample), wait=wait)
+            scored = self.task.score(sample, completion, _Scoring(self, wait))
         except ProviderError as error:
             if isinstance(error, FatalProviderError):
                 self.fatal = self.fatal or error
@@ -80,6 +87,23 @@ class EvalRun:
             "usage": dataclasses.asdict(completion.usage),
             "latency": completion.latency,
         }
+
+    def _candidate_request(self, sample: Any) -> Request:
+        return self.task.request(sample, system_prompt_prefix=self.config.system_prompt_prefix, max_tokens=self.config.max_tokens)
+
+    def work_budget(self, problem: Problem) -> int | None:
+        """The problem's deterministic work budget, from its reference solution's work,
+        measured once per run and kept in the run folder."""
+        if not problem.solution:
+            return None
+        path = self.folder / "work" / f"{problem.id}.json"
+        try:
+            return json.loads(path.read_text())["budget"]
+        except (FileNotFoundError, ValueError, KeyError, TypeError):
+            pass
+        work = measure_work(problem.solution, problem.test)
+        write_json_atomic(path, {"referenceWork": work, "budget": work_budget_for(work)})
+        return work_budget_for(work)
 
     def judge(self, item_id: str, index: int, request: Request, *, wait: bool = True) -> Completion:
         _, provider = self.judges[index]
@@ -130,7 +154,7 @@ class EvalRun:
                         return
                     sample = pending.pop(0)
                 try:
-                    self.answer(sample, wait=False)
+                    self._prefetch_one(sample)
                 except (_Busy, FatalProviderError):
                     pass
                 except Exception:  # noqa: BLE001 - the item itself will meet and report it
@@ -141,12 +165,27 @@ class EvalRun:
             worker.start()
         return workers
 
+    def _prefetch_one(self, sample: Any) -> None:
+        """The item's model calls only: the candidate, then the judges, which need its reply.
+        Local grading (running Luau) stays with the item, off these threads."""
+        if self.judges:
+            self.answer(sample, wait=False)
+            return
+        try:
+            self._call(sample.id, "candidate", self.candidate, self._candidate_request(sample), wait=False)
+        except FatalProviderError as error:
+            self.fatal = self.fatal or error
+            self._stop.set()
+        except ProviderError:
+            pass
+
     def stop(self) -> None:
         self._stop.set()
 
 
-class _ItemCalls:
-    """The `Calls` a task scores with: judge calls that wait, or skip when busy (prefetch)."""
+class _Scoring:
+    """What a task scores with: judge calls that wait (items) or skip when busy (prefetch),
+    and the Luau sandbox with each problem's work budget."""
 
     def __init__(self, run: EvalRun, wait: bool):
         self._run = run
@@ -155,3 +194,7 @@ class _ItemCalls:
 
     def judge(self, item_id: str, index: int, request: Request) -> Completion:
         return self._run.judge(item_id, index, request, wait=self._wait)
+
+    def run_luau(self, problem: Problem, solution: str) -> TestRun:
+        budget = self._run.work_budget(problem)
+        return self._run.luau(solution, problem.test, work_budget=budget)

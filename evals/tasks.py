@@ -10,6 +10,9 @@ from abc import ABC, abstractmethod
 from typing import Any, Protocol
 
 from evals.datasets import robloxqa
+from evals.datasets.leetcode import DIFFICULTIES, Problem, load_problems
+from evals.grading.luau_code import extract_code
+from evals.luau import WORK_BUDGET_FACTOR, WORK_BUDGET_FLOOR, TestRun
 from evals.grading import judges
 from evals.grading.multiple_choice import LETTERS, extract_letter
 from evals.providers import Completion, Request, Usage
@@ -17,18 +20,25 @@ from evals.providers import Completion, Request, Usage
 SYSTEM_PROMPT = "You are an expert Roblox game developer who knows the Roblox engine APIs and the Luau language in depth."
 
 
-class Calls(Protocol):
-    """Cached model calls for one item, as `EvalRun` provides them to `Task.score`."""
+class Scoring(Protocol):
+    """What `EvalRun` hands `Task.score`: cached judge calls and the Luau sandbox."""
 
     judge_names: list[str]
 
     def judge(self, item_id: str, index: int, request: Request) -> Completion: ...
+
+    def run_luau(self, problem: Problem, solution: str) -> TestRun: ...
 
 
 class Task(ABC):
     name: str  # the pytest marker, the results folder
     key: str  # its key in a models.json entry's resultFiles
     prompt_version: str
+    bands: tuple[str, ...] = ()  # sub-scores beside "overall", e.g. difficulties
+    has_splits = True  # False: --split does not apply, the test problems always run
+
+    def band(self, row: dict[str, Any]) -> str:
+        raise NotImplementedError
 
     @abstractmethod
     def load(self, source: str, split: str) -> tuple[list[Any], dict[str, Any]]: ...
@@ -41,7 +51,7 @@ class Task(ABC):
         return sample.answer
 
     @abstractmethod
-    def score(self, sample: Any, completion: Completion, calls: Calls) -> dict[str, Any]:
+    def score(self, sample: Any, completion: Completion, calls: Scoring) -> dict[str, Any]:
         """Row fields: at least `status` ("correct", "wrong", "unparseable") and `correct`."""
 
     def summarize(self, rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -146,4 +156,51 @@ class Freeform(Task):
         return {"judgeUnparseable": unparseable, "judgeAgreement": agreement}
 
 
-TASKS: dict[str, Task] = {task.name: task for task in (MultipleChoice(), Freeform())}
+class LeetCode(Task):
+    name = "leetcode"
+    key = "leetcode"
+    prompt_version = "lc-v1"
+    bands = DIFFICULTIES
+    has_splits = False
+
+    def load(self, source: str, split: str):
+        return load_problems(source, split)
+
+    def prompt(self, sample: Problem) -> str:
+        return (
+            "Solve the following programming problem in Luau, Roblox's dialect of Lua.\n\n"
+            f"{sample.description.strip()}\n\n"
+            "Complete this starter code:\n\n"
+            f"```luau\n{sample.starter_code.strip()}\n```\n\n"
+            "Reply with the complete module in one ```luau code block: it must keep the starter code's "
+            f"names and signatures, define `{sample.entry_point}`, and end with the same `return` statement. "
+            "It is loaded as a ModuleScript and called by a Jest test file; it gets no Roblox services, "
+            "files or network."
+        )
+
+    def gold_reply(self, sample: Problem) -> str:
+        return f"```luau\n{sample.solution or ''}\n```"
+
+    def score(self, sample, completion, calls):
+        code = extract_code(completion.text, sample.entry_point)
+        if code is None:
+            return {"status": "wrong", "correct": False, "difficulty": sample.difficulty, "note": "no code in the reply"}
+        run = calls.run_luau(sample, code)
+        counts = run.aggregated
+        return {
+            "status": "correct" if run.passed else "wrong",
+            "correct": run.passed,
+            "difficulty": sample.difficulty,
+            "tests": f"{counts['numPassedTests']}/{counts['numTotalTests']}",
+            "note": run.reason,
+            "work": run.work,
+        }
+
+    def band(self, row: dict[str, Any]) -> str:
+        return row["difficulty"]
+
+    def identity_extra(self, samples):
+        return {"workBudget": {"factor": WORK_BUDGET_FACTOR, "floor": WORK_BUDGET_FLOOR}}
+
+
+TASKS: dict[str, Task] = {task.name: task for task in (MultipleChoice(), Freeform(), LeetCode())}

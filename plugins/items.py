@@ -8,7 +8,9 @@ results collector writes the result file."""
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,7 +18,8 @@ import pytest
 
 from evals.config import RunConfig, run_dir
 from evals.errors import EvalError, FatalProviderError
-from evals.providers import ProviderSpec, make_provider
+from evals.providers import make_provider
+from evals.luau import run_tests_isolated
 from evals.run import EvalRun
 from evals.tasks import TASKS, Task
 
@@ -54,7 +57,8 @@ def loaded(config: pytest.Config) -> dict[str, Loaded]:
 
 def _load(config: pytest.Config, task: Task) -> Loaded:
     s = settings(config)
-    samples, dataset = task.load(s.datasets.get(task.name, "bundled"), s.split)
+    split = s.split if task.has_splits else "test"
+    samples, dataset = task.load(s.datasets.get(task.name, "bundled"), split)
     if s.limit is not None:
         samples = samples[: s.limit]
     judges = tuple(j.identity() for j in s.judges) if task.name == "freeform" else ()
@@ -71,7 +75,7 @@ def _load(config: pytest.Config, task: Task) -> Loaded:
         max_tokens=s.spec.max_tokens,
         system_prompt_prefix=s.system_prompt_prefix,
         limit=s.limit,
-        split=s.split,
+        split=split,
         judges=judges,
         extra=task.identity_extra(samples),
     )
@@ -120,7 +124,7 @@ def eval_run(config: pytest.Config, name: str) -> EvalRun:
         item = loaded(config)[name]
         judges = []
         if name == "freeform":
-            judges = [(j.name, make_provider(ProviderSpec(j.provider, j.model, base_url=j.base_url))) for j in s.judges]
+            judges = [(j.name, make_provider(j.provider_spec())) for j in s.judges]
         runs[name] = EvalRun(
             TASKS[name],
             item.config,
@@ -130,14 +134,25 @@ def eval_run(config: pytest.Config, name: str) -> EvalRun:
             folder=run_dir(s.run_root, item.config),
             session=s.session,
             concurrency=s.concurrency,
+            luau=_luau_backend(s),
         )
     return runs[name]
+
+
+def _luau_backend(s):
+    """Model-written Luau runs in an isolated worker process (a VM crash or a runaway C call
+    cannot take the run down), or on a JestLuaTestServer with --jest-url."""
+    if s.jest_url:
+        from evals.luau.remote import run_remote
+
+        return functools.partial(run_remote, url=s.jest_url, api_key=os.environ.get("JEST_SERVER_API_KEY"), timeout=max(60.0, s.luau_timeout))
+    return functools.partial(run_tests_isolated, timeout=s.luau_timeout)
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Start answering this process's selected items in the background."""
-    if runs_key not in session.config.stash:
+    if runs_key not in session.config.stash or session.config.option.collectonly:
         return
     by_task: dict[str, list[Any]] = {}
     for item in session.items:
@@ -149,7 +164,10 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         if worker:  # workers start at different points so they do not queue on the same locks
             start = int(worker["workerid"].removeprefix("gw")) * len(samples) // worker["workercount"]
             samples = samples[start:] + samples[:start]
-        run = eval_run(session.config, name)
+        try:
+            run = eval_run(session.config, name)
+        except EvalError:
+            continue  # its items will report the error themselves
         run.prefetch(samples, threads=run.concurrency)
 
 
@@ -181,7 +199,7 @@ class Outcome:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     report = yield
-    if call.excinfo is not None and call.excinfo.errisinstance((ApiError, FatalProviderError)):
+    if call.excinfo is not None and call.excinfo.errisinstance((ApiError, EvalError)):
         report.longrepr = f"{call.excinfo.typename}: {call.excinfo.value}"
     return report
 

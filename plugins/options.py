@@ -6,6 +6,7 @@ one-line message naming the flag and the fix, before any item is collected or pa
 from __future__ import annotations
 
 import math
+import os
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,6 +52,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     how.addoption("--results-dir", type=Path, help="where result files are written (default data/results)")
     how.addoption("--price-input", type=float, help="USD per million input tokens, for the cost in the summary")
     how.addoption("--price-output", type=float, help="USD per million output tokens")
+    how.addoption("--luau-timeout", type=float, default=10.0, help="wall-clock safety net per leetcode problem, seconds (default 10)")
+    how.addoption("--jest-url", default=os.environ.get("JEST_SERVER_URL"),
+                  help="run leetcode tests on a JestLuaTestServer (default $JEST_SERVER_URL; key from $JEST_SERVER_API_KEY)")
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,8 @@ class Settings:
     run_root: Path
     results_root: Path
     prices: Prices | None
+    luau_timeout: float
+    jest_url: str | None
     session: str = field(default_factory=lambda: uuid.uuid4().hex)
 
 
@@ -119,11 +125,11 @@ def _settings(config: pytest.Config) -> Settings:
     provider, model = opt("provider"), opt("model")
     if provider is None:
         raise EvalError(f"--provider is required to run the evals: one of {', '.join(PROVIDERS)} (or run `pytest tests` for the harness's own tests)")
+    _check_combinations(opt, provider)
     if provider == "reference":
         model = model or "gold"
     elif not model:
         raise EvalError(f"--model is required with --provider {provider} (e.g. --model gpt-5.5), or use --provider reference for an offline run")
-    _check_combinations(opt, provider)
     spec = ProviderSpec(
         provider=provider,
         model=model,
@@ -140,6 +146,12 @@ def _settings(config: pytest.Config) -> Settings:
         judges = tuple(JudgeSpec.parse(j) for j in opt("judge")) or (REFERENCE_JUDGES if provider == "reference" else DEFAULT_JUDGES)
     except ValueError as error:
         raise EvalError(str(error)) from None
+    if _may_run(config, "freeform"):
+        for judge in judges:  # unknown provider, missing API key: fail now
+            try:
+                make_provider(judge.provider_spec())
+            except EvalError as error:
+                raise EvalError(f"--judge {judge.name}: {error}") from None
     worker = getattr(config, "workerinput", None)
     data = ROOT / "data"
     return Settings(
@@ -155,13 +167,22 @@ def _settings(config: pytest.Config) -> Settings:
         run_root=(opt("run_dir") or data / "runs").resolve(),
         results_root=(opt("results_dir") or data / "results").resolve(),
         prices=_prices(opt("price_input"), opt("price_output")),
+        luau_timeout=opt("luau_timeout"),
+        jest_url=opt("jest_url"),
         **({"session": worker["testrunuid"]} if worker else {}),
     )
 
 
+def _may_run(config: pytest.Config, eval_name: str) -> bool:
+    """False when -m / -k plainly leave this eval out; then its judges need no API keys."""
+    selection = f"{config.option.markexpr} {config.option.keyword}".strip()
+    tag = next(t for t, name in EVAL_TAGS.items() if name == eval_name)
+    return not selection or eval_name in selection or f"{tag}-" in selection
+
+
 def _check_combinations(opt, provider: str) -> None:
-    if provider not in PROVIDERS and provider != "local":
-        raise EvalError(f"--provider {provider!r} is unknown; choose one of {', '.join(PROVIDERS)}")
+    if provider not in PROVIDERS:
+        make_provider(ProviderSpec(provider, ""))  # the message for unknown and planned providers
     if opt("effort") and opt("thinking"):
         raise EvalError("--effort and --thinking exclude each other: pass one")
     if opt("effort") and opt("effort") not in EFFORTS:
@@ -176,6 +197,10 @@ def _check_combinations(opt, provider: str) -> None:
         raise EvalError(f"--responses-api applies to --provider openai, not {provider}")
     if opt("split") not in ("test", "train"):
         raise EvalError(f"--split {opt('split')!r} is unknown; choose test or train")
+    if opt("luau_timeout") <= 0:
+        raise EvalError(f"--luau-timeout must be a positive number of seconds (got {opt('luau_timeout')})")
+    if opt("jest_url") and not opt("jest_url").startswith(("http://", "https://")):
+        raise EvalError(f"--jest-url {opt('jest_url')!r} is not an http(s) URL")
     for name in ("max_tokens", "limit", "concurrency"):
         if opt(name) is not None and opt(name) < 1:
             raise EvalError(f"--{name.replace('_', '-')} must be at least 1 (got {opt(name)})")

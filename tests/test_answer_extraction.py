@@ -152,81 +152,66 @@ CASES = [
     case("out-of-range-bare", "E", WAIT, None),
     case("out-of-range-boxed", "The answer is \\boxed{E}", WAIT, None),
     case("out-of-range-i", "The answer is I.", WAIT, None),
-    # -- reasonable replies that are misread (bugs: see the reasons) ----------------------------------
+    # -- replies once misread, kept as regression cases -----------------------------------------------
     case(
         "no-space-after-colon",
         "Answer:B",
         WAIT,
         "B",
-        xfail="crashes with AttributeError: _commitments() calls match.group('open').strip() but the optional "
-        "'open' group is None when the letter directly follows the colon",
-        raises=AttributeError,
     ),
     case(
         "markdown-header-label",
         "### Answer\nC",
         WAIT,
         "C",
-        xfail="a heading 'Answer' with the letter on the next line is no commitment: _LEAD needs ':' or 'is' after it",
     ),
     case(
         "bold-label-colon-outside",
         "**Answer**: C",
         WAIT,
         "C",
-        xfail="'**' between 'Answer' and ':' breaks _LEAD, so this common markdown form is unparseable",
     ),
     case(
         "letter-a-followed-by-comma",
         "The answer is A, since FireClient is the only call here that goes from the server to a client.",
         REMOTE,
         "A",
-        xfail="an unwrapped 'A' not at the end of the text is taken for the English article even when a comma "
-        "follows it, so 'The answer is A, since ...' is unparseable (the same reply with C is read)",
     ),
     case(
         "answer-option-letter",
         "Answer: Option B",
         WAIT,
         "B",
-        xfail="a word between the label and the letter ('Option', 'clearly', 'choice') hides the letter",
     ),
     case(
         "option-c-is-correct",
         "Option C is correct.",
         WAIT,
         "C",
-        xfail="'Option X is correct' is not a recognised commitment, so the reply is unparseable",
     ),
     case(
         "wrong-option-named-after-answer",
         "Answer: **B**\n\nThe tempting wrong option is (A) wait(), which is throttled to about 30 Hz.",
         WAIT,
         "B",
-        xfail="_LEAD takes any '<adjective> option/one/choice is X' as a commitment, so a distractor named after "
-        "the answer ('the tempting wrong option is (A)') overrides it: A is returned",
     ),
     case(
         "self-correction-with-adverb",
         "Answer: D\n\nWait, I misread the question: the answer is actually B.",
         WAIT,
         "B",
-        xfail="'the answer is actually B' is not recognised, so the retracted D is returned",
     ),
     case(
         "hedge-with-slash",
         "Answer: B/D",
         WAIT,
         None,
-        xfail="a hedge between two letters written with '/' is credited to the first letter (B) instead of None",
     ),
     case(
         "quoted-shorter-choice-named-as-answer",
         "The answer is `type`, not `typeof`.",
         TYPEOF,
         "A",
-        xfail="_quoted_choice drops a choice contained in another mentioned choice, even when the longer one is "
-        "the rejected one: returns B (typeof) for a reply that chose type",
     ),
 ]
 

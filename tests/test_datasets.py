@@ -279,11 +279,6 @@ def test_damaged_parquet_is_a_dataset_error(tmp_path):
         load_multiple_choice(str(path), "test")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="load_each numbers records after _in_split drops the other split's rows, so the error names the "
-    "2nd test row ('record 2') instead of the file's 3rd record",
-)
 def test_record_number_counts_rows_of_the_other_split(tmp_path):
     bad = {k: v for k, v in MC_RECORDS[2].items() if k != "question"}
     path = write_jsonl(
@@ -294,7 +289,6 @@ def test_record_number_counts_rows_of_the_other_split(tmp_path):
         load_multiple_choice(str(path), "test")
 
 
-@pytest.mark.xfail(strict=True, reason="an empty dataset file loads as zero questions without any error")
 def test_empty_file_fails_loudly(tmp_path):
     path = tmp_path / "empty.jsonl"
     path.write_text("\n")

@@ -184,35 +184,23 @@ def test_path_option_written_with_a_space(pytester, monkeypatch, tmp_path, flag)
     assert not list(existing.iterdir()) and not written(tmp_path / "other")
 
 
-# -- usage errors that are not raised (bugs) -------------------------------------------------------
+# -- usage errors once missed, kept as regression tests ---------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="asks for --model first: `--provider local` alone says '--model is required with --provider local', not that local is not implemented")
 def test_provider_local_alone_says_not_implemented(run):
     assert "not implemented yet" in usage_error(run("--provider", "local"))
 
 
-@pytest.mark.xfail(strict=True, reason="asks for --model first: a misspelt `--provider opnai` alone says '--model is required with --provider opnai'")
 def test_unknown_provider_alone_says_unknown(run):
     assert "--provider 'opnai' is unknown" in usage_error(run("--provider", "opnai"))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="judge providers are built only in pytest_collection_finish: an unknown one is an INTERNALERROR with a "
-    "traceback after collection, and its message says '--provider' instead of '--judge'",
-)
 def test_judge_with_unknown_provider(run, dirs):
     line = usage_error(run("--provider", "reference", "--judge", "nosuch:model"))
     assert "--judge" in line and "nosuch" in line
     assert not written(*dirs)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a judge's API key is checked only in pytest_collection_finish: INTERNALERROR with a traceback after "
-    "collection (and after the multiple choice prefetch started), not a usage error",
-)
 def test_judge_api_key_missing(sdks, run, dirs):
     line = usage_error(run("--provider", "reference", "--judge", "openai:gpt-5-mini"))
     assert "OPENAI_API_KEY" in line
@@ -258,11 +246,6 @@ def test_bare_dataset_file_replaces_only_the_evals_it_fits(run, tmp_path):
     assert items == ["test_multiple_choice[x-1]", "test_multiple_choice[x-2]"] + [f"test_freeform[{i}]" for i in bundled("freeform")]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="plugins/items.py pytest_collection_finish starts the prefetch even under --collect-only, so `--co` "
-    "asks the model (here the reference provider) and writes cache records into the run folder",
-)
 def test_collect_only_asks_no_model(run, dirs):
     collected(run("--provider", "reference", "--co", "-q", "-m", "multiple_choice"))
     deadline = time.monotonic() + 3  # the prefetch threads outlive the in-process run

@@ -22,7 +22,7 @@ def evals_served(source: str) -> set[str]:
     if source == "bundled":
         return {"multiple_choice", "freeform", "leetcode"}
     records = read_records(Path(source))
-    columns = set(records[0]) if records else set()
+    columns = set(records[0][1]) if records else set()
     if "test" in columns:
         return {"leetcode"}
     if "incorrect_0" in columns:

@@ -8,10 +8,17 @@ import json
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+
+
 from evals.errors import DatasetError
 
 
-def read_records(path: Path) -> list[dict[str, Any]]:
+Numbered = list[tuple[int, dict[str, Any]]]  # (record number in the file, record)
+
+
+def read_records(path: Path) -> Numbered:
+    """Every record of the file with its number (JSONL: its line), so that an error can name
+    the record as the user finds it in the file."""
     if not path.is_file():
         raise DatasetError(f"{path}: no such dataset file; pass an existing .jsonl or .parquet file to --dataset")
     suffix = path.suffix.lower()
@@ -23,7 +30,7 @@ def read_records(path: Path) -> list[dict[str, Any]]:
         data = _load_json(path)
         if not isinstance(data, list):
             raise DatasetError(f"{path}: expected a JSON array of records")
-        return [_record(path, i + 1, row) for i, row in enumerate(data)]
+        return [(i + 1, _record(path, i + 1, row)) for i, row in enumerate(data)]
     raise DatasetError(f"{path}: unknown dataset format {suffix!r}; use .jsonl or .parquet")
 
 
@@ -44,10 +51,12 @@ def column(path: Path, line: int, record: dict[str, Any], names: Sequence[str], 
     return None
 
 
-def load_each(path: Path, records: list[dict[str, Any]], build: Callable[[int, dict[str, Any]], Any]) -> list[Any]:
+def load_each(path: Path, records: Numbered, build: Callable[[int, dict[str, Any]], Any], *, split: str) -> list[Any]:
     """`build(line, record)` for every record, with an error naming the record on failure."""
+    if not records:
+        raise DatasetError(f"{path}: no {split!r} records in the file; check the file or --split")
     items = []
-    for line, record in enumerate(records, start=1):
+    for line, record in records:
         try:
             items.append(build(line, record))
         except DatasetError:
@@ -61,7 +70,7 @@ def load_each(path: Path, records: list[dict[str, Any]], build: Callable[[int, d
     return items
 
 
-def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+def _read_jsonl(path: Path) -> Numbered:
     records = []
     with path.open(encoding="utf-8") as lines:
         for number, line in enumerate(lines, start=1):
@@ -71,17 +80,17 @@ def _read_jsonl(path: Path) -> list[dict[str, Any]]:
                 row = json.loads(line)
             except json.JSONDecodeError as error:
                 raise DatasetError(f"{path}: record {number}: not valid JSON ({error.msg} at column {error.colno})") from None
-            records.append(_record(path, number, row))
+            records.append((number, _record(path, number, row)))
     return records
 
 
-def _read_parquet(path: Path) -> list[dict[str, Any]]:
+def _read_parquet(path: Path) -> Numbered:
     try:
         import pyarrow.parquet as pq
     except ImportError:  # pragma: no cover - pyarrow is a dependency
         raise DatasetError(f"{path}: reading parquet needs pyarrow; run `uv sync`") from None
     try:
-        return pq.read_table(path).to_pylist()
+        return list(enumerate(pq.read_table(path).to_pylist(), start=1))
     except Exception as error:  # pyarrow raises several types for a damaged file
         raise DatasetError(f"{path}: not a readable parquet file ({error})") from None
 

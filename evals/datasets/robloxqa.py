@@ -14,7 +14,7 @@ from typing import Any
 
 from evals.errors import DatasetError
 
-from ._files import column, file_digest, load_each, read_records
+from ._files import Numbered, column, file_digest, load_each, read_records
 from ._hf import HubFile, fetch
 
 BUNDLED_DIR = Path(__file__).resolve().parents[2] / "data" / "robloxqa"
@@ -95,7 +95,7 @@ def load_multiple_choice(source: str, split: str) -> tuple[list[MultipleChoiceQu
         answer = column(path, line, record, ANSWER, kind=(str, int))
         return MultipleChoiceQuestion(qid, question, tuple(choices), _answer_letter(path, line, answer, choices))
 
-    return load_each(path, records, build), identity
+    return load_each(path, records, build, split=split), identity
 
 
 def load_freeform(source: str, split: str) -> tuple[list[FreeformQuestion], dict[str, Any]]:
@@ -108,12 +108,12 @@ def load_freeform(source: str, split: str) -> tuple[list[FreeformQuestion], dict
             raise DatasetError(f"{path}: record {line}: the answer {answer!r} is too short for a freeform reference answer")
         return FreeformQuestion(_id(path, line, record), column(path, line, record, QUESTION), answer)
 
-    return load_each(path, records, build), identity
+    return load_each(path, records, build, split=split), identity
 
 
-def _in_split(records: list[dict[str, Any]], split: str, by_column: bool) -> list[dict[str, Any]]:
-    if by_column and any("split" in r for r in records):
-        return [r for r in records if r.get("split", "test") == split]
+def _in_split(records: Numbered, split: str, by_column: bool) -> Numbered:
+    if by_column and any("split" in r for _, r in records):
+        return [(line, r) for line, r in records if r.get("split", "test") == split]
     return records
 
 

@@ -8,6 +8,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from evals.providers import ProviderSpec
+
 PROMPT_VERSION = "judge-v1"
 TEMPERATURE = 0.0
 SEED = 0
@@ -66,11 +68,17 @@ class JudgeSpec:
 
     @classmethod
     def parse(cls, text: str) -> JudgeSpec:
-        head, _, base_url = text.partition("@")
-        provider, sep, model = head.partition(":")
+        head, at, base_url = text.partition("@")
+        provider, sep, model = (part.strip() for part in head.partition(":"))
+        base_url = base_url.strip()
         if not sep or not provider or not model:
             raise ValueError(f"--judge {text!r}: expected provider:model or provider:model@base_url")
-        return cls(provider.strip(), model.strip(), base_url.strip() or None)
+        if at and not base_url.startswith(("http://", "https://")):
+            raise ValueError(f"--judge {text!r}: the part after '@' must be an http(s) base URL")
+        return cls(provider, model, base_url or None)
+
+    def provider_spec(self) -> ProviderSpec:
+        return ProviderSpec(self.provider, self.model, base_url=self.base_url)
 
     @property
     def name(self) -> str:

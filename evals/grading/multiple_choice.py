@@ -11,20 +11,32 @@ import string
 
 LETTERS = string.ascii_uppercase
 
-# "the answer is", "final answer:", "correct option is", "the closest one, which is" ...
+_MARKUP = r"[\s*_`#>]*"
+# What introduces a commitment: "the answer is", "Final answer:", "**Answer**: ", "### Answer\n",
+# "the correct option is", "the closest one, which is (A)". A bare "option is" is not one:
+# "the tempting wrong option is (A)" names a distractor.
 _LEAD = (
-    r"(?:(?:final|correct|right|best|closest)\s+)?"
-    r"(?:answer|option|choice|one|expression)s?"
-    r"(?:\s+(?:is|would\s+be|should\s+be|will\s+be|=)|\s*:|\s+is\s*:)"
-    r"|which\s+is|\bis\s*(?=\()"
+    r"(?:\b(?:final|correct|right|best|closest)\s+(?:answer|option|choice|one|expression)s?"
+    r"|\banswers?)"
+    rf"(?:{_MARKUP}(?::|=|\bis\b|\bwould\s+be\b|\bshould\s+be\b|\bwill\s+be\b)|[ \t*_`]*\n)"
+    r"|\bwhich\s+is(?=\s*\()"
+    r"|\bis(?=\s*\()"
 )
+# Words a reply puts between the lead and the letter: "Answer: Option B", "is clearly B".
+_FILLER = r"(?:(?:option|choice|letter|clearly|definitely|actually|probably|likely|indeed|therefore)\s+)*"
 # One letter, possibly wrapped: C, (C), **C**, **(C)**, [C], C., C), \textbf{C}
-_LETTER = r"(?P<open>[\s:*_`\[(]|\\textbf\{)*(?P<letter>[A-Za-z])(?![A-Za-z0-9'])(?P<close>[)\]*_`.}:]*)"
+_LETTER = rf"(?P<open>[\s:*_`\[(]|\\textbf\{{)*{_FILLER}(?P<open2>[*_`\[(]*)(?P<letter>[A-Za-z])(?![A-Za-z0-9'])(?P<close>[)\]*_`.}}:]*)"
 _COMMIT = re.compile(rf"(?:{_LEAD}){_LETTER}", re.IGNORECASE)
+_IS_CORRECT = re.compile(r"\b(?i:option|choice)\s+\(?(?P<letter>[A-Z])\)?\s+is\s+(?:the\s+)?(?:correct|right|best)\b")
 _BOXED = re.compile(r"\\boxed\{\s*(?:\\text(?:bf)?\{)?\s*\(?(?P<letter>[A-Za-z])\)?\s*\}")
-_ALSO = re.compile(r"\s*(?:,|and|&|or|as well as)\s*[*_`(\[]*(?P<letter>[A-Z])(?![A-Za-z0-9])")
+_ALSO = re.compile(r"\s*(?:,|/|and|&|or|as well as)\s*[*_`(\[]*(?P<letter>[A-Z])(?![A-Za-z0-9])")
 _BARE = re.compile(r"^[\s*_`(\[]*(?P<letter>[A-Za-z])[\s*_`)\].:]*$")
 _LABEL = re.compile(r"^[\s*_`]*\(?(?P<letter>[A-Z])[).:]\s+\S", re.MULTILINE)
+_NEGATIVE = re.compile(r"\b(?:wrong|incorrect|tempting|not|distractor|trap|misleading)\b", re.IGNORECASE)
+_NEGATION = re.compile(r"\b(?:not|rather than|instead of|but not)\b", re.IGNORECASE)
+# After an unwrapped "A" or "I", words that show it is the letter and not the article or pronoun.
+SHORT_REPLY_WORDS = 12  # longer one-line replies mention choices while weighing them
+_CONJUNCTIONS = {"because", "since", "as", "and", "or", "but", "which", "with", "for", "given", "so"}
 
 
 def extract_letter(reply: str, choices: list[str]) -> str | None:
@@ -49,17 +61,19 @@ def _commitments(text: str, valid: str) -> list[tuple[int, str | None]]:
     found = []
     for match in _COMMIT.finditer(text):
         letter = match.group("letter")
-        wrapped = bool(match.group("open").strip(" :") or match.group("close"))
-        at_end = match.end() == len(text) or text[match.end()] in "\n"
-        # A lowercase letter counts only where it cannot be an English word: "Answer: c",
-        # "(b)", but not "the answer is a matter of ...".
-        if letter.islower() and not (wrapped or at_end):
+        wrapped = bool((match.group("open") or "").strip(" :\n\t") or match.group("open2") or match.group("close"))
+        rest = text[match.end() :]
+        at_end = not rest or rest[0] == "\n"
+        if letter.upper() not in valid or not (wrapped or at_end or _is_letter(letter, rest)):
             continue
-        if letter.upper() not in valid or (letter == "I" and not (wrapped or at_end)) or (letter == "A" and not (wrapped or at_end)):
+        if match.group(0).lower().startswith("is") and _NEGATIVE.search(_sentence_before(text, match.start())):
             continue
         also = _ALSO.match(text, match.end())
         several = bool(also and also.group("letter") in valid)
         found.append((match.start(), None if several else letter.upper()))
+    for match in _IS_CORRECT.finditer(text):
+        if match.group("letter") in valid:
+            found.append((match.start(), match.group("letter")))
     for match in _BOXED.finditer(text):
         letter = match.group("letter").upper()
         if letter in valid:
@@ -67,17 +81,35 @@ def _commitments(text: str, valid: str) -> list[tuple[int, str | None]]:
     return sorted(found)
 
 
+def _is_letter(letter: str, rest: str) -> bool:
+    """Whether an unwrapped letter followed by `rest` is a choice letter, not a word.
+
+    Lowercase letters never are ("the answer is a matter of ..."); "A" and "I" are when
+    punctuation or a conjunction follows ("A, since ...", not "I think ...")."""
+    if letter.islower():
+        return False
+    word = re.match(r"\s*([A-Za-z']+)", rest)
+    if letter not in "AI" or not word or rest[:1] in ",.;:!?)":
+        return True
+    return word.group(1).lower() in _CONJUNCTIONS
+
+
+def _sentence_before(text: str, end: int) -> str:
+    start = max(text.rfind(mark, 0, end) for mark in ".!?\n")
+    return text[start + 1 : end]
+
+
 def _quoted_choice(text: str, choices: list[str]) -> str | None:
     """A reply that states the choice's text instead of its letter: right after its last
-    "the answer is", or as the whole of a one-line reply."""
+    "the answer is" (up to a "not ..."), or in a short one-line reply ("Use typeof.")."""
     leads = list(re.finditer(_LEAD, text, re.IGNORECASE))
     if leads:
         tail = text[leads[-1].end() :].strip().split("\n\n")[0]
-    elif "\n" not in text:
+    elif "\n" not in text and len(text.split()) <= SHORT_REPLY_WORDS:
         tail = text
     else:
         return None
-    tail = _normalise(tail)
+    tail = _normalise(_NEGATION.split(tail)[0])
     hits = [i for i, choice in enumerate(choices) if (c := _normalise(choice)) and c in tail]
     # A longer choice can contain a shorter one ("Heartbeat" in "RunService.Heartbeat").
     hits = [i for i in hits if not any(j != i and _normalise(choices[i]) in _normalise(choices[j]) for j in hits)]
