@@ -195,6 +195,8 @@ class _Scoring:
     def judge(self, item_id: str, index: int, request: Request) -> Completion:
         return self._run.judge(item_id, index, request, wait=self._wait)
 
-    def run_luau(self, problem: Problem, solution: str) -> TestRun:
-        budget = self._run.work_budget(problem)
-        return self._run.luau(solution, problem.test, work_budget=budget)
+    def work_budget(self, problem: Problem) -> int | None:
+        return self._run.work_budget(problem)
+
+    def run_luau(self, problem: Problem, solution: str, work_budget: int | None) -> TestRun:
+        return self._run.luau(solution, problem.test, work_budget=work_budget)

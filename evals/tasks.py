@@ -27,7 +27,9 @@ class Scoring(Protocol):
 
     def judge(self, item_id: str, index: int, request: Request) -> Completion: ...
 
-    def run_luau(self, problem: Problem, solution: str) -> TestRun: ...
+    def work_budget(self, problem: Problem) -> int | None: ...
+
+    def run_luau(self, problem: Problem, solution: str, work_budget: int | None) -> TestRun: ...
 
 
 class Task(ABC):
@@ -185,7 +187,8 @@ class LeetCode(Task):
         code = extract_code(completion.text, sample.entry_point)
         if code is None:
             return {"status": "wrong", "correct": False, "difficulty": sample.difficulty, "note": "no code in the reply"}
-        run = calls.run_luau(sample, code)
+        budget = calls.work_budget(sample)
+        run = calls.run_luau(sample, code, budget)
         counts = run.aggregated
         return {
             "status": "correct" if run.passed else "wrong",
@@ -194,6 +197,7 @@ class LeetCode(Task):
             "tests": f"{counts['numPassedTests']}/{counts['numTotalTests']}",
             "note": run.reason,
             "work": run.work,
+            "workBudget": budget,
         }
 
     def band(self, row: dict[str, Any]) -> str:

@@ -113,6 +113,8 @@ def run_remote(
         for attempt in range(1, attempts + 1):
             try:
                 response = client.post(endpoint, content=body, headers=headers, timeout=request_timeout)
+            except (httpx.UnsupportedProtocol, httpx.InvalidURL):
+                raise JestServerError(f"--jest-url {shown!r} is not a usable http(s) URL: fix it or drop --jest-url") from None
             except (httpx.ConnectError, httpx.ConnectTimeout) as error:
                 raise JestServerError(
                     f"cannot reach JestLuaTestServer at {shown} ({_clean(str(error), api_key) or type(error).__name__}): "
@@ -134,9 +136,10 @@ def run_remote(
             if response.status_code not in RETRY_STATUSES:
                 break
             if attempt == attempts:
-                return TestRun.error(
-                    f"JestLuaTestServer busy (HTTP {response.status_code}) after {attempts} attempts",
-                    elapsed=time.perf_counter() - started,
+                # A busy server is not the model's fault: no verdict, the item errors and a rerun retries it.
+                raise JestServerError(
+                    f"JestLuaTestServer at {shown} still busy (HTTP {response.status_code}) after {attempts} attempts: "
+                    "lower --concurrency or rerun later"
                 )
             wait = _retry_after(response)
             time.sleep(_backoff(attempt, retry_delay) if wait is None else wait)

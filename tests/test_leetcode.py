@@ -1,0 +1,110 @@
+"""Luau LeetCode through the whole harness: code extraction, the sandbox verdicts of hostile
+solutions, per-difficulty summaries, and xdist runs agreeing with serial ones."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from evals.grading.luau_code import extract_code
+from evals.results import without_timing
+from tests.harness import ROOT, read_result, run_harness
+from tests.loopback import Answer, OpenAIServer
+
+PROBLEMS = [json.loads(line) for line in (ROOT / "data" / "leetcode" / "problems.jsonl").read_text().splitlines()]
+MODULE = "local Solution = {}\nfunction Solution.twoSum(nums, target)\n\treturn {1, 2}\nend\nreturn Solution\n"
+
+
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        (f"```luau\n{MODULE}```", MODULE),
+        (f"```lua\n{MODULE}```", MODULE),
+        (f"Here you go:\n```\n{MODULE}```\nDone.", MODULE),
+        (f"```Luau\n{MODULE}```", MODULE),
+        (f"A helper first:\n```luau\nlocal function helper() end\n```\nThen the module:\n```luau\n{MODULE}```", MODULE),
+        (f"```luau\n{MODULE}```\nUsage:\n```luau\nprint(Solution.sum({{1}}, 1))\n```", MODULE),
+        (f"```python\ndef twoSum(): pass\n```\n```luau\n{MODULE}```", MODULE),
+        (MODULE, MODULE),  # bare code, no fence
+        ("I cannot solve this.", None),
+        ("```python\ndef twoSum(nums, target):\n    return [0, 1]\n```", None),
+        ("```luau\n```", None),
+        ("", None),
+    ],
+    ids=["luau", "lua", "untagged", "tag-case", "helper-then-module", "module-then-usage", "python-then-luau", "bare",
+         "prose", "python-only", "empty-fence", "empty"],
+)
+def test_extract_code(reply, expected):
+    assert extract_code(reply, "twoSum") == expected
+
+
+HOSTILE = {
+    "lc-easy-01-two-sum-indices": "local Solution = {}\nfunction Solution.twoSum() while true do end end\nreturn Solution",
+    "lc-easy-02-balanced-brackets": "local t, s = {}, 'x'\nfor i = 1, 40 do s ..= s; t[i] = s end\nreturn {}",
+    "lc-easy-03-alnum-palindrome": "local Solution = {}\nfunction Solution.isPalindrome(s) return Solution.isPalindrome(s) end\nreturn Solution",
+    "lc-easy-04-stock-single-trade": "os.exit(0)\nreturn {}",
+    "lc-easy-05-first-occurrence": "getfenv(0).expect = function() return setmetatable({}, {__index = function() return function() end end}) end\nreturn {}",
+    "lc-easy-06-merge-sorted-lists": "for i = 1, 200000 do print(string.rep('spam', 64)) end\nreturn {}",
+    "lc-easy-07-bit-count-table": "coroutine.yield()\nreturn {}",
+}
+
+
+def responder(request) -> Answer:
+    prompt = request.body["messages"][-1]["content"]
+    problem = next(p for p in PROBLEMS if p["problem_description"].strip() in prompt)
+    if problem["task_id"] in HOSTILE:
+        return Answer(f"```luau\n{HOSTILE[problem['task_id']]}\n```")
+    code = problem["wrong_solution"] if problem["difficulty"] == "Hard" else problem["solution"]
+    return Answer(f"Here is my solution.\n\n```luau\n{code}\n```", input_tokens=500, output_tokens=300)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """One serial and one xdist run against the same model."""
+    tmp = tmp_path_factory.mktemp("leetcode")
+    with OpenAIServer(responder) as server:
+        args = ["--provider=openai", "--model=coder", f"--base-url={server.url}/v1", "-m", "leetcode", "--luau-timeout=5"]
+        serial = run_harness(*args, "-n", "0", run_dir=tmp / "a", results_dir=tmp / "ra", timeout=300)
+        parallel = run_harness(*args, "-n", "2", run_dir=tmp / "b", results_dir=tmp / "rb", timeout=300)
+    return tmp, serial, parallel
+
+
+def test_hostile_solutions_fail_with_their_reasons_and_the_run_goes_on(runs):
+    tmp, serial, _ = runs
+    result = read_result(tmp / "ra", "leetcode")
+    rows = {r["id"]: r for r in result["results"]}
+    assert len(rows) == len(PROBLEMS)
+    for task_id in HOSTILE:
+        assert rows[task_id]["status"] == "wrong", rows[task_id]
+    assert "work budget" in rows["lc-easy-01-two-sum-indices"]["note"]
+    assert "memory" in rows["lc-easy-02-balanced-brackets"]["note"]
+    assert rows["lc-easy-01-two-sum-indices"]["work"] == rows["lc-easy-01-two-sum-indices"]["workBudget"] + 1
+    easy_rest = [r for r in result["results"] if r["difficulty"] == "easy" and r["id"] not in HOSTILE]
+    assert all(r["correct"] for r in easy_rest)
+    assert serial.returncode == 1 and "leetcode" in serial.stdout
+
+
+def test_summary_has_overall_and_each_difficulty(runs):
+    tmp, _, _ = runs
+    summary = read_result(tmp / "ra", "leetcode")["summary"]
+    assert set(summary) == {"overall", "easy", "medium", "hard"}
+    assert summary["easy"]["correct"] == 10 - len(HOSTILE)
+    assert summary["medium"]["correct"] == 10
+    assert summary["hard"]["correct"] == 0  # the wrong solutions
+    assert summary["overall"]["n"] == 30 and summary["overall"]["correct"] == 13
+    config = read_result(tmp / "ra", "leetcode")["config"]
+    assert config["workBudget"] == {"factor": 10, "floor": 1_000_000}
+
+
+def test_xdist_and_serial_runs_give_the_same_result_file(runs):
+    tmp, _, parallel = runs
+    assert parallel.returncode == 1, parallel.stdout[-2000:]
+    assert without_timing(read_result(tmp / "ra", "leetcode")) == without_timing(read_result(tmp / "rb", "leetcode"))
+
+
+def test_the_reference_provider_passes_every_bundled_problem(tmp_path):
+    done = run_harness("--provider=reference", "-m", "leetcode", run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert read_result(tmp_path / "results", "leetcode")["summary"]["overall"]["accuracy"] == 1.0
