@@ -129,7 +129,7 @@ def eval_run(config: pytest.Config, name: str) -> EvalRun:
             TASKS[name],
             item.config,
             item.samples,
-            candidate=make_provider(s.spec),
+            candidate=s.candidate,
             judges=judges,
             folder=run_dir(s.run_root, item.config),
             session=s.session,

@@ -16,7 +16,7 @@ import pytest
 from evals.datasets import evals_served
 from evals.errors import EvalError
 from evals.grading.judges import DEFAULT_JUDGES, REFERENCE_JUDGES, JudgeSpec
-from evals.providers import PROVIDERS, ProviderSpec, api_key_from_env, is_openrouter, make_provider
+from evals.providers import PROVIDERS, Provider, ProviderSpec, api_key_from_env, is_openrouter, make_provider
 from evals.results import Prices
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -60,6 +60,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @dataclass(frozen=True)
 class Settings:
     spec: ProviderSpec
+    candidate: Provider
     system_prompt_prefix: str | None
     limit: int | None
     split: str
@@ -141,7 +142,7 @@ def _settings(config: pytest.Config) -> Settings:
         api_key_env=opt("api_key_env"),
         responses_api=opt("responses_api"),
     )
-    make_provider(spec)  # unknown provider, missing API key: fail now, not on every item
+    candidate = make_provider(spec)  # unknown provider, missing API key: fail now, not on every item
     try:
         judges = tuple(JudgeSpec.parse(j) for j in opt("judge")) or (REFERENCE_JUDGES if provider == "reference" else DEFAULT_JUDGES)
     except ValueError as error:
@@ -156,6 +157,7 @@ def _settings(config: pytest.Config) -> Settings:
     data = ROOT / "data"
     return Settings(
         spec=spec,
+        candidate=candidate,
         system_prompt_prefix=opt("system_prompt_prefix"),
         limit=opt("limit"),
         split=opt("split"),
