@@ -28,9 +28,11 @@ class CacheWarning(UserWarning):
 
 
 class RunCache:
-    def __init__(self, root: Path, session: str):
+    def __init__(self, root: Path, session: str | None):
         self.root = root
-        self.session = session  # errors recorded in this session are not retried in it
+        # Errors recorded in this session are not retried in it; None replays every recorded
+        # error (the offline rescoring of a published run).
+        self.session = session
 
     def record_path(self, item_id: str, role: str) -> Path:
         return self.root / "calls" / _safe(item_id) / f"{_safe(role)}.json"
@@ -64,7 +66,7 @@ class RunCache:
         if record is None or record["request"] != request:
             return None
         if "error" in record:
-            if record.get("session") != self.session:
+            if self.session is not None and record.get("session") != self.session:
                 return None  # a new session retries what failed before
             error = record["error"]
             return ProviderError(error["message"], kind=error["kind"], status=error.get("status"))

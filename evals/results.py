@@ -5,6 +5,7 @@ A result file is the published record of a run. Its `summary` is derived from it
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,11 +91,14 @@ def not_publishable_reasons(config: dict[str, Any], summary: dict[str, Any], *, 
     return reasons
 
 
-def build_result(config: dict[str, Any], summary: dict[str, Any], rows: list[dict[str, Any]], *, allow_errors: bool, timing: dict[str, Any]) -> dict[str, Any]:
+def build_result(config: dict[str, Any], summary: dict[str, Any], rows: list[dict[str, Any]], *, allow_errors: bool,
+                 prices: Prices | None, timing: dict[str, Any]) -> dict[str, Any]:
     reasons = not_publishable_reasons(config, summary, allow_errors=allow_errors)
     return {
         "config": config,
         "summary": summary,
+        "prices": dataclasses.asdict(prices) if prices else None,
+        "allowErrors": allow_errors,
         "publishable": not reasons,
         "notPublishable": reasons,
         "timing": timing,

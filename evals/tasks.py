@@ -38,6 +38,7 @@ class Task(ABC):
     prompt_version: str
     bands: tuple[str, ...] = ()  # sub-scores beside "overall", e.g. difficulties
     has_splits = True  # False: --split does not apply, the test problems always run
+    uses_judges = False
 
     def band(self, row: dict[str, Any]) -> str:
         raise NotImplementedError
@@ -113,6 +114,7 @@ class Freeform(Task):
     name = "freeform"
     key = "freeform"
     prompt_version = "ff-v1"
+    uses_judges = True
 
     def load(self, source: str, split: str):
         return robloxqa.load_freeform(source, split)

@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 
 from evals.config import results_path
+from evals.errors import EvalError
+from evals.publish import publish, rebuild_site
 from evals.results import build_result, summarize, write_result
 from evals.tasks import TASKS
 
@@ -57,10 +59,26 @@ class ResultsCollector:
             config = item.config.to_dict()
             summary = summarize(TASKS[name], list(rows.values()), s.prices)
             timing = {"wallSeconds": round(time.monotonic() - self.started, 3), "finishedAt": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
-            result = build_result(config, summary, list(rows.values()), allow_errors=s.allow_errors, timing=timing)
+            result = build_result(config, summary, list(rows.values()), allow_errors=s.allow_errors, prices=s.prices, timing=timing)
             path = results_path(s.results_root, item.config)
             write_result(path, result)
             self.lines.extend(_describe(label, summary, result, path))
+
+        if s.publish:
+            self.lines.extend(f"publish: {line}" for line in self._publish(s))
+
+    def _publish(self, s) -> list[str]:
+        """The results of this identity's three evals, this session's or earlier ones."""
+        finished = {}
+        for name, item in loaded(self.config).items():
+            path = results_path(s.results_root, item.config)
+            if path.is_file():
+                finished[TASKS[name].key] = path
+        try:
+            return publish(s.publish, finished, allow_errors=s.allow_errors, results_dir=s.results_root,
+                           models_path=s.results_root.parent / "models.json", rebuild=rebuild_site(s.results_root.parent))
+        except EvalError as error:
+            return [f"not published: {error}"]
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
         if self.lines:

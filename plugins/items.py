@@ -16,25 +16,20 @@ from typing import Any
 
 import pytest
 
-from evals.config import RunConfig, run_dir
+from evals.config import run_dir
 from evals.errors import EvalError, FatalProviderError
 from evals.providers import make_provider
 from evals.luau import run_tests_isolated
+from evals.plan import Planned, plan
 from evals.run import EvalRun
 from evals.tasks import TASKS, Task
 
-from .options import settings, settings_key
+from .options import settings, settings_key, verifying
 
 ROW_PROPERTY = "eval_row"
 
 
-@dataclass(frozen=True)
-class Loaded:
-    samples: list[Any]
-    config: RunConfig
-
-
-loaded_key = pytest.StashKey[dict[str, Loaded]]()
+loaded_key = pytest.StashKey[dict[str, Planned]]()
 runs_key = pytest.StashKey[dict[str, EvalRun]]()
 
 
@@ -43,7 +38,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if settings_key not in config.stash:
         return
     try:
-        config.stash[loaded_key] = {name: _load(config, task) for name, task in TASKS.items()}
+        config.stash[loaded_key] = {name: plan(task, settings(config).identity) for name, task in TASKS.items()}
     except EvalError as error:
         raise pytest.UsageError(str(error)) from None
     config.stash[runs_key] = {}
@@ -51,35 +46,8 @@ def pytest_configure(config: pytest.Config) -> None:
         _start_over(config)
 
 
-def loaded(config: pytest.Config) -> dict[str, Loaded]:
+def loaded(config: pytest.Config) -> dict[str, Planned]:
     return config.stash[loaded_key]
-
-
-def _load(config: pytest.Config, task: Task) -> Loaded:
-    s = settings(config)
-    split = s.split if task.has_splits else "test"
-    samples, dataset = task.load(s.datasets.get(task.name, "bundled"), split)
-    if s.limit is not None:
-        samples = samples[: s.limit]
-    judges = tuple(j.identity() for j in s.judges) if task.name == "freeform" else ()
-    run_config = RunConfig(
-        eval=task.name,
-        provider=s.spec.provider,
-        model=s.spec.model,
-        prompt_version=task.prompt_version,
-        dataset=dataset,
-        base_url=s.spec.base_url,
-        effort=s.spec.effort,
-        thinking=s.spec.thinking,
-        route=s.spec.route,
-        max_tokens=s.spec.max_tokens,
-        system_prompt_prefix=s.system_prompt_prefix,
-        limit=s.limit,
-        split=split,
-        judges=judges,
-        extra=task.identity_extra(samples),
-    )
-    return Loaded(samples, run_config)
 
 
 def _start_over(config: pytest.Config) -> None:
@@ -104,6 +72,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "sample" not in metafunc.fixturenames:
         return
     name = _task_name(metafunc.definition)
+    if verifying(metafunc.config):
+        metafunc.parametrize("sample", [])  # deselected: verify mode runs only the verify items
+        return
     if loaded_key not in metafunc.config.stash:
         raise pytest.UsageError("eval items need the run identity: pass --model and --provider (or --provider reference)")
     samples = loaded(metafunc.config)[name].samples
@@ -123,8 +94,8 @@ def eval_run(config: pytest.Config, name: str) -> EvalRun:
         s = settings(config)
         item = loaded(config)[name]
         judges = []
-        if name == "freeform":
-            judges = [(j.name, make_provider(j.provider_spec())) for j in s.judges]
+        if TASKS[name].uses_judges:
+            judges = [(j.name, make_provider(j.provider_spec())) for j in s.identity.judges]
         runs[name] = EvalRun(
             TASKS[name],
             item.config,

@@ -16,6 +16,7 @@ import pytest
 from evals.datasets import evals_served
 from evals.errors import EvalError
 from evals.grading.judges import DEFAULT_JUDGES, REFERENCE_JUDGES, JudgeSpec
+from evals.plan import Identity
 from evals.providers import PROVIDERS, Provider, ProviderSpec, api_key_from_env, is_openrouter, make_provider
 from evals.results import Prices
 
@@ -52,6 +53,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     how.addoption("--results-dir", type=Path, help="where result files are written (default data/results)")
     how.addoption("--price-input", type=float, help="USD per million input tokens, for the cost in the summary")
     how.addoption("--price-output", type=float, help="USD per million output tokens")
+    how.addoption("--verify-published", action="store_true", default=False,
+                  help="rescore every published run offline from its run folder and compare it with its result file")
+    how.addoption("--publish", metavar="NAME", help="at the end, publish the finished results into data/models.json as model NAME")
     how.addoption("--luau-timeout", type=float, default=10.0, help="wall-clock safety net per leetcode problem, seconds (default 10)")
     how.addoption("--jest-url", default=os.environ.get("JEST_SERVER_URL"),
                   help="run leetcode tests on a JestLuaTestServer (default $JEST_SERVER_URL; key from $JEST_SERVER_API_KEY)")
@@ -59,13 +63,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 @dataclass(frozen=True)
 class Settings:
-    spec: ProviderSpec
+    identity: Identity
     candidate: Provider
-    system_prompt_prefix: str | None
-    limit: int | None
-    split: str
-    datasets: dict[str, str]
-    judges: tuple[JudgeSpec, ...]
     concurrency: int
     force: bool
     allow_errors: bool
@@ -74,6 +73,7 @@ class Settings:
     prices: Prices | None
     luau_timeout: float
     jest_url: str | None
+    publish: str | None
     session: str = field(default_factory=lambda: uuid.uuid4().hex)
 
 
@@ -97,7 +97,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "freeform: RobloxQA freeform items, graded by LLM judges")
     config.addinivalue_line("markers", "leetcode: Luau LeetCode items")
     _check_rootdir(config)
-    if not targets_eval_items(config):
+    if verifying(config) or not targets_eval_items(config):
         return
     try:
         config.stash[settings_key] = _settings(config)
@@ -115,6 +115,10 @@ def _check_rootdir(config: pytest.Config) -> None:
     for flag, value in zip(args, args[1:]):
         if flag in PATH_OPTIONS and Path(value).exists() and config.rootpath != ROOT:
             raise pytest.UsageError(f"write {flag}={value} with '=': pytest took {value} for a test path")
+
+
+def verifying(config: pytest.Config) -> bool:
+    return config.getoption("verify_published")
 
 
 def settings(config: pytest.Config) -> Settings:
@@ -155,14 +159,17 @@ def _settings(config: pytest.Config) -> Settings:
                 raise EvalError(f"--judge {judge.name}: {error}") from None
     worker = getattr(config, "workerinput", None)
     data = ROOT / "data"
-    return Settings(
+    identity = Identity(
         spec=spec,
-        candidate=candidate,
         system_prompt_prefix=opt("system_prompt_prefix"),
         limit=opt("limit"),
         split=opt("split"),
-        datasets=_datasets(opt("dataset")),
+        datasets=tuple(_datasets(opt("dataset")).items()),
         judges=judges,
+    )
+    return Settings(
+        identity=identity,
+        candidate=candidate,
         concurrency=opt("concurrency") if not worker else math.ceil(opt("concurrency") / worker["workercount"]),
         force=opt("force"),
         allow_errors=opt("allow_errors"),
@@ -171,6 +178,7 @@ def _settings(config: pytest.Config) -> Settings:
         prices=_prices(opt("price_input"), opt("price_output")),
         luau_timeout=opt("luau_timeout"),
         jest_url=opt("jest_url"),
+        publish=opt("publish"),
         **({"session": worker["testrunuid"]} if worker else {}),
     )
 

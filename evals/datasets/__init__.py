@@ -30,3 +30,17 @@ def evals_served(source: str) -> set[str]:
     if columns & {"choices", "options"}:
         return {"multiple_choice"}
     return {"freeform"}
+
+
+def source_of(identity: dict) -> str | None:
+    """The `--dataset` source a result file's dataset identity came from, or None for a
+    local file, which is known only by its name and hash."""
+    from . import leetcode, robloxqa
+
+    if identity["name"] == "bundled":
+        return "bundled"
+    for source, files in [*robloxqa.HUB.items(), ("luau-leetcode", leetcode.HUB)]:
+        for file in files.values():
+            if file.identity() == identity:
+                return source
+    return None

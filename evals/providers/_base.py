@@ -78,9 +78,7 @@ class ProviderSpec:
 
     def identity(self) -> dict[str, Any]:
         ident = dataclasses.asdict(self)
-        del ident["api_key_env"]
-        if not ident["responses_api"]:
-            del ident["responses_api"]
+        del ident["api_key_env"], ident["responses_api"]
         if not ident["thinking"]:
             del ident["thinking"]
         return {k: v for k, v in ident.items() if v is not None}

@@ -1,0 +1,86 @@
+"""Publishing finished runs into data/models.json, under its lock, and rebuilding the site.
+
+A model's resultFiles are set only when all three evals have a result of one run identity;
+an electricity-priced model also needs all five kilowattHour values. Runs over the error gate
+are not published without --allow-errors; smoke tests and the reference provider never are.
+Until everything holds only the entry's metadata is updated. Each refusal is one line."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from evals import registry
+from evals.errors import RegistryError
+from evals.results import not_publishable_reasons, read_result
+
+IDENTITY_KEYS = ("provider", "model", "baseUrl", "effort", "thinking", "route", "maxTokens", "systemPromptPrefix")
+
+
+def publish(
+    name: str,
+    results: dict[str, Path],
+    *,
+    metadata: dict[str, Any] | None = None,
+    kwh: dict[str, float] | None = None,
+    allow_errors: bool = False,
+    models_path: Path = registry.MODELS,
+    results_dir: Path = registry.RESULTS,
+    rebuild: Callable[[], None] | None = None,
+) -> list[str]:
+    """Record `results` (resultFiles key -> result file) for the model `name`; the lines say
+    what happened. Raises RegistryError when the entry would be invalid (a new model's
+    missing metadata, a bad date), naming the field."""
+    loaded = {key: read_result(path) for key, path in results.items()}
+    refusals = _refusals(loaded, allow_errors)
+    lines: list[str] = []
+
+    def mutate(entry: dict[str, Any] | None) -> dict[str, Any]:
+        if entry is None and metadata is None:
+            raise RegistryError(f"{name!r} is not in {models_path.name}: add it first with `uv run evaluate {name!r} --provider-name ... --url ... --release-date ... --price-input ... --price-output ...`")
+        new = {**(entry or {"name": name, "size": None}), **(metadata or {})}
+        if kwh:
+            new["kilowattHour"] = {**(new.get("kilowattHour") or {}), **kwh}
+        missing = [key for key in registry.RESULT_KEYS if key not in results]
+        if refusals:
+            lines.extend(f"not published: {reason}" for reason in refusals)
+        elif missing:
+            lines.append(f"not published yet: {', '.join(missing)} not finished; resultFiles is set once all three exist")
+        elif "electricity" in (new.get("price") or {}) and set(new.get("kilowattHour") or {}) != set(registry.KWH_KEYS):
+            lines.append("not published: an electricity-priced model needs all five kilowattHour values "
+                         f"({', '.join(registry.KWH_KEYS)}); add them to data/models.json")
+        else:
+            new["resultFiles"] = {key: path.name for key, path in results.items()}
+            lines.append(f"published {name!r}: " + ", ".join(f"{key} {path.name}" for key, path in sorted(results.items())))
+        return new
+
+    if refusals and metadata is None:
+        return [f"not published: {reason}" for reason in refusals]
+    registry.update_entry(name, mutate, models_path, results=results_dir, after=rebuild)
+    return lines
+
+
+def _refusals(loaded: dict[str, dict[str, Any]], allow_errors: bool) -> list[str]:
+    reasons: list[str] = []
+    for key, result in sorted(loaded.items()):
+        for reason in not_publishable_reasons(result["config"], result["summary"], allow_errors=allow_errors):
+            if reason not in reasons and "gate" not in reason:
+                reasons.append(reason)
+            elif "gate" in reason:
+                reasons.append(f"{key}: {reason}")
+    identities = {tuple(r["config"].get(k) for k in IDENTITY_KEYS) for r in loaded.values()}
+    if len(identities) > 1:
+        reasons.append("the results come from different runs (model, provider or settings differ)")
+    return reasons
+
+
+def rebuild_site(data_dir: Path) -> Callable[[], None]:
+    """The site rebuild to run under the models.json lock."""
+
+    def rebuild() -> None:
+        from evals import site
+
+        site.build(models_path=data_dir / "models.json", results_dir=data_dir / "results", site_dir=site.SITE, write=True)
+
+    return rebuild

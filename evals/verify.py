@@ -1,0 +1,57 @@
+"""Offline rescoring of a published run from its run folder, with no model call.
+
+Multiple choice re-extracts the letters from the cached replies, freeform re-reads and
+re-votes the cached judge verdicts, leetcode re-executes the cached code in the sandbox. The
+rescored result must equal the published file apart from timing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from evals.config import run_name
+from evals.errors import EvalError
+from evals.luau import run_tests_isolated
+from evals.plan import identity_from_config, plan
+from evals.providers import Completion, Provider, Request
+from evals.results import Prices, build_result, read_result, summarize, without_timing
+from evals.run import EvalRun
+from evals.tasks import TASKS
+
+
+class VerifyError(EvalError):
+    """A published run cannot be rescored: its run folder or a cached call is missing."""
+
+
+class CachedOnly(Provider):
+    """Stands in for a provider during verify: every answer must come from the cache."""
+
+    def complete(self, request: Request, *, timeout: float) -> Completion:
+        raise VerifyError(f"a {self.spec.provider}:{self.spec.model} call is not in the run folder; verify makes no model calls")
+
+
+def rescore(result_file: Path, *, run_root: Path) -> dict[str, Any]:
+    """The result file the run folder reproduces today, without timing fields."""
+    published = read_result(result_file)
+    config = published["config"]
+    task = TASKS[config["eval"]]
+    ident = identity_from_config(config)
+    folder = run_root / task.name / run_name(config)
+    if not folder.is_dir():
+        raise VerifyError(f"the run folder {folder} is missing: verify rescores from it; restore it (or --run-dir=PATH)")
+    planned = plan(task, ident)
+    run = EvalRun(
+        task,
+        planned.config,
+        planned.samples,
+        candidate=CachedOnly(ident.spec),
+        judges=[(j.name, CachedOnly(j.provider_spec())) for j in ident.judges],
+        folder=folder,
+        session=None,
+        luau=run_tests_isolated,
+    )
+    rows = [run.answer(sample) for sample in planned.samples]
+    prices = Prices(**published["prices"]) if published.get("prices") else None
+    summary = summarize(task, rows, prices)
+    result = build_result(planned.config.to_dict(), summary, rows, allow_errors=published.get("allowErrors", False), prices=prices, timing={})
+    return without_timing(result)

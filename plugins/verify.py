@@ -1,0 +1,120 @@
+"""--verify-published: every published result file is a snapshot test.
+
+One item per result file named in data/models.json (`-k` selects a model). The item rescores
+the run offline from its run folder and compares it with the published file through a syrupy
+extension whose snapshot *is* that file, so a difference shows field by field, and
+`--snapshot-update` would republish a deliberate change."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from syrupy.data import SnapshotCollections
+from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
+
+from evals import registry
+from evals.errors import EvalError
+from evals.results import read_result, without_timing
+from evals.verify import rescore
+
+from .options import ROOT, verifying
+
+# nodeid -> the published result file that is its snapshot
+_SNAPSHOT_FILES: dict[str, Path] = {}
+
+
+@dataclass(frozen=True)
+class PublishedRun:
+    model: str
+    key: str
+    path: Path
+
+    def __str__(self) -> str:
+        return f"{self.model} [{self.key}] {self.path.name}"
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "published_run" not in metafunc.fixturenames:
+        return
+    runs = _published_runs(metafunc.config) if verifying(metafunc.config) else []
+    metafunc.parametrize("published_run", runs, ids=[f"{r.model}-{r.key}" for r in runs])
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """In verify mode only the verify items run; otherwise only the eval items."""
+    keep, drop = [], []
+    for item in items:
+        is_verify = "published_run" in getattr(item, "fixturenames", ())
+        if item.path.is_relative_to(ROOT / "tests_evals") and is_verify != verifying(config):
+            drop.append(item)
+        else:
+            keep.append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
+def _published_runs(config: pytest.Config) -> list[PublishedRun]:
+    data = _data_dir(config)
+    try:
+        models = registry.load_models(data / "models.json", results=data / "results")
+    except EvalError as error:
+        raise pytest.UsageError(str(error)) from None
+    return [
+        PublishedRun(entry["name"], key, registry.result_path(entry, key, data / "results"))
+        for entry in models
+        for key in registry.RESULT_KEYS
+        if entry.get("resultFiles")
+    ]
+
+
+def _data_dir(config: pytest.Config) -> Path:
+    results = config.getoption("results_dir")
+    return results.resolve().parent if results else ROOT / "data"
+
+
+class PublishedResultFile(SingleFileSnapshotExtension):
+    """A snapshot stored in the published result file itself, compared without timing."""
+
+    _write_mode = WriteMode.TEXT
+    file_extension = "json"
+
+    @classmethod
+    def get_location(cls, *, test_location, index) -> str:
+        return str(_SNAPSHOT_FILES[test_location.nodeid])
+
+    def discover_snapshots(self, *, test_location, ignore_extensions=None) -> SnapshotCollections:
+        # The files belong to data/results: never list them as unused snapshots to delete.
+        return SnapshotCollections()
+
+    def serialize(self, data: Any, **kwargs: Any) -> str:
+        return _canonical(data)
+
+    def read_snapshot_data_from_location(self, *, snapshot_location: str, snapshot_name: str, session_id: str) -> str | None:
+        try:
+            return _canonical(read_result(Path(snapshot_location)))
+        except EvalError:
+            return None
+
+
+def _canonical(result: dict[str, Any]) -> str:
+    return json.dumps(without_timing(result), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+@pytest.fixture
+def published_snapshot(request: pytest.FixtureRequest, snapshot, published_run: PublishedRun):
+    _SNAPSHOT_FILES[request.node.nodeid] = published_run.path
+    return snapshot.use_extension(PublishedResultFile)
+
+
+@pytest.fixture
+def rescored(request: pytest.FixtureRequest, published_run: PublishedRun) -> dict[str, Any]:
+    run_dir = request.config.getoption("run_dir")
+    try:
+        return rescore(published_run.path, run_root=(run_dir or ROOT / "data" / "runs").resolve())
+    except EvalError as error:
+        pytest.fail(f"{published_run}: {error}", pytrace=False)
