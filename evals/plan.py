@@ -85,3 +85,26 @@ def identity_from_config(config: dict[str, Any]) -> Identity:
         datasets=((config["eval"], source),),
         judges=judges,
     )
+
+
+def to_flags(ident: Identity) -> list[str]:
+    """The pytest flags that ask for `ident`, each written as --flag=value."""
+    spec = ident.spec
+    flags = [f"--provider={spec.provider}", f"--model={spec.model}"]
+    for flag, value in (
+        ("--base-url", spec.base_url),
+        ("--effort", spec.effort),
+        ("--route", spec.route),
+        ("--max-tokens", spec.max_tokens),
+        ("--system-prompt-prefix", ident.system_prompt_prefix),
+        ("--limit", ident.limit),
+    ):
+        if value is not None:
+            flags.append(f"{flag}={value}")
+    if spec.thinking:
+        flags.append("--thinking")
+    if ident.split != "test":
+        flags.append(f"--split={ident.split}")
+    flags += [f"--dataset={name}={source}" for name, source in ident.datasets if source != "bundled"]
+    flags += [f"--judge={judge.name}" for judge in ident.judges]
+    return flags

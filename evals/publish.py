@@ -76,11 +76,12 @@ def _refusals(loaded: dict[str, dict[str, Any]], allow_errors: bool) -> list[str
 
 
 def rebuild_site(data_dir: Path) -> Callable[[], None]:
-    """The site rebuild to run under the models.json lock."""
+    """The site rebuild to run under the models.json lock: the site beside the data folder
+    (the repository's site/ for its data/)."""
 
     def rebuild() -> None:
         from evals import site
 
-        site.build(models_path=data_dir / "models.json", results_dir=data_dir / "results", site_dir=site.SITE, write=True)
+        site.build(models_path=data_dir / "models.json", results_dir=data_dir / "results", site_dir=data_dir.parent / "site", write=True)
 
     return rebuild

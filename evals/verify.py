@@ -55,3 +55,18 @@ def rescore(result_file: Path, *, run_root: Path) -> dict[str, Any]:
     summary = summarize(task, rows, prices)
     result = build_result(planned.config.to_dict(), summary, rows, allow_errors=published.get("allowErrors", False), prices=prices, timing={})
     return without_timing(result)
+
+
+def differences(published: dict[str, Any], rescored: dict[str, Any], path: str = "") -> list[str]:
+    """Every field that differs, as `path: published -> rescored`; result rows are named by id."""
+    if isinstance(published, dict) and isinstance(rescored, dict):
+        lines = []
+        for key in sorted(set(published) | set(rescored), key=str):
+            if key in published and key in rescored:
+                lines += differences(published[key], rescored[key], f"{path}.{key}" if path else str(key))
+            else:
+                lines.append(f"{path}.{key}: {'only published' if key in published else 'only rescored'}")
+        return lines
+    if isinstance(published, list) and isinstance(rescored, list) and all(isinstance(r, dict) and "id" in r for r in published + rescored):
+        return differences({r["id"]: r for r in published}, {r["id"]: r for r in rescored}, path)
+    return [] if published == rescored else [f"{path}: published {published!r} -> rescored {rescored!r}"]

@@ -36,12 +36,19 @@ class PublishedRun:
     def __str__(self) -> str:
         return f"{self.model} [{self.key}] {self.path.name}"
 
+    def result(self) -> dict[str, Any]:
+        return without_timing(read_result(self.path))
+
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "published_run" not in metafunc.fixturenames:
         return
     runs = _published_runs(metafunc.config) if verifying(metafunc.config) else []
-    metafunc.parametrize("published_run", runs, ids=[f"{r.model}-{r.key}" for r in runs])
+    if not runs:
+        runs = [pytest.param(None, marks=pytest.mark.skip(reason="no published runs in models.json"), id="nothing-published")]
+    else:
+        runs = [pytest.param(r, id=f"{r.model}-{r.key}") for r in runs]
+    metafunc.parametrize("published_run", runs)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

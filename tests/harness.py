@@ -23,7 +23,9 @@ def questions(name: str, split: str = "test") -> list[dict]:
 
 def harness_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    return {**env, "OPENAI_API_KEY": API_KEY, "PYTHONUNBUFFERED": "1", **extra}
+    # Lookups that a test does not point at a loopback server go nowhere, never to the internet.
+    offline = {"OPENROUTER_API_BASE": "http://127.0.0.1:9/api/v1", "HF_ENDPOINT": "http://127.0.0.1:9"}
+    return {**env, **offline, "OPENAI_API_KEY": API_KEY, "PYTHONUNBUFFERED": "1", **extra}
 
 
 def harness_command(*args: str, run_dir: Path, results_dir: Path) -> list[str]:
@@ -50,6 +52,7 @@ class Student:
     """A responder playing a model that knows most answers, and judges that grade it.
 
     Multiple choice: right except on every fifth question (answers the next letter).
+    LeetCode: the reference solution, except on hard problems (their wrong solution).
     Freeform: answers the reference verbatim except on every fourth question. Judges read
     the candidate reply out of the judge prompt; judge-c is sloppy on every seventh item and
     writes no verdict line."""
@@ -57,12 +60,17 @@ class Student:
     def __init__(self):
         self.mc = {q["question"]: (i, q) for i, q in enumerate(questions("multiple_choice"))}
         self.ff = {q["question"]: (i, q) for i, q in enumerate(questions("freeform"))}
+        self.lc = [json.loads(line) for line in (ROOT / "data" / "leetcode" / "problems.jsonl").read_text().splitlines()]
 
     def __call__(self, request) -> Answer:
         body = request.body
         prompt = body["messages"][-1]["content"]
         if "VERDICT: CORRECT" in prompt:
             return Answer(self.verdict(body["model"], prompt), input_tokens=200, output_tokens=20)
+        for problem in self.lc:
+            if problem["problem_description"].strip() in prompt:
+                code = problem["wrong_solution"] if problem["difficulty"] == "Hard" else problem["solution"]
+                return Answer(f"```luau\n{code}\n```", input_tokens=400, output_tokens=250)
         for text, (i, q) in self.mc.items():
             if text in prompt:
                 letter = q["answer"] if i % 5 else "ABCD"[("ABCD".index(q["answer"]) + 1) % 4]
@@ -88,4 +96,4 @@ class Student:
         for text, (_, q) in {**self.mc, **self.ff}.items():
             if text in prompt:
                 return q["id"]
-        return None
+        return next((p["task_id"] for p in self.lc if p["problem_description"].strip() in prompt), None)

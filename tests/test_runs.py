@@ -109,7 +109,7 @@ def test_a_run_killed_midway_resumes_without_asking_finished_items_again(student
 
 def test_api_errors_are_reported_as_errors_counted_and_gate_publishing(server, student, tmp_path):
     failing = {q["question"] for q in questions("multiple_choice")[:3]}  # 3 of 40: 7.5%
-    server.fail_when(lambda r: any(text in str(r.body) for text in failing), 400, error="invalid_request_error")
+    server.fail_when(lambda r: any(text in r.body["messages"][-1]["content"] for text in failing), 400, error="invalid_request_error")
 
     done = run_harness(*model_args(server), "-m", "multiple_choice", run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
 
@@ -127,7 +127,7 @@ def test_api_errors_are_reported_as_errors_counted_and_gate_publishing(server, s
 
 def test_failed_calls_are_retried_by_the_next_run(server, student, tmp_path):
     failing = questions("multiple_choice")[0]["question"]
-    server.fail_when(lambda r: failing in str(r.body), 400, times=1)
+    server.fail_when(lambda r: failing in r.body["messages"][-1]["content"], 400, times=1)
     run_harness(*model_args(server), "-m", "multiple_choice", run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
     assert read_result(tmp_path / "results", "multiple_choice")["summary"]["apiErrors"] == 1
     before = len(server.requests)
