@@ -1,0 +1,432 @@
+"""The leaderboard site: site data from models.json and result files (scores, average, suite
+cost), a deterministic data.js, `build --check`, bad data as one line; then the page itself in
+headless Chromium (tests/browser.py): no console errors, every published model, sorting, the
+chart, the empty board."""
+
+from __future__ import annotations
+
+import functools
+import json
+import shutil
+import subprocess
+import sys
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from evals import site
+from evals.results import summarize
+from evals.tasks import TASKS
+from tests.browser import Browser, BrowserUnavailable
+
+ROOT = Path(__file__).resolve().parents[1]
+STATIC = ("index.html", "app.js", "style.css")
+STALE = "is stale: run `uv run build --write`"
+
+
+# ---- fixtures: a small registry with realistic result files -----------------------------------
+
+def _rows(eval_name: str, *, n: int, correct: int, usage: tuple[int, int], difficulty: str | None = None, offset: int = 0) -> list[dict]:
+    rows = []
+    for i in range(n):
+        ok = i < correct
+        row = {
+            "id": f"{eval_name[:2]}-{offset + i:04d}",
+            "status": "correct" if ok else "wrong",
+            "correct": ok,
+            "usage": {"input": usage[0], "output": usage[1], "reasoning": usage[1] // 2, "cached": 0},
+            "latency": 1.5,
+        }
+        if eval_name == "multiple_choice":
+            row |= {"expected": "B", "answer": "B" if ok else "C"}
+        elif eval_name == "freeform":
+            verdict = "CORRECT" if ok else "INCORRECT"
+            row |= {
+                "verdicts": [{"judge": f"openai:judge-{j}", "verdict": verdict} for j in "abc"],
+                "agreed": True,
+                # judges are not the candidate's cost: large numbers that would show if counted
+                "judgeUsage": {"input": 90_000, "output": 9_000, "reasoning": 0, "cached": 0},
+            }
+        else:
+            row |= {"difficulty": difficulty, "tests": "5/5" if ok else "3/5", "note": None if ok else "2 tests failed", "work": 1200, "workBudget": 50_000}
+        rows.append(row)
+    return rows
+
+
+def _write_run(results: Path, eval_name: str, model: str, provider: str, rows: list[dict]) -> str:
+    task = TASKS[eval_name]
+    config = {"eval": eval_name, "provider": provider, "model": model, "split": "test",
+              "dataset": {"source": "bundled", "sha256": "0" * 64}, "promptVersion": task.prompt_version, "harnessVersion": 1}
+    # the summary as the harness computes it; the rest of the file written here, as it is laid out
+    result = {"config": config, "summary": summarize(task, rows), "publishable": True, "notPublishable": [],
+              "timing": {"wall": 12.5}, "results": sorted(rows, key=lambda r: r["id"])}
+    name = f"{provider}-{model}-0123456789.json"
+    (results / eval_name).mkdir(parents=True, exist_ok=True)
+    (results / eval_name / name).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    return name
+
+
+def _publish(results: Path, model: str, provider: str, *, ff: tuple[int, int], mc: tuple[int, int], lc: dict[str, int],
+             usage: dict[str, tuple[int, int]]) -> dict[str, str]:
+    """Writes the three result files: ff/mc = (n, correct), lc = correct of 4 per difficulty,
+    usage = per-row (input, output) tokens per eval."""
+    leetcode = []
+    for band, correct in lc.items():
+        leetcode += _rows("leetcode", n=4, correct=correct, usage=usage["leetcode"], difficulty=band, offset=len(leetcode))
+    return {
+        "freeform": _write_run(results, "freeform", model, provider, _rows("freeform", n=ff[0], correct=ff[1], usage=usage["freeform"])),
+        "multipleChoice": _write_run(results, "multiple_choice", model, provider, _rows("multiple_choice", n=mc[0], correct=mc[1], usage=usage["multiple_choice"])),
+        "leetcode": _write_run(results, "leetcode", model, provider, leetcode),
+    }
+
+
+def make_registry(root: Path) -> tuple[Path, Path]:
+    """models.json + data/results under `root`: two token-priced models, one priced by
+    electricity, and one entry without results (not published)."""
+    results = root / "results"
+    models = [
+        {
+            "name": "alpha-1", "provider": "OpenAI", "url": "https://example.com/alpha-1", "releaseDate": "2025-08-07",
+            "size": None, "price": {"input": 2.0, "output": 8.0},
+            "resultFiles": _publish(results, "alpha-1", "openai", ff=(10, 7), mc=(20, 17), lc={"easy": 4, "medium": 2, "hard": 1},
+                                    usage={"freeform": (1000, 500), "multiple_choice": (400, 100), "leetcode": (800, 1500)}),
+        },
+        {
+            "name": "beta-2", "provider": "Anthropic", "url": "https://example.com/beta-2", "releaseDate": "2025-09-29",
+            "size": None, "price": {"input": 3, "output": 15},
+            "resultFiles": _publish(results, "beta-2", "anthropic", ff=(10, 9), mc=(20, 18), lc={"easy": 4, "medium": 3, "hard": 2},
+                                    usage={"freeform": (1200, 700), "multiple_choice": (500, 50), "leetcode": (900, 2000)}),
+        },
+        {
+            "name": "qwen-local-70b", "provider": "Qwen", "url": "https://example.com/qwen-local-70b", "releaseDate": "2025-04-29",
+            "size": 70_600_000_000, "price": {"electricity": 0.15},
+            "kilowattHour": {"freeform": 0.8, "multipleChoice": 0.5, "easy": 0.2, "medium": 0.3, "hard": 0.45},
+            "resultFiles": _publish(results, "qwen-local-70b", "live", ff=(10, 5), mc=(20, 12), lc={"easy": 3, "medium": 1, "hard": 0},
+                                    usage={"freeform": (1000, 900), "multiple_choice": (400, 300), "leetcode": (800, 2500)}),
+        },
+        {
+            "name": "gamma-preview", "provider": "Gamma", "url": "https://example.com/gamma", "releaseDate": "2025-10-01",
+            "size": 8_000_000_000, "price": {"input": 0.5, "output": 1.5},
+        },
+    ]
+    path = root / "models.json"
+    path.write_text(json.dumps(models, indent=2) + "\n", encoding="utf-8")
+    return path, results
+
+
+@pytest.fixture
+def registry(tmp_path: Path) -> tuple[Path, Path, Path]:
+    models, results = make_registry(tmp_path)
+    return models, results, tmp_path / "site"
+
+
+def cli(models: Path, results: Path, site_dir: Path, *flags: str) -> list[str]:
+    return [*flags, f"--models={models}", f"--results={results}", f"--site={site_dir}"]
+
+
+def read_data_js(site_dir: Path) -> dict:
+    text = (site_dir / "data.js").read_text(encoding="utf-8")
+    body = text[text.index("window.LEADERBOARD = ") + len("window.LEADERBOARD = "):]
+    assert body.endswith("};\n")
+    return json.loads(body[:-2])
+
+
+# ---- site data ---------------------------------------------------------------------------------
+
+def test_site_data_has_scores_average_and_suite_cost_per_published_model(registry):
+    models, results, _ = registry
+    rows = site.site_data(models_path=models, results_dir=results)["models"]
+
+    # best average first; the entry without resultFiles is not on the board
+    assert [r["name"] for r in rows] == ["beta-2", "alpha-1", "qwen-local-70b"]
+    alpha, beta, qwen = rows[1], rows[0], rows[2]
+
+    assert alpha == {
+        "name": "alpha-1", "provider": "OpenAI", "url": "https://example.com/alpha-1", "releaseDate": "2025-08-07",
+        "size": None, "sizeLabel": "—",
+        "freeform": 0.7, "multipleChoice": 0.85,
+        "leetcode": 0.5833, "leetcodeEasy": 1.0, "leetcodeMedium": 0.5, "leetcodeHard": 0.25,
+        "average": 0.7111,  # (0.7 + 0.85 + 0.5833) / 3
+        # tokens in 10*1000 + 20*400 + 12*800 = 27_600 at $2, out 10*500 + 20*100 + 12*1500 = 25_000
+        # at $8 per million (judge tokens not counted): (55_200 + 200_000) / 1e6
+        "cost": 0.2552, "costBasis": "tokens", "price": {"input": 2.0, "output": 8.0},
+    }
+    assert (beta["freeform"], beta["multipleChoice"], beta["leetcode"], beta["average"]) == (0.9, 0.9, 0.75, 0.85)
+    assert (beta["leetcodeEasy"], beta["leetcodeMedium"], beta["leetcodeHard"]) == (1.0, 0.75, 0.5)
+    assert beta["cost"] == 0.5784  # in 32_800 * 3 + out 32_000 * 15 = 578_400 per million
+
+    # electricity: (0.8 + 0.5 + 0.2 + 0.3 + 0.45) kWh * $0.15, whatever the token counts
+    assert (qwen["cost"], qwen["costBasis"]) == (0.3375, "electricity")
+    assert (qwen["size"], qwen["sizeLabel"]) == (70_600_000_000, "70.6 GB")
+    assert (qwen["freeform"], qwen["multipleChoice"], qwen["leetcode"], qwen["average"]) == (0.5, 0.6, 0.3333, 0.4778)
+
+
+def test_electricity_priced_model_without_all_five_kwh_figures_has_no_cost(registry):
+    models, results, _ = registry
+    entries = json.loads(models.read_text())
+    del entries[2]["kilowattHour"]["hard"]
+    models.write_text(json.dumps(entries, indent=2) + "\n")
+    qwen = next(r for r in site.site_data(models_path=models, results_dir=results)["models"] if r["name"] == "qwen-local-70b")
+    assert (qwen["cost"], qwen["costBasis"]) == (None, "electricity")
+
+
+def test_human_sizes():
+    assert [site.human_size(s) for s in (None, 512, 1_500, 8_030_000_000, 70_600_000_000, 999_960_000_000, 1_200_000_000_000)] == [
+        "—", "512 B", "1.5 KB", "8.0 GB", "70.6 GB", "1.0 TB", "1.2 TB"]
+
+
+# ---- the CLI: --write, --check, bad data ------------------------------------------------------
+
+def test_write_is_deterministic_and_rebuild_is_byte_identical(registry, capsys):
+    models, results, site_dir = registry
+    assert site.main(cli(models, results, site_dir, "--write")) == 0
+    assert capsys.readouterr().out.startswith("wrote ")
+    first = (site_dir / "data.js").read_bytes()
+    mtime = (site_dir / "data.js").stat().st_mtime_ns
+
+    text = first.decode()
+    assert text.endswith("};\n") and "\r" not in text and "\n\n" not in text
+    assert text.count("window.LEADERBOARD = ") == 1
+    assert [m["name"] for m in read_data_js(site_dir)["models"]] == ["beta-2", "alpha-1", "qwen-local-70b"]
+    assert "gamma-preview" not in text
+
+    assert site.main(cli(models, results, site_dir, "--write")) == 0
+    assert "up to date" in capsys.readouterr().out
+    assert (site_dir / "data.js").read_bytes() == first
+    assert (site_dir / "data.js").stat().st_mtime_ns == mtime  # not rewritten
+
+    # a fresh build from an identical copy of the data, in another order on disk, is the same bytes
+    entries = json.loads(models.read_text())
+    models.write_text(json.dumps(entries[::-1], indent=4) + "\n")
+    (site_dir / "data.js").unlink()
+    assert site.build(models_path=models, results_dir=results, site_dir=site_dir, write=True) is True
+    assert (site_dir / "data.js").read_bytes() == first
+    assert site.build(models_path=models, results_dir=results, site_dir=site_dir, write=False) is False
+
+
+def test_check_catches_stale_data_js(registry, capsys):
+    models, results, site_dir = registry
+    assert site.main(cli(models, results, site_dir, "--check")) == 1  # never built
+    assert capsys.readouterr().err.strip().endswith(STALE)
+
+    site.main(cli(models, results, site_dir, "--write"))
+    capsys.readouterr()
+    assert site.main(cli(models, results, site_dir, "--check")) == 0
+    built = (site_dir / "data.js").read_bytes()
+
+    entries = json.loads(models.read_text())
+    entries[0]["price"]["output"] = 10.0  # alpha-1 gets dearer
+    models.write_text(json.dumps(entries, indent=2) + "\n")
+    assert site.main(cli(models, results, site_dir, "--check")) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.strip().endswith("data.js " + STALE)
+    assert (site_dir / "data.js").read_bytes() == built  # --check writes nothing
+
+    assert site.main(cli(models, results, site_dir, "--write")) == 0
+    assert site.main(cli(models, results, site_dir, "--check")) == 0
+
+
+def test_command_in_a_subprocess(registry):
+    """The real command: exit codes and one-line messages, no traceback."""
+    models, results, site_dir = registry
+
+    def run(*flags: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "evals.site", *cli(models, results, site_dir, *flags)], cwd=ROOT,
+                              capture_output=True, text=True, timeout=60)
+
+    check = run("--check")
+    assert (check.returncode, check.stdout, check.stderr) == (1, "", f"{site_dir / 'data.js'} {STALE}\n")
+    write = run("--write")
+    assert (write.returncode, write.stderr) == (0, "")
+    assert write.stdout == f"wrote {site_dir / 'data.js'} (3 published models)\n"
+
+    alpha = json.loads(models.read_text())[0]
+    (results / "freeform" / alpha["resultFiles"]["freeform"]).unlink()
+    broken = run("--check")
+    assert broken.returncode == 2 and broken.stdout == ""
+    assert broken.stderr.count("\n") == 1 and alpha["resultFiles"]["freeform"] in broken.stderr
+    assert "Traceback" not in broken.stderr
+
+
+@pytest.mark.parametrize("damage", ["missing", "truncated", "binary", "not an object", "no summary", "wrong eval"])
+def test_bad_result_file_is_one_line_naming_it(registry, damage, capsys):
+    models, results, site_dir = registry
+    alpha = json.loads(models.read_text())[0]
+    path = results / "leetcode" / alpha["resultFiles"]["leetcode"]
+    if damage == "missing":
+        path.unlink()
+    elif damage == "truncated":
+        path.write_bytes(path.read_bytes()[:300])
+    elif damage == "binary":
+        path.write_bytes(b"\xff\xfe\x00garbage")
+    elif damage == "not an object":
+        path.write_text("42\n")
+    elif damage == "no summary":
+        result = json.loads(path.read_text())
+        del result["summary"]["hard"]
+        path.write_text(json.dumps(result))
+    else:
+        shutil.copy(results / "freeform" / alpha["resultFiles"]["freeform"], path)
+    assert site.main(cli(models, results, site_dir, "--write")) == 2  # an exception would fail the test
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.count("\n") == 1 and err.startswith("build: ")
+    assert path.name in err, err
+    assert not (site_dir / "data.js").exists()
+
+
+# ---- the page in headless Chromium ----------------------------------------------------------
+
+class Page:
+    """One headless Chromium for the module, started on first use: when it is not installed,
+    each browser test fails (not skips) with the install line."""
+
+    def __init__(self):
+        self._browser: Browser | None = None
+        self._error: str | None = None
+
+    def browser(self) -> Browser:
+        if self._error:
+            pytest.fail(self._error, pytrace=False)
+        if self._browser is None:
+            try:
+                self._browser = Browser.start()
+            except BrowserUnavailable as error:
+                self._error = f"the site tests need headless Chromium: {error}"
+            if self._error:
+                pytest.fail(self._error, pytrace=False)
+            self._browser.set_window_size(1400, 1000)  # the whole table in view: no sideways scrolling
+        return self._browser
+
+    def open(self, url: str) -> Browser:
+        browser = self.browser()
+        browser.console_log()  # drop what earlier pages logged
+        browser.get(url)
+        return browser
+
+    def close(self) -> None:
+        if self._browser is not None:
+            self._browser.quit()
+
+
+@pytest.fixture(scope="module")
+def page():
+    holder = Page()
+    yield holder
+    holder.close()
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory) -> tuple[str, Path]:
+    """Two built sites, `board/` (the registry above) and `empty/` (nothing published),
+    served over http on 127.0.0.1."""
+    root = tmp_path_factory.mktemp("site")
+    models, results = make_registry(root / "data")
+    empty_models = root / "data" / "empty.json"
+    entries = json.loads(models.read_text())
+    empty_models.write_text(json.dumps([entries[3]], indent=2) + "\n")
+    for name, models_path in (("board", models), ("empty", empty_models)):
+        (root / name).mkdir()
+        for file in STATIC:
+            shutil.copy(ROOT / "site" / file, root / name / file)
+        assert site.build(models_path=models_path, results_dir=results, site_dir=root / name, write=True)
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(root)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", root
+    server.shutdown()
+    server.server_close()
+
+
+def problems(browser: Browser) -> list[str]:
+    """Console entries of warning level or worse (page errors, failed loads, console.error)."""
+    return [f"{e['level']}: {e['message']}" for e in browser.console_log() if e["level"] in ("SEVERE", "WARNING")]
+
+
+def names(browser: Browser) -> list[str]:
+    return [cell.text for cell in browser.find_all("#leaderboard tbody th[data-key=name]")]
+
+
+@pytest.mark.parametrize("scheme", ["http", "file"])
+def test_page_loads_without_console_errors_and_shows_every_published_model(page, served, scheme):
+    base, root = served
+    browser = page.open(f"{base}/board/" if scheme == "http" else (root / "board" / "index.html").as_uri())
+    assert browser.title == "Roblox LLM leaderboard"
+    assert names(browser) == ["beta-2", "alpha-1", "qwen-local-70b"]
+    assert "gamma-preview" not in browser.find("body").text
+    assert browser.execute("return document.querySelector('#leaderboard caption').textContent") == "Scores and suite cost of every published model"
+    assert browser.find("th[data-key=average]").attribute("aria-sort") == "descending"
+
+    alpha = browser.find("#leaderboard tbody tr[data-name='alpha-1']")
+    cells = {key: alpha.find(f"[data-key={key}]").text for key in (
+        "provider", "releaseDate", "size", "freeform", "multipleChoice", "leetcode", "leetcodeEasy", "leetcodeMedium", "leetcodeHard", "average", "cost")}
+    assert cells == {"provider": "OpenAI", "releaseDate": "2025-08-07", "size": "—", "freeform": "70.0%", "multipleChoice": "85.0%",
+                     "leetcode": "58.3%", "leetcodeEasy": "100.0%", "leetcodeMedium": "50.0%", "leetcodeHard": "25.0%",
+                     "average": "71.1%", "cost": "$0.255"}
+    assert alpha.find("a").attribute("href") == "https://example.com/alpha-1"
+    # every cell sits under its own column header
+    misplaced = browser.execute(
+        "const row = document.querySelector('#leaderboard tbody tr'); return Array.from(row.children).filter(cell => {"
+        " const th = document.querySelector(`thead th[data-key=${cell.dataset.key}]`).getBoundingClientRect();"
+        " const td = cell.getBoundingClientRect(); return Math.abs(th.left - td.left) > 1 || Math.abs(th.right - td.right) > 1;"
+        " }).map(cell => cell.dataset.key);")
+    assert misplaced == []
+    assert len(browser.find_all("#leaderboard tbody tr:first-child > *")) == len(browser.find_all("thead th[data-key]")) == 12
+    assert browser.find("tr[data-name='qwen-local-70b'] [data-key=size]").text == "70.6 GB"
+    assert problems(browser) == []
+
+
+def test_clicking_average_sorts_ascending_then_descending(page, served):
+    base, _ = served
+    browser = page.open(f"{base}/board/")
+    header = browser.find("th[data-key=average]")
+    header.click()
+    assert names(browser) == ["qwen-local-70b", "alpha-1", "beta-2"]
+    assert header.attribute("aria-sort") == "ascending"
+    header.click()
+    assert names(browser) == ["beta-2", "alpha-1", "qwen-local-70b"]
+    assert header.attribute("aria-sort") == "descending"
+
+    # another column: ascending first, text columns alphabetically, and only one aria-sort
+    browser.find("th[data-key=provider]").click()
+    assert names(browser) == ["beta-2", "alpha-1", "qwen-local-70b"]  # Anthropic, OpenAI, Qwen
+    assert [th.attribute("data-key") for th in browser.find_all("th[aria-sort]")] == ["provider"]
+    browser.find("th[data-key=cost]").click()
+    assert names(browser) == ["alpha-1", "qwen-local-70b", "beta-2"]  # $0.2552, $0.3375, $0.5784
+    browser.find("th[data-key=size]").click()
+    assert names(browser)[0] == "qwen-local-70b"  # the only size; "—" last
+    browser.find("th[data-key=size]").click()
+    assert names(browser)[0] == "qwen-local-70b"  # still first: "—" is last either way
+    assert problems(browser) == []
+
+
+def test_chart_draws_one_labelled_point_per_model(page, served):
+    base, _ = served
+    browser = page.open(f"{base}/board/")
+    points = browser.find_all("#chart svg circle[data-model]")
+    assert sorted(p.attribute("data-model") for p in points) == ["alpha-1", "beta-2", "qwen-local-70b"]
+    labels = [t.text for t in browser.find_all("#chart svg text.point-label")]
+    assert sorted(labels) == ["alpha-1", "beta-2", "qwen-local-70b"]
+    # higher average is drawn higher, dearer further right
+    at = browser.execute(
+        "const out = {}; document.querySelectorAll('#chart circle[data-model]').forEach(c => {"
+        " out[c.dataset.model] = [Number(c.getAttribute('cx')), Number(c.getAttribute('cy'))]; }); return out;")
+    assert at["beta-2"][1] < at["alpha-1"][1] < at["qwen-local-70b"][1]
+    assert at["alpha-1"][0] < at["qwen-local-70b"][0] < at["beta-2"][0]
+    assert problems(browser) == []
+
+
+def test_empty_board_says_so(page, served):
+    base, _ = served
+    browser = page.open(f"{base}/empty/")
+    assert browser.find("#empty").text == "No published models yet."
+    assert browser.find_all("#leaderboard tbody tr") == []
+    assert browser.find_all("#chart circle") == []
+    assert problems(browser) == []
