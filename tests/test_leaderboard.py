@@ -235,3 +235,37 @@ def test_concurrent_publishers_never_lose_an_update(tmp_path):
         worker.join(60)
     names = {m["name"] for m in registry.load_models(path, results=tmp_path)}
     assert names == {f"{p}{i}" for p in "ab" for i in range(15)}
+
+
+def test_a_new_models_missing_metadata_is_looked_up_and_printed(tmp_path):
+    """Only --model and --provider: OpenRouter's models API fills in the rest."""
+    from tests.loopback import LoopbackServer, Reply
+
+    openrouter_models = {"data": [{
+        "id": "openai/student-1", "name": "OpenAI: Student 1", "created": 1793491200,
+        "pricing": {"prompt": "0.00000125", "completion": "0.00001"}, "hugging_face_id": None,
+    }]}
+    with LoopbackServer(lambda request: Reply(200, openrouter_models)) as openrouter, OpenAIServer(Student()) as server:
+        env = harness_env(OPENROUTER_API_BASE=f"{openrouter.url}/api/v1")
+        done = subprocess.run(
+            evaluate_command(tmp_path / "data", "Looked Up", *model_flags(server), "--limit=2", "--no-build"),
+            cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+        )
+        no_build_requests = len(openrouter.requests)
+        done = subprocess.run(
+            evaluate_command(tmp_path / "data", "Looked Up", *model_flags(server), "--evals=mc"),
+            cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+        )
+    assert no_build_requests == 0  # a smoke test looks nothing up
+    assert "looked up provider: OpenAI" in done.stdout and "looked up releaseDate: 2026-11-01" in done.stdout
+    assert "looked up price: {'input': 1.25, 'output': 10}" in done.stdout
+    new = entry(tmp_path / "data", "Looked Up")
+    assert new["url"] == "https://openrouter.ai/openai/student-1" and "resultFiles" not in new
+
+
+def test_parallel_runs_prefix_every_line_with_its_eval(tmp_path):
+    done = evaluate(tmp_path / "data", "Gold", "--provider=reference", "--model=gold", "--limit=2", "--parallel")
+
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr
+    for tag in ("ff", "mc", "lc"):
+        assert any(line.startswith(f"[{tag}] ") and "passed" in line for line in done.stdout.splitlines()), done.stdout

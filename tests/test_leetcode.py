@@ -108,3 +108,29 @@ def test_the_reference_provider_passes_every_bundled_problem(tmp_path):
 
     assert done.returncode == 0, done.stdout[-3000:]
     assert read_result(tmp_path / "results", "leetcode")["summary"]["overall"]["accuracy"] == 1.0
+
+
+def test_jest_url_sends_each_problem_to_a_jest_lua_test_server(tmp_path):
+    from tests.harness import harness_env
+    from tests.luau.jest_server import JestServer, run_locally
+
+    with JestServer(api_keys={"jest-key-1"}, default=run_locally()) as server:
+        done = run_harness("--provider=reference", "-m", "leetcode", f"--jest-url={server.url}", "--limit=5",
+                           run_dir=tmp_path / "runs", results_dir=tmp_path / "results", env=harness_env(JEST_SERVER_API_KEY="jest-key-1"))
+        uploads = [r for r in server.requests if r.path == "/test"]
+
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert len(uploads) == 5 and all(r.api_key == "jest-key-1" for r in uploads)
+    assert read_result(tmp_path / "results", "leetcode")["summary"]["overall"]["correct"] == 5
+
+
+def test_a_jest_server_that_stays_busy_errors_the_items_and_writes_no_result(tmp_path):
+    from tests.harness import harness_env
+    from tests.luau.jest_server import JestServer, http
+
+    with JestServer(default=http(503)) as server:
+        done = run_harness("--provider=reference", "-m", "leetcode", f"--jest-url={server.url}", "--limit=1",
+                           run_dir=tmp_path / "runs", results_dir=tmp_path / "results", env=harness_env(), timeout=300)
+
+    assert "1 error" in done.stdout.splitlines()[-1] and "still busy (HTTP 503)" in done.stdout
+    assert not (tmp_path / "results" / "leetcode").exists()
