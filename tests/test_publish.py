@@ -1,0 +1,125 @@
+"""The publish rules, on result files written the way the collector writes them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from evals import registry
+from evals.datasets.leetcode import load_problems
+from evals.errors import DatasetError, RegistryError
+from evals.publish import publish
+from evals.results import build_result, write_result
+
+ENTRY = {"name": "M", "provider": "P", "url": "https://p", "releaseDate": "2026-01-02", "size": None}
+
+
+def result_files(data: Path, *, provider="openai", api_errors=0, limit=None, model="m-1") -> dict[str, Path]:
+    paths = {}
+    for key, folder in registry.RESULT_KEYS.items():
+        config = {"eval": folder, "provider": provider, "model": model, "split": "test"}
+        if limit:
+            config["limit"] = limit
+        summary = {"n": 40, "correct": 30, "accuracy": 0.75, "apiErrors": api_errors, "tokens": {"input": 1, "output": 1}}
+        if key == "leetcode":
+            summary = {"overall": summary}
+        path = data / "results" / folder / f"{provider}-{model}.json"
+        write_result(path, build_result(config, summary, [], allow_errors=False, prices=None, timing={}))
+        paths[key] = path
+    return paths
+
+
+def published(data: Path) -> dict | None:
+    return registry.find_entry(registry.load_models(data / "models.json", results=data / "results"), "M")
+
+
+def test_all_three_results_set_result_files(tmp_path):
+    lines = publish("M", result_files(tmp_path), metadata={**ENTRY, "price": {"input": 1, "output": 2}},
+                    models_path=tmp_path / "models.json", results_dir=tmp_path / "results")
+    assert lines == ["published 'M': freeform openai-m-1.json, leetcode openai-m-1.json, multipleChoice openai-m-1.json"]
+    assert published(tmp_path)["resultFiles"]["leetcode"] == "openai-m-1.json"
+
+
+def test_until_all_three_exist_only_the_metadata_is_updated(tmp_path):
+    files = result_files(tmp_path)
+    del files["leetcode"]
+    lines = publish("M", files, metadata={**ENTRY, "price": {"input": 1, "output": 2}}, models_path=tmp_path / "models.json", results_dir=tmp_path / "results")
+    assert lines == ["not published yet: leetcode not finished; resultFiles is set once all three exist"]
+    assert "resultFiles" not in published(tmp_path) and published(tmp_path)["provider"] == "P"
+
+
+def test_an_electricity_priced_model_needs_all_five_kwh_values(tmp_path):
+    metadata = {**ENTRY, "price": {"electricity": 0.3}}
+    lines = publish("M", result_files(tmp_path), metadata=metadata, kwh={"freeform": 0.1, "multipleChoice": 0.2},
+                    models_path=tmp_path / "models.json", results_dir=tmp_path / "results")
+    assert "needs all five kilowattHour values" in lines[0]
+    assert "resultFiles" not in published(tmp_path)
+
+    lines = publish("M", result_files(tmp_path), metadata=metadata, kwh={"easy": 0.1, "medium": 0.2, "hard": 0.3},
+                    models_path=tmp_path / "models.json", results_dir=tmp_path / "results")
+    assert lines[0].startswith("published")
+
+
+@pytest.mark.parametrize(
+    "kwargs, reason",
+    [
+        ({"api_errors": 3}, "3 of 40 answers failed"),
+        ({"limit": 5}, "--limit 5 makes it a smoke test"),
+        ({"provider": "reference"}, "the reference provider answers with the gold answers"),
+    ],
+)
+def test_refusals_leave_result_files_unset_and_say_why(tmp_path, kwargs, reason):
+    lines = publish("M", result_files(tmp_path, **kwargs), metadata={**ENTRY, "price": {"input": 1, "output": 2}},
+                    models_path=tmp_path / "models.json", results_dir=tmp_path / "results")
+    assert any(reason in line for line in lines), lines
+    assert "resultFiles" not in published(tmp_path)
+
+
+def test_results_of_different_runs_are_not_published_together(tmp_path):
+    files = result_files(tmp_path)
+    files["leetcode"] = result_files(tmp_path, model="other")["leetcode"]
+    lines = publish("M", files, metadata={**ENTRY, "price": {"input": 1, "output": 2}}, models_path=tmp_path / "models.json", results_dir=tmp_path / "results")
+    assert "different runs" in lines[-1]
+
+
+def test_the_publish_hook_refuses_a_model_not_on_the_board(tmp_path):
+    with pytest.raises(RegistryError, match="is not in models.json: add it first with `uv run evaluate"):
+        publish("M", result_files(tmp_path), models_path=tmp_path / "models.json", results_dir=tmp_path / "results")
+    assert not (tmp_path / "models.json").exists()
+
+
+# -- the LeetCode loader ------------------------------------------------------------------------
+
+
+PROBLEM = {"task_id": "p-1", "difficulty": "Medium", "problem_description": "d", "starter_code": "s", "entry_point": "f", "test": "t", "solution": "x"}
+
+
+@pytest.mark.parametrize("writer", ["jsonl", "parquet"])
+def test_a_local_leetcode_file_loads_by_column_name(tmp_path, writer):
+    path = tmp_path / f"lc.{writer}"
+    if writer == "jsonl":
+        path.write_text(json.dumps(PROBLEM) + "\n")
+    else:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        pq.write_table(pa.Table.from_pylist([PROBLEM]), path)
+    (problem,), identity = load_problems(str(path), "test")
+    assert (problem.id, problem.difficulty, problem.entry_point, problem.solution) == ("p-1", "medium", "f", "x")
+    assert identity["name"] == path.name
+
+
+def test_a_leetcode_record_missing_a_column_fails_loudly(tmp_path):
+    path = tmp_path / "lc.jsonl"
+    path.write_text(json.dumps({k: v for k, v in PROBLEM.items() if k != "test"}) + "\n")
+    with pytest.raises(DatasetError, match=r"lc.jsonl: record 1: missing column 'test'"):
+        load_problems(str(path), "test")
+
+
+def test_an_unknown_difficulty_is_named(tmp_path):
+    path = tmp_path / "lc.jsonl"
+    path.write_text(json.dumps({**PROBLEM, "difficulty": "Brutal"}) + "\n")
+    with pytest.raises(DatasetError, match="difficulty 'brutal' is not one of Easy, Medium, Hard"):
+        load_problems(str(path), "test")
