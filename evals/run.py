@@ -63,6 +63,7 @@ class EvalRun:
         self._throttles: dict[int, Throttle] = {}
         self._throttles_lock = threading.Lock()
         self._stop = threading.Event()
+        self._asking: dict[tuple[str, str], threading.Event] = {}  # calls in flight in this process
         self.fatal: FatalProviderError | None = None
 
     # -- what an item does -------------------------------------------------------------
@@ -111,13 +112,18 @@ class EvalRun:
 
     def _call(self, item_id: str, role: str, provider: Provider, request: Request, *, wait: bool) -> Completion:
         record = {"provider": provider.spec.identity(), **request.to_record()}
+        key = (item_id, role)
         cached = self.cache.lookup(item_id, role, record)
+        if cached is None and wait and (asking := self._asking.get(key)):
+            asking.wait()  # a prefetch thread of this process is asking: no need to poll the file lock
+            cached = self.cache.lookup(item_id, role, record)
         if cached is None:
             lock = self.cache.lock(item_id, role)
             try:
                 lock.acquire(timeout=-1 if wait else 0, poll_interval=0.005)
             except Timeout:
                 raise _Busy from None
+            done = self._asking.setdefault(key, threading.Event())
             try:
                 cached = self.cache.lookup(item_id, role, record)
                 if cached is None:
@@ -126,6 +132,8 @@ class EvalRun:
                         self.cache.store(item_id, role, record, cached)
             finally:
                 lock.release()
+                self._asking.pop(key, None)
+                done.set()
         if isinstance(cached, ProviderError):
             raise cached
         return cached
