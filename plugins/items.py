@@ -18,19 +18,19 @@ import pytest
 
 from evals.config import run_dir
 from evals.errors import EvalError, FatalProviderError
-from evals.providers import make_provider
 from evals.luau import run_tests_isolated
 from evals.plan import Planned, plan
+from evals.providers import make_provider
 from evals.run import EvalRun
-from evals.tasks import TASKS, Task
+from evals.tasks import TASKS
 
-from .options import settings, settings_key, verifying
+from .options import may_run, settings, settings_key, verifying
 
 ROW_PROPERTY = "eval_row"
 
-
 loaded_key = pytest.StashKey[dict[str, Planned]]()
 runs_key = pytest.StashKey[dict[str, EvalRun]]()
+notices_key = pytest.StashKey[list[str]]()
 
 
 @pytest.hookimpl(trylast=True)
@@ -53,15 +53,14 @@ def loaded(config: pytest.Config) -> dict[str, Planned]:
 def _start_over(config: pytest.Config) -> None:
     """--force: rename each existing run folder of this identity out of the way, and say so."""
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
-    for item in loaded(config).values():
+    for name, item in loaded(config).items():
+        if not may_run(config, name):
+            continue  # `evaluate --parallel --force` runs each eval in its own process
         folder = run_dir(settings(config).run_root, item.config)
         if folder.exists():
             kept = folder.with_name(f"{folder.name}.replaced-{stamp}")
             folder.rename(kept)
             config.stash.setdefault(notices_key, []).append(f"--force: the previous run folder is kept as {kept}")
-
-
-notices_key = pytest.StashKey[list[str]]()
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

@@ -151,7 +151,7 @@ def _settings(config: pytest.Config) -> Settings:
         judges = tuple(JudgeSpec.parse(j) for j in opt("judge")) or (REFERENCE_JUDGES if provider == "reference" else DEFAULT_JUDGES)
     except ValueError as error:
         raise EvalError(str(error)) from None
-    if _may_run(config, "freeform"):
+    if may_run(config, "freeform"):
         for judge in judges:  # unknown provider, missing API key: fail now
             try:
                 make_provider(judge.provider_spec())
@@ -183,7 +183,7 @@ def _settings(config: pytest.Config) -> Settings:
     )
 
 
-def _may_run(config: pytest.Config, eval_name: str) -> bool:
+def may_run(config: pytest.Config, eval_name: str) -> bool:
     """False when -m / -k plainly leave this eval out; then its judges need no API keys."""
     selection = f"{config.option.markexpr} {config.option.keyword}".strip()
     tag = next(t for t, name in EVAL_TAGS.items() if name == eval_name)

@@ -216,3 +216,12 @@ def test_the_reference_provider_runs_offline_through_the_judges_and_is_never_pub
     freeform = read_result(tmp_path / "results", "freeform")
     assert freeform["summary"]["judgeAgreement"] == 1.0
     assert {v["verdict"] for r in freeform["results"] for v in r["verdicts"]} == {"CORRECT"}
+
+
+def test_force_with_a_marker_starts_over_only_the_selected_eval(server, tmp_path):
+    run_harness(*model_args(server), "-m", "multiple_choice or freeform", run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+
+    run_harness(*model_args(server), "-m", "multiple_choice", "--force", run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+
+    assert list((tmp_path / "runs" / "multiple_choice").glob("*.replaced-*"))
+    assert not list((tmp_path / "runs" / "freeform").glob("*.replaced-*"))

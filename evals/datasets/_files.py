@@ -8,8 +8,6 @@ import json
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-
-
 from evals.errors import DatasetError
 
 
