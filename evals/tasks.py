@@ -1,7 +1,8 @@
 """The evals: how a sample becomes a prompt, and how a reply is scored.
 
-A `Task` knows nothing about pytest, caching or providers beyond the `Calls` it is handed:
-`score` may make further model calls (the judges) through it, cached like the candidate's."""
+A `Task` knows nothing about pytest, caching or providers beyond the `Scoring` it is handed:
+`score` may make further model calls through it (the judges, cached like the candidate's) or
+run Luau in the sandbox."""
 
 from __future__ import annotations
 
@@ -54,7 +55,7 @@ class Task(ABC):
         return sample.answer
 
     @abstractmethod
-    def score(self, sample: Any, completion: Completion, calls: Scoring) -> dict[str, Any]:
+    def score(self, sample: Any, completion: Completion, scoring: Scoring) -> dict[str, Any]:
         """Row fields: at least `status` ("correct", "wrong", "unparseable") and `correct`."""
 
     def summarize(self, rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -94,7 +95,7 @@ class MultipleChoice(Task):
     def gold_reply(self, sample: robloxqa.MultipleChoiceQuestion) -> str:
         return f"Answer: {sample.answer}"
 
-    def score(self, sample, completion, calls):
+    def score(self, sample, completion, scoring):
         letter = extract_letter(completion.text, list(sample.choices))
         if letter is None:
             return {"status": "unparseable", "correct": False, "expected": sample.answer, "answer": None}
@@ -122,7 +123,7 @@ class Freeform(Task):
     def prompt(self, sample: robloxqa.FreeformQuestion) -> str:
         return f"Answer the following question about Roblox development precisely and concisely.\n\n{sample.question}"
 
-    def score(self, sample, completion, calls):
+    def score(self, sample, completion, scoring):
         reply = completion.text
         if not reply.strip():
             return {"status": "wrong", "correct": False, "verdicts": [], "agreed": True, "note": "empty reply"}
@@ -133,7 +134,7 @@ class Freeform(Task):
             seed=judges.SEED,
             context={"reply": reply, "reference": sample.answer},
         )
-        replies = [calls.judge(sample.id, i, request) for i in range(len(calls.judge_names))]
+        replies = [scoring.judge(sample.id, i, request) for i in range(len(scoring.judge_names))]
         verdicts = [judges.parse_verdict(reply.text) for reply in replies]
         correct = judges.majority(verdicts)
         return {
@@ -141,7 +142,7 @@ class Freeform(Task):
             "correct": correct,
             "verdicts": [
                 {"judge": name, "verdict": None if v is None else ("CORRECT" if v else "INCORRECT")}
-                for name, v in zip(calls.judge_names, verdicts)
+                for name, v in zip(scoring.judge_names, verdicts)
             ],
             "agreed": judges.unanimous(verdicts),
             "judgeUsage": dataclasses.asdict(sum((reply.usage for reply in replies), Usage())),
@@ -185,12 +186,12 @@ class LeetCode(Task):
     def gold_reply(self, sample: Problem) -> str:
         return f"```luau\n{sample.solution or ''}\n```"
 
-    def score(self, sample, completion, calls):
+    def score(self, sample, completion, scoring):
         code = extract_code(completion.text, sample.entry_point)
         if code is None:
             return {"status": "wrong", "correct": False, "difficulty": sample.difficulty, "note": "no code in the reply"}
-        budget = calls.work_budget(sample)
-        run = calls.run_luau(sample, code, budget)
+        budget = scoring.work_budget(sample)
+        run = scoring.run_luau(sample, code, budget)
         counts = run.aggregated
         return {
             "status": "correct" if run.passed else "wrong",
