@@ -146,7 +146,11 @@ def _settings(config: pytest.Config) -> Settings:
         api_key_env=opt("api_key_env"),
         responses_api=opt("responses_api"),
     )
-    candidate = make_provider(spec)  # unknown provider, missing API key: fail now, not on every item
+    try:
+        candidate = make_provider(spec)  # unknown provider, missing API key: fail now, not on every item
+    except EvalError as error:
+        hint = " (or name another variable with --api-key-env)" if "environment variable" in str(error) else ""
+        raise EvalError(f"{error}{hint}") from None
     try:
         judges = tuple(JudgeSpec.parse(j) for j in opt("judge")) or (REFERENCE_JUDGES if provider == "reference" else DEFAULT_JUDGES)
     except ValueError as error:
@@ -156,7 +160,7 @@ def _settings(config: pytest.Config) -> Settings:
             try:
                 make_provider(judge.provider_spec())
             except EvalError as error:
-                raise EvalError(f"--judge {judge.name}: {error}") from None
+                raise EvalError(f"--judge {judge.name}: {error}; or pick judges you have keys for with --judge PROVIDER:MODEL") from None
     worker = getattr(config, "workerinput", None)
     data = ROOT / "data"
     identity = Identity(

@@ -103,7 +103,7 @@ class Provider(ABC):
 def api_key_from_env(name: str, *, required: bool) -> str:
     key = os.environ.get(name, "")
     if required and not key:
-        raise UsageError(f"the environment variable {name} is not set: export your API key there (or pass --api-key-env NAME)")
+        raise UsageError(f"the environment variable {name} is not set: export the API key in it")
     return key
 
 
