@@ -419,6 +419,22 @@ def test_hub_dataset_is_downloaded_once_then_cached(hub, tmp_path):
     assert len(hub.requests) == 1
 
 
+def test_a_branch_revision_is_resolved_to_a_commit_once_and_recorded(hub, tmp_path):
+    file = HUB["robloxqa-v1"]["test"]
+    assert file.revision == "main"
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    hub.files[f"/api/datasets/{file.repo}/revision/main"] = json.dumps({"id": file.repo, "sha": commit}).encode()
+    records = [{"id": f"v1-{i}", "question": f"Q{i}?", "choices": ["a", "b", "c", "d"], "answer": i % 4} for i in range(3)]
+    hub.serve(file.repo, commit, file.path, parquet_bytes(tmp_path, records))
+
+    questions, identity = load_multiple_choice("robloxqa-v1", "test")
+    again, _ = load_multiple_choice("robloxqa-v1", "test")
+
+    assert identity == {"name": f"hf:{file.repo}", "revision": commit, "file": file.path}
+    assert [q.answer for q in questions] == ["A", "B", "C"] and again == questions
+    assert hub.requests == [f"/api/datasets/{file.repo}/revision/main", f"/datasets/{file.repo}/resolve/{commit}/{file.path}"]
+
+
 def test_hub_404_is_a_clear_dataset_error_and_caches_nothing(hub, tmp_path):
     file = HUB["robloxqa-v2"]["train"]
     with pytest.raises(DatasetError) as error:

@@ -41,6 +41,6 @@ def source_of(identity: dict) -> str | None:
         return "bundled"
     for source, files in [*robloxqa.HUB.items(), ("luau-leetcode", leetcode.HUB)]:
         for file in files.values():
-            if file.identity() == identity:
-                return source
+            if file.identity()["name"] == identity["name"] and file.path == identity.get("file"):
+                return source  # at the commit the run recorded: a branch may have moved since
     return None

@@ -36,7 +36,7 @@ def load_problems(source: str, split: str) -> tuple[list[Problem], dict[str, Any
     elif source == "luau-leetcode":
         if split not in HUB:
             raise DatasetError(f"luau-leetcode has no {split!r} split here; pass --split test")
-        path, identity = fetch(HUB[split]), HUB[split].identity()
+        path, identity = fetch(HUB[split])
     else:
         path = Path(source)
         if not path.is_file():

@@ -43,7 +43,7 @@ class FreeformQuestion:
 
 
 # Published datasets: name -> files per split, at a pinned revision. v1.0's commit could not
-# be confirmed while this was written, so it follows main: its identity records "main".
+# be confirmed while this was written: it follows main, resolved to a commit at first download.
 HUB = {
     "robloxqa-v1": {
         "test": HubFile("TorpedoSoftware/RobloxQA-v1.0", "main", "test.parquet"),
@@ -68,7 +68,8 @@ def resolve(source: str, eval_name: str, split: str) -> tuple[Path, dict[str, An
         files = HUB[source]
         if split not in files:
             raise DatasetError(f"{source} has no {split!r} split (it has {', '.join(files)}); pass --split {next(iter(files))}")
-        return fetch(files[split]), files[split].identity(), False
+        path, identity = fetch(files[split])
+        return path, identity, False
     path = Path(source)
     if not path.is_file():
         known = ", ".join(["bundled", *HUB])
