@@ -88,8 +88,11 @@ class Student:
             return "Looks fine to me."
         return f"Compared.\nVERDICT: {'CORRECT' if same else 'INCORRECT'}"
 
-    def question_of(self, body: dict) -> str | None:
-        """The bundled question id a candidate request asks about, if any."""
+    def question_of(self, body: dict | None) -> str | None:
+        """The bundled question id a candidate request asks about, if any. A request cut off
+        by a killed client has no body."""
+        if not isinstance(body, dict) or not body.get("messages"):
+            return None
         prompt = body["messages"][-1]["content"]
         if "VERDICT: CORRECT" in prompt:
             return None
