@@ -9,6 +9,7 @@ Batch API mode fits the same seam: submit every uncached request at start, poll,
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import json
 import threading
@@ -75,11 +76,9 @@ class EvalRun:
         try:
             completion = self._call(sample.id, "candidate", self.candidate, self._candidate_request(sample), wait=wait)
             scored = self.task.score(sample, completion, _Scoring(self, wait))
+        except FatalProviderError:
+            raise
         except ProviderError as error:
-            if isinstance(error, FatalProviderError):
-                self.fatal = self.fatal or error
-                self._stop.set()
-                raise
             return {"id": sample.id, "status": "apiError", "correct": False, "error": f"{error.kind}: {error}"}
         return {
             "id": sample.id,
@@ -128,7 +127,10 @@ class EvalRun:
                 cached = self.cache.lookup(item_id, role, record)
                 if cached is None:
                     cached = self._ask(provider, request)
-                    if not isinstance(cached, FatalProviderError):
+                    if isinstance(cached, FatalProviderError):
+                        self.fatal = self.fatal or cached  # every later item ends the run too
+                        self._stop.set()
+                    else:
                         self.cache.store(item_id, role, record, cached)
             finally:
                 lock.release()
@@ -152,20 +154,17 @@ class EvalRun:
 
     def prefetch(self, samples: Sequence[Any], *, threads: int) -> list[threading.Thread]:
         """Answer `samples` on background threads; items then find their calls cached."""
-        pending = list(samples)
-        pending_lock = threading.Lock()
+        pending = collections.deque(samples)
 
         def work() -> None:
             while not self._stop.is_set():
-                with pending_lock:
-                    if not pending:
-                        return
-                    sample = pending.pop(0)
+                try:
+                    sample = pending.popleft()
+                except IndexError:
+                    return
                 try:
                     self._prefetch_one(sample)
-                except (_Busy, FatalProviderError):
-                    pass
-                except Exception:  # noqa: BLE001 - the item itself will meet and report it
+                except Exception:  # noqa: BLE001 - busy, failed or fatal: the item meets and reports it
                     pass
 
         workers = [threading.Thread(target=work, name=f"prefetch-{i}", daemon=True) for i in range(max(1, threads))]
@@ -178,14 +177,8 @@ class EvalRun:
         Local grading (running Luau) stays with the item, off these threads."""
         if self.judges:
             self.answer(sample, wait=False)
-            return
-        try:
+        else:
             self._call(sample.id, "candidate", self.candidate, self._candidate_request(sample), wait=False)
-        except FatalProviderError as error:
-            self.fatal = self.fatal or error
-            self._stop.set()
-        except ProviderError:
-            pass
 
     def stop(self) -> None:
         self._stop.set()

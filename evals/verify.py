@@ -11,7 +11,6 @@ from typing import Any
 
 from evals.config import run_name
 from evals.errors import EvalError
-from evals.luau import run_tests_isolated
 from evals.plan import identity_from_config, plan
 from evals.providers import Completion, Provider, Request
 from evals.results import Prices, build_result, read_result, summarize, without_timing
@@ -48,7 +47,6 @@ def rescore(result_file: Path, *, run_root: Path) -> dict[str, Any]:
         judges=[(j.name, CachedOnly(j.provider_spec())) for j in ident.judges],
         folder=folder,
         session=None,
-        luau=run_tests_isolated,
     )
     rows = [run.answer(sample) for sample in planned.samples]
     prices = Prices(**published["prices"]) if published.get("prices") else None
