@@ -234,3 +234,12 @@ def test_sustained_429s_give_up_after_the_patience_budget(openai_server):
 
     assert raised.value.kind == "rate_limit"
     assert 5 <= len(openai_server.requests) <= 12
+
+
+@pytest.mark.parametrize("value", ["Wed, 21 Oct 2015 07:28:00 GMT", "soon"])
+def test_a_retry_after_date_or_garbage_falls_back_to_a_wait_not_a_crash(anthropic_server, value):
+    anthropic_server.fail_next(1, 429, headers={"retry-after": value})
+    provider = make_provider(ProviderSpec("anthropic", "claude-haiku-4-5", base_url=anthropic_server.url))
+
+    assert ask(provider, Request(prompt="Hi")).text == "loopback reply to: Hi"
+    assert len(anthropic_server.requests) == 2

@@ -7,12 +7,14 @@ checkpoint) is one more module that implements `complete`."""
 from __future__ import annotations
 
 import dataclasses
+import email.utils
 import os
+import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
 
-from evals.errors import UsageError
+from evals.errors import FatalProviderError, ProviderError, TransientError, UsageError
 
 
 @dataclass(frozen=True)
@@ -109,3 +111,35 @@ def api_key_from_env(name: str, *, required: bool) -> str:
 
 def is_openrouter(base_url: str | None) -> bool:
     return bool(base_url) and "openrouter.ai" in base_url
+
+
+def status_error(status: int, message: str, headers) -> ProviderError:
+    """An HTTP error status as the harness treats it, whichever provider sent it: 429 and 5xx
+    are retried (honouring Retry-After), a rejected key ends the run, the rest is final."""
+    if status == 429:
+        return TransientError(message, kind="rate_limit", status=status, retry_after=retry_after(headers))
+    if status in (401, 403):
+        return FatalProviderError(f"{message}; check the API key", kind="auth", status=status)
+    if status in (408, 409) or status >= 500:  # 529 is Anthropic's "overloaded"
+        return TransientError(message, kind="server_error", status=status, retry_after=retry_after(headers))
+    return ProviderError(message, kind="bad_request", status=status)
+
+
+def retry_after(headers) -> float | None:
+    """Seconds from a Retry-After header (seconds or an HTTP date) or OpenAI's retry-after-ms."""
+    if ms := headers.get("retry-after-ms"):
+        try:
+            return float(ms) / 1000
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
+    except (TypeError, ValueError):
+        return None  # unreadable: fall back to our own backoff

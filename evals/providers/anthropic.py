@@ -9,10 +9,9 @@ from typing import Any
 
 import anthropic
 
-from evals.errors import FatalProviderError, ProviderError, QuotaExhausted, TransientError
+from evals.errors import ProviderError, QuotaExhausted, TransientError
 
-from ._base import Completion, Provider, ProviderSpec, Request, Usage, api_key_from_env
-from .openai import retry_after
+from ._base import Completion, Provider, ProviderSpec, Request, Usage, api_key_from_env, status_error
 
 # Models on which the SDK deprecates a fixed thinking budget in favour of adaptive thinking.
 try:
@@ -95,12 +94,6 @@ def anthropic_error(error: anthropic.AnthropicError) -> ProviderError:
     body = error.body if isinstance(error.body, dict) else {}
     detail = body.get("error") if isinstance(body.get("error"), dict) else {}
     message = f"HTTP {status}: {detail.get('message') or error.message}"
-    if status == 429:
-        return TransientError(message, kind="rate_limit", status=status, retry_after=retry_after(error.response))
-    if status in (401, 403):
-        return FatalProviderError(f"{message}; check the API key", kind="auth", status=status)
     if status == 400 and "credit balance" in message.lower():
         return QuotaExhausted(f"{message}; add credit, then rerun to resume", kind="quota", status=status)
-    if status in (408, 409) or status >= 500:  # 529 is Anthropic's "overloaded"
-        return TransientError(message, kind="server_error", status=status, retry_after=retry_after(error.response))
-    return ProviderError(message, kind="bad_request", status=status)
+    return status_error(status, message, error.response.headers)

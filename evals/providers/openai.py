@@ -5,16 +5,14 @@ to any OpenAI-compatible endpoint."""
 
 from __future__ import annotations
 
-import email.utils
 import json
-import time
 from typing import Any
 
 import openai
 
-from evals.errors import FatalProviderError, ProviderError, QuotaExhausted, TransientError
+from evals.errors import ProviderError, QuotaExhausted, TransientError
 
-from ._base import Completion, Provider, ProviderSpec, Request, Usage, api_key_from_env
+from ._base import Completion, Provider, ProviderSpec, Request, Usage, api_key_from_env, status_error
 
 
 class OpenAIProvider(Provider):
@@ -138,31 +136,7 @@ def openai_error(error: openai.OpenAIError) -> ProviderError:
     message = f"HTTP {status}: {_message(error)}"
     if code == "insufficient_quota":
         return QuotaExhausted(f"{message}; add credit to the account, then rerun to resume", kind="quota", status=status)
-    if status == 429:
-        return TransientError(message, kind="rate_limit", status=status, retry_after=retry_after(error.response))
-    if status in (401, 403):
-        return FatalProviderError(f"{message}; check the API key", kind="auth", status=status)
-    if status in (408, 409) or status >= 500:
-        return TransientError(message, kind="server_error", status=status, retry_after=retry_after(error.response))
-    return ProviderError(message, kind="bad_request", status=status)
-
-
-def retry_after(response) -> float | None:
-    """Seconds from a Retry-After header (seconds or an HTTP date) or OpenAI's retry-after-ms."""
-    headers = response.headers if response is not None else {}
-    if ms := headers.get("retry-after-ms"):
-        try:
-            return float(ms) / 1000
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        when = email.utils.parsedate_to_datetime(value)
-        return max(0.0, when.timestamp() - time.time()) if when else None
+    return status_error(status, message, error.response.headers)
 
 
 def _message(error: openai.APIStatusError) -> str:
