@@ -62,13 +62,12 @@ def publish(
 
 
 def _refusals(loaded: dict[str, dict[str, Any]], allow_errors: bool) -> list[str]:
-    reasons: list[str] = []
-    for key, result in sorted(loaded.items()):
-        for reason in not_publishable_reasons(result["config"], result["summary"], allow_errors=allow_errors):
-            if reason not in reasons and "gate" not in reason:
-                reasons.append(reason)
-            elif "gate" in reason:
-                reasons.append(f"{key}: {reason}")
+    """Why the results cannot be published: a reason every result shares once ("--limit 5
+    makes it a smoke test"), any other with the eval it is about."""
+    by_key = {key: not_publishable_reasons(r["config"], r["summary"], allow_errors=allow_errors) for key, r in sorted(loaded.items())}
+    shared = set.intersection(*(set(reasons) for reasons in by_key.values())) if len(by_key) > 1 else set()
+    reasons = sorted(shared)
+    reasons += [f"{key}: {reason}" for key, own in by_key.items() for reason in own if reason not in shared]
     identities = {tuple(r["config"].get(k) for k in IDENTITY_KEYS) for r in loaded.values()}
     if len(identities) > 1:
         reasons.append("the results come from different runs (model, provider or settings differ)")
