@@ -36,7 +36,7 @@ def write_dataset(path: Path, items: int) -> None:
 def run_harness(url: str, dataset: Path, work: Path, concurrency: int, workers: str) -> tuple[float, float]:
     """(wall seconds of the whole command, seconds of the pytest session it reports)."""
     command = [
-        sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "--provider=live", "--model=bench-model",
+        sys.executable, "-m", "pytest", "-q", "--provider=live", "--model=bench-model",
         f"--base-url={url}/v1", f"--dataset=mc={dataset}", "-m", "multiple_choice", f"--concurrency={concurrency}",
         f"--run-dir={work / 'runs'}", f"--results-dir={work / 'results'}", "-n", workers,
     ]

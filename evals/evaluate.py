@@ -28,7 +28,7 @@ from evals import registry
 from evals.cache import RunCache
 from evals.config import results_path, run_dir
 from evals.errors import EvalError
-from evals.grading.judges import REFERENCE_JUDGES, JudgeSpec
+from evals.grading.judges import JudgeSpec, default_judges
 from evals.plan import Identity, Planned, identity_from_config, plan, to_flags
 from evals.providers import ProviderSpec
 from evals.publish import publish, rebuild_site
@@ -109,7 +109,9 @@ def evaluate(args: argparse.Namespace) -> int:
     if entry is None and (args.model is None or args.provider is None):
         raise EvalError(f'"{args.name}" is not in {models_path.name} yet: a new model needs --model and --provider')
     published = _published_configs(entry, results_dir)
-    plans = {tag: _plan(tag, published, args) for tag in EVALS}
+    identities, plans = {}, {}
+    for tag in EVALS:
+        identities[tag], plans[tag] = _plan(tag, published, args)
     smoke = any(p.config.is_smoke_test for p in plans.values())
     reference = any(p.config.provider == "reference" for p in plans.values())
 
@@ -117,7 +119,7 @@ def evaluate(args: argparse.Namespace) -> int:
     commands = {}
     for tag in args.tags:
         planned = plans[tag]
-        commands[tag] = _command(tag, planned, args, data)
+        commands[tag] = _command(tag, identities[tag], args, data)
         print(f"  {tag}: {subprocess.list2cmdline(commands[tag][3:])}")
         print(f"      run folder  {run_dir(runs_dir, planned.config)}")
         print(f"      results     {results_path(results_dir, planned.config)}")
@@ -157,23 +159,21 @@ def _published_configs(entry: dict[str, Any] | None, results_dir: Path) -> dict[
     return configs
 
 
-def _plan(tag: str, published: dict[str, dict[str, Any]], args: argparse.Namespace) -> Planned:
+def _plan(tag: str, published: dict[str, dict[str, Any]], args: argparse.Namespace) -> tuple[Identity, Planned]:
     """The eval's run: its published identity (or a sibling's), with the flags on top."""
     name = EVALS[tag]
     base = published.get(name) or next(iter(published.values()), None)
     ident = identity_from_config(base) if base else Identity(spec=ProviderSpec(args.provider, args.model))
     if base and name not in published:
         ident = dataclasses.replace(ident, datasets=(), judges=())  # a sibling's dataset is not this eval's
-    spec = dataclasses.replace(
-        ident.spec,
-        **{k: v for k, v in {
-            "provider": args.provider, "model": args.model, "base_url": args.base_url, "effort": args.effort,
-            "thinking": args.thinking, "route": args.route, "max_tokens": args.max_tokens,
-        }.items() if v is not None},
-    )
-    judges = tuple(JudgeSpec.parse(j) for j in args.judge) if args.judge else ident.judges
-    if not judges and spec.provider == "reference":
-        judges = REFERENCE_JUDGES
+    flags = {
+        "provider": args.provider, "model": args.model, "base_url": args.base_url, "effort": args.effort,
+        "thinking": args.thinking, "route": args.route, "max_tokens": args.max_tokens,
+    }
+    spec = dataclasses.replace(ident.spec, **{k: v for k, v in flags.items() if v is not None})
+    judges = tuple(JudgeSpec.parse(j) for j in args.judge or ()) or ident.judges
+    if TASKS[name].uses_judges and not judges:
+        judges = default_judges(spec.provider)
     ident = dataclasses.replace(
         ident,
         spec=spec,
@@ -182,17 +182,12 @@ def _plan(tag: str, published: dict[str, dict[str, Any]], args: argparse.Namespa
         split=args.split or ident.split,
         judges=judges,
     )
-    if not judges and TASKS[name].uses_judges:
-        from evals.grading.judges import DEFAULT_JUDGES
-
-        ident = dataclasses.replace(ident, judges=DEFAULT_JUDGES)
-    return plan(TASKS[name], ident)
+    return ident, plan(TASKS[name], ident)
 
 
-def _command(tag: str, planned: Planned, args: argparse.Namespace, data: Path) -> list[str]:
-    ident = identity_from_config(planned.config.to_dict())
+def _command(tag: str, ident: Identity, args: argparse.Namespace, data: Path) -> list[str]:
     command = [sys.executable, "-m", "pytest", "-m", EVALS[tag], *to_flags(ident)]
-    command += [f"--run-dir={data / 'runs'}", f"--results-dir={data / 'results'}", "-p", "no:randomly"]
+    command += [f"--run-dir={data / 'runs'}", f"--results-dir={data / 'results'}"]
     if args.workers is not None:
         command += ["-n", str(args.workers)]
     for flag, value in (("--api-key-env", args.api_key_env), ("--concurrency", args.concurrency), ("--jest-url", args.jest_url)):

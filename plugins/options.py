@@ -15,7 +15,7 @@ import pytest
 
 from evals.datasets import evals_served
 from evals.errors import EvalError
-from evals.grading.judges import DEFAULT_JUDGES, REFERENCE_JUDGES, JudgeSpec
+from evals.grading.judges import JudgeSpec, default_judges
 from evals.plan import Identity
 from evals.providers import PROVIDERS, Provider, ProviderSpec, api_key_from_env, is_openrouter, make_provider
 from evals.results import Prices
@@ -152,7 +152,7 @@ def _settings(config: pytest.Config) -> Settings:
         hint = " (or name another variable with --api-key-env)" if "environment variable" in str(error) else ""
         raise EvalError(f"{error}{hint}") from None
     try:
-        judges = tuple(JudgeSpec.parse(j) for j in opt("judge")) or (REFERENCE_JUDGES if provider == "reference" else DEFAULT_JUDGES)
+        judges = tuple(JudgeSpec.parse(j) for j in opt("judge")) or default_judges(provider)
     except ValueError as error:
         raise EvalError(str(error)) from None
     if may_run(config, "freeform"):

@@ -29,7 +29,7 @@ def harness_env(**extra: str) -> dict[str, str]:
 
 
 def harness_command(*args: str, run_dir: Path, results_dir: Path) -> list[str]:
-    return [sys.executable, "-m", "pytest", "-p", "no:randomly", f"--run-dir={run_dir}", f"--results-dir={results_dir}", *args]
+    return [sys.executable, "-m", "pytest", f"--run-dir={run_dir}", f"--results-dir={results_dir}", *args]
 
 
 def run_harness(*args: str, run_dir: Path, results_dir: Path, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess:

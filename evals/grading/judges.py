@@ -101,6 +101,11 @@ DEFAULT_JUDGES = (
 REFERENCE_JUDGES = (JudgeSpec("reference", "exact-match"),)
 
 
+def default_judges(candidate_provider: str) -> tuple[JudgeSpec, ...]:
+    """Offline runs are judged offline, by the exact-match reference judge."""
+    return REFERENCE_JUDGES if candidate_provider == "reference" else DEFAULT_JUDGES
+
+
 def majority(verdicts: list[bool | None]) -> bool:
     """Correct only when more than half of all judges said CORRECT."""
     return sum(v is True for v in verdicts) * 2 > len(verdicts)
