@@ -20,11 +20,10 @@ from evals.config import run_dir
 from evals.errors import EvalError, FatalProviderError
 from evals.luau import run_tests_isolated
 from evals.plan import Planned, plan
-from evals.providers import make_provider
 from evals.run import EvalRun
 from evals.tasks import TASKS
 
-from .options import may_run, settings, settings_key, verifying
+from .options import judge_provider, may_run, settings, settings_key, verifying
 
 ROW_PROPERTY = "eval_row"
 
@@ -93,8 +92,8 @@ def eval_run(config: pytest.Config, name: str) -> EvalRun:
         s = settings(config)
         item = loaded(config)[name]
         judges = []
-        if TASKS[name].uses_judges:
-            judges = [(j.name, make_provider(j.provider_spec())) for j in s.identity.judges]
+        if TASKS[name].uses_judges:  # -k may select judged items that -m/-k did not announce
+            judges = s.judge_providers or [judge_provider(j) for j in s.identity.judges]
         runs[name] = EvalRun(
             TASKS[name],
             item.config,

@@ -65,6 +65,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 class Settings:
     identity: Identity
     candidate: Provider
+    judge_providers: tuple[tuple[str, Provider], ...] | None  # None: not built, the run selects no judged eval
     concurrency: int
     force: bool
     allow_errors: bool
@@ -155,12 +156,7 @@ def _settings(config: pytest.Config) -> Settings:
         judges = tuple(JudgeSpec.parse(j) for j in opt("judge")) or default_judges(provider)
     except ValueError as error:
         raise EvalError(str(error)) from None
-    if may_run(config, "freeform"):
-        for judge in judges:  # unknown provider, missing API key: fail now
-            try:
-                make_provider(judge.provider_spec())
-            except EvalError as error:
-                raise EvalError(f"--judge {judge.name}: {error}; or pick judges you have keys for with --judge PROVIDER:MODEL") from None
+    judge_providers = tuple(judge_provider(j) for j in judges) if may_run(config, "freeform") else None
     worker = getattr(config, "workerinput", None)
     data = ROOT / "data"
     identity = Identity(
@@ -174,6 +170,7 @@ def _settings(config: pytest.Config) -> Settings:
     return Settings(
         identity=identity,
         candidate=candidate,
+        judge_providers=judge_providers,
         concurrency=opt("concurrency") if not worker else math.ceil(opt("concurrency") / worker["workercount"]),
         force=opt("force"),
         allow_errors=opt("allow_errors"),
@@ -185,6 +182,14 @@ def _settings(config: pytest.Config) -> Settings:
         publish=opt("publish"),
         **({"session": worker["testrunuid"]} if worker else {}),
     )
+
+
+def judge_provider(judge: JudgeSpec) -> tuple[str, Provider]:
+    """A judge's provider; an unknown provider or a missing key names the --judge."""
+    try:
+        return judge.name, make_provider(judge.provider_spec())
+    except EvalError as error:
+        raise EvalError(f"--judge {judge.name}: {error}; or pick judges you have keys for with --judge PROVIDER:MODEL") from None
 
 
 def may_run(config: pytest.Config, eval_name: str) -> bool:
