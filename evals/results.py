@@ -106,6 +106,12 @@ def build_result(config: dict[str, Any], summary: dict[str, Any], rows: list[dic
     }
 
 
+def result_of_run(task: Task, config: dict[str, Any], rows: list[dict[str, Any]], *, prices: Prices | None,
+                  allow_errors: bool, timing: dict[str, Any]) -> dict[str, Any]:
+    """The result file of a run's rows: what a session writes and what verify recomputes."""
+    return build_result(config, summarize(task, rows, prices), rows, allow_errors=allow_errors, prices=prices, timing=timing)
+
+
 def write_result(path: Path, result: dict[str, Any]) -> None:
     write_json_atomic(path, result, indent=2)
 

@@ -13,7 +13,7 @@ from evals.config import run_name
 from evals.errors import EvalError
 from evals.plan import identity_from_config, plan
 from evals.providers import Completion, Provider, Request
-from evals.results import Prices, build_result, read_result, summarize, without_timing
+from evals.results import Prices, read_result, result_of_run, without_timing
 from evals.run import EvalRun
 from evals.tasks import TASKS
 
@@ -50,8 +50,7 @@ def rescore(result_file: Path, *, run_root: Path) -> dict[str, Any]:
     )
     rows = [run.answer(sample) for sample in planned.samples]
     prices = Prices(**published["prices"]) if published.get("prices") else None
-    summary = summarize(task, rows, prices)
-    result = build_result(planned.config.to_dict(), summary, rows, allow_errors=published.get("allowErrors", False), prices=prices, timing={})
+    result = result_of_run(task, planned.config.to_dict(), rows, prices=prices, allow_errors=published.get("allowErrors", False), timing={})
     return without_timing(result)
 
 

@@ -17,7 +17,7 @@ import pytest
 from evals.config import results_path
 from evals.errors import EvalError
 from evals.publish import publish, rebuild_site
-from evals.results import build_result, summarize, write_result
+from evals.results import result_of_run, write_result
 from evals.tasks import TASKS
 
 from .items import ROW_PROPERTY, loaded
@@ -56,13 +56,11 @@ class ResultsCollector:
                     "(answers are cached; run every item of the eval to finish it)"
                 )
                 continue
-            config = item.config.to_dict()
-            summary = summarize(TASKS[name], list(rows.values()), s.prices)
             timing = {"wallSeconds": round(time.monotonic() - self.started, 3), "finishedAt": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
-            result = build_result(config, summary, list(rows.values()), allow_errors=s.allow_errors, prices=s.prices, timing=timing)
+            result = result_of_run(TASKS[name], item.config.to_dict(), list(rows.values()), prices=s.prices, allow_errors=s.allow_errors, timing=timing)
             path = results_path(s.results_root, item.config)
             write_result(path, result)
-            self.lines.extend(_describe(label, summary, result, path))
+            self.lines.extend(_describe(label, result, path))
 
         if s.publish:
             self.lines.extend(f"publish: {line}" for line in self._publish(s))
@@ -87,8 +85,8 @@ class ResultsCollector:
                 terminalreporter.write_line(line)
 
 
-def _describe(label: str, summary: dict[str, Any], result: dict[str, Any], path: Path) -> list[str]:
-    overall = summary.get("overall", summary)
+def _describe(label: str, result: dict[str, Any], path: Path) -> list[str]:
+    overall = result["summary"].get("overall", result["summary"])
     parts = [f"accuracy {overall['accuracy']:.2%} ({overall['correct']}/{overall['n']})", f"apiErrors {overall['apiErrors']}"]
     for key in ("unparseable", "judgeUnparseable"):
         if key in overall:
