@@ -118,6 +118,15 @@ def _check_rootdir(config: pytest.Config) -> None:
             raise pytest.UsageError(f"write {flag}={value} with '=': pytest took {value} for a test path")
 
 
+def run_root(config: pytest.Config) -> Path:
+    return (config.getoption("run_dir") or ROOT / "data" / "runs").resolve()
+
+
+def results_root(config: pytest.Config) -> Path:
+    """Result files; models.json and the site's data sit beside this folder."""
+    return (config.getoption("results_dir") or ROOT / "data" / "results").resolve()
+
+
 def verifying(config: pytest.Config) -> bool:
     return config.getoption("verify_published")
 
@@ -158,7 +167,6 @@ def _settings(config: pytest.Config) -> Settings:
         raise EvalError(str(error)) from None
     judge_providers = tuple(judge_provider(j) for j in judges) if may_run(config, "freeform") else None
     worker = getattr(config, "workerinput", None)
-    data = ROOT / "data"
     identity = Identity(
         spec=spec,
         system_prompt_prefix=opt("system_prompt_prefix"),
@@ -174,8 +182,8 @@ def _settings(config: pytest.Config) -> Settings:
         concurrency=opt("concurrency") if not worker else math.ceil(opt("concurrency") / worker["workercount"]),
         force=opt("force"),
         allow_errors=opt("allow_errors"),
-        run_root=(opt("run_dir") or data / "runs").resolve(),
-        results_root=(opt("results_dir") or data / "results").resolve(),
+        run_root=run_root(config),
+        results_root=results_root(config),
         prices=_prices(opt("price_input"), opt("price_output")),
         luau_timeout=opt("luau_timeout"),
         jest_url=opt("jest_url"),

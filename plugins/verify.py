@@ -21,7 +21,7 @@ from evals.errors import EvalError
 from evals.results import read_result, without_timing
 from evals.verify import rescore
 
-from .options import ROOT, verifying
+from .options import ROOT, results_root, run_root, verifying
 
 # nodeid -> the published result file that is its snapshot
 _SNAPSHOT_FILES: dict[str, Path] = {}
@@ -66,22 +66,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def _published_runs(config: pytest.Config) -> list[PublishedRun]:
-    data = _data_dir(config)
+    results = results_root(config)
     try:
-        models = registry.load_models(data / "models.json", results=data / "results")
+        models = registry.load_models(results.parent / "models.json", results=results)
     except EvalError as error:
         raise pytest.UsageError(str(error)) from None
     return [
-        PublishedRun(entry["name"], key, registry.result_path(entry, key, data / "results"))
+        PublishedRun(entry["name"], key, registry.result_path(entry, key, results))
         for entry in models
         for key in registry.RESULT_KEYS
         if entry.get("resultFiles")
     ]
-
-
-def _data_dir(config: pytest.Config) -> Path:
-    results = config.getoption("results_dir")
-    return results.resolve().parent if results else ROOT / "data"
 
 
 class PublishedResultFile(SingleFileSnapshotExtension):
@@ -120,8 +115,7 @@ def published_snapshot(request: pytest.FixtureRequest, snapshot, published_run: 
 
 @pytest.fixture
 def rescored(request: pytest.FixtureRequest, published_run: PublishedRun) -> dict[str, Any]:
-    run_dir = request.config.getoption("run_dir")
     try:
-        return rescore(published_run.path, run_root=(run_dir or ROOT / "data" / "runs").resolve())
+        return rescore(published_run.path, run_root=run_root(request.config))
     except EvalError as error:
         pytest.fail(f"{published_run}: {error}", pytrace=False)
