@@ -10,13 +10,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 import warnings
 from pathlib import Path
 from typing import Any
 
 from filelock import FileLock
 
+from evals.atomic import write_json_atomic
 from evals.errors import ProviderError
 from evals.providers import Completion
 
@@ -80,24 +80,6 @@ class RunCache:
             record["error"] = {"kind": outcome.kind, "status": outcome.status, "message": str(outcome)}
             record["session"] = self.session
         write_json_atomic(self.record_path(item_id, role), record)
-
-def write_json_atomic(path: Path, data: Any, *, indent: int | None = None) -> None:
-    """Write to a temporary file beside `path`, fsync, then rename over it: a reader sees the
-    old file or the new one, never half of one, even if the process is killed."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(data, out, indent=indent, ensure_ascii=False)
-            if indent is not None:
-                out.write("\n")
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
 
 def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name)[:120]

@@ -17,7 +17,7 @@ from typing import Any
 
 from filelock import FileLock
 
-from evals.cache import write_json_atomic
+from evals.atomic import write_json_atomic
 from evals.errors import RegistryError
 
 DATA = Path(__file__).resolve().parents[1] / "data"

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evals.cache import write_json_atomic
+from evals.atomic import write_json_atomic
 from evals.errors import RegistryError
 from evals.tasks import Task
 
@@ -123,6 +123,10 @@ def read_result(path: Path) -> dict[str, Any]:
         raise RegistryError(f"{path}: result file not found") from None
     except json.JSONDecodeError as error:
         raise RegistryError(f"{path}: truncated or corrupt result file ({error.msg}); rerun its eval to write it again") from None
+    except UnicodeDecodeError:
+        raise RegistryError(f"{path}: not a text file, so not a result file; rerun its eval to write it again") from None
+    if not isinstance(result, dict):
+        raise RegistryError(f"{path}: not a result file (a JSON {type(result).__name__}); rerun its eval to write it again")
     missing = [k for k in ("config", "summary", "results") if k not in result]
     if missing:
         raise RegistryError(f"{path}: not a result file (missing {', '.join(missing)}); rerun its eval to write it again")

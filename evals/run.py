@@ -19,7 +19,8 @@ from typing import Any
 
 from filelock import Timeout
 
-from evals.cache import RunCache, write_json_atomic
+from evals.atomic import write_json_atomic
+from evals.cache import RunCache
 from evals.config import RunConfig
 from evals.datasets.leetcode import Problem
 from evals.luau import TestRun, measure_work, run_tests_isolated, work_budget_for

@@ -16,12 +16,11 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from evals.atomic import write_text_atomic
 from evals.errors import RegistryError
 from evals.registry import KWH_KEYS, MODELS, RESULT_KEYS, RESULTS, load_models, result_path
 from evals.results import read_result
@@ -54,7 +53,7 @@ def _build(*, models_path: Path, results_dir: Path, site_dir: Path, write: bool)
     except FileNotFoundError:
         stale = True
     if stale and write:
-        _write_atomic(target, text)
+        write_text_atomic(target, text)
     return stale, data
 
 
@@ -116,12 +115,7 @@ def _row(entry: dict[str, Any], results_dir: Path) -> dict[str, Any]:
 def _summary(path: Path, key: str) -> dict[str, Any]:
     """The result file's summary (leetcode: the overall one and one per band), checked for
     the fields the site reads; anything else is a one-line RegistryError naming the file."""
-    try:
-        result = read_result(path)
-    except (UnicodeDecodeError, TypeError):  # binary garbage; a bare JSON number
-        result = None
-    if not isinstance(result, dict):
-        raise RegistryError(f"{path}: not a result file; rerun its eval to write it again")
+    result = read_result(path)
     eval_name = RESULT_KEYS[key]
     config = result["config"] if isinstance(result["config"], dict) else {}
     if config.get("eval", eval_name) != eval_name:
@@ -165,21 +159,6 @@ def _accuracy(summary: dict[str, Any]) -> float:
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _shown(path: Path) -> str:

@@ -1,0 +1,31 @@
+"""Writing files so that a reader sees the old file or the new one, never half of one."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write to a temporary file beside `path`, fsync, then rename over it, so a process
+    killed mid-write leaves the previous file intact."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; these files are meant to be read
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_json_atomic(path: Path, data: Any, *, indent: int | None = None) -> None:
+    text = json.dumps(data, indent=indent, ensure_ascii=False)
+    write_text_atomic(path, text + "\n" if indent is not None else text)
