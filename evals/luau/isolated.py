@@ -17,7 +17,7 @@ import time
 from multiprocessing.connection import Connection
 
 from .result import TestRun
-from .runner import run_tests
+from .runner import MEMORY_LIMIT, OUTPUT_LIMIT, TIMEOUT, run_tests
 
 __all__ = ["run_tests_isolated"]
 
@@ -32,9 +32,9 @@ def run_tests_isolated(
     tests: str,
     *,
     work_budget: int | None = None,
-    timeout: float = 10.0,
-    memory_limit: int = 256 * 2**20,
-    output_limit: int = 64 * 1024,
+    timeout: float = TIMEOUT,
+    memory_limit: int = MEMORY_LIMIT,
+    output_limit: int = OUTPUT_LIMIT,
 ) -> TestRun:
     """Same as run_tests, in a child process that is killed if it overruns or crashes."""
     started = time.perf_counter()

@@ -36,6 +36,9 @@ __all__ = ["WORK_BUDGET_FACTOR", "WORK_BUDGET_FLOOR", "measure_work", "run_tests
 # times the factor.
 WORK_BUDGET_FACTOR = 10
 WORK_BUDGET_FLOOR = 1_000_000
+TIMEOUT = 10.0  # seconds: the safety net behind the work budget
+MEMORY_LIMIT = 256 * 2**20
+OUTPUT_LIMIT = 64 * 1024
 
 # Units between two calls from Luau into Python: rare enough to cost nothing,
 # frequent enough that the wall clock is checked every few microseconds.
@@ -69,9 +72,9 @@ def run_tests(
     tests: str,
     *,
     work_budget: int | None = None,
-    timeout: float = 10.0,
-    memory_limit: int = 256 * 2**20,
-    output_limit: int = 64 * 1024,
+    timeout: float = TIMEOUT,
+    memory_limit: int = MEMORY_LIMIT,
+    output_limit: int = OUTPUT_LIMIT,
 ) -> TestRun:
     """Run `tests` (a Jest Lua spec) against `solution` (a module source) in this process.
 
