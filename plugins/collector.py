@@ -37,6 +37,8 @@ class ResultsCollector:
         self.lines: list[str] = []
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "teardown":  # every phase's report carries the row: read it once
+            return
         for name, value in report.user_properties:
             if name == ROW_PROPERTY:
                 data = json.loads(value)
