@@ -13,24 +13,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evals.identity import Identity, config_fields, slug_parts
+
 HARNESS_VERSION = 1
 
 
 @dataclass(frozen=True)
 class RunConfig:
     eval: str
-    provider: str
-    model: str
+    identity: Identity
     prompt_version: str
     dataset: dict[str, Any]
-    base_url: str | None = None
-    effort: str | None = None
-    thinking: bool = False
-    route: str | None = None
-    max_tokens: int | None = None
-    system_prompt_prefix: str | None = None
-    limit: int | None = None
-    split: str = "test"
     judges: tuple[dict[str, Any], ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)  # per-eval identity, e.g. leetcode work budget
 
@@ -38,16 +31,7 @@ class RunConfig:
         """camelCase, no unset values: the form stored in result files and hashed."""
         raw = {
             "eval": self.eval,
-            "provider": self.provider,
-            "model": self.model,
-            "baseUrl": self.base_url.rstrip("/") if self.base_url else None,
-            "effort": self.effort,
-            "thinking": self.thinking or None,
-            "route": self.route,
-            "maxTokens": self.max_tokens,
-            "systemPromptPrefix": self.system_prompt_prefix or None,
-            "limit": self.limit,
-            "split": self.split,
+            **config_fields(self.identity),
             "dataset": self.dataset,
             "promptVersion": self.prompt_version,
             "judges": list(self.judges) or None,
@@ -59,7 +43,7 @@ class RunConfig:
     @property
     def is_smoke_test(self) -> bool:
         """--limit and train-split runs check that things work; they never score a model."""
-        return self.limit is not None or self.split != "test"
+        return self.identity.limit is not None or self.identity.split != "test"
 
     @property
     def run_name(self) -> str:
@@ -69,18 +53,7 @@ class RunConfig:
 def run_name(config: dict[str, Any]) -> str:
     """A readable slug plus a short stable hash of the whole identity."""
     digest = hashlib.sha256(json.dumps(config, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:10]
-    parts = [config["provider"], config["model"]]
-    if config.get("effort"):
-        parts.append(config["effort"])
-    if config.get("thinking"):
-        parts.append("thinking")
-    if config.get("route"):
-        parts.append(config["route"])
-    if config.get("limit") is not None:
-        parts.append(f"limit{config['limit']}")
-    if config.get("split", "test") != "test":
-        parts.append(config["split"])
-    slug = re.sub(r"[^a-z0-9.]+", "-", "-".join(parts).lower()).strip("-.")[:80]
+    slug = re.sub(r"[^a-z0-9.]+", "-", "-".join(slug_parts(config)).lower()).strip("-.")[:80]
     return f"{slug}-{digest}"
 
 

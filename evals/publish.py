@@ -13,9 +13,8 @@ from typing import Any
 
 from evals import registry
 from evals.errors import RegistryError
+from evals.identity import MODEL_KEYS
 from evals.results import not_publishable_reasons, read_result
-
-IDENTITY_KEYS = ("provider", "model", "baseUrl", "effort", "thinking", "route", "maxTokens", "systemPromptPrefix")
 
 
 def publish(
@@ -68,7 +67,7 @@ def _refusals(loaded: dict[str, dict[str, Any]], allow_errors: bool) -> list[str
     shared = set.intersection(*(set(reasons) for reasons in by_key.values())) if len(by_key) > 1 else set()
     reasons = sorted(shared)
     reasons += [f"{key}: {reason}" for key, own in by_key.items() for reason in own if reason not in shared]
-    identities = {tuple(r["config"].get(k) for k in IDENTITY_KEYS) for r in loaded.values()}
+    identities = {tuple(r["config"].get(k) for k in MODEL_KEYS) for r in loaded.values()}
     if len(identities) > 1:
         reasons.append("the results come from different runs (model, provider or settings differ)")
     return reasons

@@ -90,7 +90,7 @@ class EvalRun:
         }
 
     def _candidate_request(self, sample: Any) -> Request:
-        return self.task.request(sample, system_prompt_prefix=self.config.system_prompt_prefix, max_tokens=self.config.max_tokens)
+        return self.task.request(sample, system_prompt_prefix=self.config.identity.system_prompt_prefix, max_tokens=self.config.identity.spec.max_tokens)
 
     def work_budget(self, problem: Problem) -> int | None:
         """The problem's deterministic work budget, from its reference solution's work,

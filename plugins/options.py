@@ -16,39 +16,25 @@ import pytest
 from evals.datasets import evals_served
 from evals.errors import EvalError
 from evals.grading.judges import JudgeSpec, default_judges
-from evals.plan import Identity
-from evals.providers import PROVIDERS, Provider, ProviderSpec, api_key_from_env, is_openrouter, make_provider
+from evals.identity import FIELD, Identity, add_identity_options, from_values
+from evals.providers import PROVIDERS, Provider, api_key_from_env, make_provider
 from evals.results import Prices
 
 ROOT = Path(__file__).resolve().parents[1]
 EVALS_DIR = ROOT / "tests_evals"
-EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
 EVAL_TAGS = {"mc": "multiple_choice", "ff": "freeform", "lc": "leetcode"}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     ident = parser.getgroup("run identity", "which model answers, and how (a different value is a different run)")
-    ident.addoption("--model", help="model id, as the provider names it")
-    ident.addoption("--provider", help=f"one of {', '.join(PROVIDERS)} (local: coming)")
-    ident.addoption("--base-url", help="endpoint URL: required for live (OpenRouter, vLLM, llama.cpp), optional for openai/anthropic")
-    ident.addoption("--effort", help=f"reasoning effort: {', '.join(EFFORTS)}")
-    ident.addoption("--thinking", action="store_true", default=False, help="extended thinking (anthropic) or enable_thinking (live)")
-    ident.addoption("--route", help="live on OpenRouter: pin one upstream provider, e.g. deepinfra")
-    ident.addoption("--max-tokens", type=int, help="cap on the candidate's completion tokens")
-    ident.addoption("--system-prompt-prefix", help="text put before the harness's system prompt")
-    ident.addoption("--limit", type=int, help="smoke test: only the first N items of each eval (never published)")
-    ident.addoption("--split", default="test", help="test (scores) or train (smoke tests, generation; never published)")
-    ident.addoption("--dataset", action="append", default=[], metavar="[EVAL=]SOURCE",
-                    help="bundled, a published dataset name, or a .jsonl/.parquet path; EVAL is mc, ff or lc (repeatable)")
-    ident.addoption("--judge", action="append", default=[], metavar="PROVIDER:MODEL[@BASE_URL]",
-                    help="a freeform judge (repeatable; default: three judges from different vendors)")
+    add_identity_options(ident.addoption, defaults=True)
 
     how = parser.getgroup("how to run", "not part of the run identity")
     how.addoption("--api-key-env", help="environment variable holding the API key (OPENROUTER_API_KEY is picked for openrouter.ai)")
     how.addoption("--responses-api", action="store_true", default=False, help="openai: use the Responses API instead of Chat Completions")
     how.addoption("--concurrency", type=int, default=8, help="model requests in flight at once, across all workers (default 8)")
     how.addoption("--force", action="store_true", default=False, help="start the run over; the old run folder is kept, renamed")
-    how.addoption("--allow-errors", action="store_true", default=False, help="mark a run over the 5%% error gate publishable anyway")
+    how.addoption("--allow-errors", action="store_true", default=False, help="with --publish: publish despite more than 5%% API errors or unparseable verdicts")
     how.addoption("--run-dir", type=Path, help="where run folders live (default data/runs)")
     how.addoption("--results-dir", type=Path, help="where result files are written (default data/results)")
     how.addoption("--price-input", type=float, help="USD per million input tokens, for the cost in the summary")
@@ -137,44 +123,27 @@ def settings(config: pytest.Config) -> Settings:
 
 def _settings(config: pytest.Config) -> Settings:
     opt = config.getoption
-    provider, model = opt("provider"), opt("model")
-    if provider is None:
+    if opt("provider") is None:
         raise EvalError(f"--provider is required to run the evals: one of {', '.join(PROVIDERS)} (or run `pytest tests` for the harness's own tests)")
-    _check_combinations(opt, provider)
-    if provider == "reference":
-        model = model or "gold"
-    elif not model:
-        raise EvalError(f"--model is required with --provider {provider} (e.g. --model gpt-5.5), or use --provider reference for an offline run")
-    spec = ProviderSpec(
-        provider=provider,
-        model=model,
-        base_url=opt("base_url"),
-        effort=opt("effort"),
-        thinking=opt("thinking"),
-        route=opt("route"),
-        max_tokens=opt("max_tokens"),
+    _check_how_to_run(opt)
+    try:
+        judges = tuple(JudgeSpec.parse(j) for j in opt("judge")) or default_judges(opt("provider"))
+    except ValueError as error:
+        raise EvalError(str(error)) from None
+    identity = from_values(
+        {name: opt(name) for name in FIELD},
+        datasets=_datasets(opt("dataset")).items(),
+        judges=judges,
         api_key_env=opt("api_key_env"),
         responses_api=opt("responses_api"),
     )
     try:
-        candidate = make_provider(spec)  # unknown provider, missing API key: fail now, not on every item
+        candidate = make_provider(identity.spec)  # a missing API key: fail now, not on every item
     except EvalError as error:
         hint = " (or name another variable with --api-key-env)" if "environment variable" in str(error) else ""
         raise EvalError(f"{error}{hint}") from None
-    try:
-        judges = tuple(JudgeSpec.parse(j) for j in opt("judge")) or default_judges(provider)
-    except ValueError as error:
-        raise EvalError(str(error)) from None
-    judge_providers = tuple(judge_provider(j) for j in judges) if may_run(config, "freeform") else None
+    judge_providers = tuple(judge_provider(j) for j in identity.judges) if may_run(config, "freeform") else None
     worker = getattr(config, "workerinput", None)
-    identity = Identity(
-        spec=spec,
-        system_prompt_prefix=opt("system_prompt_prefix"),
-        limit=opt("limit"),
-        split=opt("split"),
-        datasets=tuple(_datasets(opt("dataset")).items()),
-        judges=judges,
-    )
     return Settings(
         identity=identity,
         candidate=candidate,
@@ -207,30 +176,19 @@ def may_run(config: pytest.Config, eval_name: str) -> bool:
     return not selection or eval_name in selection or f"{tag}-" in selection
 
 
-def _check_combinations(opt, provider: str) -> None:
-    if provider not in PROVIDERS:
-        make_provider(ProviderSpec(provider, ""))  # the message for unknown and planned providers
-    if opt("effort") and opt("thinking"):
-        raise EvalError("--effort and --thinking exclude each other: pass one")
-    if opt("effort") and opt("effort") not in EFFORTS:
-        raise EvalError(f"--effort {opt('effort')!r} is unknown; choose one of {', '.join(EFFORTS)}")
-    if opt("thinking") and provider not in ("anthropic", "live"):
-        raise EvalError(f"--thinking applies to anthropic and live, not {provider}; use --effort for openai")
-    if provider == "live" and not opt("base_url"):
-        raise EvalError("--provider live needs --base-url (e.g. https://openrouter.ai/api/v1 or http://127.0.0.1:8000/v1)")
-    if opt("route") and not (provider == "live" and is_openrouter(opt("base_url"))):
-        raise EvalError("--route pins an OpenRouter upstream: it needs --provider live --base-url https://openrouter.ai/api/v1")
+def _check_how_to_run(opt) -> None:
+    """The flags that are not identity (those are checked by `evals.identity.check`)."""
+    provider = opt("provider")
     if opt("responses_api") and provider != "openai":
         raise EvalError(f"--responses-api applies to --provider openai, not {provider}")
-    if opt("split") not in ("test", "train"):
-        raise EvalError(f"--split {opt('split')!r} is unknown; choose test or train")
     if opt("luau_timeout") <= 0:
         raise EvalError(f"--luau-timeout must be a positive number of seconds (got {opt('luau_timeout')})")
     if opt("jest_url") and not opt("jest_url").startswith(("http://", "https://")):
         raise EvalError(f"--jest-url {opt('jest_url')!r} is not an http(s) URL")
-    for name in ("max_tokens", "limit", "concurrency"):
-        if opt(name) is not None and opt(name) < 1:
-            raise EvalError(f"--{name.replace('_', '-')} must be at least 1 (got {opt(name)})")
+    if opt("concurrency") is not None and opt("concurrency") < 1:
+        raise EvalError(f"--concurrency must be at least 1 (got {opt('concurrency')})")
+    if opt("allow_errors") and not opt("publish"):
+        raise EvalError("--allow-errors is a decision taken when publishing: use it with --publish NAME (or `evaluate NAME --allow-errors`)")
     if opt("api_key_env") and provider == "reference":
         raise EvalError("--api-key-env has no use with --provider reference")
     if opt("api_key_env"):

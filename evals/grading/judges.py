@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from evals.providers import ProviderSpec
+from evals.providers import PROVIDERS, ProviderSpec, effective_spec
 
 PROMPT_VERSION = "judge-v1"
 TEMPERATURE = 0.0
@@ -80,13 +80,18 @@ class JudgeSpec:
     def provider_spec(self) -> ProviderSpec:
         return ProviderSpec(self.provider, self.model, base_url=self.base_url)
 
+    def effective(self) -> JudgeSpec:
+        """The judge with the endpoint it will really call (see `effective_spec`)."""
+        return JudgeSpec(self.provider, self.model, effective_spec(self.provider_spec()).base_url)
+
     @property
     def name(self) -> str:
         return f"{self.provider}:{self.model}" + (f"@{self.base_url}" if self.base_url else "")
 
     def identity(self) -> dict[str, Any]:
         ident = {"provider": self.provider, "model": self.model, "prompt": PROMPT_VERSION}
-        if self.provider != "anthropic":  # Anthropic's Messages API takes no temperature or seed
+        info = PROVIDERS.get(self.provider)
+        if info is None or info.sampling:  # what the provider does not send is not recorded
             ident |= {"temperature": TEMPERATURE, "seed": SEED}
         if self.base_url:
             ident["baseUrl"] = self.base_url

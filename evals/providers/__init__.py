@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
+import os
+from dataclasses import dataclass
 
 from evals.errors import UsageError
 
@@ -10,7 +13,9 @@ from ._base import Completion, Provider, ProviderSpec, Request, Usage, api_key_f
 from ._retry import RetryPolicy, Throttle, call_with_retries, redact
 
 __all__ = [
+    "PLANNED",
     "PROVIDERS",
+    "ProviderInfo",
     "Completion",
     "Provider",
     "ProviderSpec",
@@ -20,19 +25,48 @@ __all__ = [
     "Usage",
     "api_key_from_env",
     "call_with_retries",
+    "effective_spec",
     "is_openrouter",
     "make_provider",
     "redact",
 ]
 
-# name -> "module:Class", imported on first use so that an offline run never loads an SDK.
+OPENAI_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
+
+
+@dataclass(frozen=True)
+class ProviderInfo:
+    """What a provider is and what it sends, known without importing its SDK."""
+
+    path: str  # "module:Class", imported on first use so that an offline run loads no SDK
+    takes: frozenset[str] = frozenset()  # identity fields it sends, beyond provider and model
+    efforts: tuple[str, ...] = ()
+    sampling: bool = True  # takes a temperature and a seed (judges pin both)
+    needs_base_url: bool = False
+    base_url_env: str | None = None  # the variable its SDK reads when no base URL is given
+
+
 PROVIDERS = {
-    "openai": "evals.providers.openai:OpenAIProvider",
-    "anthropic": "evals.providers.anthropic:AnthropicProvider",
-    "live": "evals.providers.live:LiveProvider",
-    "reference": "evals.providers.reference:ReferenceProvider",
+    "openai": ProviderInfo("evals.providers.openai:OpenAIProvider", frozenset({"base_url", "effort", "max_tokens"}),
+                           OPENAI_EFFORTS, base_url_env="OPENAI_BASE_URL"),
+    # The Messages API takes effort as output_config.effort, and no temperature on current models.
+    "anthropic": ProviderInfo("evals.providers.anthropic:AnthropicProvider", frozenset({"base_url", "effort", "thinking", "max_tokens"}),
+                              ("low", "medium", "high", "xhigh", "max"), sampling=False, base_url_env="ANTHROPIC_BASE_URL"),
+    "live": ProviderInfo("evals.providers.live:LiveProvider", frozenset({"base_url", "effort", "thinking", "route", "max_tokens"}),
+                         OPENAI_EFFORTS, needs_base_url=True),
+    "reference": ProviderInfo("evals.providers.reference:ReferenceProvider"),
 }
 PLANNED = {"local": "the local checkpoint provider is not implemented yet; use --provider live against a vLLM or llama.cpp server for now"}
+
+
+def effective_spec(spec: ProviderSpec) -> ProviderSpec:
+    """The endpoint a provider will really call: with no --base-url, the one its SDK takes
+    from the environment (OPENAI_BASE_URL, ANTHROPIC_BASE_URL), so that a run through a
+    proxy or a mock never shares the real endpoint's run folder."""
+    info = PROVIDERS.get(spec.provider)
+    if spec.base_url or info is None or not info.base_url_env or not os.environ.get(info.base_url_env):
+        return spec
+    return dataclasses.replace(spec, base_url=os.environ[info.base_url_env])
 
 
 def make_provider(spec: ProviderSpec) -> Provider:
@@ -40,5 +74,5 @@ def make_provider(spec: ProviderSpec) -> Provider:
         raise UsageError(f"--provider {spec.provider}: {PLANNED[spec.provider]}")
     if spec.provider not in PROVIDERS:
         raise UsageError(f"--provider {spec.provider!r} is unknown; choose one of {', '.join(PROVIDERS)}")
-    module, cls = PROVIDERS[spec.provider].split(":")
+    module, cls = PROVIDERS[spec.provider].path.split(":")
     return getattr(importlib.import_module(module), cls)(spec)

@@ -78,6 +78,8 @@ class AnthropicProvider(Provider):
             kwargs["thinking"] = {"type": "adaptive"}
         elif thinking:
             kwargs["thinking"] = {"type": "enabled", "budget_tokens": min(THINKING_BUDGET, max_tokens - 1024)}
+        if self.spec.effort:
+            kwargs["output_config"] = {"effort": self.spec.effort}
         # No temperature: the Messages API of current models takes none (the SDK dropped it),
         # so an Anthropic judge's identity records none either.
         return kwargs

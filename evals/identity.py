@@ -1,0 +1,195 @@
+"""The run identity, declared once: every flag that decides which answers a run holds.
+
+`FIELDS` is the one table. From it come the pytest options and `evaluate`'s arguments
+(`add_identity_options`), the `RunConfig` keys that are hashed into the run folder's name,
+the slug, the flags that ask for an identity again (`to_flags`), the way back from a result
+file's config (`identity_from_config`), and the keys that must agree across a model's three
+result files (`MODEL_KEYS`). Which fields a provider takes is the provider's own business
+(`evals.providers.PROVIDERS`); `check` refuses a field the provider would not send, so a run
+never records what it did not ask for."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from evals.datasets import source_of
+from evals.errors import DatasetError, UsageError
+from evals.grading.judges import JudgeSpec
+from evals.providers import PLANNED, PROVIDERS, ProviderSpec, effective_spec, is_openrouter
+
+SPLITS = ("test", "train")
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str  # attribute on ProviderSpec (on_spec) or on Identity
+    key: str  # camelCase key in a result file's config
+    help: str
+    kind: type = str  # str, int or bool (a switch)
+    on_spec: bool = True  # sent by the provider, vs. shaping the prompts and items
+    slug: str | None = None  # how it shows in the run folder's name: "{}" is the value
+    default: Any = None
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+FIELDS: tuple[Field, ...] = (
+    Field("provider", "provider", f"one of {', '.join(PROVIDERS)}", slug="{}"),
+    Field("model", "model", "model id, as the provider names it", slug="{}"),
+    Field("base_url", "baseUrl", "endpoint URL: required for live (OpenRouter, vLLM, llama.cpp), optional for openai and anthropic"),
+    Field("effort", "effort", "reasoning effort (openai, live: none ... xhigh; anthropic: low ... max)", slug="{}"),
+    Field("thinking", "thinking", "extended thinking (anthropic) or enable_thinking (live)", kind=bool, slug="thinking", default=False),
+    Field("route", "route", "live on OpenRouter: pin one upstream provider, e.g. deepinfra", slug="{}"),
+    Field("max_tokens", "maxTokens", "cap on the candidate's completion tokens", kind=int),
+    Field("system_prompt_prefix", "systemPromptPrefix", "text put before the harness's system prompt", on_spec=False),
+    Field("limit", "limit", "smoke test: only the first N items of each eval (never published)", kind=int, on_spec=False, slug="limit{}"),
+    Field("split", "split", "RobloxQA split: test (scores) or train (smoke tests; never published)", on_spec=False, slug="{}", default="test"),
+)
+FIELD = {f.name: f for f in FIELDS}
+# The keys that say which model answered and how: equal across a model's three result files.
+MODEL_KEYS = tuple(f.key for f in FIELDS if f.name not in ("limit", "split"))
+JUDGE_HELP = "a freeform judge, PROVIDER:MODEL[@BASE_URL] (repeatable; default: three judges from different vendors)"
+DATASET_HELP = "bundled, a published dataset name, or a .jsonl/.parquet path; EVAL is mc, ff or lc (repeatable)"
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Everything that decides a run, besides which eval it is."""
+
+    spec: ProviderSpec
+    system_prompt_prefix: str | None = None
+    limit: int | None = None
+    split: str = "test"
+    datasets: tuple[tuple[str, str], ...] = ()  # (eval name, source); missing: bundled
+    judges: tuple[JudgeSpec, ...] = ()
+
+    def value(self, field: Field) -> Any:
+        return getattr(self.spec if field.on_spec else self, field.name)
+
+    def fields(self) -> dict[str, Any]:
+        """field name -> value, for every field of the table."""
+        return {f.name: self.value(f) for f in FIELDS}
+
+    def replace(self, **values: Any) -> Identity:
+        """A copy with some table fields (and datasets or judges) changed."""
+        on_spec = {k: v for k, v in values.items() if k in FIELD and FIELD[k].on_spec}
+        rest = {k: v for k, v in values.items() if k not in on_spec}
+        return dataclasses.replace(self, spec=dataclasses.replace(self.spec, **on_spec), **rest)
+
+
+def add_identity_options(add: Callable[..., Any], *, defaults: bool) -> None:
+    """Declare the identity flags with `add` (pytest's `addoption` or argparse's
+    `add_argument`). Without `defaults`, an unset flag stays None, so that `evaluate` can
+    tell "not given" from "given as the default"."""
+    for f in FIELDS:
+        default = f.default if defaults else None
+        if f.kind is bool:
+            add(f.flag, action="store_true", default=default, help=f.help)
+        else:
+            add(f.flag, type=f.kind, default=default, help=f.help)
+    add("--dataset", action="append", default=[] if defaults else None, metavar="[EVAL=]SOURCE", help=DATASET_HELP)
+    add("--judge", action="append", default=[] if defaults else None, metavar="PROVIDER:MODEL[@BASE_URL]", help=JUDGE_HELP)
+
+
+def from_values(values: dict[str, Any], *, datasets=(), judges=(), api_key_env=None, responses_api=False) -> Identity:
+    """An identity from field name -> value (None: the field's default), checked."""
+    given = {f.name: (values.get(f.name) if values.get(f.name) is not None else f.default) for f in FIELDS}
+    if given["provider"] == "reference" and not given["model"]:
+        given["model"] = "gold"
+    spec = ProviderSpec(**{f.name: given[f.name] for f in FIELDS if f.on_spec}, api_key_env=api_key_env, responses_api=responses_api)
+    ident = Identity(spec=spec, **{f.name: given[f.name] for f in FIELDS if not f.on_spec}, datasets=tuple(datasets), judges=tuple(judges))
+    check(ident)
+    return dataclasses.replace(ident, spec=effective_spec(ident.spec), judges=tuple(j.effective() for j in ident.judges))
+
+
+def check(ident: Identity) -> None:
+    """Refuse an identity the provider would not send as recorded: one line naming the flag."""
+    spec = ident.spec
+    if spec.provider is None:
+        raise UsageError(f"--provider is required: one of {', '.join(PROVIDERS)}")
+    if spec.provider in PLANNED:
+        raise UsageError(f"--provider {spec.provider}: {PLANNED[spec.provider]}")
+    if spec.provider not in PROVIDERS:
+        raise UsageError(f"--provider {spec.provider!r} is unknown; choose one of {', '.join(PROVIDERS)}")
+    info = PROVIDERS[spec.provider]
+    if not spec.model:
+        raise UsageError(f"--model is required with --provider {spec.provider} (e.g. --model gpt-5.5), or use --provider reference for an offline run")
+    for f in FIELDS:
+        value = ident.value(f)
+        if f.on_spec and f.name not in ("provider", "model") and value not in (None, False) and f.name not in info.takes:
+            takers = [name for name, other in PROVIDERS.items() if f.name in other.takes]
+            raise UsageError(f"{f.flag} is not sent by --provider {spec.provider}, so it cannot be part of its run; it applies to {', '.join(takers) or 'no provider'}")
+    if spec.effort and spec.thinking:
+        raise UsageError("--effort and --thinking exclude each other: pass one")
+    if spec.effort and spec.effort not in info.efforts:
+        raise UsageError(f"--effort {spec.effort!r} is not one {spec.provider} takes; choose one of {', '.join(info.efforts)}")
+    if info.needs_base_url and not spec.base_url:
+        raise UsageError(f"--provider {spec.provider} needs --base-url (e.g. https://openrouter.ai/api/v1 or http://127.0.0.1:8000/v1)")
+    if spec.base_url and not _is_http_url(spec.base_url):
+        raise UsageError(f"--base-url {spec.base_url!r} is not an http(s) URL")
+    if spec.route and not is_openrouter(spec.base_url):
+        raise UsageError("--route pins an OpenRouter upstream: it needs --provider live --base-url https://openrouter.ai/api/v1")
+    for name in ("max_tokens", "limit"):
+        value = ident.value(FIELD[name])
+        if value is not None and value < 1:
+            raise UsageError(f"{FIELD[name].flag} must be at least 1 (got {value})")
+    if ident.split not in SPLITS:
+        raise UsageError(f"--split {ident.split!r} is unknown; choose {' or '.join(SPLITS)}")
+    for judge in ident.judges:
+        if judge.provider not in PROVIDERS:
+            raise UsageError(f"--judge {judge.name}: provider {judge.provider!r} is unknown; choose one of {', '.join(PROVIDERS)}")
+
+
+def config_fields(ident: Identity) -> dict[str, Any]:
+    """The table's part of a result file's config: camelCase, unset values left out."""
+    raw = {f.key: ident.value(f) for f in FIELDS}
+    if raw["baseUrl"]:
+        raw["baseUrl"] = raw["baseUrl"].rstrip("/")
+    return {k: v for k, v in raw.items() if v is not None and v is not False and v != ""}
+
+
+def slug_parts(config: dict[str, Any]) -> list[str]:
+    parts = []
+    for f in FIELDS:
+        value = config.get(f.key)
+        if f.slug and value not in (None, False) and value != f.default:
+            parts.append(f.slug.format(value))
+    return parts
+
+
+def identity_from_config(config: dict[str, Any], dataset_source: str | None = None) -> Identity:
+    """The identity a result file's config records; raises DatasetError when its dataset
+    cannot be named again (a local file known only by its name and hash) and no
+    `dataset_source` says where it is."""
+    values = {f.name: config.get(f.key) for f in FIELDS}
+    judges = tuple(JudgeSpec(j["provider"], j["model"], j.get("baseUrl")) for j in config.get("judges", ()))
+    source = dataset_source or source_of(config["dataset"])
+    if source is None:
+        raise DatasetError(f"the run used the dataset file {config['dataset']['name']!r}, which cannot be found again; pass it with --dataset")
+    spec = ProviderSpec(**{f.name: values[f.name] if values[f.name] is not None else f.default for f in FIELDS if f.on_spec})
+    rest = {f.name: values[f.name] if values[f.name] is not None else f.default for f in FIELDS if not f.on_spec}
+    return Identity(spec=spec, **rest, datasets=((config["eval"], source),), judges=judges)
+
+
+def to_flags(ident: Identity) -> list[str]:
+    """The pytest flags that ask for `ident`, each written as --flag=value."""
+    flags = []
+    for f in FIELDS:
+        value = ident.value(f)
+        if value is None or value == f.default:
+            continue
+        flags.append(f.flag if f.kind is bool else f"{f.flag}={value}")
+    flags += [f"--dataset={name}={source}" for name, source in ident.datasets if source != "bundled"]
+    flags += [f"--judge={judge.name}" for judge in ident.judges]
+    return flags
+
+
+def _is_http_url(value: str) -> bool:
+    parts = urlsplit(value)
+    return parts.scheme in ("http", "https") and bool(parts.netloc)
