@@ -3,72 +3,66 @@
     uv run evaluate "GPT 5.5" --model gpt-5.5 --provider openai --effort medium \
         --provider-name OpenAI --url https://openai.com --release-date 2026-08-01 \
         --price-input 1.25 --price-output 10
-    uv run evaluate "GPT 5.5"              # resume, or reproduce the recorded run
+    uv run evaluate "GPT 5.5"              # resume what was last planned, or reproduce the published run
     uv run evaluate "GPT 5.5" --status     # progress of each eval's run
 
-The first argument is the model's display name, its entry in data/models.json. For a model on
-the board the run identity comes from its published result files, so a bare `evaluate NAME`
-resumes or reproduces exactly that run; any identity flag overrides it (a different run).
+The first argument is the model's display name, its entry in data/models.json. A bare
+`evaluate NAME` resumes the identity last planned for NAME (kept in data/plans/), or, for a
+model published before any plan was kept, the identity its result files record; any identity
+flag on top starts a different run. Everything is checked before the first paid request:
+flags per provider, judges and API keys, and the models.json entry the run would publish.
 Each eval runs as its own `pytest` process, one after another or all at once (--parallel).
-When all three results exist they are published into models.json and the site is rebuilt,
-under one lock."""
+An eval whose run is already published is reproduced offline, never run again. When all three
+results are finished they are published into models.json and the site is rebuilt, together."""
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
+import math
 import os
 import subprocess
 import sys
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evals import registry
-from evals.cache import RunCache
+from evals import plans, registry
 from evals.config import results_path, run_dir
-from evals.errors import EvalError
+from evals.errors import EvalError, UsageError
 from evals.grading.judges import JudgeSpec, default_judges
-from evals.plan import Identity, Planned, identity_from_config, plan, to_flags
-from evals.providers import ProviderSpec
+from evals.identity import FIELDS, Identity, add_identity_options, check, from_values, identity_from_config, to_flags
+from evals.plan import Planned, plan
+from evals.providers import make_provider
 from evals.publish import publish, rebuild_site
-from evals.results import read_result
+from evals.results import read_result, without_timing
 from evals.tasks import TASKS
 
 ROOT = Path(__file__).resolve().parents[1]
 EVALS = {"ff": "freeform", "mc": "multiple_choice", "lc": "leetcode"}
-KEY_OF = {task.name: task.key for task in TASKS.values()}
+TAG_OF = {name: tag for tag, name in EVALS.items()}
+PYTEST_USAGE_ERROR = 4
+INTERRUPTED = 130
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="evaluate", description=__doc__.split("\n\n")[0])
     ap.add_argument("name", help="display name: the model's entry in data/models.json")
-    ident = ap.add_argument_group("run identity", "defaults come from the model's published result files; any of these starts a different run")
-    ident.add_argument("--model")
-    ident.add_argument("--provider", choices=["live", "openai", "anthropic", "reference"])
-    ident.add_argument("--base-url")
-    reasoning = ident.add_mutually_exclusive_group()
-    reasoning.add_argument("--effort")
-    reasoning.add_argument("--thinking", action="store_true", default=None)
-    ident.add_argument("--route")
-    ident.add_argument("--max-tokens", type=int)
-    ident.add_argument("--system-prompt-prefix")
-    ident.add_argument("--limit", type=int, help="smoke test: the first N items of each eval (never published)")
-    ident.add_argument("--split", choices=["test", "train"], help="RobloxQA split; train is never published")
-    ident.add_argument("--judge", action="append", help="freeform judge PROVIDER:MODEL[@BASE_URL] (repeatable)")
+    ident = ap.add_argument_group("run identity", "defaults: what was last planned for NAME; any of these starts a different run")
+    add_identity_options(ident.add_argument, defaults=False)
 
     how = ap.add_argument_group("how to run (not part of the run identity)")
     how.add_argument("--api-key-env")
     how.add_argument("--responses-api", action="store_true")
-    how.add_argument("--workers", type=int, help="xdist workers per eval (pytest -n)")
-    how.add_argument("--concurrency", type=int, help="model requests in flight per eval")
-    how.add_argument("--allow-errors", action="store_true", help="publish despite more than 5%% failed answers")
+    how.add_argument("--workers", type=int, help="parallel model requests per eval (pytest --concurrency; default 8)")
+    how.add_argument("--processes", type=int, help="pytest-xdist processes per eval (pytest -n); helps LeetCode grading only")
+    how.add_argument("--allow-errors", action="store_true", help="publish despite more than 5%% API errors or unparseable judge verdicts")
     how.add_argument("--jest-url", help="JestLuaTestServer URL for leetcode (default $JEST_SERVER_URL)")
     how.add_argument("--evals", default="ff,mc,lc", help="comma list of ff, mc, lc (default all three)")
     how.add_argument("--parallel", action="store_true", help="run the evals at once, each line prefixed by its eval")
-    how.add_argument("--force", action="store_true", help="start the runs over (the old run folders are kept, renamed)")
+    how.add_argument("--force", action="store_true", help="start the runs over (the old run folders and result files are kept, renamed)")
     how.add_argument("--no-build", action="store_true", help="run, but leave models.json and the site alone")
-    how.add_argument("--dry-run", action="store_true", help="print the plan (commands, run folders, result files) and exit")
+    how.add_argument("--dry-run", action="store_true", help="check everything, print the plan (commands, run folders, result files) and exit")
     how.add_argument("--status", action="store_true", help="print each eval's progress and exit")
     how.add_argument("--data-dir", type=Path, default=ROOT / "data", help=argparse.SUPPRESS)
 
@@ -85,11 +79,20 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args.tags = [t.strip() for t in args.evals.split(",") if t.strip()]
     if not args.tags or any(t not in EVALS for t in args.tags):
         ap.error(f"--evals takes a comma list of ff, mc, lc (got {args.evals!r})")
+    for flag in ("workers", "processes"):
+        if getattr(args, flag) is not None and getattr(args, flag) < 1:
+            ap.error(f"--{flag} must be at least 1 (got {getattr(args, flag)})")
     for value in args.size or []:
         if not (value.isdigit() or value.startswith(("http://", "https://"))):
             ap.error(f"--size takes byte counts or Hugging Face links (got {value!r})")
+    prices = {"--price-input": args.price_input, "--price-output": args.price_output, "--price-electricity": args.price_electricity}
+    for flag, value in prices.items():
+        if value is not None and not (math.isfinite(value) and value >= 0):
+            ap.error(f"{flag} must be a finite number of USD, 0 or more (got {value})")
     if args.price_electricity is not None and (args.price_input is not None or args.price_output is not None):
         ap.error("--price-electricity excludes --price-input/--price-output")
+    if (args.price_input is None) != (args.price_output is None):
+        ap.error("--price-input and --price-output go together: pass both, in USD per million tokens")
     return args
 
 
@@ -100,120 +103,236 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(evaluate(args))
     except EvalError as error:
         raise SystemExit(f"error: {error}") from None
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: every answer so far is cached; `evaluate {args.name!r}` resumes", file=sys.stderr)
+        raise SystemExit(INTERRUPTED) from None
+
+
+@dataclass
+class Eval:
+    """One eval of the command: its identity, its planned run, where it lands."""
+
+    tag: str
+    identity: Identity
+    dataset: str
+    planned: Planned
+    run_folder: Path
+    result_file: Path
+    published: bool  # its result file is named by models.json: reproduced, never run again
+
+    @property
+    def name(self) -> str:
+        return EVALS[self.tag]
+
+    @property
+    def key(self) -> str:
+        return TASKS[self.name].key
 
 
 def evaluate(args: argparse.Namespace) -> int:
     data = args.data_dir.resolve()
     models_path, results_dir, runs_dir = data / "models.json", data / "results", data / "runs"
-    entry = registry.find_entry(registry.load_models(models_path, results=results_dir), args.name)
-    if entry is None and (args.model is None or args.provider is None):
-        raise EvalError(f'"{args.name}" is not in {models_path.name} yet: a new model needs --model and --provider')
-    published = _published_configs(entry, results_dir)
-    identities, plans = {}, {}
-    for tag in EVALS:
-        identities[tag], plans[tag] = _plan(tag, published, args)
-    smoke = any(p.config.is_smoke_test for p in plans.values())
-    reference = any(p.config.provider == "reference" for p in plans.values())
+    models = registry.load_models(models_path, results=results_dir)
+    entry = registry.find_entry(models, args.name)
+    saved = plans.load(data / "plans", args.name)
+    evals = {tag: _plan_eval(tag, args, saved, entry, models, results_dir, runs_dir) for tag in EVALS}
+    smoke = any(e.planned.config.is_smoke_test for e in evals.values())
+    reference = any(e.identity.spec.provider == "reference" for e in evals.values())
+    publishing = not (smoke or reference or args.no_build)
+    selected = [evals[tag] for tag in args.tags]
+
+    if not args.status:
+        _check_keys(selected)
+    metadata = _metadata(args, saved, entry, evals["ff"]) if publishing and not args.status else {}
+    if args.force and (published := [e for e in selected if e.published]):
+        raise UsageError(f"{', '.join(e.tag for e in published)}: the run is published in models.json and stays as it is; "
+                         "--force would start over a published run (remove its resultFiles from models.json first)")
 
     print(f"{args.name}:")
     commands = {}
-    for tag in args.tags:
-        planned = plans[tag]
-        commands[tag] = _command(tag, identities[tag], args, data)
-        print(f"  {tag}: {subprocess.list2cmdline(commands[tag][3:])}")
-        print(f"      run folder  {run_dir(runs_dir, planned.config)}")
-        print(f"      results     {results_path(results_dir, planned.config)}")
+    for e in selected:
+        commands[e.tag] = _command(e, args, data)
+        shown = "published: reproduced offline, not run again" if e.published else subprocess.list2cmdline(commands[e.tag][3:])
+        print(f"  {e.tag}: {shown}")
+        print(f"      run folder  {e.run_folder}")
+        print(f"      results     {e.result_file}")
     if args.dry_run:
         return 0
     if args.status:
-        for tag in args.tags:
-            print(_status(tag, plans[tag], runs_dir, results_dir))
+        for e in selected:
+            print(_status(e))
         return 0
 
-    metadata = None if smoke or reference or args.no_build else _metadata(args, entry, plans["ff"].config.to_dict())
-    codes = _run_parallel(commands) if args.parallel else _run_serial(commands)
-    finished = {KEY_OF[EVALS[tag]]: results_path(results_dir, p.config) for tag, p in plans.items() if results_path(results_dir, p.config).is_file()}
-    unfinished = [tag for tag in args.tags if KEY_OF[EVALS[tag]] not in finished]
+    plans.save(data / "plans", args.name, {e.name: {"config": _remembered(e), "dataset": e.dataset} for e in evals.values()},
+               {**(saved or {}).get("metadata", {}), **metadata})
+    to_run = {tag: command for tag, command in commands.items() if not evals[tag].published}
+    codes = _run_parallel(to_run) if args.parallel else _run_serial(to_run)
+    if any(code == PYTEST_USAGE_ERROR for code in codes.values()):
+        print("error: stopped at a usage error (above); fix the command and run it again", file=sys.stderr)
+        return 2
+    finished = _finished(evals.values(), runs_dir)
+    print(f"  finished: {', '.join(e.tag for e in evals.values() if e.key in finished) or 'nothing'}")
 
-    if smoke or reference:
-        print("  smoke test or reference run: models.json left alone")
-    elif args.no_build:
-        print("  --no-build: models.json and the site left alone")
+    refused = False
+    if not publishing:
+        why = "--no-build" if args.no_build else "smoke test or reference run"
+        print(f"  {why}: models.json left alone")
+    elif not finished:
+        print("  nothing finished so far: models.json left alone")
     else:
-        for line in publish(args.name, finished, metadata=metadata, allow_errors=args.allow_errors,
-                            models_path=models_path, results_dir=results_dir, rebuild=rebuild_site(data)):
+        lines = publish(args.name, finished, metadata=metadata or None, allow_errors=args.allow_errors,
+                        models_path=models_path, results_dir=results_dir, rebuild=rebuild_site(data))
+        for line in lines:
             print(f"  {line}")
+        refused = any(line.startswith("not published:") for line in lines)
+    unfinished = [tag for tag in args.tags if evals[tag].key not in finished]
     if unfinished:
-        failed = ", ".join(f"{tag} (pytest exit {codes.get(tag)})" for tag in unfinished)
-        print(f"error: {failed} did not finish (see the log above); rerun the same command to resume", file=sys.stderr)
+        failed = ", ".join(f"{tag} (pytest exit {codes[tag]})" if tag in codes else tag for tag in unfinished)
+        print(f"error: {failed} did not finish (see the log above); `evaluate {args.name!r}` resumes", file=sys.stderr)
         return 1
-    return 0
+    return 1 if refused else 0
 
 
-def _published_configs(entry: dict[str, Any] | None, results_dir: Path) -> dict[str, dict[str, Any]]:
-    """eval name -> the config of the entry's published result file for it."""
-    configs = {}
-    for key, name in registry.RESULT_KEYS.items():
-        if entry and entry.get("resultFiles"):
-            configs[name] = read_result(registry.result_path(entry, key, results_dir))["config"]
-    return configs
-
-
-def _plan(tag: str, published: dict[str, dict[str, Any]], args: argparse.Namespace) -> tuple[Identity, Planned]:
-    """The eval's run: its published identity (or a sibling's), with the flags on top."""
+def _plan_eval(tag: str, args: argparse.Namespace, saved: dict[str, Any] | None, entry: dict[str, Any] | None,
+               models: list[dict[str, Any]], results_dir: Path, runs_dir: Path) -> Eval:
+    """The eval's run: what was last planned for the model (or published), flags on top."""
     name = EVALS[tag]
-    base = published.get(name) or next(iter(published.values()), None)
-    ident = identity_from_config(base) if base else Identity(spec=ProviderSpec(args.provider, args.model))
-    if base and name not in published:
-        ident = dataclasses.replace(ident, datasets=(), judges=())  # a sibling's dataset is not this eval's
-    flags = {
-        "provider": args.provider, "model": args.model, "base_url": args.base_url, "effort": args.effort,
-        "thinking": args.thinking, "route": args.route, "max_tokens": args.max_tokens,
-    }
-    spec = dataclasses.replace(ident.spec, **{k: v for k, v in flags.items() if v is not None})
-    judges = tuple(JudgeSpec.parse(j) for j in args.judge or ()) or ident.judges
-    if TASKS[name].uses_judges and not judges:
-        judges = default_judges(spec.provider)
-    ident = dataclasses.replace(
-        ident,
-        spec=spec,
-        system_prompt_prefix=args.system_prompt_prefix if args.system_prompt_prefix is not None else ident.system_prompt_prefix,
-        limit=args.limit if args.limit is not None else ident.limit,
-        split=args.split or ident.split,
-        judges=judges,
+    base, source = _base_config(name, saved, entry, results_dir)
+    given = {f.name: getattr(args, f.name) for f in FIELDS}
+    if base is None and not (given["provider"] and (given["model"] or given["provider"] == "reference")):
+        raise UsageError(f"nothing is planned for {args.name!r}: a new model needs --model and --provider "
+                         f"(and --provider-name, --url, --release-date and prices, or they are looked up)")
+    datasets = dict(_dataset_flags(args.dataset))
+    if base is not None:
+        ident = identity_from_config(base, source)
+        if base["eval"] != name:  # a sibling eval's identity: its dataset and judges are not this eval's
+            ident = ident.replace(datasets=(), judges=())
+        if given["provider"] and given["provider"] != ident.spec.provider:
+            ident = ident.replace(base_url=None, effort=None, thinking=False, route=None)  # they belonged to the old provider
+        values = {**ident.fields(), **{k: v for k, v in given.items() if v is not None}}
+        judges, datasets = ident.judges, {**dict(ident.datasets), **datasets}
+    else:
+        values, judges = given, ()
+    if args.judge:
+        judges = tuple(_judge(text) for text in args.judge)
+    if not judges and TASKS[name].uses_judges:
+        judges = default_judges(values["provider"])
+    ident = from_values(values, datasets=datasets.items(), judges=judges, api_key_env=args.api_key_env, responses_api=args.responses_api)
+    planned = plan(TASKS[name], ident)
+    result_file = results_path(results_dir, planned.config)
+    published = any(
+        registry.result_path(m, key, results_dir) == result_file
+        for m in models if m.get("resultFiles") for key in registry.RESULT_KEYS
     )
-    return ident, plan(TASKS[name], ident)
+    return Eval(tag, ident, datasets.get(name, "bundled"), planned, run_dir(runs_dir, planned.config), result_file, published)
 
 
-def _command(tag: str, ident: Identity, args: argparse.Namespace, data: Path) -> list[str]:
-    command = [sys.executable, "-m", "pytest", "-m", EVALS[tag], *to_flags(ident)]
+def _remembered(e: Eval) -> dict[str, Any]:
+    """The config a bare rerun starts from: a smoke test's --limit and --split are left out,
+    so that `evaluate NAME --limit 3` then `evaluate NAME` is the check, then the real run."""
+    return {k: v for k, v in e.planned.config.to_dict().items() if k not in ("limit", "split")}
+
+
+def _base_config(name: str, saved: dict[str, Any] | None, entry: dict[str, Any] | None, results_dir: Path) -> tuple[dict[str, Any] | None, str | None]:
+    """The config to start from: the saved plan's, else the published result file's, else
+    a sibling eval's of either; with the dataset source the plan recorded."""
+    planned = (saved or {}).get("evals", {})
+    if name in planned:
+        return planned[name]["config"], planned[name].get("dataset")
+    if entry and entry.get("resultFiles"):
+        key = TASKS[name].key
+        return read_result(registry.result_path(entry, key, results_dir))["config"], None
+    sibling = next(iter(planned.values()), None)
+    return (sibling["config"], None) if sibling else (None, None)
+
+
+def _dataset_flags(values: list[str] | None) -> list[tuple[str, str]]:
+    chosen = []
+    for value in values or []:
+        tag, sep, source = value.partition("=")
+        if not sep or tag not in EVALS:
+            raise UsageError(f"--dataset {value}: write it as ff=SOURCE, mc=SOURCE or lc=SOURCE")
+        chosen.append((EVALS[tag], source))
+    return chosen
+
+
+def _judge(text: str) -> JudgeSpec:
+    try:
+        return JudgeSpec.parse(text)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+
+
+def _check_keys(selected: list[Eval]) -> None:
+    """Every provider the command will call, built now: a missing API key stops it before
+    anything is paid for. A published eval calls nothing."""
+    for e in selected:
+        if e.published:
+            continue
+        make_provider(e.identity.spec)
+        if TASKS[e.name].uses_judges:
+            for judge in e.identity.judges:
+                try:
+                    make_provider(judge.provider_spec())
+                except EvalError as error:
+                    raise UsageError(f"--judge {judge.name}: {error}; or pick judges you have keys for with --judge PROVIDER:MODEL") from None
+
+
+def _command(e: Eval, args: argparse.Namespace, data: Path) -> list[str]:
+    command = [sys.executable, "-m", "pytest", "-m", e.name, *to_flags(e.identity)]
     command += [f"--run-dir={data / 'runs'}", f"--results-dir={data / 'results'}"]
-    if args.workers is not None:
-        command += ["-n", str(args.workers)]
-    for flag, value in (("--api-key-env", args.api_key_env), ("--concurrency", args.concurrency), ("--jest-url", args.jest_url)):
+    if args.processes is not None:
+        command += ["-n", str(args.processes)]
+    for flag, value in (("--api-key-env", args.api_key_env), ("--concurrency", args.workers), ("--jest-url", args.jest_url)):
         if value is not None:
             command.append(f"{flag}={value}")
-    for flag, on in (("--responses-api", args.responses_api), ("--force", args.force), ("--allow-errors", args.allow_errors)):
+    for flag, on in (("--responses-api", args.responses_api), ("--force", args.force)):
         if on:
             command.append(flag)
     return command
 
 
-def _status(tag: str, planned: Planned, runs_dir: Path, results_dir: Path) -> str:
-    cache = RunCache(run_dir(runs_dir, planned.config), session=None)
+def _status(e: Eval) -> str:
+    from evals.cache import RunCache
+
+    cache = RunCache(e.run_folder, session=None)
     answered = errors = 0
-    for sample in planned.samples:
+    for sample in e.planned.samples:
         record = cache.read(sample.id, "candidate")
         answered += bool(record and "response" in record)
         errors += bool(record and "error" in record)
-    n = len(planned.samples)
-    done = "result file written" if results_path(results_dir, planned.config).is_file() else "no result file yet"
-    return f"  {tag}: {answered} of {n} answered (cached), {errors} errors, {n - answered} remaining; {done}"
+    n = len(e.planned.samples)
+    done = "published" if e.published else "result file written" if e.result_file.is_file() else "no result file yet"
+    return f"  {e.tag}: {answered} of {n} answered (cached), {errors} errors, {n - answered} remaining; {done}"
 
 
-def _metadata(args: argparse.Namespace, entry: dict[str, Any] | None, config: dict[str, Any]) -> dict[str, Any]:
-    """The entry fields the flags set; a new model's missing ones are looked up, then required."""
-    fields: dict[str, Any] = {}
+def _finished(evals, runs_dir: Path) -> dict[str, Path]:
+    """resultFiles key -> result file, for each eval whose result file the run folder
+    reproduces now. A file left from an earlier attempt that the cache has moved on from
+    (a retried error, an interrupted --force) is not finished: publishing it would publish
+    a number verify cannot reproduce."""
+    from evals.verify import rescore
+
+    finished = {}
+    for e in evals:
+        if not e.result_file.is_file():
+            continue
+        try:
+            same = rescore(e.result_file, run_root=runs_dir) == without_timing(read_result(e.result_file))
+        except EvalError as error:
+            print(f"  {e.tag}: {e.result_file.name} is not reproduced by its run folder ({error})")
+            continue
+        if same:
+            finished[e.key] = e.result_file
+        else:
+            print(f"  {e.tag}: {e.result_file.name} is older than its run folder; rerun the eval to finish it")
+    return finished
+
+
+def _metadata(args: argparse.Namespace, saved: dict[str, Any] | None, entry: dict[str, Any] | None, ff: Eval) -> dict[str, Any]:
+    """The entry fields this command sets (earlier flags for NAME, then today's), checked as
+    the entry they would make; a new model's missing ones are looked up, then required."""
+    fields: dict[str, Any] = dict((saved or {}).get("metadata") or {})
     for key, value in (("provider", args.provider_name), ("url", args.url), ("releaseDate", args.release_date)):
         if value is not None:
             fields[key] = value
@@ -221,11 +340,11 @@ def _metadata(args: argparse.Namespace, entry: dict[str, Any] | None, config: di
         fields["size"] = _size(args.size)
     if args.price_electricity is not None:
         fields["price"] = {"electricity": args.price_electricity}
-    elif args.price_input is not None or args.price_output is not None:
-        fields["price"] = {**((entry or {}).get("price") or {}), **{k: v for k, v in (("input", args.price_input), ("output", args.price_output)) if v is not None}}
-        fields["price"].pop("electricity", None)
+    elif args.price_input is not None:
+        fields["price"] = {"input": args.price_input, "output": args.price_output}
     if entry is None:
-        _look_up_missing(fields, config)
+        _look_up_missing(fields, ff.planned.config.to_dict())
+    registry.check_entry({**(entry or {"name": args.name, "size": None}), **fields})
     return fields
 
 
@@ -243,7 +362,7 @@ def _look_up_missing(fields: dict[str, Any], config: dict[str, Any]) -> None:
     missing = [flag for key, flag in (("provider", "--provider-name"), ("url", "--url"), ("releaseDate", "--release-date"),
                                       ("price", "--price-input/--price-output or --price-electricity")) if key not in fields]
     if missing:
-        raise EvalError(f"a new model needs {', '.join(missing)} (not found by lookup either)")
+        raise UsageError(f"a new model needs {', '.join(missing)} (not found by lookup either)")
 
 
 def _size(values: list[str]) -> int:
@@ -267,6 +386,8 @@ def _run_serial(commands: dict[str, list[str]]) -> dict[str, int]:
     for tag, command in commands.items():
         print(f"\n===== {tag}", flush=True)
         codes[tag] = subprocess.run(command, cwd=ROOT, env=_child_env(), check=False).returncode
+        if codes[tag] == PYTEST_USAGE_ERROR:
+            break  # the next eval would print the same error
     return codes
 
 
@@ -286,7 +407,12 @@ def _run_parallel(commands: dict[str, list[str]]) -> dict[str, int]:
     pumps = [threading.Thread(target=pump, args=item, daemon=True) for item in processes.items()]
     for thread in pumps:
         thread.start()
-    codes = {tag: process.wait() for tag, process in processes.items()}
+    try:
+        codes = {tag: process.wait() for tag, process in processes.items()}
+    except KeyboardInterrupt:
+        for process in processes.values():
+            process.terminate()
+        raise
     for thread in pumps:
         thread.join()
     return codes

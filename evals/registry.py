@@ -74,6 +74,12 @@ def update_entry(name: str, mutate: Callable[[dict[str, Any] | None], dict[str, 
     return new
 
 
+def check_entry(entry: dict[str, Any], *, results: Path | None = None) -> None:
+    """Validate one entry before anything is written or run; without `results` its
+    resultFiles are not looked for. Raises RegistryError naming the field."""
+    _validate(Path("models.json"), 0, entry, results)
+
+
 def lock(path: Path = MODELS) -> FileLock:
     return FileLock(path.with_name(path.name + ".lock"))
 
@@ -83,7 +89,7 @@ def ordered(entry: dict[str, Any]) -> dict[str, Any]:
     return {k: entry[k] for k in ENTRY_ORDER if k in entry} | {k: v for k, v in entry.items() if k not in ENTRY_ORDER}
 
 
-def _validate(path: Path, index: int, entry: Any, results: Path) -> None:
+def _validate(path: Path, index: int, entry: Any, results: Path | None) -> None:
     if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or not entry["name"]:
         raise RegistryError(f"{path}: entry {index + 1} has no name")
     where = f"{path}: {entry['name']!r}"
@@ -107,7 +113,7 @@ def _validate(path: Path, index: int, entry: Any, results: Path) -> None:
         if not isinstance(files, dict) or set(files) != set(RESULT_KEYS):
             raise RegistryError(f"{where}: resultFiles must name all of {', '.join(RESULT_KEYS)}")
         for key in RESULT_KEYS:
-            if not (results / RESULT_KEYS[key] / str(files[key])).is_file():
+            if results is not None and not (results / RESULT_KEYS[key] / str(files[key])).is_file():
                 raise RegistryError(f"{where}: resultFiles.{key} names {files[key]}, which is not in {results / RESULT_KEYS[key]}")
 
 

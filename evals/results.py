@@ -19,6 +19,8 @@ MAX_ERROR_RATE = 0.05
 TOKEN_KINDS = ("input", "output", "reasoning", "cached")
 # Fields that measure the machine, not the model: excluded when two runs are compared.
 TIMING_FIELDS = frozenset({"latency", "timing"})
+# What the 5% gate counts, as the original harness did.
+GATED = ("apiErrors", "judgeUnparseable")
 
 
 @dataclass(frozen=True)
@@ -64,14 +66,27 @@ def _summary(task: Task, rows: list[dict[str, Any]], prices: Prices | None) -> d
 
 
 def failed_answers(summary: dict[str, Any]) -> int:
-    """API errors plus answers that could not be read (unparseable letters or verdicts)."""
+    """Answers the run failed to get or to grade: API errors plus unparseable judge verdicts.
+    A multiple-choice reply without a letter is the model's own wrong answer, not a failure."""
     summary = summary.get("overall", summary)
-    return sum(summary.get(k) or 0 for k in ("apiErrors", "unparseable", "judgeUnparseable"))
+    return sum(summary.get(k) or 0 for k in GATED)
 
 
 def over_error_gate(summary: dict[str, Any]) -> bool:
     overall = summary.get("overall", summary)
     return failed_answers(summary) > MAX_ERROR_RATE * overall["n"]
+
+
+def gate_reason(summary: dict[str, Any]) -> str:
+    """Why a run is over the gate, and what a rerun can and cannot do about it."""
+    overall = summary.get("overall", summary)
+    errors, verdicts = (overall.get(k) or 0 for k in GATED)
+    parts = [f"{errors} API error{'s' * (errors != 1)}"] if errors else []
+    parts += [f"{verdicts} unparseable judge verdict{'s' * (verdicts != 1)}"] if verdicts else []
+    advice = ["rerunning retries the API errors"] if errors else []
+    advice += ["the cached verdicts stay as they are"] if verdicts else []
+    return (f"{failed_answers(summary)} of {overall['n']} answers failed ({', '.join(parts)}), over the "
+            f"{MAX_ERROR_RATE:.0%} gate: {'; '.join(advice)}; --allow-errors publishes it anyway")
 
 
 def not_publishable_reasons(config: dict[str, Any], summary: dict[str, Any], *, allow_errors: bool) -> list[str]:
@@ -83,22 +98,20 @@ def not_publishable_reasons(config: dict[str, Any], summary: dict[str, Any], *, 
     if config.get("split", "test") != "test":
         reasons.append(f"the {config['split']} split is for smoke tests and generation, not scores")
     if over_error_gate(summary) and not allow_errors:
-        n = summary.get("overall", summary)["n"]
-        reasons.append(
-            f"{failed_answers(summary)} of {n} answers failed (API errors or unparseable), over the "
-            f"{MAX_ERROR_RATE:.0%} gate: rerun to retry them, or pass --allow-errors"
-        )
+        reasons.append(gate_reason(summary))
     return reasons
 
 
-def build_result(config: dict[str, Any], summary: dict[str, Any], rows: list[dict[str, Any]], *, allow_errors: bool,
+def build_result(config: dict[str, Any], summary: dict[str, Any], rows: list[dict[str, Any]], *,
                  prices: Prices | None, timing: dict[str, Any]) -> dict[str, Any]:
-    reasons = not_publishable_reasons(config, summary, allow_errors=allow_errors)
+    """`publishable` says whether the run passes every rule by itself; --allow-errors is a
+    decision taken when publishing, recorded in models.json, never in the result file, so
+    that rerunning an identity reproduces its file whatever the flags of the day."""
+    reasons = not_publishable_reasons(config, summary, allow_errors=False)
     return {
         "config": config,
         "summary": summary,
         "prices": dataclasses.asdict(prices) if prices else None,
-        "allowErrors": allow_errors,
         "publishable": not reasons,
         "notPublishable": reasons,
         "timing": timing,
@@ -107,9 +120,9 @@ def build_result(config: dict[str, Any], summary: dict[str, Any], rows: list[dic
 
 
 def result_of_run(task: Task, config: dict[str, Any], rows: list[dict[str, Any]], *, prices: Prices | None,
-                  allow_errors: bool, timing: dict[str, Any]) -> dict[str, Any]:
+                  timing: dict[str, Any]) -> dict[str, Any]:
     """The result file of a run's rows: what a session writes and what verify recomputes."""
-    return build_result(config, summarize(task, rows, prices), rows, allow_errors=allow_errors, prices=prices, timing=timing)
+    return build_result(config, summarize(task, rows, prices), rows, prices=prices, timing=timing)
 
 
 def write_result(path: Path, result: dict[str, Any]) -> None:

@@ -50,7 +50,7 @@ def rescore(result_file: Path, *, run_root: Path) -> dict[str, Any]:
     )
     rows = [run.answer(sample) for sample in planned.samples]
     prices = Prices(**published["prices"]) if published.get("prices") else None
-    result = result_of_run(task, planned.config.to_dict(), rows, prices=prices, allow_errors=published.get("allowErrors", False), timing={})
+    result = result_of_run(task, planned.config.to_dict(), rows, prices=prices, timing={})
     return without_timing(result)
 
 

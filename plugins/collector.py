@@ -59,7 +59,7 @@ class ResultsCollector:
                 )
                 continue
             timing = {"wallSeconds": round(time.monotonic() - self.started, 3), "finishedAt": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
-            result = result_of_run(TASKS[name], item.config.to_dict(), list(rows.values()), prices=s.prices, allow_errors=s.allow_errors, timing=timing)
+            result = result_of_run(TASKS[name], item.config.to_dict(), list(rows.values()), prices=s.prices, timing=timing)
             path = results_path(s.results_root, item.config)
             write_result(path, result)
             self.lines.extend(_describe(label, result, path))

@@ -104,7 +104,7 @@ def test_status_shows_each_eval_finished(board):
     done = evaluate(data, NAME, "--status")
     assert done.returncode == 0, done.stderr
     lines = [line for line in done.stdout.splitlines() if "answered" in line]
-    assert len(lines) == 3 and all("0 remaining; result file written" in line for line in lines), done.stdout
+    assert len(lines) == 3 and all("0 remaining; published" in line for line in lines), done.stdout
 
 
 def test_verify_reproduces_every_published_run_with_the_network_blocked(board):

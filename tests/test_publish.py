@@ -26,7 +26,7 @@ def result_files(data: Path, *, provider="openai", api_errors=0, limit=None, mod
         if key == "leetcode":
             summary = {"overall": summary}
         path = data / "results" / folder / f"{provider}-{model}.json"
-        write_result(path, build_result(config, summary, [], allow_errors=False, prices=None, timing={}))
+        write_result(path, build_result(config, summary, [], prices=None, timing={}))
         paths[key] = path
     return paths
 

@@ -1,0 +1,52 @@
+"""What `evaluate NAME` last planned for a model, kept until it is published and after.
+
+A bare `evaluate NAME` resumes the identity last planned for NAME, whether or not anything
+of it finished or was published, and the metadata flags given with it (a new model's prices,
+say), so that nothing typed once has to be typed again. One JSON file per display name under
+`data/plans/`, named by a hash of the name (any name, spaces or slashes included, maps to
+one file), written atomically."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from evals.atomic import write_json_atomic
+from evals.errors import RegistryError
+
+FORMAT = 1
+
+
+def path_for(plans_dir: Path, name: str) -> Path:
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:40] or "model"
+    return plans_dir / f"{slug}-{hashlib.sha256(name.encode()).hexdigest()[:12]}.json"
+
+
+def load(plans_dir: Path, name: str) -> dict[str, Any] | None:
+    """{"evals": {eval: {"config": ..., "dataset": source}}, "metadata": {...}} or None."""
+    path = path_for(plans_dir, name)
+    try:
+        plan = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (ValueError, UnicodeDecodeError):
+        raise RegistryError(f"{path}: the saved plan of {name!r} is corrupt; delete it and pass the model's flags again") from None
+    if not isinstance(plan, dict) or plan.get("format") != FORMAT or plan.get("name") != name or not isinstance(plan.get("evals"), dict):
+        raise RegistryError(f"{path}: not a saved plan of {name!r}; delete it and pass the model's flags again")
+    return plan
+
+
+def save(plans_dir: Path, name: str, evals: dict[str, dict[str, Any]], metadata: dict[str, Any]) -> Path:
+    path = path_for(plans_dir, name)
+    write_json_atomic(path, {
+        "format": FORMAT,
+        "name": name,
+        "plannedAt": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "evals": evals,
+        "metadata": metadata,
+    }, indent=2)
+    return path
