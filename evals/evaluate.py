@@ -34,8 +34,8 @@ from evals.grading.judges import JudgeSpec, default_judges
 from evals.identity import FIELDS, Identity, add_identity_options, check, from_values, identity_from_config, to_flags
 from evals.plan import Planned, plan
 from evals.providers import make_provider
-from evals.publish import publish, rebuild_site
-from evals.results import read_result, without_timing
+from evals.publish import finished_results, publish, rebuild_site
+from evals.results import read_result
 from evals.tasks import TASKS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -170,7 +170,9 @@ def evaluate(args: argparse.Namespace) -> int:
     if any(code == PYTEST_USAGE_ERROR for code in codes.values()):
         print("error: stopped at a usage error (above); fix the command and run it again", file=sys.stderr)
         return 2
-    finished = _finished(evals.values(), runs_dir)
+    finished, notes = finished_results({e.key: e.result_file for e in evals.values()}, run_root=runs_dir)
+    for note in notes:
+        print(f"  {note}")
     print(f"  finished: {', '.join(e.tag for e in evals.values() if e.key in finished) or 'nothing'}")
 
     refused = False
@@ -304,29 +306,6 @@ def _status(e: Eval) -> str:
     n = len(e.planned.samples)
     done = "published" if e.published else "result file written" if e.result_file.is_file() else "no result file yet"
     return f"  {e.tag}: {answered} of {n} answered (cached), {errors} errors, {n - answered} remaining; {done}"
-
-
-def _finished(evals, runs_dir: Path) -> dict[str, Path]:
-    """resultFiles key -> result file, for each eval whose result file the run folder
-    reproduces now. A file left from an earlier attempt that the cache has moved on from
-    (a retried error, an interrupted --force) is not finished: publishing it would publish
-    a number verify cannot reproduce."""
-    from evals.verify import rescore
-
-    finished = {}
-    for e in evals:
-        if not e.result_file.is_file():
-            continue
-        try:
-            same = rescore(e.result_file, run_root=runs_dir) == without_timing(read_result(e.result_file))
-        except EvalError as error:
-            print(f"  {e.tag}: {e.result_file.name} is not reproduced by its run folder ({error})")
-            continue
-        if same:
-            finished[e.key] = e.result_file
-        else:
-            print(f"  {e.tag}: {e.result_file.name} is older than its run folder; rerun the eval to finish it")
-    return finished
 
 
 def _metadata(args: argparse.Namespace, saved: dict[str, Any] | None, entry: dict[str, Any] | None, ff: Eval) -> dict[str, Any]:

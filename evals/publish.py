@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from evals import registry
-from evals.errors import RegistryError
+from evals.errors import EvalError, RegistryError
 from evals.identity import MODEL_KEYS
-from evals.results import not_publishable_reasons, read_result
+from evals.results import not_publishable_reasons, read_result, without_timing
 
 
 def publish(
@@ -83,3 +83,26 @@ def rebuild_site(data_dir: Path) -> Callable[[], None]:
         site.build(models_path=data_dir / "models.json", results_dir=data_dir / "results", site_dir=data_dir.parent / "site", write=True)
 
     return rebuild
+
+
+def finished_results(files: dict[str, Path], *, run_root: Path) -> tuple[dict[str, Path], list[str]]:
+    """The result files (resultFiles key -> path) that count as finished: those their run
+    folder reproduces now, offline. A file left from an earlier attempt that the cache has
+    moved on from (an API error retried since, an interrupted --force) is not: publishing it
+    would publish a number that verify cannot reproduce. The lines say why one is left out."""
+    from evals.verify import rescore
+
+    finished, notes = {}, []
+    for key, path in files.items():
+        if not path.is_file():
+            continue
+        try:
+            same = rescore(path, run_root=run_root) == without_timing(read_result(path))
+        except EvalError as error:
+            notes.append(f"{key}: {path.name} is not reproduced by its run folder ({error})")
+            continue
+        if same:
+            finished[key] = path
+        else:
+            notes.append(f"{key}: {path.name} is older than its run folder's answers; rerun the eval to finish it")
+    return finished, notes

@@ -52,6 +52,11 @@ def find_entry(models: list[dict[str, Any]], name: str) -> dict[str, Any] | None
     return next((m for m in models if m["name"] == name), None)
 
 
+def published_files(path: Path = MODELS, *, results: Path = RESULTS) -> set[Path]:
+    """Every result file models.json names: published, so never overwritten or rerun."""
+    return {result_path(entry, key, results) for entry in load_models(path, results=results) if entry.get("resultFiles") for key in RESULT_KEYS}
+
+
 def result_path(entry: dict[str, Any], key: str, results: Path = RESULTS) -> Path:
     return results / RESULT_KEYS[key] / entry["resultFiles"][key]
 

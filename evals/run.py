@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import datetime as dt
 import json
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from filelock import Timeout
+from filelock import FileLock, Timeout
 
 from evals.atomic import write_json_atomic
 from evals.cache import RunCache
@@ -29,6 +30,7 @@ from evals.providers import Completion, Provider, Request, RetryPolicy, Throttle
 from evals.tasks import Task
 
 
+FORCED = "forced.json"  # in a run folder --force started: by which command, and what it set aside
 LuauBackend = Callable[..., TestRun]  # (solution, tests, *, work_budget) -> TestRun
 
 
@@ -183,6 +185,38 @@ class EvalRun:
 
     def stop(self) -> None:
         self._stop.set()
+
+
+def start_over(folder: Path, result_file: Path, session: str) -> Path | None:
+    """--force: set the run folder and its result file aside (renamed, never deleted) and
+    start an empty folder, once per command however many processes ask; the folder kept,
+    or None when there was none or a sibling process of this command already did it."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    marker = folder / FORCED
+    with FileLock(folder.parent / f".{folder.name}.force.lock"):
+        try:
+            if json.loads(marker.read_text())["session"] == session:
+                return None
+        except (FileNotFoundError, ValueError, KeyError, TypeError):
+            pass
+        stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S.%fZ")
+        kept = None
+        if folder.exists():
+            kept = folder.with_name(f"{folder.name}.replaced-{stamp}")
+            folder.rename(kept)
+        if result_file.exists():
+            result_file.rename(result_file.with_name(f"{result_file.name}.replaced-{stamp}"))
+        write_json_atomic(marker, {"session": session, "kept": str(kept) if kept else None})
+    return kept
+
+
+def forced_in(folder: Path, session: str) -> Path | None:
+    """The folder --force set aside in this session, if it did."""
+    try:
+        record = json.loads((folder / FORCED).read_text())
+    except (FileNotFoundError, ValueError):
+        return None
+    return Path(record["kept"]) if isinstance(record, dict) and record.get("session") == session and record.get("kept") else None
 
 
 class _Scoring:

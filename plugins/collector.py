@@ -14,13 +14,15 @@ from typing import Any
 
 import pytest
 
-from evals.config import results_path
+from evals.config import results_path, run_dir
 from evals.errors import EvalError
-from evals.publish import publish, rebuild_site
-from evals.results import result_of_run, write_result
+from evals.publish import finished_results, publish, rebuild_site
+from evals.results import read_result, result_of_run, without_timing, write_result
+from evals.run import forced_in
 from evals.tasks import TASKS
+from evals.verify import differences
 
-from .items import ROW_PROPERTY, loaded
+from .items import ROW_PROPERTY, loaded, published
 from .options import settings, settings_key
 
 
@@ -35,6 +37,7 @@ class ResultsCollector:
         self.rows: dict[str, dict[str, dict[str, Any]]] = {}
         self.started = time.monotonic()
         self.lines: list[str] = []
+        self.reproduced = True
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when != "teardown":  # every phase's report carries the row: read it once
@@ -50,8 +53,10 @@ class ResultsCollector:
             rows = self.rows.get(name)
             if not rows:
                 continue
-            expected = {sample.id for sample in item.samples}
             label = f"{name:<16}"
+            if kept := forced_in(run_dir(s.run_root, item.config), s.session):
+                self.lines.append(f"{label} --force: the previous run folder is kept as {kept}")
+            expected = {sample.id for sample in item.samples}
             if set(rows) != expected:
                 self.lines.append(
                     f"{label} partial run: {len(rows)} of {len(expected)} items answered, no result file written "
@@ -61,24 +66,40 @@ class ResultsCollector:
             timing = {"wallSeconds": round(time.monotonic() - self.started, 3), "finishedAt": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
             result = result_of_run(TASKS[name], item.config.to_dict(), list(rows.values()), prices=s.prices, timing=timing)
             path = results_path(s.results_root, item.config)
+            if published(self.config, name):
+                self.lines.extend(self._reproduce(label, path, result))
+                continue
             write_result(path, result)
             self.lines.extend(_describe(label, result, path))
 
         if s.publish:
             self.lines.extend(f"publish: {line}" for line in self._publish(s))
+        if not self.reproduced:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def _reproduce(self, label: str, path: Path, result: dict[str, Any]) -> list[str]:
+        """A published result file is never rewritten: the run either reproduces it or the
+        session fails, naming what differs."""
+        try:
+            diffs = differences(without_timing(read_result(path)), without_timing(result))
+        except EvalError as error:
+            diffs = [str(error)]
+        if not diffs:
+            return [f"{label} reproduces the published result file {path} (left as it is)"]
+        self.reproduced = False
+        shown = "; ".join(diffs[:5]) + (f"; and {len(diffs) - 5} more" if len(diffs) > 5 else "")
+        return [f"{label} DIFF: differs from the published result file {path}, which is left as it is: {shown}"]
 
     def _publish(self, s) -> list[str]:
-        """The results of this identity's three evals, this session's or earlier ones."""
-        finished = {}
-        for name, item in loaded(self.config).items():
-            path = results_path(s.results_root, item.config)
-            if path.is_file():
-                finished[TASKS[name].key] = path
+        """The results of this identity's three evals that their run folders reproduce,
+        this session's or earlier ones."""
+        files = {TASKS[name].key: results_path(s.results_root, item.config) for name, item in loaded(self.config).items()}
+        finished, notes = finished_results(files, run_root=s.run_root)
         try:
-            return publish(s.publish, finished, allow_errors=s.allow_errors, results_dir=s.results_root,
-                           models_path=s.results_root.parent / "models.json", rebuild=rebuild_site(s.results_root.parent))
+            return notes + publish(s.publish, finished, allow_errors=s.allow_errors, results_dir=s.results_root,
+                                   models_path=s.results_root.parent / "models.json", rebuild=rebuild_site(s.results_root.parent))
         except EvalError as error:
-            return [f"not published: {error}"]
+            return [*notes, f"not published: {error}"]
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
         if self.lines:

@@ -7,7 +7,6 @@ results collector writes the result file."""
 
 from __future__ import annotations
 
-import datetime as dt
 import functools
 import json
 import os
@@ -16,54 +15,55 @@ from typing import Any
 
 import pytest
 
-from evals.config import run_dir
+from evals import registry
+from evals.config import results_path, run_dir
 from evals.errors import EvalError, FatalProviderError
 from evals.luau import run_tests_isolated
 from evals.plan import Planned, plan
-from evals.run import EvalRun
+from evals.run import EvalRun, start_over
 from evals.tasks import TASKS
+from evals.verify import CachedOnly
 
-from .options import judge_provider, may_run, settings, settings_key, verifying
+from .options import judge_provider, settings, settings_key, verifying
 
 ROW_PROPERTY = "eval_row"
 
 loaded_key = pytest.StashKey[dict[str, Planned]]()
+published_key = pytest.StashKey[set[str]]()
 runs_key = pytest.StashKey[dict[str, EvalRun]]()
-notices_key = pytest.StashKey[list[str]]()
+stopping_key = pytest.StashKey[str]()
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
     if settings_key not in config.stash:
         return
+    s = settings(config)
     try:
-        config.stash[loaded_key] = {name: plan(task, settings(config).identity) for name, task in TASKS.items()}
+        config.stash[loaded_key] = {name: plan(task, s.identity) for name, task in TASKS.items()}
+        published = registry.published_files(s.results_root.parent / "models.json", results=s.results_root)
     except EvalError as error:
         raise pytest.UsageError(str(error)) from None
+    config.stash[published_key] = {name for name, item in loaded(config).items() if results_path(s.results_root, item.config) in published}
+    if s.force and config.stash[published_key]:
+        names = ", ".join(sorted(config.stash[published_key]))
+        raise pytest.UsageError(f"--force: the {names} run is published in models.json and stays as it is (remove its resultFiles there first)")
     config.stash[runs_key] = {}
-    if settings(config).force and not hasattr(config, "workerinput"):
-        _start_over(config)
 
 
 def loaded(config: pytest.Config) -> dict[str, Planned]:
     return config.stash[loaded_key]
 
 
-def _start_over(config: pytest.Config) -> None:
-    """--force: rename each existing run folder of this identity out of the way, and say so."""
-    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
-    for name, item in loaded(config).items():
-        if not may_run(config, name):
-            continue  # `evaluate --parallel --force` runs each eval in its own process
-        folder = run_dir(settings(config).run_root, item.config)
-        if folder.exists():
-            kept = folder.with_name(f"{folder.name}.replaced-{stamp}")
-            folder.rename(kept)
-            config.stash.setdefault(notices_key, []).append(f"--force: the previous run folder is kept as {kept}")
+def published(config: pytest.Config, name: str) -> bool:
+    """Whether the eval's run is published: then it is only reproduced from its run folder."""
+    return name in config.stash[published_key]
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
-    return config.stash.get(notices_key, [])
+    if published_key not in config.stash or hasattr(config, "workerinput"):
+        return []
+    return [f"{name}: published in models.json; reproduced from its run folder, no model is asked" for name in sorted(config.stash[published_key])]
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -87,21 +87,28 @@ def _task_name(node: pytest.Item) -> str:
 
 
 def eval_run(config: pytest.Config, name: str) -> EvalRun:
+    """The eval's run in this process, built when its first item needs it. --force starts
+    it over then, so only the evals this command really runs are set aside."""
     runs = config.stash[runs_key]
     if name not in runs:
         s = settings(config)
         item = loaded(config)[name]
-        judges = []
-        if TASKS[name].uses_judges:  # -k may select judged items that -m/-k did not announce
-            judges = s.judge_providers or [judge_provider(j) for j in s.identity.judges]
+        folder = run_dir(s.run_root, item.config)
+        judges = [judge_provider(j) for j in s.identity.judges] if TASKS[name].uses_judges else []
+        candidate, session = s.candidate, s.session
+        if published(config, name):
+            candidate, session = CachedOnly(s.identity.spec), None  # None: recorded errors are replayed too
+            judges = [(j.name, CachedOnly(j.provider_spec())) for j in s.identity.judges] if judges else []
+        elif s.force:
+            start_over(folder, results_path(s.results_root, item.config), s.session)
         runs[name] = EvalRun(
             TASKS[name],
             item.config,
             item.samples,
-            candidate=s.candidate,
+            candidate=candidate,
             judges=judges,
-            folder=run_dir(s.run_root, item.config),
-            session=s.session,
+            folder=folder,
+            session=session,
             concurrency=s.concurrency,
             luau=_luau_backend(s),
         )
@@ -119,10 +126,31 @@ def _luau_backend(s):
 
 
 @pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Build the runs of the evals whose items are selected, now that -m, -k and file
+    arguments have chosen them: a judge's missing API key stops the command here, before
+    anything is asked, and only when a judged eval really runs."""
+    if runs_key not in config.stash or config.option.collectonly:
+        return
+    try:
+        for name in sorted({_task_name(item) for item in items if "sample" in getattr(item, "fixturenames", ())}):
+            eval_run(config, name)
+    except EvalError as error:
+        config.stash[stopping_key] = str(error)
+        if not hasattr(config, "workerinput"):
+            pytest.exit(f"ERROR: {error}", returncode=pytest.ExitCode.USAGE_ERROR)
+        # An xdist worker cannot end the command itself: it runs nothing and passes the line
+        # to the controller, which stops with it.
+        config.hook.pytest_deselected(items=list(items))
+        items.clear()
+        session.shouldstop = f"ERROR: {error}"
+
+
+@pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Start answering this process's selected items in the background."""
-    if runs_key not in session.config.stash or session.config.option.collectonly:
-        return
+    if runs_key not in session.config.stash or session.config.option.collectonly or stopping_key in session.config.stash:
+        return  # stopping: pytest_collection_modifyitems said why (this hook runs in its `finally`)
     by_task: dict[str, list[Any]] = {}
     for item in session.items:
         callspec = getattr(item, "callspec", None)
@@ -133,10 +161,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         if worker:  # workers start at different points so they do not queue on the same locks
             start = int(worker["workerid"].removeprefix("gw")) * len(samples) // worker["workercount"]
             samples = samples[start:] + samples[:start]
-        try:
-            run = eval_run(session.config, name)
-        except EvalError:
-            continue  # its items will report the error themselves
+        run = eval_run(session.config, name)
         run.prefetch(samples, threads=run.concurrency)
 
 

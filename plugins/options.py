@@ -51,7 +51,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 class Settings:
     identity: Identity
     candidate: Provider
-    judge_providers: tuple[tuple[str, Provider], ...] | None  # None: not built, the run selects no judged eval
     concurrency: int
     force: bool
     allow_errors: bool
@@ -61,7 +60,7 @@ class Settings:
     luau_timeout: float
     jest_url: str | None
     publish: str | None
-    session: str = field(default_factory=lambda: uuid.uuid4().hex)
+    session: str
 
 
 settings_key = pytest.StashKey[Settings]()
@@ -142,12 +141,10 @@ def _settings(config: pytest.Config) -> Settings:
     except EvalError as error:
         hint = " (or name another variable with --api-key-env)" if "environment variable" in str(error) else ""
         raise EvalError(f"{error}{hint}") from None
-    judge_providers = tuple(judge_provider(j) for j in identity.judges) if may_run(config, "freeform") else None
     worker = getattr(config, "workerinput", None)
     return Settings(
         identity=identity,
         candidate=candidate,
-        judge_providers=judge_providers,
         concurrency=opt("concurrency") if not worker else math.ceil(opt("concurrency") / worker["workercount"]),
         force=opt("force"),
         allow_errors=opt("allow_errors"),
@@ -157,8 +154,17 @@ def _settings(config: pytest.Config) -> Settings:
         luau_timeout=opt("luau_timeout"),
         jest_url=opt("jest_url"),
         publish=opt("publish"),
-        **({"session": worker["testrunuid"]} if worker else {}),
+        session=worker["testrunuid"] if worker else _session(config),
     )
+
+
+def _session(config: pytest.Config) -> str:
+    """This command's id, shared with the xdist workers (they receive it as their
+    testrunuid): a failure is retried by the next command, never by a sibling process."""
+    session = getattr(config.option, "testrunuid", None) or uuid.uuid4().hex
+    if hasattr(config.option, "testrunuid"):
+        config.option.testrunuid = session
+    return session
 
 
 def judge_provider(judge: JudgeSpec) -> tuple[str, Provider]:
@@ -167,13 +173,6 @@ def judge_provider(judge: JudgeSpec) -> tuple[str, Provider]:
         return judge.name, make_provider(judge.provider_spec())
     except EvalError as error:
         raise EvalError(f"--judge {judge.name}: {error}; or pick judges you have keys for with --judge PROVIDER:MODEL") from None
-
-
-def may_run(config: pytest.Config, eval_name: str) -> bool:
-    """False when -m / -k plainly leave this eval out; then its judges need no API keys."""
-    selection = f"{config.option.markexpr} {config.option.keyword}".strip()
-    tag = next(t for t, name in EVAL_TAGS.items() if name == eval_name)
-    return not selection or eval_name in selection or f"{tag}-" in selection
 
 
 def _check_how_to_run(opt) -> None:

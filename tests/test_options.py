@@ -207,9 +207,31 @@ def test_judge_with_unknown_provider(run, dirs):
 
 
 def test_judge_api_key_missing(sdks, run, dirs):
-    line = usage_error(run("--provider", "reference", "--judge", "openai:gpt-5-mini"))
-    assert "OPENAI_API_KEY" in line
+    """Checked once the selection is known (after collection), before anything is asked."""
+    result = run("--provider", "reference", "--judge", "openai:gpt-5-mini")
+    out = "\n".join(result.outlines + result.errlines)
+    errors = [line for line in result.outlines + result.errlines if "ERROR" in line]
+    assert result.ret == USAGE_ERROR and len(errors) == 1 and "Traceback" not in out, out
+    assert "--judge openai:gpt-5-mini" in errors[0] and "OPENAI_API_KEY" in errors[0]
     assert not written(*dirs)
+
+
+def test_judge_api_key_missing_under_xdist_stops_with_the_line(sdks, pytester, dirs, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    run_dir, results_dir = dirs
+    result = pytester.runpytest_subprocess(EVALS, "-n", "2", "--provider=reference", "--judge=openai:gpt-5-mini",
+                                           f"--run-dir={run_dir}", f"--results-dir={results_dir}")
+    out = "\n".join(result.outlines + result.errlines)
+    assert result.ret != 0 and "INTERNALERROR" not in out and "Traceback" not in out
+    assert "--judge openai:gpt-5-mini: the environment variable OPENAI_API_KEY is not set" in out
+    assert not written(*dirs)
+
+
+def test_judges_need_no_key_when_no_judged_item_is_selected(sdks, run, dirs):
+    """-m "not freeform" mentions freeform and still runs no judge: the selection decides."""
+    result = run("--provider", "reference", "--judge", "openai:gpt-5-mini", "-m", "not freeform")
+    assert result.ret == 0, "\n".join(result.outlines[-20:] + result.errlines)
+    assert not (dirs[0] / "freeform").exists()
 
 
 # -- good flags: what is collected ---------------------------------------------------------------
