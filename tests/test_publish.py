@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from evals.publish import publish
 from evals.results import build_result, write_result
 
 ENTRY = {"name": "M", "provider": "P", "url": "https://p", "releaseDate": "2026-01-02", "size": None}
+TOKENS = {**ENTRY, "price": {"input": 1, "output": 2}}
 
 
 def result_files(data: Path, *, provider="openai", api_errors=0, limit=None, model="m-1") -> dict[str, Path]:
@@ -87,6 +89,23 @@ def test_results_of_different_runs_are_not_published_together(tmp_path):
 def test_the_publish_hook_refuses_a_model_not_on_the_board(tmp_path):
     with pytest.raises(RegistryError, match="is not in models.json: add it first with `uv run evaluate"):
         publish("M", result_files(tmp_path), models_path=tmp_path / "models.json", results_dir=tmp_path / "results")
+    assert not (tmp_path / "models.json").exists()
+
+
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("price", {"input": math.inf, "output": 2}, "price.input must be a finite number >= 0, not inf"),
+        ("size", 10**400, "size must be a byte count from 1 to 2**53 - 1, or null, not 1000000000"),
+        ("releaseDate", "20260801", "releaseDate must be a real date written YYYY-MM-DD, not '20260801'"),
+        ("url", "ftp://x", "url must be an http(s) URL with a host, not 'ftp://x'"),
+    ],
+    ids=["inf price", "huge size", "undashed date", "ftp url"],
+)
+def test_bad_metadata_is_refused_and_nothing_is_written(tmp_path, field, value, message):
+    with pytest.raises(RegistryError) as error:
+        publish("M", result_files(tmp_path), metadata={**TOKENS, field: value}, models_path=tmp_path / "models.json", results_dir=tmp_path / "results")
+    assert str(error.value).startswith(f"{tmp_path / 'models.json'}: 'M': {message}") and "\n" not in str(error.value)
     assert not (tmp_path / "models.json").exists()
 
 

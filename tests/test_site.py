@@ -228,13 +228,25 @@ def test_check_catches_stale_data_js(registry, capsys):
     assert site.main(cli(models, results, site_dir, "--check")) == 0
 
 
+def build_command(models: Path, results: Path, site_dir: Path, *flags: str) -> subprocess.CompletedProcess:
+    """`build` as a user runs it: `python -m evals.site ...` in a subprocess."""
+    return subprocess.run([sys.executable, "-m", "evals.site", *cli(models, results, site_dir, *flags)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+
+
+def one_line_refusal(done: subprocess.CompletedProcess) -> str:
+    """The refusal of bad data: exit 2, nothing on stdout, one line on stderr, no traceback."""
+    assert (done.returncode, done.stdout) == (2, ""), done.stdout + done.stderr
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("build: "), done.stderr
+    return done.stderr
+
+
 def test_command_in_a_subprocess(registry):
     """The real command: exit codes and one-line messages, no traceback."""
     models, results, site_dir = registry
 
     def run(*flags: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "evals.site", *cli(models, results, site_dir, *flags)], cwd=ROOT,
-                              capture_output=True, text=True, timeout=60)
+        return build_command(models, results, site_dir, *flags)
 
     check = run("--check")
     assert (check.returncode, check.stdout, check.stderr) == (1, "", f"{site_dir / 'data.js'} {STALE}\n")
@@ -244,10 +256,7 @@ def test_command_in_a_subprocess(registry):
 
     alpha = json.loads(models.read_text())[0]
     (results / "freeform" / alpha["resultFiles"]["freeform"]).unlink()
-    broken = run("--check")
-    assert broken.returncode == 2 and broken.stdout == ""
-    assert broken.stderr.count("\n") == 1 and alpha["resultFiles"]["freeform"] in broken.stderr
-    assert "Traceback" not in broken.stderr
+    assert alpha["resultFiles"]["freeform"] in one_line_refusal(run("--check"))
 
 
 @pytest.mark.parametrize("damage", ["missing", "truncated", "binary", "not an object", "no summary", "wrong eval"])
@@ -274,6 +283,35 @@ def test_bad_result_file_is_one_line_naming_it(registry, damage, capsys):
     assert out == ""
     assert err.count("\n") == 1 and err.startswith("build: ")
     assert path.name in err, err
+    assert not (site_dir / "data.js").exists()
+
+
+# ---- what cannot be on the board: bad metadata, result files the publish rules refuse -------
+
+def edit_entry(models: Path, name: str, **fields) -> None:
+    entries = json.loads(models.read_text())
+    next(e for e in entries if e["name"] == name).update(fields)
+    models.write_text(json.dumps(entries, indent=2) + "\n")  # inf is written as Infinity, as json.dump does
+
+
+@pytest.mark.parametrize("mode", ["--write", "--check"])
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("price", {"input": float("inf"), "output": 8.0}, "price.input must be a finite number >= 0, not inf"),
+        ("size", 10**400, "size must be a byte count from 1 to 2**53 - 1, or null, not 1000"),
+        ("releaseDate", "20260801", "releaseDate must be a real date written YYYY-MM-DD, not '20260801'"),
+        ("url", "ftp://x", "url must be an http(s) URL with a host, not 'ftp://x'"),
+        ("kilowattHour", {"freeform": float("inf")}, "kilowattHour.freeform must be a finite number of kWh >= 0, not inf"),
+        ("allowErrors", "yes", "allowErrors must be true or false, not 'yes'"),
+    ],
+    ids=["inf price", "huge size", "undashed date", "ftp url", "inf kWh", "allowErrors not a boolean"],
+)
+def test_bad_metadata_is_one_line_naming_the_field(registry, field, value, message, mode):
+    models, results, site_dir = registry
+    edit_entry(models, "alpha-1", **{field: value})
+    err = one_line_refusal(build_command(models, results, site_dir, mode))
+    assert err.startswith(f"build: {models}: 'alpha-1': {message}"), err
     assert not (site_dir / "data.js").exists()
 
 
