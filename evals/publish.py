@@ -1,4 +1,4 @@
-"""Publishing finished runs into data/models.json, under its lock, and rebuilding the site.
+"""Publishing finished runs into data/models.json, under its lock, with the site rebuilt.
 
 A model's resultFiles are set only when all three evals have a result of one run identity;
 an electricity-priced model also needs all five kilowattHour values. Runs over the error gate
@@ -7,7 +7,6 @@ Until everything holds only the entry's metadata is updated. Each refusal is one
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,11 +26,13 @@ def publish(
     allow_errors: bool = False,
     models_path: Path = registry.MODELS,
     results_dir: Path = registry.RESULTS,
-    rebuild: Callable[[], None] | None = None,
+    rebuild: registry.Render | None = None,
 ) -> list[str]:
     """Record `results` (resultFiles key -> result file) for the model `name`; the lines say
-    what happened. Raises RegistryError when the entry would be invalid (a new model's
-    missing metadata, a bad date), naming the field."""
+    what happened. `rebuild` (from `rebuild_site`) renders the site from the new models list
+    before anything is written. Raises RegistryError, and writes nothing, when the entry would
+    be invalid (a new model's missing metadata, a bad date: naming the field) or the site
+    cannot be rendered (naming the bad file)."""
     loaded = {key: read_result(path) for key, path in results.items()}
     refusals = _refusals(loaded, allow_errors)
     lines: list[str] = []
@@ -57,7 +58,7 @@ def publish(
 
     if refusals and metadata is None:
         return [f"not published: {reason}" for reason in refusals]
-    registry.update_entry(name, mutate, models_path, results=results_dir, after=rebuild)
+    registry.update_entry(name, mutate, models_path, results=results_dir, render=rebuild)
     return lines
 
 
@@ -74,13 +75,13 @@ def _refusals(loaded: dict[str, dict[str, Any]], allow_errors: bool) -> list[str
     return reasons
 
 
-def rebuild_site(data_dir: Path) -> Callable[[], None]:
-    """The site rebuild to run under the models.json lock: the site beside the data folder
-    (the repository's site/ for its data/)."""
+def rebuild_site(data_dir: Path) -> registry.Render:
+    """The site render to pass to `publish`: the data.js of the site beside the data folder
+    (the repository's site/ for its data/), from the new models list."""
 
-    def rebuild() -> None:
+    def render(models: list[dict[str, Any]]) -> tuple[Path, str]:
         from evals import site
 
-        site.build(models_path=data_dir / "models.json", results_dir=data_dir / "results", site_dir=data_dir.parent / "site", write=True)
+        return site.data_js(models, results_dir=data_dir / "results", site_dir=data_dir.parent / "site")
 
-    return rebuild
+    return render

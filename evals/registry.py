@@ -5,7 +5,10 @@ null), price ({"input", "output"} USD per million tokens, or {"electricity"} USD
 optional kilowattHour (freeform, multipleChoice, easy, medium, hard), resultFiles (freeform,
 multipleChoice, leetcode: file names under data/results/<eval>/), set only when all three
 exist, and allowErrors (true when they were published with --allow-errors). The file keeps the
-hand-edited key order, two-space indent and a trailing newline, so that diffs stay small."""
+hand-edited key order, two-space indent and a trailing newline, so that diffs stay small.
+
+`update_entry` is all or nothing: under the lock it validates the new list and renders the
+site from it before it writes anything, then writes models.json and the site page."""
 
 from __future__ import annotations
 
@@ -20,7 +23,7 @@ from urllib.parse import urlsplit
 
 from filelock import FileLock
 
-from evals.atomic import write_json_atomic
+from evals.atomic import write_json_atomic, write_text_atomic
 from evals.errors import RegistryError
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -33,6 +36,9 @@ KWH_KEYS = ("freeform", "multipleChoice", "easy", "medium", "hard")
 PRICES = ({"input", "output"}, {"electricity"})
 MAX_EXACT = 2**53  # integers are exact in JavaScript (the site) below this
 DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+# The models list after an update -> (path, text) of the page to write with it: the site's data.js.
+Render = Callable[[list[dict[str, Any]]], tuple[Path, str]]
 
 
 def load_models(path: Path = MODELS, *, results: Path = RESULTS) -> list[dict[str, Any]]:
@@ -115,20 +121,32 @@ def result_path(entry: dict[str, Any], key: str, results: Path = RESULTS) -> Pat
 
 
 def update_entry(name: str, mutate: Callable[[dict[str, Any] | None], dict[str, Any]], path: Path = MODELS, *,
-                 results: Path = RESULTS, after: Callable[[], None] | None = None) -> dict[str, Any]:
-    """Replace (or add) the entry `name` with `mutate(old entry or None)`, under the file lock,
-    validated, written atomically; `after()` runs under the same lock (the site rebuild)."""
+                 results: Path = RESULTS, render: Render | None = None) -> dict[str, Any]:
+    """Replace (or add) the entry `name` with `mutate(old entry or None)`, all or nothing, under
+    the file lock: the new list is validated and `render(new list)` (the site page) computed
+    before anything is written; an error in either (RegistryError, one line) writes nothing.
+    Then models.json and the page are written, each atomically; if the page cannot be written,
+    models.json is put back."""
     with lock(path):
         models = load_models(path, results=results)
+        before = path.read_text(encoding="utf-8") if path.is_file() else None  # valid UTF-8: it loaded
         old = find_entry(models, name)
         new = ordered(mutate(dict(old) if old else None))
         if new.get("name") != name:
             raise RegistryError(f"update of {name!r} returned an entry named {new.get('name')!r}")
         _check_in(path, len(models), new, results)
         models = [new if m is old else m for m in models] if old else [*models, new]
+        page = render(models) if render else None
         write_json_atomic(path, models, indent=2)
-        if after:
-            after()
+        if page:
+            try:
+                write_text_atomic(*page)
+            except BaseException:
+                if before is None:
+                    path.unlink(missing_ok=True)
+                else:
+                    write_text_atomic(path, before)
+                raise
     return new
 
 

@@ -8,6 +8,8 @@ twice from the same data gives the same bytes, so `--check` can tell a stale fil
     uv run build --write    # rewrite site/data.js if the data changed
     uv run build --check    # exit 1 if site/data.js is stale
 
+Publishing renders data.js itself (`data_js`) from the models list it is about to write.
+
 Bad data (models.json invalid, a result file missing, truncated or not the eval it should be)
 is one line naming the file, exit 2."""
 
@@ -45,7 +47,7 @@ def build(*, models_path: Path = MODELS, results_dir: Path = RESULTS, site_dir: 
 
 
 def _build(*, models_path: Path, results_dir: Path, site_dir: Path, write: bool) -> tuple[bool, dict[str, Any]]:
-    data = site_data(models_path=models_path, results_dir=results_dir)
+    data = site_data(load_models(Path(models_path), results=Path(results_dir)), results_dir=results_dir)
     text = render(data)
     target = Path(site_dir) / DATA_JS
     try:
@@ -57,13 +59,15 @@ def _build(*, models_path: Path, results_dir: Path, site_dir: Path, write: bool)
     return stale, data
 
 
-def site_data(*, models_path: Path = MODELS, results_dir: Path = RESULTS) -> dict[str, Any]:
-    """`{"models": [row, ...]}`: one row per published model (one with resultFiles), best
-    average first, then by name."""
-    try:
-        models = load_models(Path(models_path), results=Path(results_dir))
-    except UnicodeDecodeError:
-        raise RegistryError(f"{models_path}: not UTF-8 text; fix or restore it from git") from None
+def data_js(models: list[dict[str, Any]], *, results_dir: Path = RESULTS, site_dir: Path = SITE) -> tuple[Path, str]:
+    """The path and text of `site_dir/data.js` for a (validated) models list: what publishing
+    renders from the new list before it writes anything. Raises RegistryError as `build`."""
+    return Path(site_dir) / DATA_JS, render(site_data(models, results_dir=results_dir))
+
+
+def site_data(models: list[dict[str, Any]], *, results_dir: Path = RESULTS) -> dict[str, Any]:
+    """`{"models": [row, ...]}` for a (validated) models list: one row per published model (one
+    with resultFiles), best average first, then by name."""
     rows = [_row(entry, Path(results_dir)) for entry in models if entry.get("resultFiles")]
     rows.sort(key=lambda r: (-r["average"], r["name"]))
     return {"models": rows}

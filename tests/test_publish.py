@@ -11,7 +11,7 @@ import pytest
 from evals import registry
 from evals.datasets.leetcode import load_problems
 from evals.errors import DatasetError, RegistryError
-from evals.publish import publish
+from evals.publish import publish, rebuild_site
 from evals.results import build_result, write_result
 
 ENTRY = {"name": "M", "provider": "P", "url": "https://p", "releaseDate": "2026-01-02", "size": None}
@@ -19,6 +19,7 @@ TOKENS = {**ENTRY, "price": {"input": 1, "output": 2}}
 
 
 def result_files(data: Path, *, provider="openai", api_errors=0, limit=None, model="m-1") -> dict[str, Path]:
+    """The three result files of one run, as the collector writes them."""
     paths = {}
     for key, folder in registry.RESULT_KEYS.items():
         config = {"eval": folder, "provider": provider, "model": model, "split": "test"}
@@ -26,7 +27,7 @@ def result_files(data: Path, *, provider="openai", api_errors=0, limit=None, mod
             config["limit"] = limit
         summary = {"n": 40, "correct": 30, "accuracy": 0.75, "apiErrors": api_errors, "tokens": {"input": 1, "output": 1}}
         if key == "leetcode":
-            summary = {"overall": summary}
+            summary = {"overall": summary, "easy": summary, "medium": summary, "hard": summary}
         path = data / "results" / folder / f"{provider}-{model}.json"
         write_result(path, build_result(config, summary, [], allow_errors=False, prices=None, timing={}))
         paths[key] = path
@@ -107,6 +108,43 @@ def test_bad_metadata_is_refused_and_nothing_is_written(tmp_path, field, value, 
         publish("M", result_files(tmp_path), metadata={**TOKENS, field: value}, models_path=tmp_path / "models.json", results_dir=tmp_path / "results")
     assert str(error.value).startswith(f"{tmp_path / 'models.json'}: 'M': {message}") and "\n" not in str(error.value)
     assert not (tmp_path / "models.json").exists()
+
+
+# -- all or nothing: models.json and the site beside it ---------------------------------------
+
+
+def publish_beside_site(data: Path, name: str, **price: float) -> list[str]:
+    """Publish as `evaluate` does: into data/models.json, the site beside data/ rendered with it."""
+    metadata = {**TOKENS, "name": name, **({"price": price} if price else {})}
+    return publish(name, result_files(data, model=name.lower()), metadata=metadata, models_path=data / "models.json",
+                   results_dir=data / "results", rebuild=rebuild_site(data))
+
+
+def test_a_publish_whose_site_cannot_be_rendered_writes_nothing(tmp_path):
+    data, site_js = tmp_path / "data", tmp_path / "site" / "data.js"
+    publish_beside_site(data, "M")
+    publish_beside_site(data, "N")
+    before = (data / "models.json").read_bytes(), site_js.read_bytes()
+    corrupt = registry.result_path(published(data), "leetcode", data / "results")  # another model's file
+    corrupt.write_bytes(corrupt.read_bytes()[:100])
+
+    with pytest.raises(RegistryError) as error:
+        publish_beside_site(data, "N", input=3, output=4)
+
+    assert str(error.value).startswith(f"{corrupt}: truncated or corrupt result file") and "\n" not in str(error.value)
+    assert ((data / "models.json").read_bytes(), site_js.read_bytes()) == before
+
+
+def test_a_site_that_cannot_be_written_leaves_models_json_as_it_was(tmp_path):
+    data = tmp_path / "data"
+    publish("M", result_files(data, model="m"), metadata=TOKENS, models_path=data / "models.json", results_dir=data / "results")
+    before = (data / "models.json").read_bytes()
+    (tmp_path / "site").write_text("a file where the site folder should be")
+
+    with pytest.raises(OSError):
+        publish_beside_site(data, "N")
+
+    assert (data / "models.json").read_bytes() == before
 
 
 # -- the LeetCode loader ------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from evals import site
+from evals.registry import load_models
 from evals.results import summarize
 from evals.tasks import TASKS
 from tests.browser import Browser, BrowserUnavailable
@@ -137,7 +138,7 @@ def read_data_js(site_dir: Path) -> dict:
 
 def test_site_data_has_scores_average_and_suite_cost_per_published_model(registry):
     models, results, _ = registry
-    rows = site.site_data(models_path=models, results_dir=results)["models"]
+    rows = site.site_data(load_models(models, results=results), results_dir=results)["models"]
 
     # best average first; the entry without resultFiles is not on the board
     assert [r["name"] for r in rows] == ["beta-2", "alpha-1", "qwen-local-70b"]
@@ -168,7 +169,7 @@ def test_electricity_priced_model_without_all_five_kwh_figures_has_no_cost(regis
     entries = json.loads(models.read_text())
     del entries[2]["kilowattHour"]["hard"]
     models.write_text(json.dumps(entries, indent=2) + "\n")
-    qwen = next(r for r in site.site_data(models_path=models, results_dir=results)["models"] if r["name"] == "qwen-local-70b")
+    qwen = next(r for r in site.site_data(load_models(models, results=results), results_dir=results)["models"] if r["name"] == "qwen-local-70b")
     assert (qwen["cost"], qwen["costBasis"]) == (None, "electricity")
 
 
