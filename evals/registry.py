@@ -151,6 +151,7 @@ def update_entry(name: str, mutate: Callable[[dict[str, Any] | None], dict[str, 
 
 
 def lock(path: Path = MODELS) -> FileLock:
+    """The models.json lock: publishing and `build --write` take it."""
     return FileLock(path.with_name(path.name + ".lock"))
 
 

@@ -8,7 +8,9 @@ twice from the same data gives the same bytes, so `--check` can tell a stale fil
     uv run build --write    # rewrite site/data.js if the data changed
     uv run build --check    # exit 1 if site/data.js is stale
 
-Publishing renders data.js itself (`data_js`) from the models list it is about to write.
+`--write` holds the models.json lock that publishing takes, so a build racing a publish never
+leaves a stale data.js; publishing renders data.js itself (`data_js`) from the models list it
+is about to write.
 
 Bad data (models.json invalid, a result file missing, truncated or not the eval it should be)
 is one line naming the file, exit 2."""
@@ -16,6 +18,7 @@ is one line naming the file, exit 2."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import sys
@@ -24,7 +27,7 @@ from typing import Any
 
 from evals.atomic import write_text_atomic
 from evals.errors import RegistryError
-from evals.registry import KWH_KEYS, MODELS, RESULT_KEYS, RESULTS, load_models, result_path
+from evals.registry import KWH_KEYS, MODELS, RESULT_KEYS, RESULTS, load_models, lock, result_path
 from evals.results import read_result
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,21 +44,24 @@ HEADER = (
 
 def build(*, models_path: Path = MODELS, results_dir: Path = RESULTS, site_dir: Path = SITE, write: bool) -> bool:
     """Whether `site_dir/data.js` differs from what the data produces (is stale). With `write`,
-    rewrite it (atomically, and only when it differs): the return value then says it changed.
-    Raises RegistryError (one line, naming the file) on bad data."""
+    rewrite it (atomically, only when it differs, under the models.json lock that publishing
+    takes): the return value then says it changed. Raises RegistryError (one line, naming the
+    file) on bad data."""
     return _build(models_path=models_path, results_dir=results_dir, site_dir=site_dir, write=write)[0]
 
 
 def _build(*, models_path: Path, results_dir: Path, site_dir: Path, write: bool) -> tuple[bool, dict[str, Any]]:
-    data = site_data(load_models(Path(models_path), results=Path(results_dir)), results_dir=results_dir)
-    text = render(data)
-    target = Path(site_dir) / DATA_JS
-    try:
-        stale = target.read_bytes() != text.encode("utf-8")
-    except FileNotFoundError:
-        stale = True
-    if stale and write:
-        write_text_atomic(target, text)
+    # Read and written under the lock: a publish cannot slip in between, leaving data.js stale.
+    with lock(Path(models_path)) if write else contextlib.nullcontext():
+        data = site_data(load_models(Path(models_path), results=Path(results_dir)), results_dir=results_dir)
+        text = render(data)
+        target = Path(site_dir) / DATA_JS
+        try:
+            stale = target.read_bytes() != text.encode("utf-8")
+        except FileNotFoundError:
+            stale = True
+        if stale and write:
+            write_text_atomic(target, text)
     return stale, data
 
 

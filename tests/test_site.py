@@ -5,12 +5,16 @@ chart, the empty board."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
+import multiprocessing
+import random
 import shutil
 import subprocess
 import sys
 import threading
+import time
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -314,6 +318,75 @@ def test_bad_metadata_is_one_line_naming_the_field(registry, field, value, messa
     err = one_line_refusal(build_command(models, results, site_dir, mode))
     assert err.startswith(f"build: {models}: 'alpha-1': {message}"), err
     assert not (site_dir / "data.js").exists()
+
+
+# ---- build --write and publishing share the models.json lock --------------------------------
+
+def _build_while(models: str, results: str, site_dir: str, ready, go, done, busy) -> None:
+    """A builder process: once every process is `ready`, `build --write` over and over while
+    `go` is set, each build under `busy` (so the test can wait for the one in flight), until `done`. Its builds are slow
+    between reading the data and writing data.js (a big board, a loaded machine), so that a
+    publish lands inside one."""
+    import io
+
+    render = site.render
+
+    def slow_render(data):
+        time.sleep(random.uniform(0.005, 0.03))
+        return render(data)
+
+    site.render = slow_render
+    ready.wait(60)
+    with contextlib.redirect_stdout(io.StringIO()):
+        while not done.is_set():
+            if not go.wait(0.01):
+                continue
+            with busy:
+                code = site.main(cli(Path(models), Path(results), Path(site_dir), "--write")) if go.is_set() else 0
+            if code:
+                raise SystemExit(code)
+            time.sleep(random.uniform(0.01, 0.03))  # separate commands: not back to back
+
+
+def test_builds_racing_a_publisher_never_leave_a_stale_site(tmp_path):
+    """20 publishes (this process), each while two builder processes run `build --write` in a
+    loop; the builds in flight are let finish, then the site must match models.json."""
+    from evals import registry as models_json
+    from evals.publish import publish, rebuild_site
+
+    data, site_dir = tmp_path / "data", tmp_path / "site"
+    models, results = make_registry(data)
+    assert site.build(models_path=models, results_dir=results, site_dir=site_dir, write=True)
+    entry = models_json.find_entry(load_models(models, results=results), "alpha-1")
+    files = {key: models_json.result_path(entry, key, results) for key in site.RESULT_KEYS}
+
+    context = multiprocessing.get_context("spawn")
+    ready, go, done = context.Barrier(3), context.Event(), context.Event()
+    busy = [context.Lock() for _ in range(2)]
+    builders = [context.Process(target=_build_while, args=(str(models), str(results), str(site_dir), ready, go, done, lock)) for lock in busy]
+    for builder in builders:
+        builder.start()
+    try:
+        ready.wait(60)
+        for round in range(20):
+            go.set()
+            time.sleep(random.uniform(0.02, 0.06))  # the builders are mid-build at any point of theirs
+            publish("alpha-1", files, metadata={"price": {"input": 2.0 + round, "output": 8.0}}, models_path=models,
+                    results_dir=results, rebuild=rebuild_site(data))
+            go.clear()
+            for lock in busy:  # the builds in flight finish; no new one starts
+                with lock:
+                    pass
+            assert not site.build(models_path=models, results_dir=results, site_dir=site_dir, write=False), f"stale site after round {round + 1}"
+    finally:
+        done.set()
+        go.set()
+        for builder in builders:
+            builder.join(60)
+    assert [builder.exitcode for builder in builders] == [0, 0]
+    assert models_json.find_entry(load_models(models, results=results), "alpha-1")["price"]["input"] == 21.0
+    check = build_command(models, results, site_dir, "--check")
+    assert (check.returncode, check.stderr) == (0, ""), check.stderr
 
 
 # ---- the page in headless Chromium ----------------------------------------------------------
