@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from evals import site
+from evals.config import run_name
 from evals.registry import load_models
 from evals.results import summarize
 from evals.tasks import TASKS
@@ -67,7 +68,7 @@ def _write_run(results: Path, eval_name: str, model: str, provider: str, rows: l
     # the summary as the harness computes it; the rest of the file written here, as it is laid out
     result = {"config": config, "summary": summarize(task, rows), "publishable": True, "notPublishable": [],
               "timing": {"wall": 12.5}, "results": sorted(rows, key=lambda r: r["id"])}
-    name = f"{provider}-{model}-0123456789.json"
+    name = run_name(config) + ".json"
     (results / eval_name).mkdir(parents=True, exist_ok=True)
     (results / eval_name / name).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     return name
@@ -264,7 +265,7 @@ def test_command_in_a_subprocess(registry):
     assert alpha["resultFiles"]["freeform"] in one_line_refusal(run("--check"))
 
 
-@pytest.mark.parametrize("damage", ["missing", "truncated", "binary", "not an object", "no summary", "wrong eval"])
+@pytest.mark.parametrize("damage", ["missing", "truncated", "binary", "not an object", "no summary", "wrong eval", "huge token count", "no n"])
 def test_bad_result_file_is_one_line_naming_it(registry, damage, capsys):
     models, results, site_dir = registry
     alpha = json.loads(models.read_text())[0]
@@ -277,9 +278,14 @@ def test_bad_result_file_is_one_line_naming_it(registry, damage, capsys):
         path.write_bytes(b"\xff\xfe\x00garbage")
     elif damage == "not an object":
         path.write_text("42\n")
-    elif damage == "no summary":
+    elif damage in ("no summary", "huge token count", "no n"):
         result = json.loads(path.read_text())
-        del result["summary"]["hard"]
+        if damage == "no summary":
+            del result["summary"]["hard"]
+        elif damage == "huge token count":
+            result["summary"]["overall"]["tokens"]["input"] = 10**400
+        else:
+            del result["summary"]["overall"]["n"]
         path.write_text(json.dumps(result))
     else:
         shutil.copy(results / "freeform" / alpha["resultFiles"]["freeform"], path)
@@ -318,6 +324,85 @@ def test_bad_metadata_is_one_line_naming_the_field(registry, field, value, messa
     err = one_line_refusal(build_command(models, results, site_dir, mode))
     assert err.startswith(f"build: {models}: 'alpha-1': {message}"), err
     assert not (site_dir / "data.js").exists()
+
+
+def rewrite_result(models: Path, results: Path, name: str, key: str, edit) -> Path:
+    """Edit one of `name`'s result files (config or summary, leaving its stored `publishable`
+    as it was) and file it under its run's name, as if its run had produced it."""
+    entries = json.loads(models.read_text())
+    entry = next(e for e in entries if e["name"] == name)
+    old = results / site.RESULT_KEYS[key] / entry["resultFiles"][key]
+    result = json.loads(old.read_text())
+    edit(result)
+    old.unlink()
+    new = old.with_name(run_name(result["config"]) + ".json")
+    new.write_text(json.dumps(result, indent=2) + "\n")
+    entry["resultFiles"][key] = new.name
+    models.write_text(json.dumps(entries, indent=2) + "\n")
+    return new
+
+
+def over_the_gate(result: dict) -> None:
+    result["summary"]["apiErrors"] = 5  # of 20
+
+
+@pytest.mark.parametrize(
+    "edit, reason",
+    [
+        (over_the_gate, "5 of 20 answers failed (API errors or unparseable), over the 5% gate"),
+        (lambda r: r["config"].update(limit=5), "--limit 5 makes it a smoke test"),
+        (lambda r: r["config"].update(split="train"), "the train split is for smoke tests and generation, not scores"),
+        (lambda r: r["config"].update(provider="reference"), "the reference provider answers with the gold answers"),
+    ],
+    ids=["error gate", "limit", "train split", "reference"],
+)
+def test_build_refuses_a_result_file_the_publish_rules_refuse(registry, edit, reason):
+    models, results, site_dir = registry
+    path = rewrite_result(models, results, "alpha-1", "multipleChoice", edit)
+    assert json.loads(path.read_text())["publishable"] is True  # the stored verdict is not what counts
+    err = one_line_refusal(build_command(models, results, site_dir, "--write"))
+    assert f"{path}: cannot be on the board as resultFiles.multipleChoice of 'alpha-1': {reason}" in err, err
+    assert not (site_dir / "data.js").exists()
+
+
+def test_the_error_gate_is_judged_with_the_entrys_allow_errors(registry):
+    models, results, site_dir = registry
+    path = rewrite_result(models, results, "alpha-1", "multipleChoice", over_the_gate)
+    assert path.name in one_line_refusal(build_command(models, results, site_dir, "--check"))
+
+    edit_entry(models, "alpha-1", allowErrors=True)  # as `publish --allow-errors` records it
+    done = build_command(models, results, site_dir, "--write")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert "alpha-1" in [m["name"] for m in read_data_js(site_dir)["models"]]
+
+
+@pytest.mark.parametrize("how", ["renamed", "config edited"])
+def test_build_refuses_a_result_file_that_is_not_the_run_its_name_says(registry, how):
+    models, results, site_dir = registry
+    entries = json.loads(models.read_text())
+    path = results / "multiple_choice" / entries[0]["resultFiles"]["multipleChoice"]
+    result = json.loads(path.read_text())
+    expected = run_name(result["config"]) + ".json"
+    if how == "renamed":
+        path = path.rename(path.with_name("openai-alpha-1.json"))
+        edit_entry(models, "alpha-1", resultFiles={**entries[0]["resultFiles"], "multipleChoice": path.name})
+    else:
+        result["config"]["dataset"]["sha256"] = "1" * 64
+        path.write_text(json.dumps(result, indent=2) + "\n")
+        expected = run_name(result["config"]) + ".json"
+    err = one_line_refusal(build_command(models, results, site_dir, "--write"))
+    assert f"{path}: cannot be on the board" in err and f"its run's file is named {expected}: it was renamed, or its config edited" in err, err
+
+
+def test_build_refuses_result_files_of_different_runs(registry):
+    models, results, site_dir = registry
+    other = _write_run(results, "leetcode", "alpha-1-mini", "openai", _rows("leetcode", n=4, correct=4, usage=(1, 1), difficulty="easy")
+                       + _rows("leetcode", n=4, correct=4, usage=(1, 1), difficulty="medium", offset=4)
+                       + _rows("leetcode", n=4, correct=4, usage=(1, 1), difficulty="hard", offset=8))
+    entries = json.loads(models.read_text())
+    edit_entry(models, "alpha-1", resultFiles={**entries[0]["resultFiles"], "leetcode": other})
+    err = one_line_refusal(build_command(models, results, site_dir, "--write"))
+    assert f"{results / 'leetcode' / other}: not the same run as the other result files of 'alpha-1' (model 'alpha-1-mini' where freeform has 'alpha-1')" in err, err
 
 
 # ---- build --write and publishing share the models.json lock --------------------------------
