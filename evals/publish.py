@@ -1,17 +1,20 @@
-"""Publishing finished runs into data/models.json, under its lock, and rebuilding the site.
+"""Publishing finished runs into data/models.json, under its lock, with the site rebuilt.
 
 A model's resultFiles are set only when all three evals have a result of one run identity;
 an electricity-priced model also needs all five kilowattHour values. Runs over the error gate
-are not published without --allow-errors; smoke tests and the reference provider never are.
-Until everything holds only the entry's metadata is updated. Each refusal is one line."""
+are not published without --allow-errors (the entry then records allowErrors); smoke tests and
+the reference provider never are, nor a result file that is not the run its name says (renamed,
+or its config edited). Until everything holds only the entry's metadata is updated. Each
+refusal is one line. `build` applies the same rules (`board_refusals`, `identity_mismatch`) to
+every published entry."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from evals import registry
+from evals.config import run_name
 from evals.errors import EvalError, RegistryError
 from evals.identity import MODEL_KEYS
 from evals.results import not_publishable_reasons, read_result, without_timing
@@ -26,13 +29,15 @@ def publish(
     allow_errors: bool = False,
     models_path: Path = registry.MODELS,
     results_dir: Path = registry.RESULTS,
-    rebuild: Callable[[], None] | None = None,
+    rebuild: registry.Render | None = None,
 ) -> list[str]:
     """Record `results` (resultFiles key -> result file) for the model `name`; the lines say
-    what happened. Raises RegistryError when the entry would be invalid (a new model's
-    missing metadata, a bad date), naming the field."""
+    what happened. `rebuild` (from `rebuild_site`) renders the site from the new models list
+    before anything is written. Raises RegistryError, and writes nothing, when the entry would
+    be invalid (a new model's missing metadata, a bad date: naming the field) or the site
+    cannot be rendered (naming the bad file)."""
     loaded = {key: read_result(path) for key, path in results.items()}
-    refusals = _refusals(loaded, allow_errors)
+    refusals = _refusals(results, loaded, allow_errors)
     lines: list[str] = []
 
     def mutate(entry: dict[str, Any] | None) -> dict[str, Any]:
@@ -51,38 +56,69 @@ def publish(
                          f"({', '.join(registry.KWH_KEYS)}); add them to data/models.json")
         else:
             new["resultFiles"] = {key: path.name for key, path in results.items()}
+            if allow_errors:
+                new["allowErrors"] = True  # build judges the error gate the way this publish did
+            else:
+                new.pop("allowErrors", None)
             lines.append(f"published {name!r}: " + ", ".join(f"{key} {path.name}" for key, path in sorted(results.items())))
         return new
 
     if refusals and metadata is None:
         return [f"not published: {reason}" for reason in refusals]
-    registry.update_entry(name, mutate, models_path, results=results_dir, after=rebuild)
+    registry.update_entry(name, mutate, models_path, results=results_dir, render=rebuild)
     return lines
 
 
-def _refusals(loaded: dict[str, dict[str, Any]], allow_errors: bool) -> list[str]:
-    """Why the results cannot be published: a reason every result shares once ("--limit 5
-    makes it a smoke test"), any other with the eval it is about."""
-    by_key = {key: not_publishable_reasons(r["config"], r["summary"], allow_errors=allow_errors) for key, r in sorted(loaded.items())}
-    shared = set.intersection(*(set(reasons) for reasons in by_key.values())) if len(by_key) > 1 else set()
-    reasons = sorted(shared)
-    reasons += [f"{key}: {reason}" for key, own in by_key.items() for reason in own if reason not in shared]
-    identities = {tuple(r["config"].get(k) for k in MODEL_KEYS) for r in loaded.values()}
-    if len(identities) > 1:
-        reasons.append("the results come from different runs (model, provider or settings differ)")
+def board_refusals(key: str, path: Path, result: dict[str, Any], *, allow_errors: bool) -> list[str]:
+    """Why the result file at `path` cannot be an entry's resultFiles[key]: the publish reasons,
+    recomputed from its config and summary (never its stored `publishable`), or it is not the
+    run it claims to be: another eval's result, or a name that is not its run's (the file was
+    renamed, or its config edited)."""
+    config = result["config"]
+    reasons = not_publishable_reasons(config, result["summary"], allow_errors=allow_errors)
+    eval_name = registry.RESULT_KEYS[key]
+    if config.get("eval") != eval_name:
+        reasons.append(f"it is a {config.get('eval')} result, not {eval_name}")
+    expected = run_name(config) + ".json"
+    if path.name != expected:
+        reasons.append(f"its run's file is named {expected}: it was renamed, or its config edited")
     return reasons
 
 
-def rebuild_site(data_dir: Path) -> Callable[[], None]:
-    """The site rebuild to run under the models.json lock: the site beside the data folder
-    (the repository's site/ for its data/)."""
+def identity_mismatch(configs: dict[str, dict[str, Any]]) -> tuple[str, str] | None:
+    """The first result whose run identity differs from the first one's, and how:
+    ("leetcode", "model 'b' where freeform has 'a'"); None when they are one run."""
+    (first, reference), *others = configs.items()
+    for key, config in others:
+        for field in MODEL_KEYS:
+            if config.get(field) != reference.get(field):
+                return key, f"{field} {config.get(field)!r} where {first} has {reference.get(field)!r}"
+    return None
 
-    def rebuild() -> None:
+
+def _refusals(paths: dict[str, Path], loaded: dict[str, dict[str, Any]], allow_errors: bool) -> list[str]:
+    """Why the results cannot be published: a reason every result shares once ("--limit 5
+    makes it a smoke test"), any other with the eval it is about."""
+    by_key = {key: board_refusals(key, paths[key], r, allow_errors=allow_errors) for key, r in sorted(loaded.items())}
+    shared = set.intersection(*(set(reasons) for reasons in by_key.values())) if len(by_key) > 1 else set()
+    reasons = sorted(shared)
+    reasons += [f"{key}: {reason}" for key, own in by_key.items() for reason in own if reason not in shared]
+    mismatch = identity_mismatch({key: r["config"] for key, r in loaded.items()}) if loaded else None
+    if mismatch:
+        reasons.append(f"the results come from different runs ({mismatch[0]}: {mismatch[1]})")
+    return reasons
+
+
+def rebuild_site(data_dir: Path) -> registry.Render:
+    """The site render to pass to `publish`: the data.js of the site beside the data folder
+    (the repository's site/ for its data/), from the new models list."""
+
+    def render(models: list[dict[str, Any]]) -> tuple[Path, str]:
         from evals import site
 
-        site.build(models_path=data_dir / "models.json", results_dir=data_dir / "results", site_dir=data_dir.parent / "site", write=True)
+        return site.data_js(models, results_dir=data_dir / "results", site_dir=data_dir.parent / "site")
 
-    return rebuild
+    return render
 
 
 def finished_results(files: dict[str, Path], *, run_root: Path) -> tuple[dict[str, Path], list[str]]:

@@ -8,12 +8,20 @@ twice from the same data gives the same bytes, so `--check` can tell a stale fil
     uv run build --write    # rewrite site/data.js if the data changed
     uv run build --check    # exit 1 if site/data.js is stale
 
-Bad data (models.json invalid, a result file missing, truncated or not the eval it should be)
-is one line naming the file, exit 2."""
+`--write` holds the models.json lock that publishing takes, so a build racing a publish never
+leaves a stale data.js; publishing renders data.js itself (`data_js`) from the models list it
+is about to write.
+
+Bad data is one line naming the file, exit 2: models.json invalid (see registry.check_entry), a
+result file missing, truncated or not the eval it should be, or one that cannot be on the board
+by the publish rules (not publishable by its own config and summary, with the entry's
+allowErrors; renamed or edited so its name is not its run's; the entry's three files from
+different runs)."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import sys
@@ -22,7 +30,8 @@ from typing import Any
 
 from evals.atomic import write_text_atomic
 from evals.errors import RegistryError
-from evals.registry import KWH_KEYS, MODELS, RESULT_KEYS, RESULTS, load_models, result_path
+from evals.publish import board_refusals, identity_mismatch
+from evals.registry import KWH_KEYS, MAX_EXACT, MODELS, RESULT_KEYS, RESULTS, is_amount, load_models, lock, result_path
 from evals.results import read_result
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,31 +48,37 @@ HEADER = (
 
 def build(*, models_path: Path = MODELS, results_dir: Path = RESULTS, site_dir: Path = SITE, write: bool) -> bool:
     """Whether `site_dir/data.js` differs from what the data produces (is stale). With `write`,
-    rewrite it (atomically, and only when it differs): the return value then says it changed.
-    Raises RegistryError (one line, naming the file) on bad data."""
+    rewrite it (atomically, only when it differs, under the models.json lock that publishing
+    takes): the return value then says it changed. Raises RegistryError (one line, naming the
+    file) on bad data."""
     return _build(models_path=models_path, results_dir=results_dir, site_dir=site_dir, write=write)[0]
 
 
 def _build(*, models_path: Path, results_dir: Path, site_dir: Path, write: bool) -> tuple[bool, dict[str, Any]]:
-    data = site_data(models_path=models_path, results_dir=results_dir)
-    text = render(data)
-    target = Path(site_dir) / DATA_JS
-    try:
-        stale = target.read_bytes() != text.encode("utf-8")
-    except FileNotFoundError:
-        stale = True
-    if stale and write:
-        write_text_atomic(target, text)
+    # Read and written under the lock: a publish cannot slip in between, leaving data.js stale.
+    with lock(Path(models_path)) if write else contextlib.nullcontext():
+        data = site_data(load_models(Path(models_path), results=Path(results_dir)), results_dir=results_dir)
+        text = render(data)
+        target = Path(site_dir) / DATA_JS
+        try:
+            stale = target.read_bytes() != text.encode("utf-8")
+        except FileNotFoundError:
+            stale = True
+        if stale and write:
+            write_text_atomic(target, text)
     return stale, data
 
 
-def site_data(*, models_path: Path = MODELS, results_dir: Path = RESULTS) -> dict[str, Any]:
-    """`{"models": [row, ...]}`: one row per published model (one with resultFiles), best
-    average first, then by name."""
-    try:
-        models = load_models(Path(models_path), results=Path(results_dir))
-    except UnicodeDecodeError:
-        raise RegistryError(f"{models_path}: not UTF-8 text; fix or restore it from git") from None
+def data_js(models: list[dict[str, Any]], *, results_dir: Path = RESULTS, site_dir: Path = SITE) -> tuple[Path, str]:
+    """The path and text of `site_dir/data.js` for a (validated) models list: what publishing
+    renders from the new list before it writes anything. Raises RegistryError as `build`."""
+    return Path(site_dir) / DATA_JS, render(site_data(models, results_dir=results_dir))
+
+
+def site_data(models: list[dict[str, Any]], *, results_dir: Path = RESULTS) -> dict[str, Any]:
+    """`{"models": [row, ...]}` for a (validated) models list: one row per published model (one
+    with resultFiles), best average first, then by name. Every result file must be able to be
+    on the board (see `_summaries`)."""
     rows = [_row(entry, Path(results_dir)) for entry in models if entry.get("resultFiles")]
     rows.sort(key=lambda r: (-r["average"], r["name"]))
     return {"models": rows}
@@ -88,7 +103,7 @@ def human_size(size: int | None) -> str:
 
 
 def _row(entry: dict[str, Any], results_dir: Path) -> dict[str, Any]:
-    summaries = {key: _summary(result_path(entry, key, results_dir), key) for key in RESULT_KEYS}
+    summaries = _summaries(entry, results_dir)
     leetcode = summaries["leetcode"]
     scores = {
         "freeform": _accuracy(summaries["freeform"]),
@@ -112,14 +127,41 @@ def _row(entry: dict[str, Any], results_dir: Path) -> dict[str, Any]:
     }
 
 
-def _summary(path: Path, key: str) -> dict[str, Any]:
-    """The result file's summary (leetcode: the overall one and one per band), checked for
-    the fields the site reads; anything else is a one-line RegistryError naming the file."""
-    result = read_result(path)
+def _summaries(entry: dict[str, Any], results_dir: Path) -> dict[str, dict[str, Any]]:
+    """The summaries of the entry's three result files, each of which must be able to be on the
+    board by the publish rules (publishable by its own config and summary, with the entry's
+    allowErrors; the run its name says; the eval it is filed under), all three of one run."""
+    configs, summaries = {}, {}
+    for key in RESULT_KEYS:
+        path = result_path(entry, key, results_dir)
+        result = read_result(path)
+        _check_fields(path, key, result)
+        reasons = board_refusals(key, path, result, allow_errors=entry.get("allowErrors", False))
+        if reasons:
+            raise RegistryError(f"{path}: cannot be on the board as resultFiles.{key} of {entry['name']!r}: {'; '.join(reasons)}")
+        configs[key], summaries[key] = result["config"], result["summary"]
+    mismatch = identity_mismatch(configs)
+    if mismatch:
+        key, how = mismatch
+        raise RegistryError(f"{result_path(entry, key, results_dir)}: not the same run as the other result files of {entry['name']!r} "
+                            f"({how}); its three result files must come from one run")
+    return summaries
+
+
+def _check_fields(path: Path, key: str, result: dict[str, Any]) -> None:
+    """The fields the site and the publish rules read (config: eval, provider, model, effort,
+    route, split; summary, leetcode's overall and each band: accuracy, n, failure and token counts);
+    anything else is a one-line RegistryError naming the file."""
     eval_name = RESULT_KEYS[key]
-    config = result["config"] if isinstance(result["config"], dict) else {}
-    if config.get("eval", eval_name) != eval_name:
-        raise RegistryError(f"{path}: is a {config['eval']} result, not {eval_name}; fix resultFiles.{key} in data/models.json")
+    config = result["config"]
+    if not isinstance(config, dict):
+        raise RegistryError(f"{path}: config is missing; rerun its eval to write it again")
+    if config.get("eval") != eval_name:
+        raise RegistryError(f"{path}: is a {config.get('eval')} result, not {eval_name}; fix resultFiles.{key} in data/models.json")
+    for field in ("provider", "model", "effort", "route", "split"):  # the run's name is made of them
+        value = config.get(field)
+        if not isinstance(value, str) and (field in ("provider", "model") or value is not None):
+            raise RegistryError(f"{path}: config.{field} is not a string; rerun its eval to write it again")
     summary = result["summary"]
     parts = ["overall", *LEETCODE_BANDS] if key == "leetcode" else [None]
     for part in parts:
@@ -127,12 +169,14 @@ def _summary(path: Path, key: str) -> dict[str, Any]:
         field = f"summary.{part}" if part else "summary"
         if not isinstance(where, dict):
             raise RegistryError(f"{path}: {field} is missing; rerun its eval to write it again")
-        if not _is_number(where.get("accuracy")) or not 0 <= where["accuracy"] <= 1:
+        if not is_amount(where.get("accuracy")) or where["accuracy"] > 1:
             raise RegistryError(f"{path}: {field}.accuracy is missing or not a fraction; rerun its eval to write it again")
+        counts = [where.get("n"), where.get("apiErrors", 0), where.get("unparseable", 0), where.get("judgeUnparseable", 0)]
+        if not all(_is_count(n) for n in counts):
+            raise RegistryError(f"{path}: {field} lacks its n, apiErrors or unparseable counts; rerun its eval to write it again")
         tokens = where.get("tokens")
-        if not isinstance(tokens, dict) or not all(_is_number(tokens.get(k)) for k in ("input", "output")):
+        if not isinstance(tokens, dict) or not all(_is_count(tokens.get(k)) for k in ("input", "output")):
             raise RegistryError(f"{path}: {field}.tokens lacks input/output counts; rerun its eval to write it again")
-    return summary
 
 
 def _cost(entry: dict[str, Any], summaries: dict[str, dict[str, Any]]) -> tuple[float | None, str]:
@@ -141,24 +185,30 @@ def _cost(entry: dict[str, Any], summaries: dict[str, dict[str, Any]]) -> tuple[
     model's cost. Electricity: the five kilowattHour figures at the price per kWh; None when
     any of the five is not recorded."""
     price = entry["price"]
-    if "electricity" in price:
-        kwh = entry.get("kilowattHour") or {}
-        if any(k not in kwh for k in KWH_KEYS):
-            return None, "electricity"
-        return round(math.fsum(kwh[k] for k in KWH_KEYS) * price["electricity"], COST_DIGITS), "electricity"
-    total = 0.0
-    for key, summary in summaries.items():
-        tokens = (summary["overall"] if key == "leetcode" else summary)["tokens"]
-        total += tokens["input"] * price["input"] + tokens["output"] * price["output"]
-    return round(total / 1e6, COST_DIGITS), "tokens"
+    if "electricity" in price and any(k not in (entry.get("kilowattHour") or {}) for k in KWH_KEYS):
+        return None, "electricity"
+    try:
+        if "electricity" in price:
+            basis, total = "electricity", math.fsum(entry["kilowattHour"][k] for k in KWH_KEYS) * price["electricity"]
+        else:
+            basis, total = "tokens", 0.0
+            for key, summary in summaries.items():
+                tokens = (summary["overall"] if key == "leetcode" else summary)["tokens"]
+                total += tokens["input"] * price["input"] + tokens["output"] * price["output"]
+            total /= 1e6
+    except OverflowError:  # figures beyond any float
+        total = math.inf
+    if not math.isfinite(total):
+        raise RegistryError(f"models.json: {entry['name']!r}: the suite's cost at price {price} is too large to be a number; fix the price")
+    return round(total, COST_DIGITS), basis
 
 
 def _accuracy(summary: dict[str, Any]) -> float:
     return round(float(summary["accuracy"]), SCORE_DIGITS)
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < MAX_EXACT
 
 
 def _shown(path: Path) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -193,20 +194,43 @@ GOOD = {"name": "M", "provider": "P", "url": "https://p", "releaseDate": "2026-0
 @pytest.mark.parametrize(
     "change, message",
     [
-        ({"releaseDate": "2026-13-01"}, "releaseDate '2026-13-01' is not a YYYY-MM-DD date"),
-        ({"size": "big"}, "size must be a byte count or null"),
+        ({"releaseDate": "2026-13-01"}, "releaseDate must be a real date written YYYY-MM-DD, not '2026-13-01'"),
+        ({"releaseDate": "2026-W31-1"}, "releaseDate must be a real date written YYYY-MM-DD, not '2026-W31-1'"),
+        ({"url": "https://"}, "url must be an http(s) URL with a host, not 'https://'"),
+        ({"url": "https://exa mple.com"}, "url must be an http(s) URL with a host, not 'https://exa mple.com'"),
+        ({"size": "big"}, "size must be a byte count from 1 to 2**53 - 1, or null, not 'big'"),
+        ({"size": 2**53}, "size must be a byte count from 1 to 2**53 - 1, or null, not 9007199254740992"),
         ({"price": {"input": 1}}, "price must be"),
         ({"price": {"input": 1, "output": 2, "electricity": 3}}, "price must be"),
-        ({"provider": 7}, "provider must be a non-empty string"),
-        ({"kilowattHour": {"freeform": "a lot"}}, "kilowattHour must map"),
+        ({"provider": 7}, "provider must be a non-empty string, not 7"),
+        ({"kilowattHour": {"freeform": "a lot"}}, "kilowattHour.freeform must be a finite number of kWh >= 0, not 'a lot'"),
         ({"resultFiles": {"freeform": "a.json", "multipleChoice": "b.json", "leetcode": "c.json"}}, "resultFiles.freeform names a.json, which is not in"),
+        ({"resultFiles": {"freeform": "../a.json", "multipleChoice": "b.json", "leetcode": "c.json"}}, "resultFiles.freeform must be a file name in results/freeform/, not '../a.json'"),
     ],
 )
 def test_an_invalid_entry_is_an_error_naming_the_entry_and_field(tmp_path, change, message):
     path = tmp_path / "models.json"
     path.write_text(json.dumps([{**GOOD, **change}]))
-    with pytest.raises(RegistryError, match="'M'.*" + message.replace("(", r"\(").replace("[", r"\[")):
+    with pytest.raises(RegistryError, match=re.escape(f"{path}: 'M': {message}")):
         registry.load_models(path, results=tmp_path / "results")
+
+
+def test_check_entry_checks_metadata_before_any_result_file_exists(tmp_path):
+    """What `evaluate` can call before any paid request: the metadata alone, one line."""
+    files = {"freeform": "a.json", "multipleChoice": "b.json", "leetcode": "c.json"}
+    registry.check_entry({**GOOD, "resultFiles": files})
+    with pytest.raises(RegistryError, match="names a.json, which is not in"):
+        registry.check_entry({**GOOD, "resultFiles": files}, results=tmp_path)
+    with pytest.raises(RegistryError) as error:
+        registry.check_entry({**GOOD, "price": {"input": float("inf"), "output": 2}})
+    assert str(error.value) == "'M': price.input must be a finite number >= 0, not inf"
+
+
+def test_a_number_too_long_to_read_is_an_error_naming_the_file(tmp_path):
+    path = tmp_path / "models.json"
+    path.write_text(json.dumps([GOOD])[:-2] + ', "size": ' + "1" * 5000 + "}]")
+    with pytest.raises(RegistryError, match=re.escape(f"{path}: not valid JSON (")):
+        registry.load_models(path, results=tmp_path)
 
 
 def test_update_entry_keeps_the_hand_edited_order_and_format(tmp_path):

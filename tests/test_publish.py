@@ -3,20 +3,24 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
 
 from evals import registry
 from evals.datasets.leetcode import load_problems
+from evals.config import run_name
 from evals.errors import DatasetError, RegistryError
-from evals.publish import publish
+from evals.publish import publish, rebuild_site
 from evals.results import build_result, write_result
 
 ENTRY = {"name": "M", "provider": "P", "url": "https://p", "releaseDate": "2026-01-02", "size": None}
+TOKENS = {**ENTRY, "price": {"input": 1, "output": 2}}
 
 
 def result_files(data: Path, *, provider="openai", api_errors=0, limit=None, model="m-1") -> dict[str, Path]:
+    """The three result files of one run, each named by its run, as the collector writes them."""
     paths = {}
     for key, folder in registry.RESULT_KEYS.items():
         config = {"eval": folder, "provider": provider, "model": model, "split": "test"}
@@ -24,8 +28,8 @@ def result_files(data: Path, *, provider="openai", api_errors=0, limit=None, mod
             config["limit"] = limit
         summary = {"n": 40, "correct": 30, "accuracy": 0.75, "apiErrors": api_errors, "tokens": {"input": 1, "output": 1}}
         if key == "leetcode":
-            summary = {"overall": summary}
-        path = data / "results" / folder / f"{provider}-{model}.json"
+            summary = {"overall": summary, "easy": summary, "medium": summary, "hard": summary}
+        path = data / "results" / folder / f"{run_name(config)}.json"
         write_result(path, build_result(config, summary, [], prices=None, timing={}))
         paths[key] = path
     return paths
@@ -36,10 +40,12 @@ def published(data: Path) -> dict | None:
 
 
 def test_all_three_results_set_result_files(tmp_path):
-    lines = publish("M", result_files(tmp_path), metadata={**ENTRY, "price": {"input": 1, "output": 2}},
+    files = result_files(tmp_path)
+    lines = publish("M", files, metadata={**ENTRY, "price": {"input": 1, "output": 2}},
                     models_path=tmp_path / "models.json", results_dir=tmp_path / "results")
-    assert lines == ["published 'M': freeform openai-m-1.json, leetcode openai-m-1.json, multipleChoice openai-m-1.json"]
-    assert published(tmp_path)["resultFiles"]["leetcode"] == "openai-m-1.json"
+    assert lines == ["published 'M': " + ", ".join(f"{key} {files[key].name}" for key in ("freeform", "leetcode", "multipleChoice"))]
+    assert published(tmp_path)["resultFiles"]["leetcode"] == files["leetcode"].name
+    assert "allowErrors" not in published(tmp_path)
 
 
 def test_until_all_three_exist_only_the_metadata_is_updated(tmp_path):
@@ -88,6 +94,82 @@ def test_the_publish_hook_refuses_a_model_not_on_the_board(tmp_path):
     with pytest.raises(RegistryError, match="is not in models.json: add it first with `uv run evaluate"):
         publish("M", result_files(tmp_path), models_path=tmp_path / "models.json", results_dir=tmp_path / "results")
     assert not (tmp_path / "models.json").exists()
+
+
+def test_a_renamed_result_file_is_not_published(tmp_path):
+    files = result_files(tmp_path)
+    run = files["freeform"].name
+    files["freeform"] = files["freeform"].rename(files["freeform"].with_name("openai-m-1.json"))
+    lines = publish("M", files, metadata=TOKENS, models_path=tmp_path / "models.json", results_dir=tmp_path / "results")
+    assert lines == [f"not published: freeform: its run's file is named {run}: it was renamed, or its config edited"]
+    assert "resultFiles" not in published(tmp_path)
+
+
+def test_publishing_with_allow_errors_is_recorded_in_the_entry(tmp_path):
+    data = tmp_path / "data"
+    lines = publish("M", result_files(data, api_errors=3), metadata=TOKENS, allow_errors=True, models_path=data / "models.json",
+                    results_dir=data / "results", rebuild=rebuild_site(data))
+    assert lines[0].startswith("published 'M'")
+    assert list(published(data))[-2:] == ["resultFiles", "allowErrors"] and published(data)["allowErrors"] is True
+    assert '"name": "M"' in (tmp_path / "site" / "data.js").read_text()  # the site takes it, by the entry's allowErrors
+
+    # the same run published again without --allow-errors (its errors since retried): the key goes
+    publish("M", result_files(data), metadata=TOKENS, models_path=data / "models.json", results_dir=data / "results", rebuild=rebuild_site(data))
+    assert "allowErrors" not in published(data)
+
+
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("price", {"input": math.inf, "output": 2}, "price.input must be a finite number >= 0, not inf"),
+        ("size", 10**400, "size must be a byte count from 1 to 2**53 - 1, or null, not 1000000000"),
+        ("releaseDate", "20260801", "releaseDate must be a real date written YYYY-MM-DD, not '20260801'"),
+        ("url", "ftp://x", "url must be an http(s) URL with a host, not 'ftp://x'"),
+    ],
+    ids=["inf price", "huge size", "undashed date", "ftp url"],
+)
+def test_bad_metadata_is_refused_and_nothing_is_written(tmp_path, field, value, message):
+    with pytest.raises(RegistryError) as error:
+        publish("M", result_files(tmp_path), metadata={**TOKENS, field: value}, models_path=tmp_path / "models.json", results_dir=tmp_path / "results")
+    assert str(error.value).startswith(f"{tmp_path / 'models.json'}: 'M': {message}") and "\n" not in str(error.value)
+    assert not (tmp_path / "models.json").exists()
+
+
+# -- all or nothing: models.json and the site beside it ---------------------------------------
+
+
+def publish_beside_site(data: Path, name: str, **price: float) -> list[str]:
+    """Publish as `evaluate` does: into data/models.json, the site beside data/ rendered with it."""
+    metadata = {**TOKENS, "name": name, **({"price": price} if price else {})}
+    return publish(name, result_files(data, model=name.lower()), metadata=metadata, models_path=data / "models.json",
+                   results_dir=data / "results", rebuild=rebuild_site(data))
+
+
+def test_a_publish_whose_site_cannot_be_rendered_writes_nothing(tmp_path):
+    data, site_js = tmp_path / "data", tmp_path / "site" / "data.js"
+    publish_beside_site(data, "M")
+    publish_beside_site(data, "N")
+    before = (data / "models.json").read_bytes(), site_js.read_bytes()
+    corrupt = registry.result_path(published(data), "leetcode", data / "results")  # another model's file
+    corrupt.write_bytes(corrupt.read_bytes()[:100])
+
+    with pytest.raises(RegistryError) as error:
+        publish_beside_site(data, "N", input=3, output=4)
+
+    assert str(error.value).startswith(f"{corrupt}: truncated or corrupt result file") and "\n" not in str(error.value)
+    assert ((data / "models.json").read_bytes(), site_js.read_bytes()) == before
+
+
+def test_a_site_that_cannot_be_written_leaves_models_json_as_it_was(tmp_path):
+    data = tmp_path / "data"
+    publish("M", result_files(data, model="m"), metadata=TOKENS, models_path=data / "models.json", results_dir=data / "results")
+    before = (data / "models.json").read_bytes()
+    (tmp_path / "site").write_text("a file where the site folder should be")
+
+    with pytest.raises(OSError):
+        publish_beside_site(data, "N")
+
+    assert (data / "models.json").read_bytes() == before
 
 
 # -- the LeetCode loader ------------------------------------------------------------------------

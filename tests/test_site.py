@@ -5,18 +5,24 @@ chart, the empty board."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
+import multiprocessing
+import random
 import shutil
 import subprocess
 import sys
 import threading
+import time
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from evals import site
+from evals.config import run_name
+from evals.registry import load_models
 from evals.results import summarize
 from evals.tasks import TASKS
 from tests.browser import Browser, BrowserUnavailable
@@ -62,7 +68,7 @@ def _write_run(results: Path, eval_name: str, model: str, provider: str, rows: l
     # the summary as the harness computes it; the rest of the file written here, as it is laid out
     result = {"config": config, "summary": summarize(task, rows), "publishable": True, "notPublishable": [],
               "timing": {"wall": 12.5}, "results": sorted(rows, key=lambda r: r["id"])}
-    name = f"{provider}-{model}-0123456789.json"
+    name = run_name(config) + ".json"
     (results / eval_name).mkdir(parents=True, exist_ok=True)
     (results / eval_name / name).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     return name
@@ -137,7 +143,7 @@ def read_data_js(site_dir: Path) -> dict:
 
 def test_site_data_has_scores_average_and_suite_cost_per_published_model(registry):
     models, results, _ = registry
-    rows = site.site_data(models_path=models, results_dir=results)["models"]
+    rows = site.site_data(load_models(models, results=results), results_dir=results)["models"]
 
     # best average first; the entry without resultFiles is not on the board
     assert [r["name"] for r in rows] == ["beta-2", "alpha-1", "qwen-local-70b"]
@@ -168,7 +174,7 @@ def test_electricity_priced_model_without_all_five_kwh_figures_has_no_cost(regis
     entries = json.loads(models.read_text())
     del entries[2]["kilowattHour"]["hard"]
     models.write_text(json.dumps(entries, indent=2) + "\n")
-    qwen = next(r for r in site.site_data(models_path=models, results_dir=results)["models"] if r["name"] == "qwen-local-70b")
+    qwen = next(r for r in site.site_data(load_models(models, results=results), results_dir=results)["models"] if r["name"] == "qwen-local-70b")
     assert (qwen["cost"], qwen["costBasis"]) == (None, "electricity")
 
 
@@ -228,13 +234,25 @@ def test_check_catches_stale_data_js(registry, capsys):
     assert site.main(cli(models, results, site_dir, "--check")) == 0
 
 
+def build_command(models: Path, results: Path, site_dir: Path, *flags: str) -> subprocess.CompletedProcess:
+    """`build` as a user runs it: `python -m evals.site ...` in a subprocess."""
+    return subprocess.run([sys.executable, "-m", "evals.site", *cli(models, results, site_dir, *flags)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+
+
+def one_line_refusal(done: subprocess.CompletedProcess) -> str:
+    """The refusal of bad data: exit 2, nothing on stdout, one line on stderr, no traceback."""
+    assert (done.returncode, done.stdout) == (2, ""), done.stdout + done.stderr
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("build: "), done.stderr
+    return done.stderr
+
+
 def test_command_in_a_subprocess(registry):
     """The real command: exit codes and one-line messages, no traceback."""
     models, results, site_dir = registry
 
     def run(*flags: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "evals.site", *cli(models, results, site_dir, *flags)], cwd=ROOT,
-                              capture_output=True, text=True, timeout=60)
+        return build_command(models, results, site_dir, *flags)
 
     check = run("--check")
     assert (check.returncode, check.stdout, check.stderr) == (1, "", f"{site_dir / 'data.js'} {STALE}\n")
@@ -244,13 +262,10 @@ def test_command_in_a_subprocess(registry):
 
     alpha = json.loads(models.read_text())[0]
     (results / "freeform" / alpha["resultFiles"]["freeform"]).unlink()
-    broken = run("--check")
-    assert broken.returncode == 2 and broken.stdout == ""
-    assert broken.stderr.count("\n") == 1 and alpha["resultFiles"]["freeform"] in broken.stderr
-    assert "Traceback" not in broken.stderr
+    assert alpha["resultFiles"]["freeform"] in one_line_refusal(run("--check"))
 
 
-@pytest.mark.parametrize("damage", ["missing", "truncated", "binary", "not an object", "no summary", "wrong eval"])
+@pytest.mark.parametrize("damage", ["missing", "truncated", "binary", "not an object", "no summary", "wrong eval", "huge token count", "no n"])
 def test_bad_result_file_is_one_line_naming_it(registry, damage, capsys):
     models, results, site_dir = registry
     alpha = json.loads(models.read_text())[0]
@@ -263,9 +278,14 @@ def test_bad_result_file_is_one_line_naming_it(registry, damage, capsys):
         path.write_bytes(b"\xff\xfe\x00garbage")
     elif damage == "not an object":
         path.write_text("42\n")
-    elif damage == "no summary":
+    elif damage in ("no summary", "huge token count", "no n"):
         result = json.loads(path.read_text())
-        del result["summary"]["hard"]
+        if damage == "no summary":
+            del result["summary"]["hard"]
+        elif damage == "huge token count":
+            result["summary"]["overall"]["tokens"]["input"] = 10**400
+        else:
+            del result["summary"]["overall"]["n"]
         path.write_text(json.dumps(result))
     else:
         shutil.copy(results / "freeform" / alpha["resultFiles"]["freeform"], path)
@@ -275,6 +295,183 @@ def test_bad_result_file_is_one_line_naming_it(registry, damage, capsys):
     assert err.count("\n") == 1 and err.startswith("build: ")
     assert path.name in err, err
     assert not (site_dir / "data.js").exists()
+
+
+# ---- what cannot be on the board: bad metadata, result files the publish rules refuse -------
+
+def edit_entry(models: Path, name: str, **fields) -> None:
+    entries = json.loads(models.read_text())
+    next(e for e in entries if e["name"] == name).update(fields)
+    models.write_text(json.dumps(entries, indent=2) + "\n")  # inf is written as Infinity, as json.dump does
+
+
+@pytest.mark.parametrize("mode", ["--write", "--check"])
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("price", {"input": float("inf"), "output": 8.0}, "price.input must be a finite number >= 0, not inf"),
+        ("size", 10**400, "size must be a byte count from 1 to 2**53 - 1, or null, not 1000"),
+        ("releaseDate", "20260801", "releaseDate must be a real date written YYYY-MM-DD, not '20260801'"),
+        ("url", "ftp://x", "url must be an http(s) URL with a host, not 'ftp://x'"),
+        ("kilowattHour", {"freeform": float("inf")}, "kilowattHour.freeform must be a finite number of kWh >= 0, not inf"),
+        ("allowErrors", "yes", "allowErrors must be true or false, not 'yes'"),
+    ],
+    ids=["inf price", "huge size", "undashed date", "ftp url", "inf kWh", "allowErrors not a boolean"],
+)
+def test_bad_metadata_is_one_line_naming_the_field(registry, field, value, message, mode):
+    models, results, site_dir = registry
+    edit_entry(models, "alpha-1", **{field: value})
+    err = one_line_refusal(build_command(models, results, site_dir, mode))
+    assert err.startswith(f"build: {models}: 'alpha-1': {message}"), err
+    assert not (site_dir / "data.js").exists()
+
+
+def rewrite_result(models: Path, results: Path, name: str, key: str, edit) -> Path:
+    """Edit one of `name`'s result files (config or summary, leaving its stored `publishable`
+    as it was) and file it under its run's name, as if its run had produced it."""
+    entries = json.loads(models.read_text())
+    entry = next(e for e in entries if e["name"] == name)
+    old = results / site.RESULT_KEYS[key] / entry["resultFiles"][key]
+    result = json.loads(old.read_text())
+    edit(result)
+    old.unlink()
+    new = old.with_name(run_name(result["config"]) + ".json")
+    new.write_text(json.dumps(result, indent=2) + "\n")
+    entry["resultFiles"][key] = new.name
+    models.write_text(json.dumps(entries, indent=2) + "\n")
+    return new
+
+
+def over_the_gate(result: dict) -> None:
+    result["summary"]["apiErrors"] = 5  # of 20
+
+
+@pytest.mark.parametrize(
+    "edit, reason",
+    [
+        (over_the_gate, "5 of 20 answers failed (5 API errors), over the 5% gate"),
+        (lambda r: r["config"].update(limit=5), "--limit 5 makes it a smoke test"),
+        (lambda r: r["config"].update(split="train"), "the train split is for smoke tests and generation, not scores"),
+        (lambda r: r["config"].update(provider="reference"), "the reference provider answers with the gold answers"),
+    ],
+    ids=["error gate", "limit", "train split", "reference"],
+)
+def test_build_refuses_a_result_file_the_publish_rules_refuse(registry, edit, reason):
+    models, results, site_dir = registry
+    path = rewrite_result(models, results, "alpha-1", "multipleChoice", edit)
+    assert json.loads(path.read_text())["publishable"] is True  # the stored verdict is not what counts
+    err = one_line_refusal(build_command(models, results, site_dir, "--write"))
+    assert f"{path}: cannot be on the board as resultFiles.multipleChoice of 'alpha-1': {reason}" in err, err
+    assert not (site_dir / "data.js").exists()
+
+
+def test_the_error_gate_is_judged_with_the_entrys_allow_errors(registry):
+    models, results, site_dir = registry
+    path = rewrite_result(models, results, "alpha-1", "multipleChoice", over_the_gate)
+    assert path.name in one_line_refusal(build_command(models, results, site_dir, "--check"))
+
+    edit_entry(models, "alpha-1", allowErrors=True)  # as `publish --allow-errors` records it
+    done = build_command(models, results, site_dir, "--write")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert "alpha-1" in [m["name"] for m in read_data_js(site_dir)["models"]]
+
+
+@pytest.mark.parametrize("how", ["renamed", "config edited"])
+def test_build_refuses_a_result_file_that_is_not_the_run_its_name_says(registry, how):
+    models, results, site_dir = registry
+    entries = json.loads(models.read_text())
+    path = results / "multiple_choice" / entries[0]["resultFiles"]["multipleChoice"]
+    result = json.loads(path.read_text())
+    expected = run_name(result["config"]) + ".json"
+    if how == "renamed":
+        path = path.rename(path.with_name("openai-alpha-1.json"))
+        edit_entry(models, "alpha-1", resultFiles={**entries[0]["resultFiles"], "multipleChoice": path.name})
+    else:
+        result["config"]["dataset"]["sha256"] = "1" * 64
+        path.write_text(json.dumps(result, indent=2) + "\n")
+        expected = run_name(result["config"]) + ".json"
+    err = one_line_refusal(build_command(models, results, site_dir, "--write"))
+    assert f"{path}: cannot be on the board" in err and f"its run's file is named {expected}: it was renamed, or its config edited" in err, err
+
+
+def test_build_refuses_result_files_of_different_runs(registry):
+    models, results, site_dir = registry
+    other = _write_run(results, "leetcode", "alpha-1-mini", "openai", _rows("leetcode", n=4, correct=4, usage=(1, 1), difficulty="easy")
+                       + _rows("leetcode", n=4, correct=4, usage=(1, 1), difficulty="medium", offset=4)
+                       + _rows("leetcode", n=4, correct=4, usage=(1, 1), difficulty="hard", offset=8))
+    entries = json.loads(models.read_text())
+    edit_entry(models, "alpha-1", resultFiles={**entries[0]["resultFiles"], "leetcode": other})
+    err = one_line_refusal(build_command(models, results, site_dir, "--write"))
+    assert f"{results / 'leetcode' / other}: not the same run as the other result files of 'alpha-1' (model 'alpha-1-mini' where freeform has 'alpha-1')" in err, err
+
+
+# ---- build --write and publishing share the models.json lock --------------------------------
+
+def _build_while(models: str, results: str, site_dir: str, ready, go, done, busy) -> None:
+    """A builder process: once every process is `ready`, `build --write` over and over while
+    `go` is set, each build under `busy` (so the test can wait for the one in flight), until `done`. Its builds are slow
+    between reading the data and writing data.js (a big board, a loaded machine), so that a
+    publish lands inside one."""
+    import io
+
+    render = site.render
+
+    def slow_render(data):
+        time.sleep(random.uniform(0.005, 0.03))
+        return render(data)
+
+    site.render = slow_render
+    ready.wait(60)
+    with contextlib.redirect_stdout(io.StringIO()):
+        while not done.is_set():
+            if not go.wait(0.01):
+                continue
+            with busy:
+                code = site.main(cli(Path(models), Path(results), Path(site_dir), "--write")) if go.is_set() else 0
+            if code:
+                raise SystemExit(code)
+            time.sleep(random.uniform(0.01, 0.03))  # separate commands: not back to back
+
+
+def test_builds_racing_a_publisher_never_leave_a_stale_site(tmp_path):
+    """20 publishes (this process), each while two builder processes run `build --write` in a
+    loop; the builds in flight are let finish, then the site must match models.json."""
+    from evals import registry as models_json
+    from evals.publish import publish, rebuild_site
+
+    data, site_dir = tmp_path / "data", tmp_path / "site"
+    models, results = make_registry(data)
+    assert site.build(models_path=models, results_dir=results, site_dir=site_dir, write=True)
+    entry = models_json.find_entry(load_models(models, results=results), "alpha-1")
+    files = {key: models_json.result_path(entry, key, results) for key in site.RESULT_KEYS}
+
+    context = multiprocessing.get_context("spawn")
+    ready, go, done = context.Barrier(3), context.Event(), context.Event()
+    busy = [context.Lock() for _ in range(2)]
+    builders = [context.Process(target=_build_while, args=(str(models), str(results), str(site_dir), ready, go, done, lock)) for lock in busy]
+    for builder in builders:
+        builder.start()
+    try:
+        ready.wait(60)
+        for round in range(20):
+            go.set()
+            time.sleep(random.uniform(0.02, 0.06))  # the builders are mid-build at any point of theirs
+            publish("alpha-1", files, metadata={"price": {"input": 2.0 + round, "output": 8.0}}, models_path=models,
+                    results_dir=results, rebuild=rebuild_site(data))
+            go.clear()
+            for lock in busy:  # the builds in flight finish; no new one starts
+                with lock:
+                    pass
+            assert not site.build(models_path=models, results_dir=results, site_dir=site_dir, write=False), f"stale site after round {round + 1}"
+    finally:
+        done.set()
+        go.set()
+        for builder in builders:
+            builder.join(60)
+    assert [builder.exitcode for builder in builders] == [0, 0]
+    assert models_json.find_entry(load_models(models, results=results), "alpha-1")["price"]["input"] == 21.0
+    check = build_command(models, results, site_dir, "--check")
+    assert (check.returncode, check.stderr) == (0, ""), check.stderr
 
 
 # ---- the page in headless Chromium ----------------------------------------------------------
