@@ -37,6 +37,8 @@ def load_models(path: Path = MODELS, *, results: Path = RESULTS) -> list[dict[st
         return []
     except json.JSONDecodeError as error:
         raise RegistryError(f"{path}: not valid JSON ({error.msg} at line {error.lineno}); fix or restore it from git") from None
+    except UnicodeDecodeError:
+        raise RegistryError(f"{path}: not UTF-8 text; fix or restore it from git") from None
     if not isinstance(models, list):
         raise RegistryError(f"{path}: expected a JSON array of model entries")
     names = set()

@@ -60,10 +60,7 @@ def _build(*, models_path: Path, results_dir: Path, site_dir: Path, write: bool)
 def site_data(*, models_path: Path = MODELS, results_dir: Path = RESULTS) -> dict[str, Any]:
     """`{"models": [row, ...]}`: one row per published model (one with resultFiles), best
     average first, then by name."""
-    try:
-        models = load_models(Path(models_path), results=Path(results_dir))
-    except UnicodeDecodeError:
-        raise RegistryError(f"{models_path}: not UTF-8 text; fix or restore it from git") from None
+    models = load_models(Path(models_path), results=Path(results_dir))
     rows = [_row(entry, Path(results_dir)) for entry in models if entry.get("resultFiles")]
     rows.sort(key=lambda r: (-r["average"], r["name"]))
     return {"models": rows}
