@@ -5,6 +5,7 @@
         --price-input 1.25 --price-output 10
     uv run evaluate "GPT 5.5"              # resume, or reproduce the recorded run
     uv run evaluate "GPT 5.5" --status     # progress of each eval's run
+    uv run evaluate --verify ["GPT 5.5"]   # rescore the published runs offline
 
 The first argument is the model's display name, its entry in data/models.json. For a model on
 the board the run identity comes from its published result files, so a bare `evaluate NAME`
@@ -42,7 +43,8 @@ KEY_OF = {task.name: task.key for task in TASKS.values()}
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="evaluate", description=__doc__.split("\n\n")[0])
-    ap.add_argument("name", help="display name: the model's entry in data/models.json")
+    ap.add_argument("name", nargs="?", help="display name: the model's entry in data/models.json")
+    ap.add_argument("--verify", action="store_true", help="rescore every published run (or only NAME's) offline from its run folder and compare it with its result file")
     ident = ap.add_argument_group("run identity", "defaults come from the model's published result files; any of these starts a different run")
     ident.add_argument("--model")
     ident.add_argument("--provider", choices=["live", "openai", "anthropic", "reference"])
@@ -82,6 +84,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     meta.add_argument("--price-electricity", type=float, help="USD per kWh (local models)")
 
     args = ap.parse_args(argv)
+    if args.name is None and not args.verify:
+        ap.error("the display NAME is required (or --verify, to rescore every published run)")
     args.tags = [t.strip() for t in args.evals.split(",") if t.strip()]
     if not args.tags or any(t not in EVALS for t in args.tags):
         ap.error(f"--evals takes a comma list of ff, mc, lc (got {args.evals!r})")
@@ -96,6 +100,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> None:
     sys.stdout.reconfigure(line_buffering=True)
     args = parse_args(argv)
+    if args.verify:
+        from evals.verify import verify_published
+
+        data = args.data_dir.resolve()
+        raise SystemExit(verify_published(data / "models.json", data / "results", data / "runs", args.name))
     try:
         raise SystemExit(evaluate(args))
     except EvalError as error:

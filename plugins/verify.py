@@ -8,7 +8,6 @@ extension whose snapshot *is* that file, so a difference shows field by field, a
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,28 +15,14 @@ import pytest
 from syrupy.data import SnapshotCollections
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
-from evals import registry
 from evals.errors import EvalError
 from evals.results import read_result, without_timing
-from evals.verify import rescore
+from evals.verify import PublishedRun, published_runs, rescore
 
 from .options import ROOT, results_root, run_root, verifying
 
 # nodeid -> the published result file that is its snapshot
 _SNAPSHOT_FILES: dict[str, Path] = {}
-
-
-@dataclass(frozen=True)
-class PublishedRun:
-    model: str
-    key: str
-    path: Path
-
-    def __str__(self) -> str:
-        return f"{self.model} [{self.key}] {self.path.name}"
-
-    def result(self) -> dict[str, Any]:
-        return without_timing(read_result(self.path))
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -68,15 +53,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def _published_runs(config: pytest.Config) -> list[PublishedRun]:
     results = results_root(config)
     try:
-        models = registry.load_models(results.parent / "models.json", results=results)
+        return published_runs(results.parent / "models.json", results)
     except EvalError as error:
         raise pytest.UsageError(str(error)) from None
-    return [
-        PublishedRun(entry["name"], key, registry.result_path(entry, key, results))
-        for entry in models
-        for key in registry.RESULT_KEYS
-        if entry.get("resultFiles")
-    ]
 
 
 class PublishedResultFile(SingleFileSnapshotExtension):
