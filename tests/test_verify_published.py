@@ -1,5 +1,6 @@
-"""Verifying the published runs, as a user runs it: `evaluate --verify [NAME]` on a board
-with two published models (one name with a space), every refusal one line."""
+"""Verifying the published runs, as a user runs it: `evaluate --verify [NAME]` and
+`pytest --verify-published[=NAME]` on a board with two published models (one name with a
+space), every refusal one line, nothing ever written to a published file."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import pytest
 from evals import registry
 from tests.harness import ROOT, Student, harness_env
 from tests.loopback import OpenAIServer
-from tests.test_leaderboard import META, evaluate, evaluate_command, model_flags
+from tests.test_leaderboard import META, evaluate, evaluate_command, model_flags, verify
 
 NAME = "Student 1"
 OTHER = "Other Model"  # published with the same result files, so both reproduce
@@ -131,8 +132,8 @@ def test_evaluate_verify_fails_a_run_whose_run_folder_is_missing(copy):
     assert lines[-1] == "2 of 6 runs do not reproduce"
 
 
-def test_evaluate_without_a_name_needs_verify(board):
-    done = evaluate(board)
+def test_evaluate_without_a_name_needs_verify(tmp_path):
+    done = evaluate(tmp_path / "data")
 
     assert done.returncode == 2
     assert _lines(done.stderr)[-1] == "evaluate: error: the display NAME is required (or --verify, to rescore every published run)"
@@ -163,3 +164,119 @@ def _wait_for_child(pid: int, command: bytes, timeout: float = 60) -> None:
                 continue
         time.sleep(0.001)
     raise AssertionError(f"no {command!r} process started within {timeout} s")
+
+
+# -- pytest --verify-published -------------------------------------------------------------------
+
+
+def test_pytest_verify_published_picks_a_model_by_name_with_spaces(board):
+    done = verify(board, f"--verify-published={NAME}", "-v")
+
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr
+    assert "3 passed" in done.stdout
+    for key in KEYS:
+        assert f"test_published_run[Student_1-{key}] PASSED" in done.stdout
+    assert "Other_Model" not in done.stdout
+
+
+def test_pytest_verify_published_ids_are_selectable_with_k(board):
+    done = verify(board, "-k", "Other_Model-multipleChoice", "-v")
+
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr
+    assert "test_published_run[Other_Model-multipleChoice] PASSED" in done.stdout
+    assert "1 passed" in done.stdout
+
+
+def test_pytest_verify_published_says_when_k_matches_no_published_run(board):
+    done = verify(board, "-k", "Student_2")
+
+    assert done.returncode == pytest.ExitCode.NO_TESTS_COLLECTED
+    ids = ", ".join(f"{model}-{key}" for model in ("Student_1", "Other_Model") for key in KEYS)
+    assert f"no published run matched the selection; the published runs are: {ids}" in done.stdout
+
+
+def test_pytest_verify_published_an_unknown_name_is_one_line(board):
+    done = verify(board, "--verify-published=Nobody")
+
+    assert done.returncode == pytest.ExitCode.USAGE_ERROR
+    assert _lines(done.stdout + done.stderr) == [f"ERROR: 'Nobody' is not published in {board / 'models.json'}; published: '{NAME}', '{OTHER}'"]
+
+
+def test_pytest_verify_published_with_nothing_published_says_so(tmp_path):
+    data = tmp_path / "data"
+
+    done = verify(data)
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"nothing published in {data / 'models.json'}: nothing to verify" in done.stdout
+
+
+@pytest.mark.parametrize("flag", ["--snapshot-update", "--snapshot-update-new-only"])
+def test_snapshot_update_is_refused_and_the_published_file_unchanged(copy, flag):
+    path = _file(copy, "multipleChoice")
+    result = json.loads(path.read_text())
+    result["summary"]["correct"] += 1  # a difference that --snapshot-update would write back
+    path.write_text(json.dumps(result, indent=2))
+    before = path.read_bytes()
+
+    done = verify(copy, flag)
+
+    assert done.returncode == pytest.ExitCode.USAGE_ERROR
+    assert _lines(done.stdout + done.stderr) == [
+        f"ERROR: {flag} is refused with --verify-published: published result files never change; "
+        "a different result is a new run, published with `uv run evaluate NAME`"
+    ]
+    assert path.read_bytes() == before
+
+
+def test_the_snapshot_extension_never_writes_or_deletes_a_published_file(tmp_path):
+    """The second guard, should a snapshot writer ever get past the first."""
+    from syrupy.data import Snapshot, SnapshotCollection
+
+    from plugins.verify import PublishedResultFile
+
+    path = tmp_path / "published.json"
+    path.write_text('{"config": {}, "summary": {}, "results": []}\n')
+    before = path.read_bytes()
+    collection = SnapshotCollection(location=str(path))
+    collection.add(Snapshot(name="test_published_run[Student_1-leetcode]", data="{}\n"))
+
+    with pytest.raises(pytest.fail.Exception, match="published result files never change"):
+        PublishedResultFile.write_snapshot_collection(snapshot_collection=collection)
+    with pytest.raises(pytest.fail.Exception, match="published result files never change"):
+        PublishedResultFile().delete_snapshots(snapshot_location=str(path), snapshot_names={"x"})
+    assert path.read_bytes() == before
+
+
+# -- a broken models.json, in every command ------------------------------------------------------
+
+
+BROKEN = {"malformed": (b'[{"name": ', "not valid JSON"), "not UTF-8": (b"\xff\xfe[\x00]\x00", "not UTF-8 text")}
+
+
+def _commands(data: Path) -> dict[str, list[str]]:
+    paths = [f"--results-dir={data / 'results'}", f"--run-dir={data / 'runs'}"]
+    return {
+        "pytest --verify-published": [sys.executable, "-m", "pytest", "--verify-published", *paths],
+        "pytest eval run": [sys.executable, "-m", "pytest", "--provider=reference", "--limit=1", "--publish=Gold", *paths],
+        "evaluate --verify": evaluate_command(data, "--verify"),
+        "evaluate NAME": evaluate_command(data, NAME, "--dry-run"),
+        "build": [sys.executable, "-m", "evals.site", "--check", f"--models={data / 'models.json'}", f"--results={data / 'results'}",
+                  f"--site={data.parent / 'site'}"],
+    }
+
+
+@pytest.mark.parametrize("command", list(_commands(Path("data"))))
+@pytest.mark.parametrize("damage", list(BROKEN))
+def test_a_broken_models_json_is_one_line_in_every_command(tmp_path, command, damage):
+    data = tmp_path / "data"
+    data.mkdir()
+    content, message = BROKEN[damage]
+    (data / "models.json").write_bytes(content)
+
+    done = subprocess.run(_commands(data)[command], cwd=ROOT, env=harness_env(), capture_output=True, text=True, timeout=300)
+
+    assert done.returncode != 0
+    (line,) = _lines(done.stdout + done.stderr)
+    assert f"{data / 'models.json'}: {message}" in line
+    assert not (data / "results").exists()  # the eval run stopped before answering anything
