@@ -5,6 +5,7 @@
         --price-input 1.25 --price-output 10
     uv run evaluate "GPT 5.5"              # resume what was last planned, or reproduce the published run
     uv run evaluate "GPT 5.5" --status     # progress of each eval's run
+    uv run evaluate --verify ["GPT 5.5"]   # rescore the published runs offline
 
 The first argument is the model's display name, its entry in data/models.json. A bare
 `evaluate NAME` resumes the identity last planned for NAME (kept in data/plans/), or, for a
@@ -47,7 +48,8 @@ INTERRUPTED = 130
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="evaluate", description=__doc__.split("\n\n")[0])
-    ap.add_argument("name", help="display name: the model's entry in data/models.json")
+    ap.add_argument("name", nargs="?", help="display name: the model's entry in data/models.json")
+    ap.add_argument("--verify", action="store_true", help="rescore every published run (or only NAME's) offline from its run folder and compare it with its result file")
     ident = ap.add_argument_group("run identity", "defaults: what was last planned for NAME; any of these starts a different run")
     add_identity_options(ident.add_argument, defaults=False)
 
@@ -76,6 +78,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     meta.add_argument("--price-electricity", type=float, help="USD per kWh (local models)")
 
     args = ap.parse_args(argv)
+    if args.name is None and not args.verify:
+        ap.error("the display NAME is required (or --verify, to rescore every published run)")
     args.tags = [t.strip() for t in args.evals.split(",") if t.strip()]
     if not args.tags or any(t not in EVALS for t in args.tags):
         ap.error(f"--evals takes a comma list of ff, mc, lc (got {args.evals!r})")
@@ -99,6 +103,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> None:
     sys.stdout.reconfigure(line_buffering=True)
     args = parse_args(argv)
+    if args.verify:
+        from evals.verify import verify_published
+
+        data = args.data_dir.resolve()
+        raise SystemExit(verify_published(data / "models.json", data / "results", data / "runs", args.name))
     try:
         raise SystemExit(evaluate(args))
     except EvalError as error:

@@ -51,6 +51,8 @@ def load_models(path: Path = MODELS, *, results: Path = RESULTS) -> list[dict[st
         raise RegistryError(f"{path}: not UTF-8 text; fix or restore it from git") from None
     except json.JSONDecodeError as error:
         raise RegistryError(f"{path}: not valid JSON ({error.msg} at line {error.lineno}); fix or restore it from git") from None
+    except UnicodeDecodeError:
+        raise RegistryError(f"{path}: not UTF-8 text; fix or restore it from git") from None
     except ValueError as error:  # e.g. a number of more than 4300 digits
         raise RegistryError(f"{path}: not valid JSON ({error}); fix or restore it from git") from None
     if not isinstance(models, list):

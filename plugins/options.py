@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from evals import registry
 from evals.datasets import evals_served
 from evals.errors import EvalError
 from evals.grading.judges import JudgeSpec, default_judges
@@ -39,8 +40,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     how.addoption("--results-dir", type=Path, help="where result files are written (default data/results)")
     how.addoption("--price-input", type=float, help="USD per million input tokens, for the cost in the summary")
     how.addoption("--price-output", type=float, help="USD per million output tokens")
-    how.addoption("--verify-published", action="store_true", default=False,
-                  help="rescore every published run offline from its run folder and compare it with its result file")
+    how.addoption("--verify-published", nargs="?", const=True, default=None, metavar="NAME",
+                  help="rescore every published run (or only model NAME's: --verify-published=NAME) offline and compare it with its result file")
     how.addoption("--publish", metavar="NAME", help="at the end, publish the finished results into data/models.json as model NAME")
     how.addoption("--luau-timeout", type=float, default=10.0, help="wall-clock safety net per leetcode problem, seconds (default 10)")
     how.addoption("--jest-url", default=os.environ.get("JEST_SERVER_URL"),
@@ -113,7 +114,13 @@ def results_root(config: pytest.Config) -> Path:
 
 
 def verifying(config: pytest.Config) -> bool:
-    return config.getoption("verify_published")
+    return config.getoption("verify_published") is not None
+
+
+def verified_name(config: pytest.Config) -> str | None:
+    """The model `--verify-published=NAME` picks; None: every published model."""
+    value = config.getoption("verify_published")
+    return value if isinstance(value, str) else None
 
 
 def settings(config: pytest.Config) -> Settings:

@@ -1,14 +1,14 @@
-"""--verify-published: every published result file is a snapshot test.
+"""--verify-published[=NAME]: every published result file is a snapshot test.
 
-One item per result file named in data/models.json (`-k` selects a model). The item rescores
-the run offline from its run folder and compares it with the published file through a syrupy
-extension whose snapshot *is* that file, so a difference shows field by field, and
-`--snapshot-update` would republish a deliberate change."""
+One item per result file named in data/models.json (or only model NAME's), with an id `-k`
+can select (`Student_1-multipleChoice`). The item rescores the run offline from its run
+folder and compares it with the published file through a syrupy extension whose snapshot
+*is* that file, so a difference shows field by field. Published files never change: the
+snapshot-update flags are refused, and the extension refuses to write or delete."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,39 +16,50 @@ import pytest
 from syrupy.data import SnapshotCollections
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
-from evals import registry
 from evals.errors import EvalError
 from evals.results import read_result, without_timing
-from evals.verify import rescore
+from evals.verify import PublishedRun, published_runs, rescore
 
-from .options import ROOT, results_root, run_root, verifying
+from .options import ROOT, results_root, run_root, verified_name, verifying
 
 # nodeid -> the published result file that is its snapshot
 _SNAPSHOT_FILES: dict[str, Path] = {}
+SNAPSHOT_WRITERS = {"update_snapshots": "--snapshot-update", "update_new_snapshots_only": "--snapshot-update-new-only"}
+IMMUTABLE = "published result files never change; a different result is a new run, published with `uv run evaluate NAME`"
+
+published_key = pytest.StashKey[list[PublishedRun]]()
 
 
-@dataclass(frozen=True)
-class PublishedRun:
-    model: str
-    key: str
-    path: Path
+def pytest_configure(config: pytest.Config) -> None:
+    """In verify mode: refuse the snapshot writers, read models.json (a bad file or an
+    unknown NAME is one line, before collection), and on the controller report the cases
+    with no item to run."""
+    if not verifying(config):
+        return
+    for dest, flag in SNAPSHOT_WRITERS.items():
+        if config.getoption(dest, default=False):
+            raise pytest.UsageError(f"{flag} is refused with --verify-published: {IMMUTABLE}")
+    try:
+        config.stash[published_key] = published_runs(_models_path(config), results_root(config), verified_name(config))
+    except EvalError as error:
+        raise pytest.UsageError(str(error)) from None
+    if not hasattr(config, "workerinput"):
+        config.pluginmanager.register(NothingToVerify(config), "verify-nothing-to-verify")
 
-    def __str__(self) -> str:
-        return f"{self.model} [{self.key}] {self.path.name}"
 
-    def result(self) -> dict[str, Any]:
-        return without_timing(read_result(self.path))
+def _models_path(config: pytest.Config) -> Path:
+    return results_root(config).parent / "models.json"
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "published_run" not in metafunc.fixturenames:
         return
-    runs = _published_runs(metafunc.config) if verifying(metafunc.config) else []
-    if not runs:
-        runs = [pytest.param(None, marks=pytest.mark.skip(reason="no published runs in models.json"), id="nothing-published")]
+    runs = metafunc.config.stash.get(published_key, [])
+    if runs:
+        params = [pytest.param(r, id=r.id) for r in runs]
     else:
-        runs = [pytest.param(r, id=f"{r.model}-{r.key}") for r in runs]
-    metafunc.parametrize("published_run", runs)
+        params = [pytest.param(None, marks=pytest.mark.skip(reason=f"nothing published in {_models_path(metafunc.config)}"), id="nothing-published")]
+    metafunc.parametrize("published_run", params)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -65,18 +76,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = keep
 
 
-def _published_runs(config: pytest.Config) -> list[PublishedRun]:
-    results = results_root(config)
-    try:
-        models = registry.load_models(results.parent / "models.json", results=results)
-    except EvalError as error:
-        raise pytest.UsageError(str(error)) from None
-    return [
-        PublishedRun(entry["name"], key, registry.result_path(entry, key, results))
-        for entry in models
-        for key in registry.RESULT_KEYS
-        if entry.get("resultFiles")
-    ]
+class NothingToVerify:
+    """A line at the end when there was nothing to check: nothing is published, or the
+    selection (-k, -m) left no published run."""
+
+    def __init__(self, config: pytest.Config):
+        self.config = config
+
+    def pytest_terminal_summary(self, terminalreporter, exitstatus: int) -> None:
+        runs = self.config.stash[published_key]
+        if not runs:
+            terminalreporter.write_line(f"nothing published in {_models_path(self.config)}: nothing to verify")
+        elif exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
+            ids = ", ".join(r.id for r in runs)
+            terminalreporter.write_line(f"no published run matched the selection; the published runs are: {ids}")
 
 
 class PublishedResultFile(SingleFileSnapshotExtension):
@@ -101,6 +114,15 @@ class PublishedResultFile(SingleFileSnapshotExtension):
             return _canonical(read_result(Path(snapshot_location)))
         except EvalError:
             return None
+
+    # The second guard, should a snapshot writer get past pytest_configure. pytest.fail, not
+    # an Exception: syrupy swallows those into a plain mismatch.
+    @classmethod
+    def write_snapshot_collection(cls, *, snapshot_collection, name_order=None) -> None:
+        pytest.fail(f"{snapshot_collection.location}: not rewritten: {IMMUTABLE}", pytrace=False)
+
+    def delete_snapshots(self, *, snapshot_location: str, snapshot_names: set[str]) -> None:
+        pytest.fail(f"{snapshot_location}: not deleted: {IMMUTABLE}", pytrace=False)
 
 
 def _canonical(result: dict[str, Any]) -> str:

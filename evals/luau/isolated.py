@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import threading
 import time
+from multiprocessing import forkserver, resource_tracker
 from multiprocessing.connection import Connection
 
 from .result import TestRun
@@ -63,7 +65,7 @@ class _Worker:
         context = multiprocessing.get_context("forkserver")
         self.connection, child_end = context.Pipe()
         self.process = context.Process(target=_serve, args=(child_end,), name="luau-test-worker", daemon=True)
-        self.process.start()
+        _start_ignoring_ctrl_c(self.process)
         child_end.close()
 
     @classmethod
@@ -98,7 +100,23 @@ class _Worker:
         self.connection.close()
 
 
+def _start_ignoring_ctrl_c(process: multiprocessing.Process) -> None:
+    """Ctrl-C is the caller's to handle: no helper process may print a KeyboardInterrupt
+    traceback. The forkserver is launched with SIGINT blocked (a Ctrl-C meanwhile waits for
+    the caller, it is not lost), so neither it nor the workers it forks ever receive one;
+    `_serve` ignores SIGINT too, for a forkserver launched elsewhere. The resource tracker
+    goes first: the standard library launches it with SIGINT blocked too, then unblocks it."""
+    resource_tracker.ensure_running()
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        forkserver.ensure_running()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+    process.start()
+
+
 def _serve(connection: Connection) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     # Nothing reads the worker's stdout; pluau writes a line there per VM.
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)

@@ -1,6 +1,7 @@
 """run_tests_isolated: same results as in-process, plus a hard stop and crash survival."""
 
 import multiprocessing
+import multiprocessing.forkserver
 import os
 import signal
 import threading
@@ -47,4 +48,19 @@ def test_a_crashed_worker_becomes_a_run_with_the_signal():
     killer.join()
     assert run.status == "error" and run.reason == "Luau VM crashed (signal 11)"
     assert run.aggregated["testExecError"] == run.reason
+    assert run_tests_isolated(DOUBLER, DOUBLER_SPEC).passed
+
+
+def test_ctrl_c_is_left_to_the_caller():
+    """A Ctrl-C reaches the whole process group: the sandbox's helper processes must neither
+    die of it nor print a KeyboardInterrupt traceback; the caller decides."""
+    assert run_tests_isolated(DOUBLER, DOUBLER_SPEC).passed  # the forkserver and a worker are up
+    workers = [p for p in multiprocessing.active_children() if p.name == "luau-test-worker"]
+    forkserver = multiprocessing.forkserver._forkserver._forkserver_pid
+    assert workers and forkserver
+    for pid in (forkserver, *(p.pid for p in workers)):
+        os.kill(pid, signal.SIGINT)
+    time.sleep(0.5)
+    assert all(p.is_alive() for p in workers)
+    os.kill(forkserver, 0)  # still there
     assert run_tests_isolated(DOUBLER, DOUBLER_SPEC).passed
