@@ -11,10 +11,8 @@ from pathlib import Path
 
 import pytest
 
-import evals.providers.anthropic  # noqa: F401 - imported once: pytester drops modules a run imports
-import evals.providers.live  # noqa: F401
 from evals.identity import FIELDS
-from evals.providers import PROVIDERS
+from evals.providers import PROVIDERS, ProviderSpec, Request, make_provider
 from tests.loopback import AnthropicServer, OpenAIServer
 
 pytest_plugins = ["pytester"]
@@ -52,8 +50,20 @@ def refused_cases():
                 yield pytest.param(provider, field.name, id=f"{provider}-{field.name}")
 
 
+@pytest.fixture(scope="module")
+def sdks_warmed():
+    """One real call through each SDK before any in-process run: pytester drops the modules
+    a run imports first, and an SDK whose lazily imported parts were dropped raises foreign
+    exception classes in later tests of this process."""
+    with pytest.MonkeyPatch.context() as env, OpenAIServer() as openai_server, AnthropicServer() as anthropic_server:
+        env.setenv("OPENAI_API_KEY", KEY)
+        env.setenv("ANTHROPIC_API_KEY", KEY)
+        make_provider(ProviderSpec("openai", "m", base_url=f"{openai_server.url}/v1")).complete(Request(prompt="hi"), timeout=10)
+        make_provider(ProviderSpec("anthropic", "m", base_url=anthropic_server.url)).complete(Request(prompt="hi"), timeout=10)
+
+
 @pytest.fixture
-def harness(pytester, tmp_path, monkeypatch):
+def harness(sdks_warmed, pytester, tmp_path, monkeypatch):
     """pytest in-process on the multiple-choice items, against one loopback server."""
     for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY"):
         monkeypatch.setenv(name, KEY)
