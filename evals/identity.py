@@ -120,13 +120,13 @@ def check(ident: Identity) -> None:
     info = PROVIDERS[spec.provider]
     if not spec.model:
         raise UsageError(f"--model is required with --provider {spec.provider} (e.g. --model gpt-5.5), or use --provider reference for an offline run")
+    if spec.effort and spec.thinking:
+        raise UsageError("--effort and --thinking exclude each other: pass one")
     for f in FIELDS:
         value = ident.value(f)
         if f.on_spec and f.name not in ("provider", "model") and value not in (None, False) and f.name not in info.takes:
             takers = [name for name, other in PROVIDERS.items() if f.name in other.takes]
             raise UsageError(f"{f.flag} is not sent by --provider {spec.provider}, so it cannot be part of its run; it applies to {', '.join(takers) or 'no provider'}")
-    if spec.effort and spec.thinking:
-        raise UsageError("--effort and --thinking exclude each other: pass one")
     if spec.effort and spec.effort not in info.efforts:
         raise UsageError(f"--effort {spec.effort!r} is not one {spec.provider} takes; choose one of {', '.join(info.efforts)}")
     if info.needs_base_url and not spec.base_url:

@@ -37,7 +37,13 @@ def publish(
     be invalid (a new model's missing metadata, a bad date: naming the field) or the site
     cannot be rendered (naming the bad file)."""
     loaded = {key: read_result(path) for key, path in results.items()}
+    current = registry.find_entry(registry.load_models(models_path, results=results_dir), name)
+    republished = bool(current) and current.get("resultFiles") == {key: path.name for key, path in results.items()}
+    # The same files again keep the decision they were published with: --allow-errors is
+    # taken once, when publishing, not on every rerun that reproduces them.
+    allow_errors = allow_errors or (republished and bool(current.get("allowErrors")))
     refusals = _refusals(results, loaded, allow_errors)
+    gate_waived = allow_errors and not refusals and bool(_refusals(results, loaded, False))
     lines: list[str] = []
 
     def mutate(entry: dict[str, Any] | None) -> dict[str, Any]:
@@ -56,11 +62,12 @@ def publish(
                          f"({', '.join(registry.KWH_KEYS)}); add them to data/models.json")
         else:
             new["resultFiles"] = {key: path.name for key, path in results.items()}
-            if allow_errors:
+            if gate_waived:
                 new["allowErrors"] = True  # build judges the error gate the way this publish did
             else:
                 new.pop("allowErrors", None)
-            lines.append(f"published {name!r}: " + ", ".join(f"{key} {path.name}" for key, path in sorted(results.items())))
+            verb = "still published" if republished else "published"
+            lines.append(f"{verb} {name!r}: " + ", ".join(f"{key} {path.name}" for key, path in sorted(results.items())))
         return new
 
     if refusals and metadata is None:

@@ -1,0 +1,269 @@
+"""`evaluate` as a maintainer uses it, through the real CLI against loopback providers: resume
+by name after any first attempt, everything checked before the first paid request, the gate
+and its exit codes, published runs that never change, --force, usage errors once, Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from evals import registry
+from tests.harness import ROOT, Student, harness_command, harness_env, questions
+from tests.loopback import OpenAIServer
+from tests.test_leaderboard import META, entry, evaluate, evaluate_command, model_flags
+
+MC = questions("multiple_choice")
+
+
+@pytest.fixture
+def student():
+    return Student()
+
+
+@pytest.fixture
+def server(student):
+    with OpenAIServer(student) as server:
+        yield server
+
+
+def candidate_requests(server, student) -> list[str]:
+    return [q for r in server.requests if (q := student.question_of(r.body))]
+
+
+def fail_first_mc(server, n: int, status: int = 400):
+    failing = [q["question"] for q in MC[:n]]
+    server.fail_when(lambda r: any(text in r.body["messages"][-1]["content"] for text in failing), status)
+
+
+def out(done: subprocess.CompletedProcess) -> str:
+    return done.stdout[-4000:] + done.stderr[-3000:]
+
+
+# -- 1. resume by name ---------------------------------------------------------------------------
+
+
+def test_after_a_refused_first_attempt_a_bare_rerun_resumes_the_planned_identity(server, student, tmp_path):
+    data = tmp_path / "data"
+    fail_first_mc(server, 4)
+    first = evaluate(data, "Gated", *model_flags(server), *META, "--evals=mc")
+    assert first.returncode == 1 and "not published" in first.stdout, out(first)
+
+    for extra in ("--status", "--dry-run"):
+        again = evaluate(data, "Gated", extra)
+        assert again.returncode == 0 and "Traceback" not in out(again), out(again)
+        assert "openai-student-1" in again.stdout
+    server.clear_faults()
+    asked = len(candidate_requests(server, student))
+
+    resumed = evaluate(data, "Gated", "--evals=mc")
+
+    assert resumed.returncode == 0, out(resumed)
+    retried = candidate_requests(server, student)[asked:]
+    assert sorted(retried) == sorted(q["id"] for q in MC[:4])  # only the failed calls, nothing paid twice
+
+
+def test_a_model_with_nothing_planned_gets_one_line_saying_what_to_pass(tmp_path):
+    done = evaluate(tmp_path / "data", "Nobody Yet")
+    assert done.returncode == 1 and "Traceback" not in out(done)
+    assert done.stderr.strip().splitlines() == [
+        "error: nothing is planned for 'Nobody Yet': a new model needs --model and --provider "
+        "(and --provider-name, --url, --release-date and prices, or they are looked up)"]
+
+
+def test_a_smoke_test_is_not_what_a_bare_rerun_resumes(server, tmp_path):
+    data = tmp_path / "data"
+    smoke = evaluate(data, "Smoke", *model_flags(server), *META, "--limit=2", "--evals=mc")
+    assert smoke.returncode == 0 and "models.json left alone" in smoke.stdout, out(smoke)
+
+    plan = evaluate(data, "Smoke", "--dry-run")
+
+    assert "--limit" not in plan.stdout and "limit2" not in plan.stdout, plan.stdout
+
+
+# -- 2. everything checked before the first paid request ---------------------------------------
+
+
+@pytest.mark.parametrize("bad, says", [
+    (["--price-input=1.25"], "--price-input and --price-output go together"),
+    (["--price-input=inf", "--price-output=10"], "--price-input must be a finite number"),
+    (["--release-date=2026-13-01"], "releaseDate"),
+    (["--release-date=20261101"], "releaseDate"),
+    (["--size", str(10**400)], "size"),
+    (["--url=ftp://example.com"], "url"),
+    (["--effort=high", "--thinking"], "--effort and --thinking exclude each other"),
+    (["--route=deepinfra"], "--route is not sent by --provider openai"),
+    (["--judge=openai"], "--judge 'openai'"),
+], ids=["one-price", "inf-price", "bad-date", "undashed-date", "huge-size", "ftp-url", "effort-and-thinking", "route-openai", "bad-judge"])
+def test_a_bad_flag_or_metadata_stops_before_any_request_and_writes_nothing(server, tmp_path, bad, says):
+    data = tmp_path / "data"
+    replaced = {flag.split("=")[0] for flag in bad} | ({"--price-output"} if "--price-input" in bad[0] else set())
+    meta = [m for m in META if m.split("=")[0] not in replaced]
+    for command in (["--dry-run"], []):
+        done = evaluate(data, "Checked", *model_flags(server), *meta, *bad, *command)
+        assert done.returncode != 0 and says in done.stderr and "Traceback" not in out(done), out(done)
+    assert not server.requests
+    assert not (data / "models.json").exists() and not (data / "plans").exists()
+
+
+def test_a_missing_judge_key_stops_before_any_request(server, tmp_path):
+    done = subprocess.run(evaluate_command(tmp_path / "data", "Keyless", *model_flags(server)[:3], *META, "--judge=anthropic:claude-haiku-4-5"),
+                          cwd=ROOT, env=harness_env(), capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "--judge anthropic:claude-haiku-4-5" in done.stderr and "ANTHROPIC_API_KEY" in done.stderr
+    assert not server.requests
+
+
+# -- 4. the gate and honest exits ----------------------------------------------------------------
+
+
+def test_replies_without_a_letter_are_wrong_not_errors_and_do_not_block_publishing(tmp_path):
+    student = Student()
+
+    def no_letter(request):
+        if student.question_of(request.body) in {q["id"] for q in MC[:6]}:
+            return "It depends on the game."
+        return student(request)
+
+    with OpenAIServer(no_letter) as server:
+        done = evaluate(tmp_path / "data", "Terse", *model_flags(server), *META)
+    assert done.returncode == 0, out(done)
+    mc = json.loads(registry.result_path(entry(tmp_path / "data", "Terse"), "multipleChoice", tmp_path / "data" / "results").read_text())
+    assert mc["summary"]["unparseable"] == 6 and mc["publishable"] is True
+
+
+def test_a_refusal_at_the_gate_exits_1_and_says_what_a_rerun_can_do(server, tmp_path):
+    fail_first_mc(server, 4)
+    done = evaluate(tmp_path / "data", "Gated", *model_flags(server), *META, "--evals=mc")
+    assert done.returncode == 1
+    line = next(line for line in done.stdout.splitlines() if "not published" in line)
+    assert "multipleChoice: 4 of 40 answers failed (4 API errors)" in line and "rerunning retries the API errors" in line
+
+
+# -- 5. published results are immutable ----------------------------------------------------------
+
+
+def test_a_run_published_with_allow_errors_is_reproduced_not_rerun_by_a_bare_evaluate(server, tmp_path):
+    data = tmp_path / "data"
+    fail_first_mc(server, 4)
+    first = evaluate(data, "Allowed", *model_flags(server), *META, "--allow-errors")
+    assert first.returncode == 0 and entry(data, "Allowed")["allowErrors"] is True, out(first)
+    files = {key: registry.result_path(entry(data, "Allowed"), key, data / "results") for key in registry.RESULT_KEYS}
+    before = {key: path.read_bytes() for key, path in files.items()}
+    server.clear_faults()
+    asked = len(server.requests)
+
+    again = evaluate(data, "Allowed")
+
+    assert again.returncode == 0, out(again)
+    assert len(server.requests) == asked  # the API errors of a published run are not retried
+    assert {key: path.read_bytes() for key, path in files.items()} == before
+    assert "published: reproduced offline, not run again" in again.stdout
+
+
+def test_pytest_on_a_published_identity_asks_nothing_and_never_rewrites_the_file(server, tmp_path):
+    data = tmp_path / "data"
+    assert evaluate(data, "Fixed", *model_flags(server), *META).returncode == 0
+    path = registry.result_path(entry(data, "Fixed"), "multipleChoice", data / "results")
+    before, asked = path.read_bytes(), len(server.requests)
+    args = [*model_flags(server), "-m", "multiple_choice"]
+
+    same = subprocess.run(harness_command(*args, run_dir=data / "runs", results_dir=data / "results"),
+                          cwd=ROOT, env=harness_env(), capture_output=True, text=True, timeout=120)
+    (record,) = (data / "runs" / "multiple_choice").glob("*/calls/mc-002/candidate.json")
+    cached = json.loads(record.read_text())
+    cached["response"]["text"] = "Answer: " + {"A": "B", "B": "C", "C": "D", "D": "A"}[cached["response"]["text"][-1]]
+    record.write_text(json.dumps(cached))
+    tampered = subprocess.run(harness_command(*args, run_dir=data / "runs", results_dir=data / "results"),
+                              cwd=ROOT, env=harness_env(), capture_output=True, text=True, timeout=120)
+
+    assert len(server.requests) == asked and path.read_bytes() == before
+    assert "reproduces the published result file" in same.stdout, same.stdout[-2000:]
+    assert tampered.returncode == 1 and "DIFF: differs from the published result file" in tampered.stdout and "mc-002" in tampered.stdout
+
+
+def test_force_on_a_published_run_is_refused(server, tmp_path):
+    data = tmp_path / "data"
+    assert evaluate(data, "Fixed", *model_flags(server), *META).returncode == 0
+    done = evaluate(data, "Fixed", "--force", "--evals=mc")
+    assert done.returncode == 1 and "is published in models.json and stays as it is" in done.stderr
+
+
+def test_force_sets_aside_the_result_file_so_an_interrupted_force_publishes_nothing_stale(server, student, tmp_path):
+    data = tmp_path / "data"
+    first = evaluate(data, "Forced", *model_flags(server), *META, "--evals=mc", "--no-build")
+    assert first.returncode == 0, out(first)
+    (old,) = (data / "results" / "multiple_choice").glob("*.json")
+
+    server.latency = 0.05
+    forced = subprocess.Popen(evaluate_command(data, "Forced", "--evals=mc", "--force", "--no-build"), cwd=ROOT, env=harness_env(),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    asked = len(server.requests)
+    deadline = time.monotonic() + 60
+    while len(server.requests) < asked + 5 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.killpg(forced.pid, signal.SIGKILL)
+    forced.wait()
+
+    assert not old.exists() and list(old.parent.glob(f"{old.name}.replaced-*"))
+    done = evaluate(data, "Forced", "--evals=mc", "--status")
+    assert "no result file yet" in done.stdout, done.stdout
+
+
+def test_force_with_a_not_marker_starts_over_only_the_evals_that_run(server, tmp_path):
+    runs, results = tmp_path / "runs", tmp_path / "results"
+    for extra in ([], ["--force"]):
+        done = subprocess.run(harness_command(*model_flags(server), "-m", "not freeform and not leetcode", *extra, run_dir=runs, results_dir=results),
+                              cwd=ROOT, env=harness_env(), capture_output=True, text=True, timeout=120)
+        assert done.returncode in (0, 1), done.stdout[-2000:]
+    assert list((runs / "multiple_choice").glob("*.replaced-*"))
+    assert not (runs / "freeform").exists() and not (runs / "leetcode").exists()
+    assert "--force: the previous run folder is kept as" in done.stdout
+
+
+# -- 8. one line per error -------------------------------------------------------------------------
+
+
+def test_a_usage_error_in_the_evals_prints_once_and_touches_nothing(server, tmp_path):
+    data = tmp_path / "data"
+    done = evaluate(data, "Misused", *model_flags(server), *META, "--jest-url=ftp://jest")
+    text = out(done)
+    assert done.returncode == 2 and text.count("--jest-url 'ftp://jest' is not an http(s) URL") == 1, text
+    assert "resumes" not in text and not server.requests
+    assert entry(data, "Misused") is None
+
+
+def test_nothing_finished_leaves_models_json_alone(tmp_path):
+    with OpenAIServer(Student()) as server:
+        server.fail_when(lambda r: True, 401)
+        done = evaluate(tmp_path / "data", "Rejected", *model_flags(server), *META, "--evals=mc")
+    assert done.returncode == 1 and "nothing finished so far: models.json left alone" in done.stdout, out(done)
+    assert not (tmp_path / "data" / "models.json").exists()
+
+
+def test_ctrl_c_ends_evaluate_with_one_line_and_no_traceback(tmp_path):
+    with OpenAIServer(Student(), latency=0.2) as server:
+        process = subprocess.Popen(evaluate_command(tmp_path / "data", "Interrupted", *model_flags(server), *META, "--evals=mc"),
+                                   cwd=ROOT, env=harness_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        deadline = time.monotonic() + 60
+        while len(server.requests) < 5 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.killpg(process.pid, signal.SIGINT)  # as a terminal's Ctrl-C reaches the whole group
+        stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stdout[-2000:] + stderr
+    assert "Traceback (most recent call last)" not in stdout + stderr
+    assert "`evaluate 'Interrupted'` resumes" in stderr
+
+
+# -- 9. as the original ----------------------------------------------------------------------------
+
+
+def test_workers_is_requests_in_flight_per_eval(server, tmp_path):
+    done = evaluate(tmp_path / "data", "Workers", *model_flags(server), *META, "--workers=3", "--processes=2", "--dry-run")
+    assert done.returncode == 0, out(done)
+    lines = [line for line in done.stdout.splitlines() if line.strip().startswith(("ff:", "mc:", "lc:"))]
+    assert len(lines) == 3 and all("--concurrency=3" in line and "-n 2" in line for line in lines), done.stdout
