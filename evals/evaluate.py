@@ -32,16 +32,15 @@ from evals import plans, registry
 from evals.config import results_path, run_dir
 from evals.errors import EvalError, UsageError
 from evals.grading.judges import JudgeSpec, default_judges
-from evals.identity import FIELDS, Identity, add_identity_options, check, from_values, identity_from_config, to_flags
+from evals.identity import FIELDS, Identity, add_identity_options, from_values, identity_from_config, parse_datasets, to_flags
 from evals.plan import Planned, plan
 from evals.providers import make_provider
 from evals.publish import finished_results, publish, rebuild_site
 from evals.results import read_result
-from evals.tasks import TASKS
+from evals.tasks import TAGS, TASKS
 
 ROOT = Path(__file__).resolve().parents[1]
-EVALS = {"ff": "freeform", "mc": "multiple_choice", "lc": "leetcode"}
-TAG_OF = {name: tag for tag, name in EVALS.items()}
+EVALS = TAGS  # "ff" -> "freeform", in the order the evals run
 PYTEST_USAGE_ERROR = 4
 INTERRUPTED = 130
 
@@ -213,7 +212,7 @@ def _plan_eval(tag: str, args: argparse.Namespace, saved: dict[str, Any] | None,
     if base is None and not (given["provider"] and (given["model"] or given["provider"] == "reference")):
         raise UsageError(f"nothing is planned for {args.name!r}: a new model needs --model and --provider "
                          f"(and --provider-name, --url, --release-date and prices, or they are looked up)")
-    datasets = dict(_dataset_flags(args.dataset))
+    datasets = parse_datasets(args.dataset)
     if base is not None:
         ident = identity_from_config(base, source)
         if base["eval"] != name:  # a sibling eval's identity: its dataset and judges are not this eval's
@@ -255,16 +254,6 @@ def _base_config(name: str, saved: dict[str, Any] | None, entry: dict[str, Any] 
         return read_result(registry.result_path(entry, key, results_dir))["config"], None
     sibling = next(iter(planned.values()), None)
     return (sibling["config"], None) if sibling else (None, None)
-
-
-def _dataset_flags(values: list[str] | None) -> list[tuple[str, str]]:
-    chosen = []
-    for value in values or []:
-        tag, sep, source = value.partition("=")
-        if not sep or tag not in EVALS:
-            raise UsageError(f"--dataset {value}: write it as ff=SOURCE, mc=SOURCE or lc=SOURCE")
-        chosen.append((EVALS[tag], source))
-    return chosen
 
 
 def _judge(text: str) -> JudgeSpec:

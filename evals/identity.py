@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from evals.datasets import source_of
+from evals.datasets import evals_served, source_of
 from evals.errors import DatasetError, UsageError
 from evals.grading.judges import JudgeSpec
 from evals.providers import PLANNED, PROVIDERS, ProviderSpec, effective_spec, is_openrouter
+from evals.tasks import TAGS
 
 SPLITS = ("test", "train")
 
@@ -188,6 +189,22 @@ def to_flags(ident: Identity) -> list[str]:
     flags += [f"--dataset={name}={source}" for name, source in ident.datasets if source != "bundled"]
     flags += [f"--judge={judge.name}" for judge in ident.judges]
     return flags
+
+
+def parse_datasets(values: list[str] | None) -> dict[str, str]:
+    """--dataset values -> {eval name: source}. TAG=SOURCE (or EVAL=SOURCE) picks one eval;
+    a bare source applies to the evals its name or columns fit."""
+    chosen: dict[str, str] = {}
+    for value in values or []:
+        tag, sep, source = value.partition("=")
+        if sep and (tag in TAGS or tag in TAGS.values()):
+            chosen[TAGS.get(tag, tag)] = source
+        elif sep and len(tag) <= 16 and "/" not in tag:
+            raise UsageError(f"--dataset {value}: unknown eval {tag!r}; prefix with {', '.join(f'{t}=' for t in TAGS)}")
+        else:
+            for name in evals_served(value):
+                chosen.setdefault(name, value)
+    return chosen
 
 
 def _is_http_url(value: str) -> bool:

@@ -35,6 +35,7 @@ class Scoring(Protocol):
 
 class Task(ABC):
     name: str  # the pytest marker, the results folder
+    tag: str  # its short name in `evaluate --evals` and `--dataset TAG=SOURCE`
     key: str  # its key in a models.json entry's resultFiles
     prompt_version: str
     bands: tuple[str, ...] = ()  # sub-scores beside "overall", e.g. difficulties
@@ -77,6 +78,7 @@ class Task(ABC):
 
 class MultipleChoice(Task):
     name = "multiple_choice"
+    tag = "mc"
     key = "multipleChoice"
     prompt_version = "mc-v1"
 
@@ -113,6 +115,7 @@ class MultipleChoice(Task):
 
 class Freeform(Task):
     name = "freeform"
+    tag = "ff"
     key = "freeform"
     prompt_version = "ff-v1"
     uses_judges = True
@@ -163,6 +166,7 @@ class Freeform(Task):
 
 class LeetCode(Task):
     name = "leetcode"
+    tag = "lc"
     key = "leetcode"
     prompt_version = "lc-v1"
     bands = DIFFICULTIES
@@ -210,4 +214,5 @@ class LeetCode(Task):
         return {"workBudget": {"factor": WORK_BUDGET_FACTOR, "floor": WORK_BUDGET_FLOOR}}
 
 
-TASKS: dict[str, Task] = {task.name: task for task in (MultipleChoice(), Freeform(), LeetCode())}
+TASKS: dict[str, Task] = {task.name: task for task in (Freeform(), MultipleChoice(), LeetCode())}
+TAGS: dict[str, str] = {task.tag: task.name for task in TASKS.values()}  # "ff" -> "freeform"

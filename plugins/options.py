@@ -8,22 +8,19 @@ from __future__ import annotations
 import math
 import os
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from evals import registry
-from evals.datasets import evals_served
 from evals.errors import EvalError
 from evals.grading.judges import JudgeSpec, default_judges
-from evals.identity import FIELD, Identity, add_identity_options, from_values
+from evals.identity import FIELD, Identity, add_identity_options, from_values, parse_datasets
 from evals.providers import PROVIDERS, Provider, api_key_from_env, make_provider
 from evals.results import Prices
 
 ROOT = Path(__file__).resolve().parents[1]
 EVALS_DIR = ROOT / "tests_evals"
-EVAL_TAGS = {"mc": "multiple_choice", "ff": "freeform", "lc": "leetcode"}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -138,7 +135,7 @@ def _settings(config: pytest.Config) -> Settings:
         raise EvalError(str(error)) from None
     identity = from_values(
         {name: opt(name) for name in FIELD},
-        datasets=_datasets(opt("dataset")).items(),
+        datasets=parse_datasets(opt("dataset")).items(),
         judges=judges,
         api_key_env=opt("api_key_env"),
         responses_api=opt("responses_api"),
@@ -199,21 +196,6 @@ def _check_how_to_run(opt) -> None:
         raise EvalError("--api-key-env has no use with --provider reference")
     if opt("api_key_env"):
         api_key_from_env(opt("api_key_env"), required=True)
-
-
-def _datasets(values: list[str]) -> dict[str, str]:
-    """EVAL -> source. A bare source applies to the evals its name or columns fit."""
-    chosen: dict[str, str] = {}
-    for value in values:
-        tag, sep, source = value.partition("=")
-        if sep and (tag in EVAL_TAGS or tag in EVAL_TAGS.values()):
-            chosen[EVAL_TAGS.get(tag, tag)] = source
-        elif sep and len(tag) <= 16 and "/" not in tag:
-            raise EvalError(f"--dataset {value}: unknown eval {tag!r}; prefix with mc=, ff= or lc=")
-        else:
-            for name in evals_served(value):
-                chosen.setdefault(name, value)
-    return chosen
 
 
 def _prices(price_input: float | None, price_output: float | None) -> Prices | None:
