@@ -82,9 +82,10 @@ class EvalRun:
         except FatalProviderError:
             raise
         except ProviderError as error:
-            return {"id": sample.id, "status": "apiError", "correct": False, "error": f"{error.kind}: {error}"}
+            return {"id": sample.id, **self.task.sample_fields(sample), "status": "apiError", "correct": False, "error": f"{error.kind}: {error}"}
         return {
             "id": sample.id,
+            **self.task.sample_fields(sample),
             **scored,
             "finishReason": completion.finish_reason,
             "usage": dataclasses.asdict(completion.usage),

@@ -63,6 +63,10 @@ class Task(ABC):
         """Task-specific summary fields, beside the common ones."""
         return {}
 
+    def sample_fields(self, sample: Any) -> dict[str, Any]:
+        """Fields every row of the sample carries, an API error's included (its band)."""
+        return {}
+
     def identity_extra(self, samples: list[Any]) -> dict[str, Any]:
         """Task-specific parts of the run identity."""
         return {}
@@ -193,14 +197,13 @@ class LeetCode(Task):
     def score(self, sample, completion, scoring):
         code = extract_code(completion.text, sample.entry_point)
         if code is None:
-            return {"status": "wrong", "correct": False, "difficulty": sample.difficulty, "note": "no code in the reply"}
+            return {"status": "wrong", "correct": False, "note": "no code in the reply"}
         budget = scoring.work_budget(sample)
         run = scoring.run_luau(sample, code, budget)
         counts = run.aggregated
         return {
             "status": "correct" if run.passed else "wrong",
             "correct": run.passed,
-            "difficulty": sample.difficulty,
             "tests": f"{counts['numPassedTests']}/{counts['numTotalTests']}",
             "note": run.reason,
             "work": run.work,
@@ -209,6 +212,9 @@ class LeetCode(Task):
 
     def band(self, row: dict[str, Any]) -> str:
         return row["difficulty"]
+
+    def sample_fields(self, sample: Problem) -> dict[str, Any]:
+        return {"difficulty": sample.difficulty}
 
     def identity_extra(self, samples):
         return {"workBudget": {"factor": WORK_BUDGET_FACTOR, "floor": WORK_BUDGET_FLOOR}}

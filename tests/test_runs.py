@@ -226,3 +226,20 @@ def test_force_with_a_marker_starts_over_only_the_selected_eval(server, tmp_path
 
     assert list((tmp_path / "runs" / "multiple_choice").glob("*.replaced-*"))
     assert not list((tmp_path / "runs" / "freeform").glob("*.replaced-*"))
+
+
+def test_one_permanent_failure_per_eval_is_counted_and_every_result_file_is_written(server, student, tmp_path):
+    """An API error row has no score: each eval's summary (leetcode's bands too) must still count it."""
+    failing = {questions("multiple_choice")[0]["id"], questions("freeform")[0]["id"], student.lc[0]["task_id"]}
+    server.fail_when(lambda r: student.question_of(r.body) in failing, 400, error="invalid_request_error")
+
+    done = run_harness(*model_args(server), run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+
+    assert "Traceback" not in done.stdout + done.stderr, done.stdout[-3000:]
+    for name in ("multiple_choice", "freeform", "leetcode"):
+        result = read_result(tmp_path / "results", name)
+        summary = result["summary"].get("overall", result["summary"])
+        assert summary["apiErrors"] == 1, name
+    leetcode = read_result(tmp_path / "results", "leetcode")["summary"]
+    band = student.lc[0]["difficulty"].lower()
+    assert leetcode[band]["apiErrors"] == 1 and sum(leetcode[b]["n"] for b in ("easy", "medium", "hard")) == leetcode["overall"]["n"]
