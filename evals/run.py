@@ -171,7 +171,9 @@ class EvalRun:
                 except Exception:  # noqa: BLE001 - busy, failed or fatal: the item meets and reports it
                     pass
 
-        workers = [threading.Thread(target=work, name=f"prefetch-{i}", daemon=True) for i in range(max(1, threads))]
+        # Twice as many threads as requests allowed in flight: a thread sleeping in a retry's
+        # backoff or waiting on a stalled reply must not leave a free slot unused.
+        workers = [threading.Thread(target=work, name=f"prefetch-{i}", daemon=True) for i in range(max(1, 2 * threads))]
         for worker in workers:
             worker.start()
         return workers

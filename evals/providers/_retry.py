@@ -6,7 +6,9 @@ that it means "come back tomorrow") does."""
 
 from __future__ import annotations
 
+import collections
 import random
+import statistics
 import threading
 import time
 from dataclasses import dataclass, replace
@@ -32,50 +34,113 @@ class RetryPolicy:
 
 
 class Throttle:
-    """Process-wide limit on concurrent requests that halves on a 429 and creeps back up.
+    """Process-wide limit on concurrent requests: halved by a burst of 429s, grown back by
+    successes and by time without 429s.
 
     Under sustained rate limiting the run slows to what the provider allows instead of
-    burning every item's retries at full concurrency."""
+    burning every item's retries at full concurrency. What cuts is a rate limit, not a 429:
+    the limit halves when at least `cut_share` of the last answers were 429s (a sporadic 429
+    is only retried), and a burst halves it once, not once per 429 (else 16 requests in
+    flight meeting one burst would fall to 1 and stay there): a 429 to a request sent before
+    the last cut, or within `cooldown` seconds of it, belongs to the burst that cut already
+    answered. With no cut for `recovery` seconds the limit doubles back, so a storm that has
+    passed cannot keep the run serialised.
 
-    def __init__(self, limit: int, *, clock: Callable[[], float] = time.monotonic):
+    A stalled request (in flight `stall_factor` times longer than the median of recent
+    requests, and at least `stall_floor` seconds) stops counting against the limit: the
+    endpoint is not serving it, and waiting on it must not idle every other item."""
+
+    def __init__(self, limit: int, *, cut_share: float = 0.25, window: int = 20, cooldown: float = 2.0, recovery: float = 5.0,
+                 stall_factor: float = 10.0, stall_floor: float = 5.0, clock: Callable[[], float] = time.monotonic):
         self.max_limit = limit
         self.limit = limit
-        self._active = 0
-        self._successes = 0
-        self._paused_until = 0.0
+        self.cut_share = cut_share
+        self.cooldown = cooldown
+        self.window = window
+        self._answers: collections.deque[bool] = collections.deque(maxlen=window)  # True: a 429
+        self.recovery = recovery
+        self.stall_factor = stall_factor
+        self.stall_floor = stall_floor
         self._clock = clock
+        self._in_flight: dict[int, float] = {}  # thread id -> when its request was sent
+        self._latencies: collections.deque[float] = collections.deque(maxlen=64)
+        self._successes = 0
+        self._last_cut = float("-inf")  # when the limit was last halved
+        self._last_change = clock()  # when it last changed either way
         self._cond = threading.Condition()
 
-    def __enter__(self) -> Throttle:
+    def __enter__(self) -> float:
+        """Wait for a slot; the moment the request is sent."""
         with self._cond:
             while True:
-                wait = self._paused_until - self._clock()
-                if wait <= 0 and self._active < self.limit:
+                now = self._clock()
+                self._recover(now)
+                if self._counted(now) < self.limit:
                     break
-                self._cond.wait(timeout=wait if wait > 0 else None)
-            self._active += 1
-        return self
+                self._cond.wait(timeout=self._next_change(now))
+            self._in_flight[threading.get_ident()] = now
+            return now
 
     def __exit__(self, *exc) -> None:
         with self._cond:
-            self._active -= 1
+            sent = self._in_flight.pop(threading.get_ident(), None)
+            if sent is not None:
+                self._latencies.append(self._clock() - sent)
             self._cond.notify_all()
 
-    def rate_limited(self, retry_after: float | None) -> None:
+    def rate_limited(self, *, sent: float | None = None) -> None:
+        """A 429 to a request sent at `sent`: halve the limit, unless a cut already answered
+        the burst it belongs to. (Its Retry-After is the request's own wait, not a pause of
+        every request: the halved limit is what slows the process down.)"""
         with self._cond:
-            self.limit = max(1, self.limit // 2)
-            self._successes = 0
-            if retry_after:
-                self._paused_until = max(self._paused_until, self._clock() + retry_after)
+            now = self._clock()
+            self._answers.append(True)
+            limited = sum(self._answers) >= self.cut_share * self._answers.maxlen
+            if limited and (sent is None or sent >= self._last_cut) and now - self._last_cut >= self.cooldown:
+                self.limit = max(1, self.limit // 2)
+                self._last_cut = self._last_change = now
+                self._successes = 0
+                self._answers.clear()
             self._cond.notify_all()
 
     def succeeded(self) -> None:
         with self._cond:
+            self._answers.append(False)
             self._successes += 1
             if self.limit < self.max_limit and self._successes >= self.limit:
                 self.limit += 1
                 self._successes = 0
+                self._last_change = self._clock()
                 self._cond.notify_all()
+
+    @property
+    def in_flight(self) -> int:
+        with self._cond:
+            return len(self._in_flight)
+
+    def _stall_after(self) -> float:
+        median = statistics.median(self._latencies) if self._latencies else 0.0
+        return max(self.stall_floor, self.stall_factor * median)
+
+    def _counted(self, now: float) -> int:
+        stalled = now - self._stall_after()
+        return sum(sent > stalled for sent in self._in_flight.values())
+
+    def _recover(self, now: float) -> None:
+        if self.limit < self.max_limit and now - max(self._last_cut, self._last_change) >= self.recovery:
+            self.limit = min(self.max_limit, self.limit * 2)
+            self._last_change = now
+            self._successes = 0
+
+    def _next_change(self, now: float) -> float | None:
+        """Seconds until waiting could end without a notify: the limit recovers, or a
+        request in flight turns stalled."""
+        times = []
+        if self.limit < self.max_limit:
+            times.append(max(self._last_cut, self._last_change) + self.recovery - now)
+        stall_after = self._stall_after()
+        times += [sent + stall_after - now for sent in self._in_flight.values() if sent + stall_after > now]
+        return max(0.001, min(times)) if times else None
 
 
 def redact(text: str, secrets: tuple[str, ...]) -> str:
@@ -100,8 +165,9 @@ def call_with_retries(
     while True:
         attempt += 1
         started = time.monotonic()
+        sent = None
         try:
-            with throttle:
+            with throttle as sent:
                 completion = provider.complete(request, timeout=policy.timeout)
         except TransientError as error:
             try:
@@ -109,7 +175,7 @@ def call_with_retries(
             except QuotaExhausted as quota:
                 raise _final(quota, attempt, provider) from None
             if error.kind == "rate_limit":
-                throttle.rate_limited(error.retry_after)
+                throttle.rate_limited(sent=sent)
                 give_up = waited_on_rate_limits + delay > policy.rate_limit_patience
                 waited_on_rate_limits += delay
             else:
