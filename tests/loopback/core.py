@@ -99,6 +99,16 @@ class Answer:
     reasoning_tokens: int | None = None  # OpenAI only; Anthropic has no separate count
     cached_tokens: int = 0  # OpenAI cached_tokens / Anthropic cache_read_input_tokens
     cache_creation_tokens: int = 0  # Anthropic cache_creation_input_tokens
+    # Breaks the rendered wire body before it is sent (a 200 reply of the wrong shape): edits
+    # the body in place, or returns the body to send instead.
+    reshape: Callable[[dict], Any] | None = None
+
+    def wire(self, body: dict) -> dict:
+        """The body to send: the provider's rendering of this answer, reshaped if asked."""
+        if self.reshape is None:
+            return body
+        replaced = self.reshape(body)
+        return body if replaced is None else replaced
 
 
 @dataclass
