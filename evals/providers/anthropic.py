@@ -28,8 +28,12 @@ THINKING_BUDGET = 16000
 class AnthropicProvider(Provider):
     def __init__(self, spec: ProviderSpec):
         super().__init__(spec)
-        self._api_key = api_key_from_env(spec.api_key_env or "ANTHROPIC_API_KEY", required=True)
+        self._api_key = api_key_from_env(self.key_variable(spec), required=True)
         self.client = anthropic.Anthropic(api_key=self._api_key, base_url=spec.base_url, max_retries=0)
+
+    @classmethod
+    def key_variable(cls, spec: ProviderSpec) -> str | None:
+        return spec.api_key_env or "ANTHROPIC_API_KEY"
 
     @property
     def secrets(self) -> tuple[str, ...]:

@@ -18,16 +18,19 @@ from ._base import (Completion, MalformedReply, Provider, ProviderSpec, Request,
 class OpenAIProvider(Provider):
     def __init__(self, spec: ProviderSpec):
         super().__init__(spec)
-        self._api_key = self._key()
+        variable = self.key_variable(spec)
+        self._secrets = (api_key_from_env(variable, required=True),) if variable else ()
         # The SDK's own retries are off: `_retry` retries, honouring Retry-After and the throttle.
-        self.client = openai.OpenAI(api_key=self._api_key, base_url=spec.base_url, max_retries=0)
+        # A local server usually checks no key, but the SDK insists on a non-empty one.
+        self.client = openai.OpenAI(api_key=self._secrets[0] if self._secrets else "EMPTY", base_url=spec.base_url, max_retries=0)
 
-    def _key(self) -> str:
-        return api_key_from_env(self.spec.api_key_env or "OPENAI_API_KEY", required=True)
+    @classmethod
+    def key_variable(cls, spec: ProviderSpec) -> str | None:
+        return spec.api_key_env or "OPENAI_API_KEY"
 
     @property
     def secrets(self) -> tuple[str, ...]:
-        return (self._api_key,)
+        return self._secrets
 
     def complete(self, request: Request, *, timeout: float) -> Completion:
         try:
