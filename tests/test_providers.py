@@ -9,7 +9,7 @@ import pytest
 
 from evals.errors import FatalProviderError, ProviderError, QuotaExhausted, UsageError
 from evals.providers import ProviderSpec, Request, RetryPolicy, Throttle, call_with_retries, make_provider
-from tests.loopback import AnthropicServer, Answer, Fault, OpenAIServer
+from tests.loopback import AnthropicServer, Answer, Fault, OpenAIServer, set_field
 
 FAST = RetryPolicy(base_delay=0.01, max_delay=0.05, timeout=5)
 KEY = "sk-test-7f3a9c2e5b1d4f6a8c0e"
@@ -252,36 +252,20 @@ def test_a_retry_after_date_or_garbage_falls_back_to_a_wait_not_a_crash(anthropi
 TWICE = RetryPolicy(attempts=2, base_delay=0.01, max_delay=0.05, timeout=5)
 
 
-def _set(path, value):
-    """A reshape that sets one field of the wire body, e.g. _set("choices.0.message", None)."""
-    *parents, last = path.split(".")
-
-    def reshape(body):
-        node = body
-        for part in parents:
-            node = node[int(part)] if isinstance(node, list) else node[part]
-        if isinstance(node, list):
-            node[int(last)] = value
-        else:
-            node[last] = value
-
-    return reshape
-
-
 CHAT_MALFORMED = {
-    "message null": _set("choices.0.message", None),
-    "content a number": _set("choices.0.message.content", 42),
-    "content a list": _set("choices.0.message.content", ["Answer: B"]),
-    "a choice that is a string": _set("choices.0", "Answer: B"),
-    "no choices": _set("choices", []),
-    "choices null": _set("choices", None),
-    "prompt_tokens a string": _set("usage.prompt_tokens", "12"),
-    "completion_tokens negative": _set("usage.completion_tokens", -3),
-    "completion_tokens a float": _set("usage.completion_tokens", 2.5),
-    "reasoning_tokens true": _set("usage.completion_tokens_details.reasoning_tokens", True),
-    "usage a string": _set("usage", "lots"),
-    "finish_reason a number": _set("choices.0.finish_reason", 1),
-    "reasoning_content a number": _set("choices.0.message.reasoning_content", 7),
+    "message null": set_field("choices.0.message", None),
+    "content a number": set_field("choices.0.message.content", 42),
+    "content a list": set_field("choices.0.message.content", ["Answer: B"]),
+    "a choice that is a string": set_field("choices.0", "Answer: B"),
+    "no choices": set_field("choices", []),
+    "choices null": set_field("choices", None),
+    "prompt_tokens a string": set_field("usage.prompt_tokens", "12"),
+    "completion_tokens negative": set_field("usage.completion_tokens", -3),
+    "completion_tokens a float": set_field("usage.completion_tokens", 2.5),
+    "reasoning_tokens true": set_field("usage.completion_tokens_details.reasoning_tokens", True),
+    "usage a string": set_field("usage", "lots"),
+    "finish_reason a number": set_field("choices.0.finish_reason", 1),
+    "reasoning_content a number": set_field("choices.0.message.reasoning_content", 7),
     "the body a list": lambda body: [body],
 }
 
@@ -300,7 +284,7 @@ def test_a_chat_reply_of_the_wrong_shape_is_a_malformed_response_retried_then_fi
 
 
 def test_a_malformed_reply_then_a_good_one_is_answered(openai_server):
-    replies = iter([Answer("x", reshape=_set("choices.0.message", None)), Answer("Answer: C", input_tokens=5)])
+    replies = iter([Answer("x", reshape=set_field("choices.0.message", None)), Answer("Answer: C", input_tokens=5)])
     openai_server.responder = lambda req: next(replies)
     provider = make_provider(ProviderSpec("openai", "gpt-5.5", base_url=openai_server.url + "/v1"))
 
@@ -310,12 +294,12 @@ def test_a_malformed_reply_then_a_good_one_is_answered(openai_server):
 
 
 CHAT_OMITTED = {
-    "prompt_tokens null": _set("usage.prompt_tokens", None),
+    "prompt_tokens null": set_field("usage.prompt_tokens", None),
     "no usage": lambda body: {k: v for k, v in body.items() if k != "usage"},
-    "usage null": _set("usage", None),
-    "details null": _set("usage.completion_tokens_details", None),
-    "content null": _set("choices.0.message.content", None),
-    "finish_reason null": _set("choices.0.finish_reason", None),
+    "usage null": set_field("usage", None),
+    "details null": set_field("usage.completion_tokens_details", None),
+    "content null": set_field("choices.0.message.content", None),
+    "finish_reason null": set_field("choices.0.finish_reason", None),
 }
 
 
@@ -331,14 +315,14 @@ def test_a_chat_reply_that_omits_what_the_api_may_omit_reads_as_zero_or_empty(op
 
 
 RESPONSES_MALFORMED = {
-    "output null": _set("output", None),
-    "an output item that is a string": _set("output.0", "Answer: B"),
-    "text a number": _set("output.0.content.0.text", 42),
-    "content null": _set("output.0.content", None),
-    "input_tokens a string": _set("usage.input_tokens", "7"),
-    "output_tokens negative": _set("usage.output_tokens", -1),
+    "output null": set_field("output", None),
+    "an output item that is a string": set_field("output.0", "Answer: B"),
+    "text a number": set_field("output.0.content.0.text", 42),
+    "content null": set_field("output.0.content", None),
+    "input_tokens a string": set_field("usage.input_tokens", "7"),
+    "output_tokens negative": set_field("usage.output_tokens", -1),
     "reasoning summary text a number": lambda body: body["output"].insert(0, {"type": "reasoning", "summary": [{"type": "summary_text", "text": 3}]}),
-    "status a number": _set("status", 200),
+    "status a number": set_field("status", 200),
 }
 
 
@@ -368,14 +352,14 @@ def test_a_responses_reply_without_a_message_or_usage_is_an_empty_answer(openai_
 
 
 ANTHROPIC_MALFORMED = {
-    "content null": _set("content", None),
-    "a block that is a string": _set("content.0", "Answer: B"),
-    "text a number": _set("content.0.text", 42),
+    "content null": set_field("content", None),
+    "a block that is a string": set_field("content.0", "Answer: B"),
+    "text a number": set_field("content.0.text", 42),
     "thinking null": lambda body: body["content"].insert(0, {"type": "thinking", "thinking": None, "signature": "s"}),
-    "input_tokens a string": _set("usage.input_tokens", "9"),
-    "output_tokens negative": _set("usage.output_tokens", -2),
-    "cache_read_input_tokens a float": _set("usage.cache_read_input_tokens", 1.5),
-    "stop_reason a number": _set("stop_reason", 0),
+    "input_tokens a string": set_field("usage.input_tokens", "9"),
+    "output_tokens negative": set_field("usage.output_tokens", -2),
+    "cache_read_input_tokens a float": set_field("usage.cache_read_input_tokens", 1.5),
+    "stop_reason a number": set_field("stop_reason", 0),
 }
 
 
@@ -409,7 +393,7 @@ def test_anthropic_unknown_blocks_are_skipped_and_a_missing_usage_is_zero(anthro
 
 
 def test_an_anthropic_refusal_is_an_empty_answer_with_finish_reason_refusal(anthropic_server):
-    anthropic_server.responder = lambda req: Answer("", finish_reason="refusal", reshape=_set("content", []))
+    anthropic_server.responder = lambda req: Answer("", finish_reason="refusal", reshape=set_field("content", []))
     provider = make_provider(ProviderSpec("anthropic", "claude-haiku-4-5", base_url=anthropic_server.url))
 
     completion = ask(provider)

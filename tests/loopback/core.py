@@ -417,6 +417,20 @@ def last_user_text(body: Any) -> str:
     return ""
 
 
+def set_field(path: str, value: Any) -> Callable[[dict], None]:
+    """A reshape (see `Answer.reshape`) that sets one field of the wire body, named by a dotted
+    path with list indexes: set_field("choices.0.message", None)."""
+    *parents, last = path.split(".")
+
+    def reshape(body: dict) -> None:
+        node: Any = body
+        for part in parents:
+            node = node[int(part)] if isinstance(node, list) else node[part]
+        node[int(last) if isinstance(node, list) else last] = value
+
+    return reshape
+
+
 def count_words(obj: Any) -> int:
     """Deterministic stand-in for a token count: words in all text of `obj`."""
     return sum(len(s.split()) for s in _strings(obj))
