@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 from evals.errors import FatalProviderError, ProviderError, QuotaExhausted, TransientError
+from evals.scrub import redact
 
 from ._base import Completion, Provider, Request
 
@@ -76,13 +77,6 @@ class Throttle:
                 self.limit += 1
                 self._successes = 0
                 self._cond.notify_all()
-
-
-def redact(text: str, secrets: tuple[str, ...]) -> str:
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, "<redacted>")
-    return text
 
 
 def call_with_retries(
