@@ -57,7 +57,8 @@ class RunCache:
         except (ValueError, TypeError, KeyError, AttributeError) as error:
             aside = path.with_suffix(f".corrupt-{os.getpid()}")
             os.replace(path, aside)
-            warnings.warn(CacheWarning(f"{path}: corrupt cache record ({error}); moved to {aside.name} and asking again"), stacklevel=2)
+            message = self.scrub.text(f"{path}: corrupt cache record ({error}); moved to {aside.name} and asking again")
+            warnings.warn(CacheWarning(message), stacklevel=2)
             return None
         return record
 
