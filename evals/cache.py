@@ -2,8 +2,10 @@
 
 Every call (candidate and judge) is one JSON record holding the request, the response text,
 the reasoning text, usage, latency and finish reason, or the call's final error. Records are
-written atomically; a corrupt one is moved aside, reported and redone, never a crash. A
-per-record file lock makes concurrent processes ask each question once."""
+written atomically; a corrupt one (cut short, or any field of the wrong type) is moved aside,
+reported and redone, never a crash. A per-record file lock makes concurrent processes ask each
+question once. Every record is scrubbed (`evals.scrub`) before it is written, and what the
+cache hands back is what it wrote, so a first run and its rerun see the same text."""
 
 from __future__ import annotations
 
@@ -18,7 +20,8 @@ from filelock import FileLock
 
 from evals.atomic import write_json_atomic
 from evals.errors import ProviderError
-from evals.providers import Completion
+from evals.providers import Completion, kind_of
+from evals.scrub import Scrub
 
 FORMAT = 1
 
@@ -28,11 +31,12 @@ class CacheWarning(UserWarning):
 
 
 class RunCache:
-    def __init__(self, root: Path, session: str | None):
+    def __init__(self, root: Path, session: str | None, *, scrub: Scrub = Scrub()):
         self.root = root
         # Errors recorded in this session are not retried in it; None replays every recorded
         # error (the offline rescoring of a published run).
         self.session = session
+        self.scrub = scrub
 
     def record_path(self, item_id: str, role: str) -> Path:
         return self.root / "calls" / _safe(item_id) / f"{_safe(role)}.json"
@@ -47,39 +51,74 @@ class RunCache:
         path = self.record_path(item_id, role)
         try:
             record = json.loads(path.read_text(encoding="utf-8"))
-            if record.get("format") != FORMAT or not ("response" in record or "error" in record):
-                raise ValueError("not a cache record of this harness version")
-            if "response" in record:
-                Completion.from_record(record["response"])
+            _check(record)
         except FileNotFoundError:
             return None
         except (ValueError, TypeError, KeyError, AttributeError) as error:
             aside = path.with_suffix(f".corrupt-{os.getpid()}")
             os.replace(path, aside)
-            warnings.warn(CacheWarning(f"{path}: corrupt cache record ({error}); moved to {aside.name} and asking again"), stacklevel=2)
+            message = self.scrub.text(f"{path}: corrupt cache record ({error}); moved to {aside.name} and asking again")
+            warnings.warn(CacheWarning(message), stacklevel=2)
             return None
         return record
 
     def lookup(self, item_id: str, role: str, request: dict[str, Any]) -> Completion | ProviderError | None:
         """A cached answer to exactly this request; a final error only if this session made it."""
         record = self.read(item_id, role)
-        if record is None or record["request"] != request:
+        if record is None:
             return None
-        if "error" in record:
-            if self.session is not None and record.get("session") != self.session:
-                return None  # a new session retries what failed before
-            error = record["error"]
-            return ProviderError(error["message"], kind=error["kind"], status=error.get("status"))
-        return Completion.from_record(record["response"])
+        record = self.scrub(record)  # a record written before keys were scrubbed hands on none either
+        if record["request"] != self.scrub(request):
+            return None
+        if "error" in record and self.session is not None and record.get("session") != self.session:
+            return None  # a new session retries what failed before
+        return _outcome(record)
 
-    def store(self, item_id: str, role: str, request: dict[str, Any], outcome: Completion | ProviderError) -> None:
+    def store(self, item_id: str, role: str, request: dict[str, Any], outcome: Completion | ProviderError) -> Completion | ProviderError:
+        """Write the record, scrubbed; the outcome as written, which is what later reads get."""
         record: dict[str, Any] = {"format": FORMAT, "item": item_id, "role": role, "request": request}
         if isinstance(outcome, Completion):
             record["response"] = outcome.to_record()
         else:
             record["error"] = {"kind": outcome.kind, "status": outcome.status, "message": str(outcome)}
             record["session"] = self.session
+        record = self.scrub(record)
         write_json_atomic(self.record_path(item_id, role), record)
+        return _outcome(record)
+
+
+def _outcome(record: dict[str, Any]) -> Completion | ProviderError:
+    if "error" in record:
+        error = record["error"]
+        return ProviderError(error["message"], kind=error["kind"], status=error.get("status"))
+    return Completion.from_record(record["response"])
+
+
+def _check(record: Any) -> None:
+    """Raise ValueError unless `record` is a whole record of this harness version with every
+    field of its type (a response that makes a Completion, an error with a string kind and
+    message), so that no later step meets a null where it counts tokens."""
+    if not isinstance(record, dict) or record.get("format") != FORMAT:
+        raise ValueError("not a cache record of this harness version")
+    if ("response" in record) == ("error" in record):
+        raise ValueError("a record holds either a response or an error")
+    if not isinstance(record.get("request"), dict):
+        raise ValueError(f"request is {kind_of(record.get('request'))}, not an object")
+    if "response" in record:
+        Completion.from_record(record["response"])
+        return
+    error = record["error"]
+    if not isinstance(error, dict):
+        raise ValueError(f"error is {kind_of(error)}, not an object")
+    for name in ("kind", "message"):
+        if not isinstance(error.get(name), str):
+            raise ValueError(f"error.{name} is {kind_of(error.get(name))}, not a string")
+    status = error.get("status")
+    if status is not None and (isinstance(status, bool) or not isinstance(status, int)):
+        raise ValueError(f"error.status is {kind_of(status)}, not an HTTP status")
+    if not isinstance(record.get("session"), (str, type(None))):
+        raise ValueError(f"session is {kind_of(record.get('session'))}, not a string")
+
 
 def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name)[:120]

@@ -27,6 +27,7 @@ from evals.datasets.leetcode import Problem
 from evals.luau import TestRun, measure_work, run_tests_isolated, work_budget_for
 from evals.errors import FatalProviderError, ProviderError
 from evals.providers import Completion, Provider, Request, RetryPolicy, Throttle, call_with_retries
+from evals.scrub import Scrub
 from evals.tasks import Task
 
 
@@ -52,6 +53,7 @@ class EvalRun:
         concurrency: int = 8,
         policy: RetryPolicy = RetryPolicy(),
         luau: LuauBackend = run_tests_isolated,
+        secrets: Sequence[str] = (),
     ):
         self.task = task
         self.config = config
@@ -60,7 +62,10 @@ class EvalRun:
         self.judges = list(judges)
         self.judge_names = [name for name, _ in self.judges]
         self.folder = folder
-        self.cache = RunCache(folder, session)
+        # Every configured key, the candidate's and each judge's (`secrets`: also those of judges
+        # this eval does not call): none is written, whoever echoes it.
+        self.scrub = Scrub([*secrets, *(secret for provider in (candidate, *(p for _, p in self.judges)) for secret in provider.secrets)])
+        self.cache = RunCache(folder, session, scrub=self.scrub)
         self.policy = policy
         self.concurrency = concurrency
         self.luau = luau
@@ -73,9 +78,14 @@ class EvalRun:
     # -- what an item does -------------------------------------------------------------
 
     def answer(self, sample: Any, *, wait: bool = True) -> dict[str, Any]:
-        """The item's result row. Raises `FatalProviderError` when the run must end."""
+        """The item's result row, scrubbed: the one place rows are made, so the result file,
+        the item's report and its junit properties carry no key. Raises `FatalProviderError`
+        (scrubbed too) when the run must end."""
         if self.fatal:
             raise self.fatal
+        return self.scrub(self._row(sample, wait))
+
+    def _row(self, sample: Any, wait: bool) -> dict[str, Any]:
         try:
             completion = self._call(sample.id, "candidate", self.candidate, self._candidate_request(sample), wait=wait)
             scored = self.task.score(sample, completion, _Scoring(self, wait))
@@ -132,10 +142,11 @@ class EvalRun:
                 if cached is None:
                     cached = self._ask(provider, request)
                     if isinstance(cached, FatalProviderError):
+                        cached = self.scrub.error(cached)
                         self.fatal = self.fatal or cached  # every later item ends the run too
                         self._stop.set()
-                    else:
-                        self.cache.store(item_id, role, record, cached)
+                    else:  # from here on, the answer as the cache wrote it: the same text a rerun reads
+                        cached = self.cache.store(item_id, role, record, cached)
             finally:
                 lock.release()
                 self._asking.pop(key, None)

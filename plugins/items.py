@@ -20,6 +20,7 @@ from evals.config import results_path, run_dir
 from evals.errors import EvalError, FatalProviderError
 from evals.luau import run_tests_isolated
 from evals.plan import Planned, plan
+from evals.providers import configured_secrets
 from evals.run import EvalRun, start_over
 from evals.tasks import TASKS
 from evals.verify import CachedOnly
@@ -111,6 +112,7 @@ def eval_run(config: pytest.Config, name: str) -> EvalRun:
             session=session,
             concurrency=s.concurrency,
             luau=_luau_backend(s),
+            secrets=[key for j in s.identity.judges for key in configured_secrets(j.provider_spec())],
         )
     return runs[name]
 

@@ -9,7 +9,7 @@ import pytest
 
 from evals.errors import FatalProviderError, ProviderError, QuotaExhausted, UsageError
 from evals.providers import ProviderSpec, Request, RetryPolicy, Throttle, call_with_retries, make_provider
-from tests.loopback import AnthropicServer, Answer, Fault, OpenAIServer
+from tests.loopback import AnthropicServer, Answer, Fault, OpenAIServer, set_field
 
 FAST = RetryPolicy(base_delay=0.01, max_delay=0.05, timeout=5)
 KEY = "sk-test-7f3a9c2e5b1d4f6a8c0e"
@@ -243,3 +243,159 @@ def test_a_retry_after_date_or_garbage_falls_back_to_a_wait_not_a_crash(anthropi
 
     assert ask(provider, Request(prompt="Hi")).text == "loopback reply to: Hi"
     assert len(anthropic_server.requests) == 2
+
+
+# -- 200 replies of the wrong shape ---------------------------------------------------------
+# Each is a malformed_response: retried like a garbled body, then the item's API error; never
+# an AttributeError, a TypeError later in the token totals, or a Completion of the wrong types.
+
+TWICE = RetryPolicy(attempts=2, base_delay=0.01, max_delay=0.05, timeout=5)
+
+
+CHAT_MALFORMED = {
+    "message null": set_field("choices.0.message", None),
+    "content a number": set_field("choices.0.message.content", 42),
+    "content a list": set_field("choices.0.message.content", ["Answer: B"]),
+    "a choice that is a string": set_field("choices.0", "Answer: B"),
+    "no choices": set_field("choices", []),
+    "choices null": set_field("choices", None),
+    "prompt_tokens a string": set_field("usage.prompt_tokens", "12"),
+    "completion_tokens negative": set_field("usage.completion_tokens", -3),
+    "completion_tokens a float": set_field("usage.completion_tokens", 2.5),
+    "reasoning_tokens true": set_field("usage.completion_tokens_details.reasoning_tokens", True),
+    "usage a string": set_field("usage", "lots"),
+    "finish_reason a number": set_field("choices.0.finish_reason", 1),
+    "reasoning_content a number": set_field("choices.0.message.reasoning_content", 7),
+    "the body a list": lambda body: [body],
+}
+
+
+@pytest.mark.parametrize("provider", ["openai", "live"])
+@pytest.mark.parametrize("shape", CHAT_MALFORMED)
+def test_a_chat_reply_of_the_wrong_shape_is_a_malformed_response_retried_then_final(openai_server, provider, shape):
+    openai_server.responder = lambda req: Answer("Answer: B", reasoning="r", reshape=CHAT_MALFORMED[shape])
+    spec = ProviderSpec(provider, "gpt-5.5", base_url=openai_server.url + "/v1", api_key_env="OPENAI_API_KEY")
+
+    with pytest.raises(ProviderError) as raised:
+        ask(make_provider(spec), policy=TWICE)
+
+    assert raised.value.kind == "malformed_response" and "after 2 attempts" in str(raised.value)
+    assert len(openai_server.requests) == 2
+
+
+def test_a_malformed_reply_then_a_good_one_is_answered(openai_server):
+    replies = iter([Answer("x", reshape=set_field("choices.0.message", None)), Answer("Answer: C", input_tokens=5)])
+    openai_server.responder = lambda req: next(replies)
+    provider = make_provider(ProviderSpec("openai", "gpt-5.5", base_url=openai_server.url + "/v1"))
+
+    completion = ask(provider)
+
+    assert completion.text == "Answer: C" and completion.usage.input == 5
+
+
+CHAT_OMITTED = {
+    "prompt_tokens null": set_field("usage.prompt_tokens", None),
+    "no usage": lambda body: {k: v for k, v in body.items() if k != "usage"},
+    "usage null": set_field("usage", None),
+    "details null": set_field("usage.completion_tokens_details", None),
+    "content null": set_field("choices.0.message.content", None),
+    "finish_reason null": set_field("choices.0.finish_reason", None),
+}
+
+
+@pytest.mark.parametrize("shape", CHAT_OMITTED)
+def test_a_chat_reply_that_omits_what_the_api_may_omit_reads_as_zero_or_empty(openai_server, shape):
+    openai_server.responder = lambda req: Answer("Answer: B", input_tokens=11, output_tokens=3, reshape=CHAT_OMITTED[shape])
+    provider = make_provider(ProviderSpec("openai", "gpt-5.5", base_url=openai_server.url + "/v1"))
+
+    completion = ask(provider)
+
+    assert completion.text in ("Answer: B", "")
+    assert all(isinstance(n, int) and n >= 0 for n in (completion.usage.input, completion.usage.output, completion.usage.reasoning, completion.usage.cached))
+
+
+RESPONSES_MALFORMED = {
+    "output null": set_field("output", None),
+    "an output item that is a string": set_field("output.0", "Answer: B"),
+    "text a number": set_field("output.0.content.0.text", 42),
+    "content null": set_field("output.0.content", None),
+    "input_tokens a string": set_field("usage.input_tokens", "7"),
+    "output_tokens negative": set_field("usage.output_tokens", -1),
+    "reasoning summary text a number": lambda body: body["output"].insert(0, {"type": "reasoning", "summary": [{"type": "summary_text", "text": 3}]}),
+    "status a number": set_field("status", 200),
+}
+
+
+@pytest.mark.parametrize("shape", RESPONSES_MALFORMED)
+def test_a_responses_reply_of_the_wrong_shape_is_a_malformed_response(openai_server, shape):
+    openai_server.responder = lambda req: Answer("Answer: B", reshape=RESPONSES_MALFORMED[shape])
+    provider = make_provider(ProviderSpec("openai", "gpt-5.5", base_url=openai_server.url + "/v1", responses_api=True))
+
+    with pytest.raises(ProviderError) as raised:
+        ask(provider, policy=TWICE)
+
+    assert raised.value.kind == "malformed_response" and len(openai_server.requests) == 2
+
+
+def test_a_responses_reply_without_a_message_or_usage_is_an_empty_answer(openai_server):
+    # gpt-5 with output = [reasoning, function_call]: no message item, so no text.
+    def reshape(body):
+        body["output"] = [{"type": "reasoning", "id": "rs_1", "summary": []}, {"type": "function_call", "name": "f", "arguments": "{}", "call_id": "c"}]
+        del body["usage"]
+
+    openai_server.responder = lambda req: Answer("unused", reshape=reshape)
+    provider = make_provider(ProviderSpec("openai", "gpt-5", base_url=openai_server.url + "/v1", responses_api=True))
+
+    completion = ask(provider)
+
+    assert completion.text == "" and completion.reasoning is None and completion.usage.input == 0
+
+
+ANTHROPIC_MALFORMED = {
+    "content null": set_field("content", None),
+    "a block that is a string": set_field("content.0", "Answer: B"),
+    "text a number": set_field("content.0.text", 42),
+    "thinking null": lambda body: body["content"].insert(0, {"type": "thinking", "thinking": None, "signature": "s"}),
+    "input_tokens a string": set_field("usage.input_tokens", "9"),
+    "output_tokens negative": set_field("usage.output_tokens", -2),
+    "cache_read_input_tokens a float": set_field("usage.cache_read_input_tokens", 1.5),
+    "stop_reason a number": set_field("stop_reason", 0),
+}
+
+
+@pytest.mark.parametrize("shape", ANTHROPIC_MALFORMED)
+def test_an_anthropic_reply_of_the_wrong_shape_is_a_malformed_response(anthropic_server, shape):
+    anthropic_server.responder = lambda req: Answer("Answer: B", reshape=ANTHROPIC_MALFORMED[shape])
+    provider = make_provider(ProviderSpec("anthropic", "claude-haiku-4-5", base_url=anthropic_server.url))
+
+    with pytest.raises(ProviderError) as raised:
+        ask(provider, policy=TWICE)
+
+    assert raised.value.kind == "malformed_response" and len(anthropic_server.requests) == 2
+
+
+def test_anthropic_unknown_blocks_are_skipped_and_a_missing_usage_is_zero(anthropic_server):
+    def reshape(body):
+        body["content"][:0] = [
+            {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "Luau"}},
+            {"type": "a_block_from_the_future", "payload": [1, 2]},
+        ]
+        body["content"].append({"type": "redacted_thinking", "data": "EmwKAhgBEgy"})
+        del body["usage"]
+
+    anthropic_server.responder = lambda req: Answer("Answer: B", reshape=reshape)
+    provider = make_provider(ProviderSpec("anthropic", "claude-haiku-4-5", base_url=anthropic_server.url))
+
+    completion = ask(provider)
+
+    assert completion.text == "Answer: B" and completion.reasoning == "[redacted thinking]"
+    assert completion.usage.input == completion.usage.output == 0
+
+
+def test_an_anthropic_refusal_is_an_empty_answer_with_finish_reason_refusal(anthropic_server):
+    anthropic_server.responder = lambda req: Answer("", finish_reason="refusal", reshape=set_field("content", []))
+    provider = make_provider(ProviderSpec("anthropic", "claude-haiku-4-5", base_url=anthropic_server.url))
+
+    completion = ask(provider)
+
+    assert completion.text == "" and completion.finish_reason == "refusal"

@@ -3,16 +3,18 @@ result files, resume, xdist, the error gate, secrets, corrupt caches, --force, f
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import signal
 import subprocess
+import threading
 import time
 
 import pytest
 
 from evals.results import without_timing
 from tests.harness import API_KEY, ROOT, Student, harness_command, harness_env, questions, read_result, result_files, run_harness
-from tests.loopback import OpenAIServer
+from tests.loopback import OpenAIServer, Reply, set_field
 
 N_MC = len(questions("multiple_choice"))
 N_FF = len(questions("freeform"))
@@ -243,3 +245,123 @@ def test_one_permanent_failure_per_eval_is_counted_and_every_result_file_is_writ
     leetcode = read_result(tmp_path / "results", "leetcode")["summary"]
     band = student.lc[0]["difficulty"].lower()
     assert leetcode[band]["apiErrors"] == 1 and sum(leetcode[b]["n"] for b in ("easy", "medium", "hard")) == leetcode["overall"]["n"]
+
+
+def test_replies_of_the_wrong_shape_are_retried_and_a_cut_emoji_is_kept_read_back_and_scored(student, tmp_path):
+    mc = questions("multiple_choice")
+    broken_once = {  # each question's first reply is of the wrong shape, its retry a good one
+        mc[1]["question"]: set_field("choices.0.message", None),
+        mc[2]["question"]: set_field("choices.0.message.content", 42),
+        mc[3]["question"]: set_field("choices", []),
+        mc[4]["question"]: set_field("usage.prompt_tokens", "12"),
+    }
+    lock = threading.Lock()
+
+    def responder(request):
+        answer = student(request)
+        prompt = request.body["messages"][-1]["content"]
+        with lock:
+            reshape = next((broken_once.pop(q) for q in list(broken_once) if q in prompt), None)
+        if reshape:
+            return dataclasses.replace(answer, reshape=reshape)
+        if mc[6]["question"] in prompt:  # a reply cut in the middle of an emoji's surrogate pair
+            return dataclasses.replace(answer, text=answer.text + " \ud83d")
+        if mc[7]["question"] in prompt:  # usage the server left out: zero tokens, not a crash
+            return dataclasses.replace(answer, reshape=set_field("usage.prompt_tokens", None))
+        return answer
+
+    with OpenAIServer(responder) as server:
+        args = model_args(server, "-m", "multiple_choice")
+        done = run_harness(*args, run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+        asked = [q for r in server.requests if (q := student.question_of(r.body))]
+        first = read_result(tmp_path / "results", "multiple_choice")
+
+        rerun = run_harness(*args, run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+        asked_again = len(server.requests) - len(asked)
+
+    assert first["summary"]["n"] == N_MC and first["summary"]["apiErrors"] == 0, done.stdout[-3000:]
+    assert sorted(q for q in set(asked) if asked.count(q) > 1) == [q["id"] for q in mc[1:5]]  # each asked twice
+    rows = {r["id"]: r for r in first["results"]}
+    assert rows[mc[6]["id"]]["answer"] == mc[6]["answer"] and rows[mc[6]["id"]]["status"] == "correct"
+    assert rows[mc[7]["id"]]["usage"]["input"] == 0
+    assert first["summary"]["tokens"]["input"] == 120 * (N_MC - 1)
+    (record,) = (tmp_path / "runs").glob(f"multiple_choice/*/calls/{mc[6]['id']}/candidate.json")
+    assert json.loads(record.read_bytes().decode("utf-8"))["response"]["text"].endswith("Answer: " + mc[6]["answer"] + " \\ud83d")
+
+    assert asked_again == 0, rerun.stdout[-3000:]
+    assert without_timing(read_result(tmp_path / "results", "multiple_choice")) == without_timing(first)
+
+
+POISONED = {  # a field of the wrong type in a record that parses: each is corrupt, moved aside, asked again
+    "text a number": lambda r: r["response"].update(text=5),
+    "input tokens null": lambda r: r["response"]["usage"].update(input=None),
+    "output tokens a string": lambda r: r["response"]["usage"].update(output="7"),
+    "reasoning tokens negative": lambda r: r["response"]["usage"].update(reasoning=-1),
+    "latency a string": lambda r: r["response"].update(latency="fast"),
+    "reasoning a list": lambda r: r["response"].update(reasoning=["x"]),
+    "request a list": lambda r: r.update(request=[]),
+    "an error whose message is a number": lambda r: r.update(error={"kind": "bad_request", "status": 400, "message": 3}, session="s") or r.pop("response"),
+}
+
+
+def test_cache_records_of_the_wrong_types_are_moved_aside_and_asked_again(server, tmp_path):
+    args = model_args(server, "-m", "multiple_choice")
+    run_harness(*args, run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+    first = read_result(tmp_path / "results", "multiple_choice")
+    poisoned = {}
+    for (name, poison), question in zip(POISONED.items(), questions("multiple_choice")[1:]):
+        (record,) = (tmp_path / "runs").glob(f"multiple_choice/*/calls/{question['id']}/candidate.json")
+        data = json.loads(record.read_text())
+        poison(data)
+        record.write_text(json.dumps(data))
+        poisoned[question["id"]] = record
+    before = len(server.requests)
+
+    done = run_harness(*args, run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+
+    assert done.stdout.count("corrupt cache record") == len(POISONED), done.stdout[-3000:]
+    assert len(server.requests) == before + len(POISONED)
+    for record in poisoned.values():
+        assert list(record.parent.glob("candidate.corrupt-*"))
+        assert isinstance(json.loads(record.read_text())["response"]["text"], str)
+    assert without_timing(read_result(tmp_path / "results", "multiple_choice")) == without_timing(first)
+
+
+CANDIDATE_KEY = "sk-candidate-5e4d3c2b1a0f9e8d7c6b"
+
+
+def test_no_configured_key_is_written_or_printed_when_the_server_echoes_it(student, tmp_path):
+    """The candidate's key and the judges' (API_KEY, for the openai judges) echoed in replies,
+    reasoning and error messages: none reaches a file under the run or results folders, the
+    junit report or the terminal."""
+    mc, ff = questions("multiple_choice"), questions("freeform")
+
+    def echo(request):
+        prompt = request.body["messages"][-1]["content"]
+        if mc[3]["question"] in prompt:
+            message = f"Incorrect API key provided: {request.api_key} (the judges use {API_KEY})"
+            return Reply(400, {"error": {"message": message, "type": "invalid_request_error", "param": None, "code": None}})
+        answer = student(request)
+        leak = f"The key I was called with is {request.api_key}; the other one is {CANDIDATE_KEY if request.api_key == API_KEY else API_KEY}."
+        return dataclasses.replace(answer, text=f"{leak}\n{answer.text}", reasoning=f"Thinking with {request.api_key}.")
+
+    with OpenAIServer(echo) as server:
+        judges = [f"--judge=openai:judge-{x}@{server.url}/v1" for x in "abc"]
+        args = ["--provider=openai", "--model=student-1", f"--base-url={server.url}/v1", "--api-key-env=CANDIDATE_KEY", *judges,
+                "-m", "multiple_choice or freeform", "-rA", f"--junitxml={tmp_path / 'runs' / 'junit.xml'}"]
+        env = harness_env(CANDIDATE_KEY=CANDIDATE_KEY)
+        done = run_harness(*args, run_dir=tmp_path / "runs", results_dir=tmp_path / "results", env=env)
+        again = run_harness(*args, run_dir=tmp_path / "runs", results_dir=tmp_path / "results", env=env)
+        keys_sent = {r.api_key for r in server.requests}
+
+    assert keys_sent == {CANDIDATE_KEY, API_KEY}  # both keys were echoed back
+    assert read_result(tmp_path / "results", "multiple_choice")["summary"]["apiErrors"] == 1, done.stdout[-3000:]
+    assert read_result(tmp_path / "results", "freeform")["summary"]["n"] == len(ff)
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert len(written) > N_MC + N_FF * 4 and (tmp_path / "runs" / "junit.xml") in written
+    for key in (CANDIDATE_KEY, API_KEY):
+        assert not [p for p in written if key in p.read_text(errors="replace")]
+        assert key not in done.stdout + done.stderr + again.stdout + again.stderr
+    record = next((tmp_path / "runs").glob(f"multiple_choice/*/calls/{mc[0]['id']}/candidate.json"))
+    assert "<redacted>" in json.loads(record.read_text())["response"]["reasoning"]
+    assert "Incorrect API key provided: <redacted>" in done.stdout

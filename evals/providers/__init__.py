@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from evals.errors import UsageError
 
-from ._base import Completion, Provider, ProviderSpec, Request, Usage, api_key_from_env, is_openrouter
+from ._base import Completion, Provider, ProviderSpec, Request, Usage, api_key_from_env, is_openrouter, kind_of
 from ._retry import RetryPolicy, Throttle, call_with_retries, redact
 
 __all__ = [
@@ -25,9 +25,12 @@ __all__ = [
     "Usage",
     "api_key_from_env",
     "call_with_retries",
+    "configured_secrets",
     "effective_spec",
     "is_openrouter",
+    "kind_of",
     "make_provider",
+    "provider_class",
     "redact",
 ]
 
@@ -70,9 +73,20 @@ def effective_spec(spec: ProviderSpec) -> ProviderSpec:
 
 
 def make_provider(spec: ProviderSpec) -> Provider:
-    if spec.provider in PLANNED:
-        raise UsageError(f"--provider {spec.provider}: {PLANNED[spec.provider]}")
-    if spec.provider not in PROVIDERS:
-        raise UsageError(f"--provider {spec.provider!r} is unknown; choose one of {', '.join(PROVIDERS)}")
-    module, cls = PROVIDERS[spec.provider].path.split(":")
-    return getattr(importlib.import_module(module), cls)(spec)
+    return provider_class(spec.provider)(spec)
+
+
+def provider_class(provider: str) -> type[Provider]:
+    if provider in PLANNED:
+        raise UsageError(f"--provider {provider}: {PLANNED[provider]}")
+    if provider not in PROVIDERS:
+        raise UsageError(f"--provider {provider!r} is unknown; choose one of {', '.join(PROVIDERS)}")
+    module, cls = PROVIDERS[provider].path.split(":")
+    return getattr(importlib.import_module(module), cls)
+
+
+def configured_secrets(spec: ProviderSpec) -> tuple[str, ...]:
+    """The API key `spec` would be sent with, when its variable is set, without making the
+    provider: a run that never calls a judge still redacts the judge's key."""
+    variable = provider_class(spec.provider).key_variable(spec)
+    return (os.environ[variable],) if variable and os.environ.get(variable) else ()

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import dataclasses
 import email.utils
+import json
+import math
 import os
 import time
 from abc import ABC, abstractmethod
@@ -15,6 +17,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evals.errors import FatalProviderError, ProviderError, TransientError, UsageError
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def kind_of(value: Any) -> str:
+    """What a value is, for a message that must not repeat the value itself."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a negative number" if value < 0 else "a number" if isinstance(value, int) else "a decimal number"
+    return {str: "a string", list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
 
 
 @dataclass(frozen=True)
@@ -37,10 +54,18 @@ class Request:
 
 @dataclass(frozen=True)
 class Usage:
+    """Token counts, each a non-negative int: a Usage of any other values cannot be made, so
+    none reaches a cache record or the token totals."""
+
     input: int = 0
     output: int = 0
     reasoning: int = 0
     cached: int = 0
+
+    def __post_init__(self) -> None:
+        for name, value in dataclasses.asdict(self).items():
+            if not _is_count(value):
+                raise ValueError(f"usage.{name} is {kind_of(value)}, not a token count")
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(*(a + b for a, b in zip(dataclasses.astuple(self), dataclasses.astuple(other))))
@@ -48,6 +73,9 @@ class Usage:
 
 @dataclass(frozen=True)
 class Completion:
+    """One reply, checked when made (a ValueError names the field of the wrong type), so a
+    cache record that does not make one is corrupt, and a provider cannot hand on a wrong one."""
+
     text: str
     reasoning: str | None = None
     usage: Usage = Usage()
@@ -55,11 +83,24 @@ class Completion:
     model: str | None = None
     latency: float = 0.0
 
+    def __post_init__(self) -> None:
+        fields = (("text", self.text, False), ("reasoning", self.reasoning, True),
+                  ("finish_reason", self.finish_reason, True), ("model", self.model, True))
+        for name, value, optional in fields:
+            if not (isinstance(value, str) or (optional and value is None)):
+                raise ValueError(f"{name} is {kind_of(value)}, not a string")
+        if not isinstance(self.usage, Usage):
+            raise ValueError(f"usage is {kind_of(self.usage)}, not token counts")
+        if isinstance(self.latency, bool) or not isinstance(self.latency, (int, float)) or not 0 <= self.latency < math.inf:
+            raise ValueError(f"latency is {kind_of(self.latency)}, not a number of seconds")
+
     def to_record(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> Completion:
+        if not isinstance(record, dict) or not isinstance(record.get("usage"), dict):
+            raise ValueError("the response is not an object with a usage object")
         return cls(**{**record, "usage": Usage(**record["usage"])})
 
 
@@ -92,6 +133,12 @@ class Provider(ABC):
 
     def __init__(self, spec: ProviderSpec):
         self.spec = spec
+
+    @classmethod
+    def key_variable(cls, spec: ProviderSpec) -> str | None:
+        """The environment variable holding the API key this provider sends for `spec`; None
+        when it sends none."""
+        return None
 
     @property
     def secrets(self) -> tuple[str, ...]:
@@ -143,3 +190,61 @@ def retry_after(headers) -> float | None:
         return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
     except (TypeError, ValueError):
         return None  # unreadable: fall back to our own backoff
+
+
+# -- reading a reply ----------------------------------------------------------------------
+# Providers read the JSON body themselves, not the SDK's models: those are built without
+# validation (a null message, a number for the text pass through) or coerce ("12" becomes 12).
+# Every field the harness uses is checked here; a reply that is not what the API documents is
+# a MalformedReply, retried like a garbled body. A field the API may leave out reads as empty
+# (no usage: zero tokens); one present with the wrong type is malformed.
+
+
+class MalformedReply(TransientError):
+    """A 200 reply of the wrong shape. Its message names the field and the type found, never
+    the value (which could be anything the server sent)."""
+
+    def __init__(self, what: str):
+        super().__init__(f"malformed reply: {what}", kind="malformed_response")
+
+
+def reply_body(raw: bytes) -> dict[str, Any]:
+    try:
+        body = json.loads(raw)
+    except ValueError as error:  # JSONDecodeError, or bytes that are not UTF-8
+        raise MalformedReply(f"the body is not valid JSON ({error})") from None
+    return json_object(body, "the body")
+
+
+def json_object(value: Any, where: str, *, optional: bool = False) -> dict[str, Any]:
+    """An object; with `optional`, null or missing reads as an empty one."""
+    if optional and value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise MalformedReply(f"{where} is {kind_of(value)}, not an object")
+    return value
+
+
+def json_list(value: Any, where: str, *, optional: bool = False) -> list[Any]:
+    if optional and value is None:
+        return []
+    if not isinstance(value, list):
+        raise MalformedReply(f"{where} is {kind_of(value)}, not a list")
+    return value
+
+
+def json_text(value: Any, where: str, *, optional: bool = False) -> str | None:
+    if optional and value is None:
+        return None
+    if not isinstance(value, str):
+        raise MalformedReply(f"{where} is {kind_of(value)}, not a string")
+    return value
+
+
+def token_count(value: Any, where: str) -> int:
+    """A non-negative int; null or missing is 0 (usage the API left out)."""
+    if value is None:
+        return 0
+    if not _is_count(value):
+        raise MalformedReply(f"{where} is {kind_of(value)}, not a token count")
+    return value

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 from evals.errors import FatalProviderError, ProviderError, QuotaExhausted, TransientError
+from evals.scrub import redact
 
 from ._base import Completion, Provider, Request
 
@@ -141,13 +142,6 @@ class Throttle:
         stall_after = self._stall_after()
         times += [sent + stall_after - now for sent in self._in_flight.values() if sent + stall_after > now]
         return max(0.001, min(times)) if times else None
-
-
-def redact(text: str, secrets: tuple[str, ...]) -> str:
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, "<redacted>")
-    return text
 
 
 def call_with_retries(

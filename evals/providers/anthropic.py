@@ -11,7 +11,8 @@ import anthropic
 
 from evals.errors import ProviderError, QuotaExhausted, TransientError
 
-from ._base import Completion, Provider, ProviderSpec, Request, Usage, api_key_from_env, status_error
+from ._base import (Completion, Provider, ProviderSpec, Request, Usage, api_key_from_env, json_list, json_object, json_text,
+                    reply_body, status_error, token_count)
 
 # Models on which the SDK deprecates a fixed thinking budget in favour of adaptive thinking.
 try:
@@ -27,8 +28,12 @@ THINKING_BUDGET = 16000
 class AnthropicProvider(Provider):
     def __init__(self, spec: ProviderSpec):
         super().__init__(spec)
-        self._api_key = api_key_from_env(spec.api_key_env or "ANTHROPIC_API_KEY", required=True)
+        self._api_key = api_key_from_env(self.key_variable(spec), required=True)
         self.client = anthropic.Anthropic(api_key=self._api_key, base_url=spec.base_url, max_retries=0)
+
+    @classmethod
+    def key_variable(cls, spec: ProviderSpec) -> str | None:
+        return spec.api_key_env or "ANTHROPIC_API_KEY"
 
     @property
     def secrets(self) -> tuple[str, ...]:
@@ -36,33 +41,10 @@ class AnthropicProvider(Provider):
 
     def complete(self, request: Request, *, timeout: float) -> Completion:
         try:
-            message = self.client.messages.create(**self._kwargs(request), timeout=timeout)
+            raw = self.client.messages.with_raw_response.create(**self._kwargs(request), timeout=timeout)
         except anthropic.AnthropicError as error:
             raise anthropic_error(error) from None
-        except ValueError as error:  # a garbled body
-            raise TransientError(f"the response body is not valid JSON: {error}", kind="malformed_response") from None
-        text, thinking = [], []
-        for block in message.content:
-            if block.type == "text":
-                text.append(block.text)
-            elif block.type == "thinking":
-                thinking.append(block.thinking)
-            elif block.type == "redacted_thinking":
-                thinking.append("[redacted thinking]")
-        usage = message.usage
-        cached = usage.cache_read_input_tokens or 0
-        return Completion(
-            text="".join(text),
-            reasoning="\n\n".join(thinking) or None,
-            usage=Usage(
-                # Anthropic's input_tokens leaves out the tokens read from or written to its cache.
-                input=usage.input_tokens + cached + (usage.cache_creation_input_tokens or 0),
-                output=usage.output_tokens,
-                cached=cached,
-            ),
-            finish_reason=message.stop_reason,
-            model=message.model,
-        )
+        return message_completion(reply_body(raw.http_response.content))
 
     def _kwargs(self, request: Request) -> dict[str, Any]:
         thinking = self.spec.thinking
@@ -83,6 +65,36 @@ class AnthropicProvider(Provider):
         # No temperature: the Messages API of current models takes none (the SDK dropped it),
         # so an Anthropic judge's identity records none either.
         return kwargs
+
+
+def message_completion(body: dict[str, Any]) -> Completion:
+    """A Messages API body. Blocks other than text and thinking (tool use, server tools, types
+    newer than this harness) carry no answer and are skipped; a refusal is the text it has
+    (often none) with finish reason "refusal"; a reply without usage counts no tokens."""
+    text, thinking = [], []
+    for i, block in enumerate(json_list(body.get("content"), "content")):
+        block = json_object(block, f"content[{i}]")
+        if block.get("type") == "text":
+            text.append(json_text(block.get("text"), f"content[{i}].text"))
+        elif block.get("type") == "thinking":
+            thinking.append(json_text(block.get("thinking"), f"content[{i}].thinking"))
+        elif block.get("type") == "redacted_thinking":
+            thinking.append("[redacted thinking]")
+    usage = json_object(body.get("usage"), "usage", optional=True)
+    cached = token_count(usage.get("cache_read_input_tokens"), "usage.cache_read_input_tokens")
+    written = token_count(usage.get("cache_creation_input_tokens"), "usage.cache_creation_input_tokens")
+    return Completion(
+        text="".join(text),
+        reasoning="\n\n".join(thinking) or None,
+        usage=Usage(
+            # Anthropic's input_tokens leaves out the tokens read from or written to its cache.
+            input=token_count(usage.get("input_tokens"), "usage.input_tokens") + cached + written,
+            output=token_count(usage.get("output_tokens"), "usage.output_tokens"),
+            cached=cached,
+        ),
+        finish_reason=json_text(body.get("stop_reason"), "stop_reason", optional=True),
+        model=json_text(body.get("model"), "model", optional=True),
+    )
 
 
 def anthropic_error(error: anthropic.AnthropicError) -> ProviderError:

@@ -8,18 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import Request, api_key_from_env, is_openrouter
+from ._base import ProviderSpec, Request, is_openrouter
 from .openai import OpenAIProvider, chat_messages
 
 OPENROUTER_KEY_ENV = "OPENROUTER_API_KEY"
 
 
 class LiveProvider(OpenAIProvider):
-    def _key(self) -> str:
-        spec = self.spec
-        key_env = spec.api_key_env or (OPENROUTER_KEY_ENV if is_openrouter(spec.base_url) else None)
-        # A local server usually checks no key, but the SDK insists on a non-empty one.
-        return api_key_from_env(key_env, required=True) if key_env else "EMPTY"
+    @classmethod
+    def key_variable(cls, spec: ProviderSpec) -> str | None:
+        return spec.api_key_env or (OPENROUTER_KEY_ENV if is_openrouter(spec.base_url) else None)
 
     def _chat_kwargs(self, request: Request) -> dict[str, Any]:
         kwargs = chat_messages(self.spec.model, request)

@@ -5,29 +5,32 @@ to any OpenAI-compatible endpoint."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import openai
 
 from evals.errors import ProviderError, QuotaExhausted, TransientError
 
-from ._base import Completion, Provider, ProviderSpec, Request, Usage, api_key_from_env, status_error
+from ._base import (Completion, MalformedReply, Provider, ProviderSpec, Request, Usage, api_key_from_env, json_list,
+                    json_object, json_text, reply_body, status_error, token_count)
 
 
 class OpenAIProvider(Provider):
     def __init__(self, spec: ProviderSpec):
         super().__init__(spec)
-        self._api_key = self._key()
+        variable = self.key_variable(spec)
+        self._secrets = (api_key_from_env(variable, required=True),) if variable else ()
         # The SDK's own retries are off: `_retry` retries, honouring Retry-After and the throttle.
-        self.client = openai.OpenAI(api_key=self._api_key, base_url=spec.base_url, max_retries=0)
+        # A local server usually checks no key, but the SDK insists on a non-empty one.
+        self.client = openai.OpenAI(api_key=self._secrets[0] if self._secrets else "EMPTY", base_url=spec.base_url, max_retries=0)
 
-    def _key(self) -> str:
-        return api_key_from_env(self.spec.api_key_env or "OPENAI_API_KEY", required=True)
+    @classmethod
+    def key_variable(cls, spec: ProviderSpec) -> str | None:
+        return spec.api_key_env or "OPENAI_API_KEY"
 
     @property
     def secrets(self) -> tuple[str, ...]:
-        return (self._api_key,)
+        return self._secrets
 
     def complete(self, request: Request, *, timeout: float) -> Completion:
         try:
@@ -55,29 +58,41 @@ class OpenAIProvider(Provider):
             kwargs["temperature"] = request.temperature
         if self.spec.effort:
             kwargs["reasoning"] = {"effort": self.spec.effort, "summary": "auto"}
-        response = parsed(lambda: self.client.responses.create(**kwargs, timeout=timeout))
-        summaries = [
-            part.text
-            for item in response.output or []
-            if item.type == "reasoning"
-            for part in (item.summary or [])
-        ]
-        usage = response.usage
-        finish = response.status
-        if response.incomplete_details and response.incomplete_details.reason:
-            finish = response.incomplete_details.reason
-        return Completion(
-            text=response.output_text or "",
-            reasoning="\n\n".join(summaries) or None,
-            usage=Usage(
-                input=usage.input_tokens if usage else 0,
-                output=usage.output_tokens if usage else 0,
-                reasoning=_detail(usage and usage.output_tokens_details, "reasoning_tokens"),
-                cached=_detail(usage and usage.input_tokens_details, "cached_tokens"),
-            ),
-            finish_reason=finish,
-            model=response.model,
-        )
+        body = reply_body(self.client.responses.with_raw_response.create(**kwargs, timeout=timeout).http_response.content)
+        return responses_completion(body)
+
+
+def responses_completion(body: dict[str, Any]) -> Completion:
+    """A Responses API body: the text is every output_text part of the message items (as the
+    SDK's `output_text`), the reasoning the summaries of the reasoning items. A reply with no
+    message item (only reasoning, or a function call) is an empty answer."""
+    text, summaries = [], []
+    for i, item in enumerate(json_list(body.get("output"), "output")):
+        item = json_object(item, f"output[{i}]")
+        if item.get("type") == "message":
+            for j, part in enumerate(json_list(item.get("content"), f"output[{i}].content")):
+                part = json_object(part, f"output[{i}].content[{j}]")
+                if part.get("type") == "output_text":
+                    text.append(json_text(part.get("text"), f"output[{i}].content[{j}].text"))
+        elif item.get("type") == "reasoning":
+            for j, part in enumerate(json_list(item.get("summary"), f"output[{i}].summary", optional=True)):
+                part = json_object(part, f"output[{i}].summary[{j}]")
+                summaries.append(json_text(part.get("text"), f"output[{i}].summary[{j}].text"))
+    usage = json_object(body.get("usage"), "usage", optional=True)
+    incomplete = json_object(body.get("incomplete_details"), "incomplete_details", optional=True)
+    return Completion(
+        text="".join(text),
+        reasoning="\n\n".join(summaries) or None,
+        usage=Usage(
+            input=token_count(usage.get("input_tokens"), "usage.input_tokens"),
+            output=token_count(usage.get("output_tokens"), "usage.output_tokens"),
+            reasoning=_detail(usage, "output_tokens_details", "reasoning_tokens"),
+            cached=_detail(usage, "input_tokens_details", "cached_tokens"),
+        ),
+        finish_reason=json_text(incomplete.get("reason"), "incomplete_details.reason", optional=True)
+        or json_text(body.get("status"), "status", optional=True),
+        model=json_text(body.get("model"), "model", optional=True),
+    )
 
 
 def chat_messages(model: str, request: Request) -> dict[str, Any]:
@@ -92,36 +107,29 @@ def chat_messages(model: str, request: Request) -> dict[str, Any]:
 
 
 def chat_completion(client: openai.OpenAI, kwargs: dict[str, Any], timeout: float) -> Completion:
-    response = parsed(lambda: client.chat.completions.create(**kwargs, timeout=timeout))
-    if not response.choices:
-        raise TransientError("the response has no choices", kind="malformed_response")
-    choice = response.choices[0]
-    message = choice.message
-    extra = message.model_extra or {}
+    raw = client.chat.completions.with_raw_response.create(**kwargs, timeout=timeout)
+    body = reply_body(raw.http_response.content)
+    choices = json_list(body.get("choices"), "choices")
+    if not choices:
+        raise MalformedReply("the reply has no choices")
+    choice = json_object(choices[0], "choices[0]")
+    message = json_object(choice.get("message"), "choices[0].message")
     # OpenRouter calls the reasoning text `reasoning`, vLLM and DeepSeek `reasoning_content`;
     # OpenAI itself never returns it in chat.
-    reasoning = extra.get("reasoning") or extra.get("reasoning_content")
-    usage = response.usage
+    reasoning = [json_text(message.get(k), f"choices[0].message.{k}", optional=True) for k in ("reasoning", "reasoning_content")]
+    usage = json_object(body.get("usage"), "usage", optional=True)
     return Completion(
-        text=message.content or "",
-        reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
+        text=json_text(message.get("content"), "choices[0].message.content", optional=True) or "",  # null: a refusal, a tool call
+        reasoning=next(filter(None, reasoning), None),
         usage=Usage(
-            input=usage.prompt_tokens if usage else 0,
-            output=usage.completion_tokens if usage else 0,
-            reasoning=_detail(usage and usage.completion_tokens_details, "reasoning_tokens"),
-            cached=_detail(usage and usage.prompt_tokens_details, "cached_tokens"),
+            input=token_count(usage.get("prompt_tokens"), "usage.prompt_tokens"),
+            output=token_count(usage.get("completion_tokens"), "usage.completion_tokens"),
+            reasoning=_detail(usage, "completion_tokens_details", "reasoning_tokens"),
+            cached=_detail(usage, "prompt_tokens_details", "cached_tokens"),
         ),
-        finish_reason=choice.finish_reason,
-        model=response.model,
+        finish_reason=json_text(choice.get("finish_reason"), "choices[0].finish_reason", optional=True),
+        model=json_text(body.get("model"), "model", optional=True),
     )
-
-
-def parsed(call):
-    """Run an SDK call, turning a garbled 200 body into a retryable error."""
-    try:
-        return call()
-    except (json.JSONDecodeError, openai.APIResponseValidationError) as error:
-        raise TransientError(f"the response body is not valid JSON: {error}", kind="malformed_response") from None
 
 
 def openai_error(error: openai.OpenAIError) -> ProviderError:
@@ -146,5 +154,6 @@ def _message(error: openai.APIStatusError) -> str:
     return str(error.message)
 
 
-def _detail(details: Any, name: str) -> int:
-    return (getattr(details, name, None) or 0) if details else 0
+def _detail(usage: dict[str, Any], details: str, name: str) -> int:
+    """A count inside one of usage's detail objects, which older models leave out."""
+    return token_count(json_object(usage.get(details), f"usage.{details}", optional=True).get(name), f"usage.{details}.{name}")

@@ -9,9 +9,9 @@ Tests and benchmarks point the real SDKs at these instead of the internet:
 
 from .anthropic_server import AnthropicServer
 from .core import (Answer, Fault, LoopbackServer, Reply, Request, count_words, last_user_text,
-                   read_log)
+                   read_log, set_field)
 from .openai_server import OpenAIServer
 from .process import ServerProcess
 
 __all__ = ["AnthropicServer", "Answer", "Fault", "LoopbackServer", "OpenAIServer", "Reply",
-           "Request", "ServerProcess", "count_words", "last_user_text", "read_log"]
+           "Request", "ServerProcess", "count_words", "last_user_text", "read_log", "set_field"]

@@ -54,7 +54,7 @@ class AnthropicServer(RoutedServer):
             content.append({"type": "thinking", "thinking": answer.reasoning,
                             "signature": base64.b64encode(digest).decode()})
         content.append({"type": "text", "text": answer.text})
-        return Reply(200, {
+        return Reply(200, answer.wire({
             "id": f"msg_loopback{request.index:06d}",
             "type": "message",
             "role": "assistant",
@@ -69,4 +69,4 @@ class AnthropicServer(RoutedServer):
                 "cache_read_input_tokens": answer.cached_tokens,
                 "service_tier": "standard",
             },
-        }, {"request-id": f"req_loopback{request.index:06d}"})
+        }), {"request-id": f"req_loopback{request.index:06d}"})

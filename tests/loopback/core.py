@@ -99,6 +99,16 @@ class Answer:
     reasoning_tokens: int | None = None  # OpenAI only; Anthropic has no separate count
     cached_tokens: int = 0  # OpenAI cached_tokens / Anthropic cache_read_input_tokens
     cache_creation_tokens: int = 0  # Anthropic cache_creation_input_tokens
+    # Breaks the rendered wire body before it is sent (a 200 reply of the wrong shape): edits
+    # the body in place, or returns the body to send instead.
+    reshape: Callable[[dict], Any] | None = None
+
+    def wire(self, body: dict) -> dict:
+        """The body to send: the provider's rendering of this answer, reshaped if asked."""
+        if self.reshape is None:
+            return body
+        replaced = self.reshape(body)
+        return body if replaced is None else replaced
 
 
 @dataclass
@@ -405,6 +415,20 @@ def last_user_text(body: Any) -> str:
         if isinstance(turn, dict) and turn.get("role") == "user":
             return " ".join(_strings(turn.get("content")))
     return ""
+
+
+def set_field(path: str, value: Any) -> Callable[[dict], None]:
+    """A reshape (see `Answer.reshape`) that sets one field of the wire body, named by a dotted
+    path with list indexes: set_field("choices.0.message", None)."""
+    *parents, last = path.split(".")
+
+    def reshape(body: dict) -> None:
+        node: Any = body
+        for part in parents:
+            node = node[int(part)] if isinstance(node, list) else node[part]
+        node[int(last) if isinstance(node, list) else last] = value
+
+    return reshape
 
 
 def count_words(obj: Any) -> int:

@@ -71,7 +71,7 @@ class OpenAIServer(RoutedServer):
         message = {"role": "assistant", "content": answer.text, "refusal": None, "annotations": []}
         if answer.reasoning and self.reasoning_field:
             message[self.reasoning_field] = answer.reasoning
-        return Reply(200, {
+        return Reply(200, answer.wire({
             "id": f"chatcmpl-loopback{request.index:06d}",
             "object": "chat.completion",
             "created": int(time.time()),
@@ -89,7 +89,7 @@ class OpenAIServer(RoutedServer):
             },
             "service_tier": "default",
             "system_fingerprint": "fp_loopback",
-        })
+        }))
 
     def response(self, request: Request) -> Reply:
         answer = self.answer(request)
@@ -115,7 +115,7 @@ class OpenAIServer(RoutedServer):
                          "text": answer.text}],
         })
         requested_reasoning = body.get("reasoning") or {}
-        return Reply(200, {
+        return Reply(200, answer.wire({
             "id": f"resp_loopback{request.index:06d}",
             "object": "response",
             "created_at": int(time.time()),
@@ -148,7 +148,7 @@ class OpenAIServer(RoutedServer):
             },
             "user": None,
             "metadata": body.get("metadata") or {},
-        })
+        }))
 
     def list_models(self, request: Request) -> Reply:
         return Reply(200, {"object": "list", "data": [

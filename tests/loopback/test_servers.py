@@ -207,6 +207,19 @@ def test_malformed_json_raises_json_decode_error_in_both_sdks(oai_server, ant_se
         message(ant_client(ant_server))
 
 
+def test_reshape_sends_a_200_reply_of_the_wrong_shape(oai_server, ant_server):
+    def null_message(body):
+        body["choices"][0]["message"] = None
+
+    oai_server.responder = lambda req: Answer("hi", reshape=null_message)
+    ant_server.responder = lambda req: Answer("hi", reshape=lambda body: {**body, "usage": None})
+    assert chat(oai_client(oai_server)).choices[0].message is None
+    assert message(ant_client(ant_server)).usage is None
+    oai_server.responder = lambda req: Answer("hi", reshape=lambda body: body["usage"].update(input_tokens="7"))
+    raw = oai_client(oai_server).responses.with_raw_response.create(model="gpt-5", input="hi")
+    assert json.loads(raw.text)["usage"]["input_tokens"] == "7"
+
+
 def test_dropped_connection_and_slow_reply(oai_server):
     oai_server.inject(Fault.dropped())
     with pytest.raises(openai.APIConnectionError):
