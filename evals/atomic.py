@@ -28,4 +28,9 @@ def write_text_atomic(path: Path, text: str) -> None:
 
 def write_json_atomic(path: Path, data: Any, *, indent: int | None = None) -> None:
     text = json.dumps(data, indent=indent, ensure_ascii=False)
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate (valid in JSON, say in a dataset id): escaped
+            text = json.dumps(data, indent=indent)
     write_text_atomic(path, text + "\n" if indent is not None else text)

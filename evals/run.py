@@ -25,6 +25,7 @@ from evals.cache import RunCache
 from evals.config import RunConfig
 from evals.datasets.leetcode import Problem
 from evals.luau import TestRun, measure_work, run_tests_isolated, work_budget_for
+from evals.names import file_name
 from evals.errors import FatalProviderError, ProviderError
 from evals.providers import Completion, Provider, Request, RetryPolicy, Throttle, call_with_retries
 from evals.tasks import Task
@@ -99,7 +100,7 @@ class EvalRun:
         measured once per run and kept in the run folder."""
         if not problem.solution:
             return None
-        path = self.folder / "work" / f"{problem.id}.json"
+        path = self.folder / "work" / f"{file_name(problem.id)}.json"
         try:
             return json.loads(path.read_text())["budget"]
         except (FileNotFoundError, ValueError, KeyError, TypeError):
