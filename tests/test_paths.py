@@ -7,10 +7,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from evals.cache import RunCache
 from evals.names import file_name
 from tests.harness import ROOT, read_result, run_harness
 from tests.loopback import Answer, OpenAIServer
+from tests.test_options import bundled, usage_error
+
+pytest_plugins = ["pytester"]
 
 # Ids a dataset file may hold. Before, `../../../../x` wrote outside the run folder, and `a/b`,
 # `a_b` and `a b` (or two long ids sharing their first 120 characters) shared one cache record.
@@ -87,3 +92,75 @@ def test_records_under_the_names_of_before_are_still_found(tmp_path):
     assert cache.read("Q1", "candidate")["item"] == "Q1"
     assert cache.read("a/b", "candidate")["item"] == "a/b"
     assert cache.read("a_b", "candidate") is None  # a_b's own name, holding a/b's record
+
+
+# -- option values that pytest could take for test paths ----------------------------------------
+# pytest picks its root directory and settings from the command line's paths before the harness
+# declares its options, so the value in `--model /models/llama` counts as a path there.
+
+LIVE = ["--provider", "live", "--base-url", "http://127.0.0.1:8000/v1"]
+
+
+@pytest.fixture
+def from_root(pytester, monkeypatch, tmp_path):
+    """pytest in-process from the repository, as a user types it: no test path given."""
+    monkeypatch.chdir(ROOT)
+
+    def run(*args: str) -> pytest.RunResult:
+        return pytester.runpytest_inprocess(*args, "--co", "-q", f"--run-dir={tmp_path / 'runs'}", f"--results-dir={tmp_path / 'results'}")
+
+    return run
+
+
+def listed(result: pytest.RunResult) -> list[str]:
+    """Every item a `--co -q` run listed: the evals' only, never the harness's own tests."""
+    assert result.ret == 0, "\n".join(result.outlines + result.errlines)
+    items = [line for line in result.outlines if "::" in line]
+    assert items and all(line.startswith("tests_evals/") for line in items), items[:5]
+    return items
+
+
+def test_a_model_that_is_a_folder_written_apart_stops_with_one_line_every_time(from_root, tmp_path):
+    model = tmp_path / "models" / "llama"  # a vLLM checkpoint
+    model.mkdir(parents=True)
+    for _ in range(2):
+        line = usage_error(from_root(*LIVE, "--model", str(model)))
+        assert f"--model={model}" in line and "'='" in line, line
+    assert listed(from_root(*LIVE, f"--model={model}"))
+    assert not (tmp_path / "runs").exists() and not (tmp_path / "results").exists()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--model", "qwen/qwen3-8b", "--base-url", "http://127.0.0.1:8000/v1", "--provider", "live"],
+        [*LIVE, "--model", "m", "--system-prompt-prefix", "/no_think"],
+        [*LIVE, "--model", "tests"],  # a folder of this project: the root directory stays
+        ["--provider", "reference", "--dataset", "data/robloxqa/multiple_choice.jsonl"],
+    ],
+    ids=["base-url", "prompt-prefix-slash", "model-inside-project", "dataset-inside-project"],
+)
+def test_values_written_apart_that_do_not_move_pytest_work_as_with_equals(from_root, args):
+    joined = [f"{a}={b}" for a, b in zip(args[::2], args[1::2])]
+    assert listed(from_root(*args)) == listed(from_root(*joined))
+
+
+@pytest.mark.parametrize("flag", ["--run-dir", "--results-dir"])
+def test_a_folder_the_run_writes_written_apart_stops_before_and_after_it_exists(pytester, monkeypatch, tmp_path, flag):
+    """Otherwise the command works once and fails the next time, once the folder exists."""
+    folder = tmp_path / "out"
+    other = "--results-dir" if flag == "--run-dir" else "--run-dir"
+    monkeypatch.chdir(ROOT)
+    for _ in range(2):
+        line = usage_error(pytester.runpytest_inprocess("--provider", "reference", "--co", "-q", flag, str(folder), f"{other}={tmp_path / 'other'}"))
+        assert f"{flag}={folder}" in line, line
+        folder.mkdir(exist_ok=True)
+    assert not list(folder.iterdir()) and not (tmp_path / "other").exists()
+
+
+def test_a_dataset_file_outside_the_project_written_apart_stops(from_root, tmp_path):
+    dataset = mc_file(tmp_path / "mine.jsonl", ["x-1", "x-2"])
+    line = usage_error(from_root("--provider", "reference", "--dataset", str(dataset)))
+    assert f"--dataset={dataset}" in line
+    items = listed(from_root("--provider", "reference", f"--dataset={dataset}"))
+    assert "tests_evals/test_robloxqa.py::test_multiple_choice[x-1]" in items and len(items) >= 2 + len(bundled("freeform"))
