@@ -34,3 +34,25 @@ def write_json_atomic(path: Path, data: Any, *, indent: int | None = None) -> No
         except UnicodeEncodeError:  # a lone surrogate (valid in JSON, say in a dataset id): escaped
             text = json.dumps(data, indent=indent)
     write_text_atomic(path, text + "\n" if indent is not None else text)
+
+
+def why_unwritable(folder: Path) -> str | None:
+    """Why no file can be written in `folder` (made when missing), or None: a file in the
+    way, no permission, a read-only or full filesystem. Probed by writing a small temporary
+    file in the folder, or in its nearest existing parent, which is removed at once."""
+    existing = folder
+    try:
+        while not existing.exists() and existing != existing.parent:
+            existing = existing.parent
+        if not existing.is_dir():
+            return f"{existing} is a file, not a folder" if existing == folder else f"{existing} is a file, so {folder} cannot be a folder"
+        fd, probe = tempfile.mkstemp(dir=existing, prefix=".write-check.", suffix=".tmp")
+        try:
+            os.write(fd, bytes(4096))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+            os.unlink(probe)
+    except OSError as error:
+        return f"cannot write in {existing} ({error.strerror or error})"
+    return None

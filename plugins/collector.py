@@ -38,6 +38,7 @@ class ResultsCollector:
         self.started = time.monotonic()
         self.lines: list[str] = []
         self.reproduced = True
+        self.unwritten = False
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when != "teardown":  # every phase's report carries the row: read it once
@@ -69,12 +70,18 @@ class ResultsCollector:
             if published(self.config, name):
                 self.lines.extend(self._reproduce(label, path, result))
                 continue
-            write_result(path, result)
+            try:
+                write_result(path, result)
+            except OSError as error:
+                self.unwritten = True
+                self.lines.append(f"{label} cannot write the result file {path} ({error.strerror or error}): every answer is "
+                                  "cached in its run folder; free space (or fix the folder) and run the same command again, which asks nothing again")
+                continue
             self.lines.extend(_describe(label, result, path))
 
         if s.publish:
             self.lines.extend(f"publish: {line}" for line in self._publish(s))
-        if not self.reproduced:
+        if not self.reproduced or self.unwritten:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def _reproduce(self, label: str, path: Path, result: dict[str, Any]) -> list[str]:

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from evals.atomic import why_unwritable
 from evals.errors import EvalError
 from evals.grading.judges import JudgeSpec, default_judges
 from evals.identity import FIELD, Identity, add_identity_options, from_values, parse_datasets
@@ -193,6 +194,8 @@ def _settings(config: pytest.Config) -> Settings:
         hint = " (or name another variable with --api-key-env)" if "environment variable" in str(error) else ""
         raise EvalError(f"{error}{hint}") from None
     worker = getattr(config, "workerinput", None)
+    if not worker:
+        _check_folders({"--run-dir": run_root(config), "--results-dir": results_root(config)})
     return Settings(
         identity=identity,
         candidate=candidate,
@@ -207,6 +210,14 @@ def _settings(config: pytest.Config) -> Settings:
         publish=opt("publish"),
         session=worker["testrunuid"] if worker else _session(config),
     )
+
+
+def _check_folders(folders: dict[str, Path]) -> None:
+    """A run or results folder that cannot be written stops the command before anything is
+    asked, not at the first answer it cannot keep."""
+    for flag, folder in folders.items():
+        if why := why_unwritable(folder):
+            raise EvalError(f"{flag}={folder}: {why}")
 
 
 def _session(config: pytest.Config) -> str:

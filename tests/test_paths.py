@@ -164,3 +164,105 @@ def test_a_dataset_file_outside_the_project_written_apart_stops(from_root, tmp_p
     assert f"--dataset={dataset}" in line
     items = listed(from_root("--provider", "reference", f"--dataset={dataset}"))
     assert "tests_evals/test_robloxqa.py::test_multiple_choice[x-1]" in items and len(items) >= 2 + len(bundled("freeform"))
+
+
+# -- folders that cannot be used -------------------------------------------------------------
+
+
+@pytest.fixture
+def evals_run(pytester, monkeypatch):
+    """pytest in-process on the eval items with the folders given (written with '=')."""
+    from tests.test_options import API_KEYS, EVALS
+
+    for name in API_KEYS:
+        monkeypatch.delenv(name, raising=False)
+    return lambda *args: pytester.runpytest_inprocess(EVALS, "--provider=reference", "-m", "multiple_choice", *args)
+
+
+def a_file(tmp_path: Path) -> Path:
+    path = tmp_path / "notes.txt"
+    path.write_text("not a folder\n")
+    return path
+
+
+@pytest.mark.parametrize("flag", ["--run-dir", "--results-dir"])
+@pytest.mark.parametrize("where", ["file", "under-file"])
+def test_a_folder_that_is_a_file_stops_before_anything_runs(evals_run, tmp_path, flag, where):
+    file = a_file(tmp_path)
+    folder = file if where == "file" else file / "runs"
+    other = "--results-dir" if flag == "--run-dir" else "--run-dir"
+    line = usage_error(evals_run(f"{flag}={folder}", f"{other}={tmp_path / 'other'}"))
+    assert f"{flag}={folder}" in line and f"{file} is a file" in line, line
+    assert file.read_text() == "not a folder\n" and not (tmp_path / "other").exists()
+
+
+def test_a_read_only_folder_stops_before_anything_runs(evals_run, tmp_path):
+    import os
+
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    folder.chmod(0o555)
+    try:
+        if os.access(folder, os.W_OK):
+            pytest.skip("running as root: the folder stays writable whatever its mode")
+        line = usage_error(evals_run(f"--run-dir={folder}", f"--results-dir={tmp_path / 'results'}"))
+    finally:
+        folder.chmod(0o755)
+    assert f"--run-dir={folder}" in line and "Permission denied" in line, line
+    assert not list(folder.iterdir())
+
+
+def test_a_full_disk_stops_before_anything_runs(evals_run, tmp_path, monkeypatch):
+    import errno
+    import os
+
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "fsync", full)
+    line = usage_error(evals_run(f"--run-dir={tmp_path / 'runs'}", f"--results-dir={tmp_path / 'results'}"))
+    assert f"--run-dir={tmp_path / 'runs'}" in line and "No space left on device" in line, line
+    assert not list(tmp_path.iterdir())
+
+
+FILLS_UP = '''
+import errno, os
+_fsync, _done = os.fsync, []
+
+
+def fsync(fd):
+    """A disk that fills up after FULL_AFTER cache records."""
+    if "/calls/" in os.readlink(f"/proc/self/fd/{fd}"):
+        if len(_done) >= int(os.environ["FULL_AFTER"]):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        _done.append(fd)
+    return _fsync(fd)
+
+
+os.fsync = fsync
+'''
+
+
+def test_a_disk_that_fills_up_during_a_run_stops_it_with_one_line_and_loses_no_finished_answer(tmp_path):
+    from tests.harness import harness_env, questions
+
+    (tmp_path / "fills_up.py").write_text(FILLS_UP)
+    full = harness_env(PYTHONPATH=str(tmp_path), FULL_AFTER="10")
+    folders = {"run_dir": tmp_path / "runs", "results_dir": tmp_path / "results"}
+    n = len(questions("multiple_choice"))
+    with OpenAIServer(lambda request: Answer("Answer: A")) as server:
+        args = ["--provider=openai", "--model=m", f"--base-url={server.url}/v1", "-m", "multiple_choice", "--concurrency=2"]
+        stopped = run_harness(*args, "-p", "fills_up", **folders, env=full)
+        kept = list((tmp_path / "runs").glob("multiple_choice/*/calls/*/candidate.json"))
+        leftovers = list((tmp_path / "runs").rglob("*.tmp")) + list(tmp_path.glob("results/*/*"))
+        asked = len(server.requests)
+        resumed = run_harness(*args, **folders)
+
+    out = stopped.stdout + stopped.stderr
+    assert stopped.returncode != 0 and "Traceback" not in out and "INTERNALERROR" not in out, out[-3000:]
+    assert "No space left on device" in out and "run the same command again" in out, out[-3000:]
+    assert len(kept) == 10 and not leftovers
+    assert resumed.returncode == 1, resumed.stdout[-2000:]  # wrong answers fail, as ever
+    assert len(server.requests) - asked == n - 10  # the finished answers are not asked again
+    assert read_result(tmp_path / "results", "multiple_choice")["summary"]["n"] == n
+
