@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from evals import registry
+from evals.atomic import remove_stale_temp_files
 from evals.config import results_path, run_dir
 from evals.errors import EvalError, FatalError, StorageError
 from evals.luau import run_tests_isolated
@@ -104,6 +105,8 @@ def eval_run(config: pytest.Config, name: str) -> EvalRun:
                 start_over(folder, results_path(s.results_root, item.config), s.session)
             except OSError as error:
                 raise StorageError(f"--force: cannot set {folder} aside ({error.strerror or error}); nothing was asked") from None
+        remove_stale_temp_files(folder, recursive=True)  # left by a run killed mid-write
+        remove_stale_temp_files(results_path(s.results_root, item.config).parent)
         runs[name] = EvalRun(
             TASKS[name],
             item.config,

@@ -266,3 +266,43 @@ def test_a_disk_that_fills_up_during_a_run_stops_it_with_one_line_and_loses_no_f
     assert len(server.requests) - asked == n - 10  # the finished answers are not asked again
     assert read_result(tmp_path / "results", "multiple_choice")["summary"]["n"] == n
 
+
+# -- leftovers -----------------------------------------------------------------------------------
+
+
+def test_a_rerun_removes_the_stale_temporary_files_a_killed_run_left_in_its_own_folders(tmp_path):
+    import os
+    import tempfile
+    import time
+
+    folders = {"run_dir": tmp_path / "runs", "results_dir": tmp_path / "results"}
+    args = ["--provider=reference", "-m", "multiple_choice"]
+    assert run_harness(*args, **folders).returncode == 0
+    (run,) = (tmp_path / "runs" / "multiple_choice").iterdir()
+    results = tmp_path / "results" / "multiple_choice"
+    other = tmp_path / "runs" / "multiple_choice" / "another-run"
+    for folder in (other, tmp_path / "elsewhere"):
+        folder.mkdir()
+
+    def temp(folder: Path, name: str, age: float) -> Path:
+        """A temporary file as an atomic write killed midway leaves it, `age` seconds old."""
+        fd, path = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
+        os.close(fd)
+        os.utime(path, (time.time() - age, time.time() - age))
+        return Path(path)
+
+    hour = 3600
+    stale = [temp(run / "calls" / "mc-001", "candidate.json", hour), temp(run, "forced.json", hour), temp(results, f"{run.name}.json", hour)]
+    kept = [
+        temp(run / "calls" / "mc-002", "candidate.json", 1),  # being written right now, by another process maybe
+        temp(other, "x.json", hour), temp(tmp_path / "elsewhere", "x.json", hour),  # not this run's folders
+    ]
+    for name in ("notes.tmp", ".notes.tmp", ".candidate.json.tmp", "candidate.corrupt-123"):
+        (run / "calls" / "mc-003" / name).write_text("mine")
+        os.utime(run / "calls" / "mc-003" / name, (time.time() - hour, time.time() - hour))
+        kept.append(run / "calls" / "mc-003" / name)
+
+    assert run_harness(*args, **folders).returncode == 0
+
+    assert not [p for p in stale if p.exists()]
+    assert all(p.exists() for p in kept)
