@@ -4,16 +4,22 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
+
+# What `write_text_atomic` names its temporary file: `.<name>.<8 random characters>.tmp`.
+TEMP_FILE = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp")
+STALE_AFTER = 600.0  # seconds; a live write takes milliseconds
 
 
 def write_text_atomic(path: Path, text: str) -> None:
     """Write to a temporary file beside `path`, fsync, then rename over it, so a process
     killed mid-write leaves the previous file intact."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")  # TEMP_FILE
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
             out.write(text)
@@ -28,4 +34,47 @@ def write_text_atomic(path: Path, text: str) -> None:
 
 def write_json_atomic(path: Path, data: Any, *, indent: int | None = None) -> None:
     text = json.dumps(data, indent=indent, ensure_ascii=False)
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate (valid in JSON, say in a dataset id): escaped
+            text = json.dumps(data, indent=indent)
     write_text_atomic(path, text + "\n" if indent is not None else text)
+
+
+def why_unwritable(folder: Path) -> str | None:
+    """Why no file can be written in `folder` (made when missing), or None: a file in the
+    way, no permission, a read-only or full filesystem. Probed by writing a small temporary
+    file in the folder, or in its nearest existing parent, which is removed at once."""
+    existing = folder
+    try:
+        while not existing.exists() and existing != existing.parent:
+            existing = existing.parent
+        if not existing.is_dir():
+            return f"{existing} is a file, not a folder" if existing == folder else f"{existing} is a file, so {folder} cannot be a folder"
+        fd, probe = tempfile.mkstemp(dir=existing, prefix=".write-check.", suffix=".tmp")
+        try:
+            os.write(fd, bytes(4096))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+            os.unlink(probe)
+    except OSError as error:
+        return f"cannot write in {existing} ({error.strerror or error})"
+    return None
+
+
+def remove_stale_temp_files(folder: Path, *, recursive: bool = False, older_than: float = STALE_AFTER) -> int:
+    """Remove the temporary files that writes killed midway (SIGKILL, a power cut) left in
+    `folder`: only those named as `write_text_atomic` names them, and only those untouched for
+    `older_than` seconds, never one that another process is writing now. How many it removed."""
+    cutoff = time.time() - older_than
+    removed = 0
+    for path in folder.rglob(".*.tmp") if recursive else folder.glob(".*.tmp"):
+        try:
+            if TEMP_FILE.fullmatch(path.name) and path.is_file() and path.stat().st_mtime < cutoff:
+                path.unlink()
+                removed += 1
+        except OSError:  # gone meanwhile, or not ours to remove: left as it is
+            pass
+    return removed

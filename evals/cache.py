@@ -20,6 +20,7 @@ from filelock import FileLock
 
 from evals.atomic import write_json_atomic
 from evals.errors import ProviderError
+from evals.names import file_name
 from evals.providers import Completion, kind_of
 from evals.scrub import Scrub
 
@@ -39,16 +40,31 @@ class RunCache:
         self.scrub = scrub
 
     def record_path(self, item_id: str, role: str) -> Path:
-        return self.root / "calls" / _safe(item_id) / f"{_safe(role)}.json"
+        return self.root / "calls" / file_name(item_id) / f"{file_name(role)}.json"
 
     def lock(self, item_id: str, role: str) -> FileLock:
-        path = self.root / "locks" / f"{_safe(item_id)}.{_safe(role)}.lock"
+        path = self.root / "locks" / file_name(item_id) / f"{file_name(role)}.lock"
         path.parent.mkdir(parents=True, exist_ok=True)
         return FileLock(path)
 
     def read(self, item_id: str, role: str) -> dict[str, Any] | None:
-        """The usable record, or None when there is none (missing, corrupt, stale)."""
+        """The usable record, or None when there is none (missing, corrupt, stale). A record
+        is only ever its own item's and role's: each records both."""
+        for path in self._paths(item_id, role):
+            record = self._load(path)
+            # Compared as stored: the record's item and role went through the scrub too.
+            if record is not None and record.get("item") == self.scrub.text(item_id) and record.get("role") == self.scrub.text(role):
+                return record
+        return None
+
+    def _paths(self, item_id: str, role: str) -> list[Path]:
+        """Where the record is, and where it was before names were filed injectively: ids
+        that were not plain file names were cut to 120 characters, any other character `_`."""
         path = self.record_path(item_id, role)
+        before = self.root / "calls" / _before(item_id) / f"{_before(role)}.json"
+        return [path] if before == path or _before(item_id) in ("", ".", "..") else [path, before]
+
+    def _load(self, path: Path) -> dict[str, Any] | None:
         try:
             record = json.loads(path.read_text(encoding="utf-8"))
             _check(record)
@@ -58,7 +74,7 @@ class RunCache:
             aside = path.with_suffix(f".corrupt-{os.getpid()}")
             os.replace(path, aside)
             message = self.scrub.text(f"{path}: corrupt cache record ({error}); moved to {aside.name} and asking again")
-            warnings.warn(CacheWarning(message), stacklevel=2)
+            warnings.warn(CacheWarning(message), stacklevel=3)
             return None
         return record
 
@@ -120,5 +136,7 @@ def _check(record: Any) -> None:
         raise ValueError(f"session is {kind_of(record.get('session'))}, not a string")
 
 
-def _safe(name: str) -> str:
+
+def _before(name: str) -> str:
+    """The file name of `name` in run folders written before `file_name` (lossy)."""
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name)[:120]

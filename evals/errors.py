@@ -37,8 +37,16 @@ class TransientError(ProviderError):
         self.retry_after = retry_after
 
 
-class FatalProviderError(ProviderError):
-    """Continuing the run is pointless: the key is rejected, the quota is spent. The run ends."""
+class FatalError(EvalError):
+    """Continuing the run is pointless: every later item would fail the same way. The run ends."""
+
+
+class FatalProviderError(ProviderError, FatalError):
+    """The key is rejected, the quota is spent."""
+
+
+class StorageError(FatalError):
+    """A file of the run cannot be written: the disk is full, the folder read-only."""
 
 
 class QuotaExhausted(FatalProviderError):

@@ -25,7 +25,8 @@ from evals.cache import RunCache
 from evals.config import RunConfig
 from evals.datasets.leetcode import Problem
 from evals.luau import TestRun, measure_work, run_tests_isolated, work_budget_for
-from evals.errors import FatalProviderError, ProviderError
+from evals.names import file_name
+from evals.errors import FatalError, FatalProviderError, ProviderError, StorageError
 from evals.providers import Completion, Provider, Request, RetryPolicy, Throttle, call_with_retries
 from evals.scrub import Scrub
 from evals.tasks import Task
@@ -73,13 +74,13 @@ class EvalRun:
         self._throttles_lock = threading.Lock()
         self._stop = threading.Event()
         self._asking: dict[tuple[str, str], threading.Event] = {}  # calls in flight in this process
-        self.fatal: FatalProviderError | None = None
+        self.fatal: FatalError | None = None
 
     # -- what an item does -------------------------------------------------------------
 
     def answer(self, sample: Any, *, wait: bool = True) -> dict[str, Any]:
         """The item's result row, scrubbed: the one place rows are made, so the result file,
-        the item's report and its junit properties carry no key. Raises `FatalProviderError`
+        the item's report and its junit properties carry no key. Raises `FatalError`
         (scrubbed too) when the run must end."""
         if self.fatal:
             raise self.fatal
@@ -89,7 +90,7 @@ class EvalRun:
         try:
             completion = self._call(sample.id, "candidate", self.candidate, self._candidate_request(sample), wait=wait)
             scored = self.task.score(sample, completion, _Scoring(self, wait))
-        except FatalProviderError:
+        except FatalError:
             raise
         except ProviderError as error:
             return {"id": sample.id, **self.task.sample_fields(sample), "status": "apiError", "correct": False, "error": f"{error.kind}: {error}"}
@@ -110,13 +111,13 @@ class EvalRun:
         measured once per run and kept in the run folder."""
         if not problem.solution:
             return None
-        path = self.folder / "work" / f"{problem.id}.json"
+        path = self.folder / "work" / f"{file_name(problem.id)}.json"
         try:
             return json.loads(path.read_text())["budget"]
         except (FileNotFoundError, ValueError, KeyError, TypeError):
             pass
         work = measure_work(problem.solution, problem.test)
-        write_json_atomic(path, {"referenceWork": work, "budget": work_budget_for(work)})
+        self._keep(path, lambda: write_json_atomic(path, {"referenceWork": work, "budget": work_budget_for(work)}))
         return work_budget_for(work)
 
     def judge(self, item_id: str, index: int, request: Request, *, wait: bool = True) -> Completion:
@@ -131,9 +132,10 @@ class EvalRun:
             asking.wait()  # a prefetch thread of this process is asking: no need to poll the file lock
             cached = self.cache.lookup(item_id, role, record)
         if cached is None:
-            lock = self.cache.lock(item_id, role)
+            path = self.cache.record_path(item_id, role)
+            lock = self._keep(path, lambda: self.cache.lock(item_id, role))
             try:
-                lock.acquire(timeout=-1 if wait else 0, poll_interval=0.005)
+                self._keep(path, lambda: lock.acquire(timeout=-1 if wait else 0, poll_interval=0.005))
             except Timeout:
                 raise _Busy from None
             done = self._asking.setdefault(key, threading.Event())
@@ -142,11 +144,9 @@ class EvalRun:
                 if cached is None:
                     cached = self._ask(provider, request)
                     if isinstance(cached, FatalProviderError):
-                        cached = self.scrub.error(cached)
-                        self.fatal = self.fatal or cached  # every later item ends the run too
-                        self._stop.set()
+                        cached = self._end(self.scrub.error(cached))
                     else:  # from here on, the answer as the cache wrote it: the same text a rerun reads
-                        cached = self.cache.store(item_id, role, record, cached)
+                        cached = self._keep(path, lambda: self.cache.store(item_id, role, record, cached))
             finally:
                 lock.release()
                 self._asking.pop(key, None)
@@ -154,6 +154,23 @@ class EvalRun:
         if isinstance(cached, ProviderError):
             raise cached
         return cached
+
+    def _end(self, error: FatalError) -> FatalError:
+        """End the run: every later item meets the same error, prefetching stops."""
+        self.fatal = self.fatal or error
+        self._stop.set()
+        return self.fatal
+
+    def _keep(self, path: Path, write: Callable[[], Any]) -> Any:
+        """`write()`, a write into the run folder; failing (a full disk, a read-only folder),
+        it ends the run. What was written before stays: each record is written whole or not."""
+        try:
+            return write()
+        except TimeoutError:  # a busy file lock (filelock's Timeout is an OSError too)
+            raise
+        except OSError as error:
+            raise self._end(StorageError(f"cannot write {path} ({error.strerror or error}): every answer kept so far is in "
+                                         f"{self.folder}; free space (or fix the folder) and run the same command again")) from None
 
     def _ask(self, provider: Provider, request: Request) -> Completion | ProviderError:
         try:

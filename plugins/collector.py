@@ -19,6 +19,7 @@ from evals.errors import EvalError
 from evals.publish import finished_results, publish, rebuild_site
 from evals.results import read_result, result_of_run, without_timing, write_result
 from evals.run import forced_in
+from evals.scrub import escape_surrogates
 from evals.tasks import TASKS
 from evals.verify import differences
 
@@ -38,6 +39,7 @@ class ResultsCollector:
         self.started = time.monotonic()
         self.lines: list[str] = []
         self.reproduced = True
+        self.unwritten = False
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when != "teardown":  # every phase's report carries the row: read it once
@@ -56,7 +58,7 @@ class ResultsCollector:
             label = f"{name:<16}"
             if kept := forced_in(run_dir(s.run_root, item.config), s.session):
                 self.lines.append(f"{label} --force: the previous run folder is kept as {kept}")
-            expected = {sample.id for sample in item.samples}
+            expected = {escape_surrogates(sample.id) for sample in item.samples}  # as rows carry them
             if set(rows) != expected:
                 self.lines.append(
                     f"{label} partial run: {len(rows)} of {len(expected)} items answered, no result file written "
@@ -69,12 +71,18 @@ class ResultsCollector:
             if published(self.config, name):
                 self.lines.extend(self._reproduce(label, path, result))
                 continue
-            write_result(path, result)
+            try:
+                write_result(path, result)
+            except OSError as error:
+                self.unwritten = True
+                self.lines.append(f"{label} cannot write the result file {path} ({error.strerror or error}): every answer is "
+                                  "cached in its run folder; free space (or fix the folder) and run the same command again, which asks nothing again")
+                continue
             self.lines.extend(_describe(label, result, path))
 
         if s.publish:
             self.lines.extend(f"publish: {line}" for line in self._publish(s))
-        if not self.reproduced:
+        if not self.reproduced or self.unwritten:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def _reproduce(self, label: str, path: Path, result: dict[str, Any]) -> list[str]:

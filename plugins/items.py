@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 
 from evals import registry
+from evals.atomic import remove_stale_temp_files
 from evals.config import results_path, run_dir
-from evals.errors import EvalError, FatalProviderError
+from evals.errors import EvalError, FatalError, StorageError
 from evals.luau import run_tests_isolated
 from evals.plan import Planned, plan
 from evals.providers import configured_secrets
@@ -101,7 +102,12 @@ def eval_run(config: pytest.Config, name: str) -> EvalRun:
             candidate, session = CachedOnly(s.identity.spec), None  # None: recorded errors are replayed too
             judges = [(j.name, CachedOnly(j.provider_spec())) for j in s.identity.judges] if judges else []
         elif s.force:
-            start_over(folder, results_path(s.results_root, item.config), s.session)
+            try:
+                start_over(folder, results_path(s.results_root, item.config), s.session)
+            except OSError as error:
+                raise StorageError(f"--force: cannot set {folder} aside ({error.strerror or error}); nothing was asked") from None
+        remove_stale_temp_files(folder, recursive=True)  # left by a run killed mid-write
+        remove_stale_temp_files(results_path(s.results_root, item.config).parent)
         runs[name] = EvalRun(
             TASKS[name],
             item.config,
@@ -206,7 +212,7 @@ def graded(request: pytest.FixtureRequest, sample: Any) -> Outcome:
     run = eval_run(request.config, name)
     try:
         row = run.answer(sample)
-    except FatalProviderError as error:
+    except FatalError as error:
         request.session.shouldstop = f"stopped: {error}"
         raise
     request.node.user_properties.append((ROW_PROPERTY, json.dumps({"eval": name, "row": row})))

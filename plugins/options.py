@@ -5,14 +5,19 @@ one-line message naming the flag and the fix, before any item is collected or pa
 
 from __future__ import annotations
 
+import inspect
 import math
 import os
+import shlex
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from evals.atomic import why_unwritable
 from evals.errors import EvalError
 from evals.grading.judges import JudgeSpec, default_judges
 from evals.identity import FIELD, Identity, add_identity_options, from_values, parse_datasets
@@ -24,25 +29,42 @@ EVALS_DIR = ROOT / "tests_evals"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    ident = parser.getgroup("run identity", "which model answers, and how (a different value is a different run)")
-    add_identity_options(ident.addoption, defaults=True)
+    ident = _declare(parser.getgroup("run identity", "which model answers, and how (a different value is a different run)"))
+    add_identity_options(ident, defaults=True)
 
-    how = parser.getgroup("how to run", "not part of the run identity")
-    how.addoption("--api-key-env", help="environment variable holding the API key (OPENROUTER_API_KEY is picked for openrouter.ai)")
-    how.addoption("--responses-api", action="store_true", default=False, help="openai: use the Responses API instead of Chat Completions")
-    how.addoption("--concurrency", type=int, default=8, help="model requests in flight at once, across all workers (default 8)")
-    how.addoption("--force", action="store_true", default=False, help="start the run over; the old run folder is kept, renamed")
-    how.addoption("--allow-errors", action="store_true", default=False, help="with --publish: publish despite more than 5%% API errors or unparseable verdicts")
-    how.addoption("--run-dir", type=Path, help="where run folders live (default data/runs)")
-    how.addoption("--results-dir", type=Path, help="where result files are written (default data/results)")
-    how.addoption("--price-input", type=float, help="USD per million input tokens, for the cost in the summary")
-    how.addoption("--price-output", type=float, help="USD per million output tokens")
-    how.addoption("--verify-published", nargs="?", const=True, default=None, metavar="NAME",
-                  help="rescore every published run (or only model NAME's: --verify-published=NAME) offline and compare it with its result file")
-    how.addoption("--publish", metavar="NAME", help="at the end, publish the finished results into data/models.json as model NAME")
-    how.addoption("--luau-timeout", type=float, default=10.0, help="wall-clock safety net per leetcode problem, seconds (default 10)")
-    how.addoption("--jest-url", default=os.environ.get("JEST_SERVER_URL"),
-                  help="run leetcode tests on a JestLuaTestServer (default $JEST_SERVER_URL; key from $JEST_SERVER_API_KEY)")
+    how = _declare(parser.getgroup("how to run", "not part of the run identity"))
+    how("--api-key-env", help="environment variable holding the API key (OPENROUTER_API_KEY is picked for openrouter.ai)")
+    how("--responses-api", action="store_true", default=False, help="openai: use the Responses API instead of Chat Completions")
+    how("--concurrency", type=int, default=8, help="model requests in flight at once, across all workers (default 8)")
+    how("--force", action="store_true", default=False, help="start the run over; the old run folder is kept, renamed")
+    how("--allow-errors", action="store_true", default=False, help="with --publish: publish despite more than 5%% API errors or unparseable verdicts")
+    how("--run-dir", type=Path, help="where run folders live (default data/runs); write --run-dir=PATH")
+    how("--results-dir", type=Path, help="where result files are written (default data/results); write --results-dir=PATH")
+    how("--price-input", type=float, help="USD per million input tokens, for the cost in the summary")
+    how("--price-output", type=float, help="USD per million output tokens")
+    how("--verify-published", nargs="?", const=True, default=None, metavar="NAME",
+        help="rescore every published run (or only model NAME's: --verify-published=NAME) offline and compare it with its result file")
+    how("--publish", metavar="NAME", help="at the end, publish the finished results into data/models.json as model NAME")
+    how("--luau-timeout", type=float, default=10.0, help="wall-clock safety net per leetcode problem, seconds (default 10)")
+    how("--jest-url", default=os.environ.get("JEST_SERVER_URL"),
+        help="run leetcode tests on a JestLuaTestServer (default $JEST_SERVER_URL; key from $JEST_SERVER_API_KEY)")
+
+
+VALUE_OPTIONS: set[str] = set()  # every option of the harness that takes a value
+FOLDER_OPTIONS: set[str] = set()  # those whose value is a folder the harness writes (type=Path)
+
+
+def _declare(group: pytest.OptionGroup) -> Callable[..., None]:
+    """`group.addoption`, noting which options take a value (see `_check_values_apart`)."""
+
+    def add(*names: str, **attrs: Any) -> None:
+        group.addoption(*names, **attrs)
+        if attrs.get("action", "store") in ("store", "append"):
+            VALUE_OPTIONS.update(names)
+            if attrs.get("type") is Path:
+                FOLDER_OPTIONS.update(names)
+
+    return add
 
 
 @dataclass(frozen=True)
@@ -80,7 +102,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "multiple_choice: RobloxQA multiple choice items")
     config.addinivalue_line("markers", "freeform: RobloxQA freeform items, graded by LLM judges")
     config.addinivalue_line("markers", "leetcode: Luau LeetCode items")
-    _check_rootdir(config)
+    _check_values_apart(config)
     if verifying(config) or not targets_eval_items(config):
         return
     try:
@@ -89,16 +111,42 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(str(error)) from None
 
 
-PATH_OPTIONS = ("--run-dir", "--results-dir", "--dataset")
-
-
-def _check_rootdir(config: pytest.Config) -> None:
-    """pytest finds its rootdir before plugins add their options, so in `--run-dir /tmp/x`
-    it takes /tmp/x for a test path and loses this project's settings."""
-    args = list(config.invocation_params.args)
+def _check_values_apart(config: pytest.Config) -> None:
+    """pytest picks its root directory and settings file from the command line's paths before
+    plugins declare their options, so in `--model /models/llama` it counts /models/llama as a
+    test path: an existing folder outside the project moves the root directory, the project's
+    settings (testpaths) are lost and whatever lies there is collected. Any option of the
+    harness written apart from a value that does this stops here, with one line: write it with
+    '='. A folder the harness writes (--run-dir) always, as it exists from the second run on."""
+    args = [*shlex.split(os.environ.get("PYTEST_ADDOPTS", "")), *config.invocation_params.args]
     for flag, value in zip(args, args[1:]):
-        if flag in PATH_OPTIONS and Path(value).exists() and config.rootpath != ROOT:
-            raise pytest.UsageError(f"write {flag}={value} with '=': pytest took {value} for a test path")
+        if flag in VALUE_OPTIONS and not value.startswith("-") and (flag in FOLDER_OPTIONS or _moves_pytest(config, value)):
+            raise pytest.UsageError(f"write {flag}={value} with '=': pytest decides its root directory and settings "
+                                    f"before it knows {flag}, so a separate {value} counts as a test path there")
+
+
+def _moves_pytest(config: pytest.Config, value: str) -> bool:
+    """Whether `value`, counted as a test path, gives pytest another root directory or
+    settings file than the command's real test paths do."""
+    path = Path(config.invocation_params.dir, value.split("::")[0])
+    try:
+        if not path.exists():
+            return False
+    except (OSError, ValueError):  # a NUL, a name too long: not a path pytest could take
+        return False
+    return _pytest_setup(config, [str(path)]) != _pytest_setup(config, [])
+
+
+def _pytest_setup(config: pytest.Config, extra: list[str]) -> tuple[Path, Path | None]:
+    """(rootdir, settings file) as pytest determines them from its test paths plus `extra`."""
+    from _pytest.config.findpaths import determine_setup
+
+    ns = config.known_args_namespace
+    given = {"inifile": ns.inifilename, "override_ini": ns.override_ini, "args": [*ns.file_or_dir, *extra],
+             "rootdir_cmd_arg": ns.rootdir or None, "invocation_dir": config.invocation_params.dir}
+    takes = inspect.signature(determine_setup).parameters
+    rootpath, inipath, *_ = determine_setup(**{k: v for k, v in given.items() if k in takes})
+    return rootpath, inipath
 
 
 def run_root(config: pytest.Config) -> Path:
@@ -146,6 +194,8 @@ def _settings(config: pytest.Config) -> Settings:
         hint = " (or name another variable with --api-key-env)" if "environment variable" in str(error) else ""
         raise EvalError(f"{error}{hint}") from None
     worker = getattr(config, "workerinput", None)
+    if not worker:
+        _check_folders({"--run-dir": run_root(config), "--results-dir": results_root(config)})
     return Settings(
         identity=identity,
         candidate=candidate,
@@ -160,6 +210,14 @@ def _settings(config: pytest.Config) -> Settings:
         publish=opt("publish"),
         session=worker["testrunuid"] if worker else _session(config),
     )
+
+
+def _check_folders(folders: dict[str, Path]) -> None:
+    """A run or results folder that cannot be written stops the command before anything is
+    asked, not at the first answer it cannot keep."""
+    for flag, folder in folders.items():
+        if why := why_unwritable(folder):
+            raise EvalError(f"{flag}={folder}: {why}")
 
 
 def _session(config: pytest.Config) -> str:

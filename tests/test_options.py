@@ -176,19 +176,6 @@ def test_malformed_dataset_record(run, dirs, tmp_path, second_line, says, prefix
     assert not written(*dirs)
 
 
-@pytest.mark.parametrize("flag", ["--run-dir", "--results-dir"])
-def test_path_option_written_with_a_space(pytester, monkeypatch, tmp_path, flag):
-    """Without a test path, pytest takes the value for one and loses the project's settings."""
-    existing = tmp_path / "existing"
-    existing.mkdir()
-    other = "--results-dir" if flag == "--run-dir" else "--run-dir"
-    monkeypatch.chdir(ROOT)
-    result = pytester.runpytest_inprocess("--provider", "reference", "--co", "-q", flag, str(existing), f"{other}={tmp_path / 'other'}")
-    line = usage_error(result)
-    assert f"{flag}={existing}" in line and "'='" in line
-    assert not list(existing.iterdir()) and not written(tmp_path / "other")
-
-
 # -- usage errors once missed, kept as regression tests ---------------------------------------------
 
 
