@@ -105,8 +105,9 @@ class EvalRun:
         except (FileNotFoundError, ValueError, KeyError, TypeError):
             pass
         work = measure_work(problem.solution, problem.test)
-        write_json_atomic(path, {"referenceWork": work, "budget": work_budget_for(work)})
-        return work_budget_for(work)
+        budget = None if work is None else work_budget_for(work)  # None: the reference could not be metered
+        write_json_atomic(path, {"referenceWork": work, "budget": budget})
+        return budget
 
     def judge(self, item_id: str, index: int, request: Request, *, wait: bool = True) -> Completion:
         _, provider = self.judges[index]

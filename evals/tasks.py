@@ -197,7 +197,7 @@ class LeetCode(Task):
         budget = scoring.work_budget(sample)
         run = scoring.run_luau(sample, code, budget)
         counts = run.aggregated
-        return {
+        row = {
             "status": "correct" if run.passed else "wrong",
             "correct": run.passed,
             "difficulty": sample.difficulty,
@@ -206,6 +206,9 @@ class LeetCode(Task):
             "work": run.work,
             "workBudget": budget,
         }
+        if run.unmetered:  # code the instrumenter could not handle ran under the wall clock only
+            row["unmetered"] = run.unmetered
+        return row
 
     def band(self, row: dict[str, Any]) -> str:
         return row["difficulty"]

@@ -134,3 +134,24 @@ def test_a_jest_server_that_stays_busy_errors_the_items_and_writes_no_result(tmp
 
     assert "1 error" in done.stdout.splitlines()[-1] and "still busy (HTTP 503)" in done.stdout
     assert not (tmp_path / "results" / "leetcode").exists()
+
+
+def _problems_file(tmp_path, *problems: dict):
+    path = tmp_path / "problems.jsonl"
+    path.write_text("".join(json.dumps(p) + "\n" for p in problems), encoding="utf-8")
+    return path
+
+
+def test_a_reference_the_instrumenter_cannot_meter_runs_on_the_wall_clock(tmp_path):
+    """199 top-level locals compile, but not with the counter's own locals beside them: the
+    problem gets no work budget and its answers run unmetered, which each row records."""
+    many = "\n".join(f"local v{i} = {{ {i} }}" for i in range(199))
+    problem = {**PROBLEMS[0], "solution": PROBLEMS[0]["solution"].replace("local Solution = {}", "local Solution = {}\n" + many, 1)}
+    path = _problems_file(tmp_path, problem)
+    done = run_harness("tests_evals", "--provider=reference", f"--dataset={path}", "-m", "leetcode",
+                       run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+
+    assert done.returncode == 0, done.stdout[-3000:]
+    (row,) = read_result(tmp_path / "results", "leetcode")["results"]
+    assert (row["status"], row["work"], row["workBudget"]) == ("correct", None, None)
+    assert row["unmetered"].startswith("the instrumented solution does not compile (solution:")
