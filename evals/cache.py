@@ -35,7 +35,7 @@ class RunCache:
         self.session = session
 
     def record_path(self, item_id: str, role: str) -> Path:
-        return self.root / "calls" / _safe(item_id) / f"{_safe(role)}.json"
+        return self.root / "calls" / item_file_name(item_id) / f"{_safe(role)}.json"
 
     def lock(self, item_id: str, role: str) -> FileLock:
         path = self.root / "locks" / f"{_safe(item_id)}.{_safe(role)}.lock"
@@ -83,3 +83,9 @@ class RunCache:
 
 def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name)[:120]
+
+
+def item_file_name(item_id: str) -> str:
+    """The file name an item's records go under. Two ids with the same name (up to case,
+    for case-insensitive file systems) would share records: datasets refuse them at load."""
+    return _safe(item_id)

@@ -21,7 +21,7 @@ from typing import Any
 from filelock import FileLock, Timeout
 
 from evals.atomic import write_json_atomic
-from evals.cache import RunCache
+from evals.cache import RunCache, item_file_name
 from evals.config import RunConfig
 from evals.datasets.leetcode import Problem
 from evals.luau import TestRun, measure_work, run_tests_isolated, work_budget_for
@@ -99,7 +99,7 @@ class EvalRun:
         measured once per run and kept in the run folder."""
         if not problem.solution:
             return None
-        path = self.folder / "work" / f"{problem.id}.json"
+        path = self.folder / "work" / f"{item_file_name(problem.id)}.json"
         try:
             return json.loads(path.read_text())["budget"]
         except (FileNotFoundError, ValueError, KeyError, TypeError):
