@@ -51,7 +51,7 @@ def test_work_budget_for_has_a_floor_and_a_factor():
 
 
 def test_measure_work_refuses_a_failing_reference():
-    with pytest.raises(ValueError, match="does not pass its tests: 1 of 2 tests failed"):
+    with pytest.raises(ValueError, match="does not pass its own tests: 1 of 2 tests failed"):
         measure_work(solution("function Solution.double(x) return x end"), DOUBLER_SPEC)
 
 
