@@ -46,9 +46,14 @@ def summarize(task: Task, rows: list[dict[str, Any]], prices: Prices | None = No
 
 
 def _summary(task: Task, rows: list[dict[str, Any]], prices: Prices | None) -> dict[str, Any]:
+    # Items the dataset itself broke (a reference failing its own tests) are not scored:
+    # neither in n nor against the model; counted apart when there are any. Their tokens
+    # were spent all the same.
+    tokens = _token_totals(r.get("usage") for r in rows)
+    dataset_errors = sum(r["status"] == "datasetError" for r in rows)
+    rows = [r for r in rows if r["status"] != "datasetError"]
     n = len(rows)
     correct = sum(bool(r["correct"]) for r in rows)
-    tokens = _token_totals(r.get("usage") for r in rows)
     summary: dict[str, Any] = {
         "n": n,
         "correct": correct,
@@ -57,6 +62,8 @@ def _summary(task: Task, rows: list[dict[str, Any]], prices: Prices | None) -> d
         **task.summarize(rows),
         "tokens": tokens,
     }
+    if dataset_errors:
+        summary["datasetErrors"] = dataset_errors
     judge_tokens = [r["judgeUsage"] for r in rows if "judgeUsage" in r]
     if judge_tokens:
         summary["judgeTokens"] = _token_totals(judge_tokens)

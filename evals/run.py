@@ -24,9 +24,9 @@ from evals.atomic import write_json_atomic
 from evals.cache import RunCache
 from evals.config import RunConfig
 from evals.datasets.leetcode import Problem
-from evals.luau import TestRun, measure_work, run_tests_isolated, work_budget_for
+from evals.luau import ReferenceFailed, TestRun, measure_work, run_tests_isolated, work_budget_for
 from evals.names import file_name
-from evals.errors import FatalError, FatalProviderError, ProviderError, StorageError
+from evals.errors import DatasetError, FatalError, FatalProviderError, ProviderError, StorageError
 from evals.providers import Completion, Provider, Request, RetryPolicy, Throttle, call_with_retries
 from evals.scrub import Scrub
 from evals.tasks import Task
@@ -108,17 +108,26 @@ class EvalRun:
 
     def work_budget(self, problem: Problem) -> int | None:
         """The problem's deterministic work budget, from its reference solution's work,
-        measured once per run and kept in the run folder."""
+        measured once per run and kept in the run folder. A reference that fails its own
+        tests is kept too, and raises DatasetError: the problem cannot be scored."""
         if not problem.solution:
             return None
         path = self.folder / "work" / f"{file_name(problem.id)}.json"
         try:
-            return json.loads(path.read_text())["budget"]
-        except (FileNotFoundError, ValueError, KeyError, TypeError):
-            pass
-        work = measure_work(problem.solution, problem.test)
-        self._keep(path, lambda: write_json_atomic(path, {"referenceWork": work, "budget": work_budget_for(work)}))
-        return work_budget_for(work)
+            measured = json.loads(path.read_text())
+            failed, budget = measured.get("referenceFailed"), measured["budget"]
+        except (FileNotFoundError, ValueError, KeyError, TypeError, AttributeError):
+            try:
+                work = measure_work(problem.solution, problem.test)
+                failed, budget = None, None if work is None else work_budget_for(work)  # None: not meterable
+            except ReferenceFailed as failure:
+                work, failed, budget = None, failure.reason, None
+            record = {"referenceWork": work, "budget": budget} | ({"referenceFailed": failed} if failed else {})
+            self._keep(path, lambda: write_json_atomic(path, record))
+        if failed:
+            raise DatasetError(f"the reference solution does not pass its own tests ({failed}); "
+                               "fix the problem's solution or test in the dataset; the item is not scored")
+        return budget
 
     def judge(self, item_id: str, index: int, request: Request, *, wait: bool = True) -> Completion:
         _, provider = self.judges[index]

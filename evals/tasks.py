@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from evals.datasets import robloxqa
 from evals.datasets.leetcode import DIFFICULTIES, Problem, load_problems
+from evals.errors import DatasetError
 from evals.grading.luau_code import extract_code
 from evals.luau import WORK_BUDGET_FACTOR, WORK_BUDGET_FLOOR, TestRun
 from evals.grading import judges
@@ -195,13 +196,16 @@ class LeetCode(Task):
         return f"```luau\n{sample.solution or ''}\n```"
 
     def score(self, sample, completion, scoring):
+        try:
+            budget = scoring.work_budget(sample)
+        except DatasetError as error:  # the problem's fault, whatever the reply: not scored
+            return {"status": "datasetError", "correct": False, "difficulty": sample.difficulty, "error": str(error)}
         code = extract_code(completion.text, sample.entry_point)
         if code is None:
             return {"status": "wrong", "correct": False, "note": "no code in the reply"}
-        budget = scoring.work_budget(sample)
         run = scoring.run_luau(sample, code, budget)
         counts = run.aggregated
-        return {
+        row = {
             "status": "correct" if run.passed else "wrong",
             "correct": run.passed,
             "tests": f"{counts['numPassedTests']}/{counts['numTotalTests']}",
@@ -209,6 +213,9 @@ class LeetCode(Task):
             "work": run.work,
             "workBudget": budget,
         }
+        if run.unmetered:  # code the instrumenter could not handle ran under the wall clock only
+            row["unmetered"] = run.unmetered
+        return row
 
     def band(self, row: dict[str, Any]) -> str:
         return row["difficulty"]

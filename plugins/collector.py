@@ -122,6 +122,8 @@ def _describe(label: str, result: dict[str, Any], path: Path) -> list[str]:
     for key in ("unparseable", "judgeUnparseable"):
         if key in overall:
             parts.append(f"{key} {overall[key]}")
+    if overall.get("datasetErrors"):
+        parts.append(f"datasetErrors {overall['datasetErrors']} (not scored: fix the dataset)")
     if overall.get("judgeAgreement") is not None:
         parts.append(f"judges agreed {overall['judgeAgreement']:.0%}")
     tokens = overall["tokens"]

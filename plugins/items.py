@@ -18,7 +18,7 @@ import pytest
 from evals import registry
 from evals.atomic import remove_stale_temp_files
 from evals.config import results_path, run_dir
-from evals.errors import EvalError, FatalError, StorageError
+from evals.errors import DatasetError, EvalError, FatalError, StorageError
 from evals.luau import run_tests_isolated
 from evals.plan import Planned, plan
 from evals.providers import configured_secrets
@@ -218,4 +218,7 @@ def graded(request: pytest.FixtureRequest, sample: Any) -> Outcome:
     request.node.user_properties.append((ROW_PROPERTY, json.dumps({"eval": name, "row": row})))
     if row["status"] == "apiError":
         raise ApiError(row["error"])
+    if row["status"] == "datasetError":  # an error of the item, never the model's wrong answer
+        origin = getattr(sample, "origin", "")
+        raise DatasetError(f"{origin} ({sample.id}): {row['error']}" if origin else f"{sample.id}: {row['error']}")
     return Outcome(row, TASKS[name].explain(row))

@@ -260,7 +260,7 @@ def test_duplicate_ids_are_rejected(tmp_path):
     path = write_jsonl(tmp_path / "qs.jsonl", [MC_RECORDS[0], MC_RECORDS[1], {**MC_RECORDS[2], "id": "t-1"}])
     with pytest.raises(DatasetError) as error:
         load_multiple_choice(str(path), "test")
-    assert str(path) in str(error.value) and "'t-1'" in str(error.value) and "more than once" in str(error.value)
+    assert str(error.value) == f"{path}: records 1 and 3 have the same id 't-1'; ids must be unique"
 
 
 def test_missing_file_and_unknown_format(tmp_path):
@@ -456,3 +456,54 @@ def test_hub_unreachable_is_a_dataset_error(monkeypatch, tmp_path):
     with pytest.raises(DatasetError, match="check the network"):
         load_freeform("robloxqa-openended-v1", "test")
     assert not [p for p in (tmp_path / "cache").rglob("*") if p.is_file()]
+
+
+# -- through the CLI: a faulty dataset is one line when it loads, never an INTERNALERROR ---------------
+
+
+def _bad_files() -> dict[str, tuple[bytes, str]]:
+    """name -> (file content, the one line the user reads, {path} standing for the file)."""
+    good = (json.dumps(MC_RECORDS[0]) + "\n").encode()
+    latin1 = '{"id": "t-2", "question": "Qu\xe9 es?", "choices": ["a", "b"], "answer": "A"}\n'.encode("latin-1")
+    many = {**MC_RECORDS[1], "choices": [f"choice {i}" for i in range(27)], "answer": 0}
+    return {
+        "not-utf8": (good + latin1, "{path}: line 2: not UTF-8 (byte 0xe9 at column 30); save the file as UTF-8 (from Latin-1: iconv -f latin1 -t utf-8)"),
+        "more-choices-than-letters": (good + (json.dumps(many) + "\n").encode(),
+                                      "{path}: record 2: 27 choices, but only 26 letters (A-Z) to label them; keep at most 26 choices"),
+        "answer-letter-beyond-choices": (good + (json.dumps({**MC_RECORDS[1], "answer": "E"}) + "\n").encode(),
+                                         "{path}: record 2: answer 'E' is a letter beyond its choices; "
+                                         "fix the answer or the choices (its 4 choices are A-D, indexes 0-3)"),
+        "answer-index-beyond-choices": (good + (json.dumps({**MC_RECORDS[1], "answer": 4}) + "\n").encode(),
+                                        "{path}: record 2: answer index 4 is not one of its choices; "
+                                        "fix the answer or the choices (its 4 choices are A-D, indexes 0-3)"),
+        "duplicate-ids": (good + (json.dumps(MC_RECORDS[1]) + "\n" + json.dumps({**MC_RECORDS[2], "id": "t-1"}) + "\n").encode(),
+                          "{path}: records 1 and 3 have the same id 't-1'; ids must be unique"),
+        "empty-id": (good + (json.dumps({**MC_RECORDS[1], "id": " "}) + "\n").encode(),
+                     "{path}: record 2: empty id; give every record a unique id"),
+    }
+
+
+@pytest.mark.parametrize("case", list(_bad_files()))
+def test_a_faulty_dataset_is_one_line_through_the_cli(tmp_path, case):
+    from tests.harness import run_harness
+
+    content, line = _bad_files()[case]
+    path = tmp_path / "questions.jsonl"
+    path.write_bytes(content)
+    done = run_harness("tests_evals", "--provider=reference", f"--dataset={path}", run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+    assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
+    assert [text for text in (done.stdout + done.stderr).splitlines() if text.strip()] == ["ERROR: " + line.format(path=path)]
+    assert not (tmp_path / "runs").exists()
+
+
+def test_a_json_file_that_is_not_utf8_names_its_line(tmp_path):
+    path = tmp_path / "qs.json"
+    path.write_bytes(b'[\n' + json.dumps(MC_RECORDS[0]).encode() + b',\n{"id": "\xff"}\n]')
+    with pytest.raises(DatasetError, match=r"qs.json: line 3: not UTF-8 \(byte 0xff at column 9\)"):
+        load_multiple_choice(str(path), "test")
+
+
+def test_a_utf8_bom_is_read_past(tmp_path):
+    path = tmp_path / "qs.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + "".join(json.dumps(r) + "\r\n" for r in MC_RECORDS).encode())
+    assert [q.id for q in load_multiple_choice(str(path), "test")[0]] == ["t-1", "t-2", "t-3"]

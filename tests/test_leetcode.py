@@ -4,6 +4,7 @@ solutions, per-difficulty summaries, and xdist runs agreeing with serial ones.""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -134,3 +135,43 @@ def test_a_jest_server_that_stays_busy_errors_the_items_and_writes_no_result(tmp
 
     assert "1 error" in done.stdout.splitlines()[-1] and "still busy (HTTP 503)" in done.stdout
     assert not (tmp_path / "results" / "leetcode").exists()
+
+
+def _problems_file(tmp_path, *problems: dict):
+    path = tmp_path / "problems.jsonl"
+    path.write_text("".join(json.dumps(p) + "\n" for p in problems), encoding="utf-8")
+    return path
+
+
+def test_a_reference_failing_its_own_tests_is_a_dataset_error_not_scored(tmp_path):
+    broken = {**PROBLEMS[0], "solution": PROBLEMS[0]["wrong_solution"]}
+    path = _problems_file(tmp_path, PROBLEMS[1], broken)
+    done = run_harness("tests_evals", "--provider=reference", f"--dataset={path}", "-m", "leetcode",
+                       run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+
+    assert done.returncode == 1, done.stdout[-3000:]
+    assert (f"DatasetError: {path}: record 2 ({broken['task_id']}): the reference solution does not pass its own tests "
+            "(2 of 9 tests failed); fix the problem's solution or test in the dataset; the item is not scored") in done.stdout
+    assert "Traceback" not in done.stdout
+    assert re.fullmatch(r"=+ 1 passed, \d+ deselected, 1 error in .* =+", done.stdout.splitlines()[-1])
+    result = read_result(tmp_path / "results", "leetcode")
+    overall = result["summary"]["overall"]
+    assert (overall["n"], overall["correct"], overall["accuracy"], overall["datasetErrors"]) == (1, 1, 1.0, 1)
+    row = {r["id"]: r for r in result["results"]}[broken["task_id"]]
+    assert (row["status"], row["correct"], row["difficulty"]) == ("datasetError", False, "easy")
+    assert "datasetErrors 1 (not scored: fix the dataset)" in done.stdout
+
+
+def test_a_reference_the_instrumenter_cannot_meter_runs_on_the_wall_clock(tmp_path):
+    """199 top-level locals compile, but not with the counter's own locals beside them: the
+    problem gets no work budget and its answers run unmetered, which each row records."""
+    many = "\n".join(f"local v{i} = {{ {i} }}" for i in range(199))
+    problem = {**PROBLEMS[0], "solution": PROBLEMS[0]["solution"].replace("local Solution = {}", "local Solution = {}\n" + many, 1)}
+    path = _problems_file(tmp_path, problem)
+    done = run_harness("tests_evals", "--provider=reference", f"--dataset={path}", "-m", "leetcode",
+                       run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+
+    assert done.returncode == 0, done.stdout[-3000:]
+    (row,) = read_result(tmp_path / "results", "leetcode")["results"]
+    assert (row["status"], row["work"], row["workBudget"]) == ("correct", None, None)
+    assert row["unmetered"].startswith("the instrumented solution does not compile (solution:")

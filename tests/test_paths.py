@@ -21,7 +21,7 @@ pytest_plugins = ["pytester"]
 # Ids a dataset file may hold. Before, `../../../../x` wrote outside the run folder, and `a/b`,
 # `a_b` and `a b` (or two long ids sharing their first 120 characters) shared one cache record.
 IDS = [
-    "../../../../x", "..", ".", "", "a/b", "a_b", "a b", "a\\b", "x\x00y", "Q1", "q1", "con", "-rf", ".hidden",
+    "../../../../x", "..", ".", "a  b", "a/b", "a_b", "a b", "a\\b", "x\x00y", "Q1", "q1", "con", "-rf", ".hidden",
     "é", "日本語", "\ud800", "x" * 10_000, "x" * 9_999 + "y", "mc-001",
 ]
 

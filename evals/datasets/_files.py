@@ -3,6 +3,7 @@ and the record."""
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import json
 from pathlib import Path
@@ -50,7 +51,8 @@ def column(path: Path, line: int, record: dict[str, Any], names: Sequence[str], 
 
 
 def load_each(path: Path, records: Numbered, build: Callable[[int, dict[str, Any]], Any], *, split: str) -> list[Any]:
-    """`build(line, record)` for every record, with an error naming the record on failure."""
+    """`build(line, record)` for every record, with an error naming the record on failure;
+    then every id checked: not empty, unique, and not sharing its run-folder files with another."""
     if not records:
         raise DatasetError(f"{path}: no {split!r} records in the file; check the file or --split")
     items = []
@@ -61,25 +63,47 @@ def load_each(path: Path, records: Numbered, build: Callable[[int, dict[str, Any
             raise
         except (ValueError, TypeError, KeyError, IndexError) as error:
             raise DatasetError(f"{path}: record {line}: {error}") from None
-    ids = [item.id for item in items]
-    if len(set(ids)) != len(ids):
-        dup = next(i for i in ids if ids.count(i) > 1)
-        raise DatasetError(f"{path}: id {dup!r} appears more than once; ids must be unique")
+    _check_ids(path, [(line, item.id) for (line, _), item in zip(records, items)])
     return items
+
+
+def _check_ids(path: Path, ids: list[tuple[int, str]]) -> None:
+    """Every id present and unique. (Any id has run-folder files of its own: `evals.names`.)"""
+    seen: dict[str, int] = {}
+    for line, item_id in ids:
+        if not item_id.strip():
+            raise DatasetError(f"{path}: record {line}: empty id; give every record a unique id")
+        first_line = seen.setdefault(item_id, line)
+        if first_line != line:
+            raise DatasetError(f"{path}: records {first_line} and {line} have the same id {item_id!r}; ids must be unique")
 
 
 def _read_jsonl(path: Path) -> Numbered:
     records = []
-    with path.open(encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise DatasetError(f"{path}: record {number}: not valid JSON ({error.msg} at column {error.colno})") from None
-            records.append((number, _record(path, number, row)))
+    for number, raw in enumerate(path.read_bytes().removeprefix(codecs.BOM_UTF8).split(b"\n"), start=1):
+        line = _decode(path, number, raw)
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise DatasetError(f"{path}: record {number}: not valid JSON ({error.msg} at column {error.colno})") from None
+        records.append((number, _record(path, number, row)))
     return records
+
+
+def _decode(path: Path, first_line: int, raw: bytes) -> str:
+    """`raw` (starting at line `first_line` of the file) as text; bytes that are not UTF-8 are
+    one DatasetError naming the line, never a UnicodeDecodeError."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = first_line + raw.count(b"\n", 0, error.start)
+        column = error.start - raw.rfind(b"\n", 0, error.start)
+        raise DatasetError(
+            f"{path}: line {line}: not UTF-8 (byte 0x{raw[error.start]:02x} at column {column}); "
+            "save the file as UTF-8 (from Latin-1: iconv -f latin1 -t utf-8)"
+        ) from None
 
 
 def _read_parquet(path: Path) -> Numbered:
@@ -95,7 +119,7 @@ def _read_parquet(path: Path) -> Numbered:
 
 def _load_json(path: Path) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(_decode(path, 1, path.read_bytes().removeprefix(codecs.BOM_UTF8)))
     except json.JSONDecodeError as error:
         raise DatasetError(f"{path}: not valid JSON ({error.msg} at line {error.lineno})") from None
 

@@ -5,7 +5,7 @@ solution sets each problem's work budget and is what the `reference` provider an
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ class Problem:
     entry_point: str
     test: str
     solution: str | None  # the reference solution, when the dataset has one
+    origin: str = field(default="", compare=False)  # "<file>: record <n>", for errors that are the dataset's
 
 
 def load_problems(source: str, split: str) -> tuple[list[Problem], dict[str, Any]]:
@@ -55,6 +56,7 @@ def load_problems(source: str, split: str) -> tuple[list[Problem], dict[str, Any
             entry_point=column(path, line, record, ("entry_point",)),
             test=column(path, line, record, ("test",)),
             solution=column(path, line, record, ("solution", "completion", "reference_solution"), required=False),
+            origin=f"{path}: record {line}",
         )
 
     records = [(line, r) for line, r in read_records(path) if r.get("split", split) == split]

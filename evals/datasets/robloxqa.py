@@ -93,6 +93,11 @@ def load_multiple_choice(source: str, split: str) -> tuple[list[MultipleChoiceQu
         choices = column(path, line, record, CHOICES, kind=(list, tuple))
         if len(choices) < 2 or not all(isinstance(c, str) for c in choices):
             raise DatasetError(f"{path}: record {line}: 'choices' must be a list of at least two strings")
+        if len(choices) > len(LETTERS):
+            raise DatasetError(
+                f"{path}: record {line}: {len(choices)} choices, but only {len(LETTERS)} letters (A-Z) to label them; "
+                f"keep at most {len(LETTERS)} choices"
+            )
         answer = column(path, line, record, ANSWER, kind=(str, int))
         return MultipleChoiceQuestion(qid, question, tuple(choices), _answer_letter(path, line, answer, choices))
 
@@ -131,13 +136,17 @@ def _seed(qid: str) -> int:
 
 
 def _answer_letter(path: Path, line: int, answer: str | int, choices: list[str]) -> str:
+    letters = LETTERS[: len(choices)]
+    fix = f"fix the answer or the choices (its {len(choices)} choices are {letters[0]}-{letters[-1]}, indexes 0-{len(choices) - 1})"
     if isinstance(answer, int):
         if not 0 <= answer < len(choices):
-            raise DatasetError(f"{path}: record {line}: answer index {answer} is out of range for {len(choices)} choices")
+            raise DatasetError(f"{path}: record {line}: answer index {answer} is not one of its choices; {fix}")
         return LETTERS[answer]
     letter = answer.strip().strip("()").upper()
-    if len(letter) == 1 and letter in LETTERS[: len(choices)]:
+    if len(letter) == 1 and letter in letters:
         return letter
     if answer in choices:
         return LETTERS[choices.index(answer)]
-    raise DatasetError(f"{path}: record {line}: answer {answer!r} is neither a choice letter, an index nor a choice's text")
+    if len(letter) == 1 and letter in LETTERS:
+        raise DatasetError(f"{path}: record {line}: answer {answer!r} is a letter beyond its choices; {fix}")
+    raise DatasetError(f"{path}: record {line}: answer {answer!r} is neither a choice's letter, index nor text; {fix}")

@@ -10,11 +10,12 @@ that a hung C call or a crash of the VM cannot take the caller down.
 
 from .isolated import run_tests_isolated
 from .result import TestRun
-from .runner import WORK_BUDGET_FACTOR, WORK_BUDGET_FLOOR, measure_work, run_tests, work_budget_for
+from .runner import WORK_BUDGET_FACTOR, WORK_BUDGET_FLOOR, ReferenceFailed, measure_work, run_tests, work_budget_for
 
 __all__ = [
     "WORK_BUDGET_FACTOR",
     "WORK_BUDGET_FLOOR",
+    "ReferenceFailed",
     "TestRun",
     "measure_work",
     "run_tests",

@@ -12,9 +12,11 @@ One unit of work is one function entry or one loop iteration. The count
 depends only on the program, never on machine speed.
 
 The inserted names are random per run, so code under test cannot refer to
-them (it cannot read its own source, and they are removed from its
-environment before its first statement runs). Insertions contain no newline,
-so error line numbers stay those of the original source.
+them (it cannot read its own source, and the two hooks it reads from its
+environment are only lent through the environment's metatable, taken away by
+its first statement). Insertions contain no newline, so error line numbers
+stay those of the original source. The bodies of type functions get no
+counter: they run in the type checker, never in the VM.
 """
 
 from __future__ import annotations
@@ -32,12 +34,16 @@ class LexError(ValueError):
     """The source is not lexically valid Luau (unterminated string or comment)."""
 
 
+# The lexer below follows Luau's own (Ast/src/Lexer.cpp) rule for rule: a string
+# or comment that ends one character early or late would hide a loop from its
+# counter, or put a counter inside a string.
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Luau's readNumber: digits, dots and underscores, then an optional exponent
 # marker with its sign, then letters and digits. So `0xE-1` is `0xE`, `-`, `1`.
 _NUMBER = re.compile(r"[0-9.][0-9._]*(?:[eE][+-]?)?[0-9A-Za-z_]*")
-_SPACE = re.compile(r"[ \t\r\n\v\f]+")
+_SPACE = re.compile(r"[ \t\r\n\v\f]*")
 _LONG_OPEN = re.compile(r"\[(=*)\[")
+_LINE_END = re.compile(r"[\r\n]")  # a line comment ends at a lone carriage return too
 _DIGITS = "0123456789"
 _SYMBOLS = (
     "...", "//=", "..=",
@@ -59,6 +65,7 @@ def _tokens(source: str) -> list[_Token]:
     match Luau's lexer exactly on valid programs: a keyword wrongly taken to be
     inside a string would leave a loop without its counter.
     """
+    source = source.split("\0", 1)[0]  # Luau reads a NUL character as the end of the source
     tokens: list[_Token] = []
     # One entry per open interpolated string: the brace depth inside its
     # current `{...}` expression.
@@ -73,8 +80,8 @@ def _tokens(source: str) -> list[_Token]:
             if long:
                 i = _long_bracket_end(source, long)
             else:
-                newline = source.find("\n", i)
-                i = n if newline < 0 else newline + 1
+                line_end = _LINE_END.search(source, i)
+                i = n if line_end is None else line_end.start()
         elif c in "\"'":
             i = _quoted_end(source, i + 1, c)
             tokens.append(_Token("literal", c, i))
@@ -84,10 +91,12 @@ def _tokens(source: str) -> list[_Token]:
             i, opens_expression = _interpolated_segment_end(source, i + 1)
             if opens_expression:
                 interpolations.append(0)
-            tokens.append(_Token("literal", "`", i))
+            tokens.append(_Token("literal", "`{" if opens_expression else "`", i))
         elif c == "[" and (long := _LONG_OPEN.match(source, i)):
             i = _long_bracket_end(source, long)
             tokens.append(_Token("literal", "[[", i))
+        elif source.startswith("[=", i):
+            raise LexError("invalid long string delimiter")
         elif _NAME.match(c):
             m = _NAME.match(source, i)
             i = m.end()
@@ -121,19 +130,25 @@ def _quoted_end(source: str, i: int, quote: str) -> int:
     while i < n:
         c = source[i]
         if c == "\\":
-            i += _escape_length(source, i)
+            i = _escape_end(source, i)
         elif c == quote:
             return i + 1
-        elif c == "\n":
+        elif c in "\r\n":
             break
         else:
             i += 1
     raise LexError("unterminated string")
 
 
-def _escape_length(source: str, backslash: int) -> int:
-    # Luau lets a backslash continue a string over a line break, CRLF included.
-    return 3 if source.startswith("\r\n", backslash + 1) else 2
+def _escape_end(source: str, backslash: int) -> int:
+    """Luau's readBackslashInString: where the escape starting at `backslash` ends. Its
+    validity (\\x, \\u{...}, \\ddd) is the compiler's to judge; only its length matters here."""
+    escaped = source[backslash + 1 : backslash + 2]
+    if escaped == "\r":  # a line break, CRLF or a lone CR, continues the string
+        return backslash + (3 if source.startswith("\n", backslash + 2) else 2)
+    if escaped == "z":  # skips the whitespace after it, line breaks included
+        return _SPACE.match(source, backslash + 2).end()
+    return backslash + 1 + len(escaped)
 
 
 def _interpolated_segment_end(source: str, i: int) -> tuple[int, bool]:
@@ -142,20 +157,37 @@ def _interpolated_segment_end(source: str, i: int) -> tuple[int, bool]:
     while i < n:
         c = source[i]
         if c == "\\":
-            i += _escape_length(source, i)
+            # A `\u{` escape is not the start of an expression: Luau skips those three characters.
+            i = i + 3 if source.startswith("u{", i + 1) else _escape_end(source, i)
         elif c == "`":
             return i + 1, False
         elif c == "{":
+            if source.startswith("{", i + 1):
+                raise LexError("'{{' in an interpolated string")
             return i + 1, True
-        elif c == "\n":
+        elif c in "\r\n":
             break
         else:
             i += 1
     raise LexError("unterminated interpolated string")
 
 
+# Tokens after which an expression, never a statement, comes next: an `if` there is an
+# if-expression (it has no `end`), a `type` there is a value (not `type function`).
+_EXPRESSION_FOLLOWS = frozenset({
+    "=", "(", ",", "{", "[", "`{", "return", "in", "while", "until", "if", "elseif", "not", "and", "or",
+    "#", "+", "-", "*", "/", "//", "%", "^", "..", "==", "~=", "<", "<=", ">", ">=",
+    "+=", "-=", "*=", "/=", "//=", "%=", "^=", "..=",
+})
+
+
 class _Parser:
-    """Finds the offsets where a statement may be inserted at the start of a body."""
+    """Finds the offsets where a statement may be inserted at the start of a body.
+
+    It follows the blocks (`function`/`do`/`if` ... `end`, `repeat` ... `until`) only
+    as far as needed to leave out the bodies of type functions (`type function f()`):
+    they run in the type checker only, and cannot see the counter's locals.
+    """
 
     def __init__(self, tokens: list[_Token]) -> None:
         self.tokens = tokens
@@ -168,16 +200,45 @@ class _Parser:
         return self.pos < len(self.tokens) and self.tokens[self.pos].kind == "name"
 
     def body_starts(self) -> list[int]:
-        offsets = []
+        offsets: list[int] = []
+        blocks: list[str] = []  # the open blocks, innermost last
+        branch_is_expression = False  # whether the last `then`/`else` was an if-expression's
+        due_before = False  # whether an expression was due at the previous token
         while self.pos < len(self.tokens):
+            previous = self.tokens[self.pos - 1] if self.pos else None
             token = self.tokens[self.pos]
             self.pos += 1
+            due = previous is not None and (
+                previous.text in _EXPRESSION_FOLLOWS or previous.text in ("then", "else") and branch_is_expression
+            )
+            counted = "type function" not in blocks
             if token.kind != "name":
-                continue
-            if token.text in ("do", "repeat"):
-                offsets.append(token.end)
+                pass
             elif token.text == "function":
-                offsets.append(self.function_body_start())
+                # `type function`, unless that `type` is a value (`local t = type`) or a field (`a.type`).
+                before = self.tokens[self.pos - 3].text if self.pos >= 3 else None
+                typed = previous is not None and previous.text == "type" and not due_before and before not in (".", ":")
+                start = self.function_body_start()
+                blocks.append("type function" if typed else "function")
+                if counted and not typed:
+                    offsets.append(start)
+            elif token.text in ("do", "repeat"):
+                if token.text == "do" and blocks and blocks[-1] in ("while", "for"):
+                    blocks.pop()
+                blocks.append(token.text)
+                if counted:
+                    offsets.append(token.end)
+            elif token.text in ("while", "for"):
+                blocks.append(token.text)
+            elif token.text == "if":
+                blocks.append("if-expression" if due else "if")
+            elif token.text in ("then", "else"):
+                branch_is_expression = bool(blocks) and blocks[-1] == "if-expression"
+                if token.text == "else" and branch_is_expression:
+                    blocks.pop()  # an if-expression ends with its else branch
+            elif token.text in ("end", "until") and blocks:
+                blocks.pop()
+            due_before = due
         return offsets
 
     def function_body_start(self) -> int:
@@ -257,11 +318,14 @@ class Instrumented:
     def render(self, names: MeterNames) -> str:
         n, limit, slow, tick = names.count, names.limit, names.slow, names.tick
         prelude = (
-            f"local {n}, {limit}, {slow} = 0, 0, {names.slow_global}; {names.slow_global} = nil; "
+            # The two hooks are read through the environment's metatable, which
+            # the host removes when the chunk registers: the environment table
+            # itself is never written, so nothing (not even the order `pairs`
+            # visits it in) tells an instrumented run from a bare one.
+            f"local {n}, {limit}, {slow} = 0, 0, {names.slow_global}; "
             # The host calls this to collect the count; the zeroed limit makes
             # the chunk check in again before its next unit.
             f"{names.register_global}(function() local c = {n}; {n} = 0; {limit} = 0; return c end); "
-            f"{names.register_global} = nil; "
             # Zero the limit before calling out: if the call raises (budget or
             # time exhausted) every later unit comes straight back here.
             f"local function {tick}() local c = {n}; {n} = 0; {limit} = 0; {limit} = {slow}(c) end "

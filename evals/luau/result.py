@@ -26,8 +26,11 @@ class TestRun:
       (title, fullName, ancestorTitles, status, failureMessages), status being
       "passed", "failed" or "pending".
     output: what the code printed, capped, with a marker when cut.
-    work: units of work used (function entries plus loop iterations).
+    work: units of work used (function entries plus loop iterations); None when
+      the run was not metered.
     elapsed: wall-clock seconds.
+    unmetered: None for a metered run; else why it ran without a work count
+      (the instrumenter could not handle a source), under the wall clock only.
     """
 
     __test__ = False  # keeps pytest from collecting this class
@@ -37,8 +40,9 @@ class TestRun:
     aggregated: dict[str, Any]
     tests: list[dict[str, Any]]
     output: str
-    work: int
+    work: int | None
     elapsed: float
+    unmetered: str | None = None
 
     @property
     def passed(self) -> bool:
@@ -55,8 +59,9 @@ class TestRun:
         exec_error: str | None,
         failure_cause: str | None,
         output: str,
-        work: int,
+        work: int | None,
         elapsed: float,
+        unmetered: str | None = None,
     ) -> TestRun:
         """Decide the verdict from per-test results and any suite-level error.
 
@@ -88,7 +93,7 @@ class TestRun:
             "numPendingTests": counts["pending"],
             "testExecError": exec_error,
         }
-        return cls(status, reason, aggregated, tests, output, work, elapsed)
+        return cls(status, reason, aggregated, tests, output, work, elapsed, unmetered)
 
     @classmethod
     def error(cls, reason: str, *, work: int = 0, elapsed: float = 0.0, output: str = "") -> TestRun:

@@ -11,6 +11,14 @@ Limits, in the order they decide a verdict:
 This in-process runner cannot stop a single long call into C (for example a
 catastrophically backtracking string pattern) before it returns, nor survive
 a crash of the VM; run_tests_isolated (isolated.py) adds both.
+
+Code the instrumenter cannot handle (it cannot split the source, or the split
+source does not compile while the original does) is never held against its
+author: the run goes on unmetered, both sources as they are, with no work
+count and no work budget, the wall clock checked through the VM's interrupt
+(about 2 us per call or loop iteration) unless the caller keeps the clock
+itself (run_tests_isolated kills its worker); the TestRun says so in
+`unmetered`.
 """
 
 from __future__ import annotations
@@ -22,12 +30,12 @@ import threading
 import time
 from pathlib import Path
 
-from pluau import Compiler, Function, Lua, String, Table
+from pluau import Compiler, Function, Lua, String, Table, VmState
 
 from .instrument import LexError, MeterNames, instrument
 from .result import TestRun
 
-__all__ = ["WORK_BUDGET_FACTOR", "WORK_BUDGET_FLOOR", "measure_work", "run_tests", "work_budget_for"]
+__all__ = ["WORK_BUDGET_FACTOR", "WORK_BUDGET_FLOOR", "ReferenceFailed", "measure_work", "run_tests", "work_budget_for"]
 
 # A model's answer may use up to WORK_BUDGET_FACTOR times the reference
 # solution's work, and never less than WORK_BUDGET_FLOOR units (a few
@@ -56,14 +64,23 @@ def work_budget_for(reference_work: int) -> int:
     return max(WORK_BUDGET_FLOOR, WORK_BUDGET_FACTOR * reference_work)
 
 
-def measure_work(solution: str, tests: str, *, timeout: float = 60.0) -> int:
-    """Run a reference solution without a budget and return the units of work it used.
+class ReferenceFailed(ValueError):
+    """A reference solution that does not pass its own tests: the dataset's fault."""
 
-    Raises ValueError if the reference does not pass its own tests.
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"the reference solution does not pass its own tests: {reason}")
+        self.reason = reason  # the run's reason, e.g. "2 of 9 tests failed"
+
+
+def measure_work(solution: str, tests: str, *, timeout: float = 60.0) -> int | None:
+    """Run a reference solution without a budget and return the units of work it used,
+    or None when it could not be metered (see `TestRun.unmetered`).
+
+    Raises ReferenceFailed if the reference does not pass its own tests.
     """
     run = run_tests(solution, tests, timeout=timeout)
     if not run.passed:
-        raise ValueError(f"the reference solution does not pass its tests: {run.reason}")
+        raise ReferenceFailed(run.reason or run.status)
     return run.work
 
 
@@ -75,17 +92,23 @@ def run_tests(
     timeout: float = TIMEOUT,
     memory_limit: int = MEMORY_LIMIT,
     output_limit: int = OUTPUT_LIMIT,
+    metered: bool = True,
+    clock_kept_by_caller: bool = False,
 ) -> TestRun:
     """Run `tests` (a Jest Lua spec) against `solution` (a module source) in this process.
 
     Neither source can reach the host: see docs/luau-test-format.md for what
     they can use. `work_budget` None means unlimited (the timeout still holds).
+    `metered=False` runs both sources as they are, as the fallback for code
+    the instrumenter cannot handle does: no work count, the wall clock only.
+    `clock_kept_by_caller`: an unmetered run does not check the clock (the
+    caller stops the process at the timeout), so it runs at full speed.
     """
     started = time.perf_counter()
     meter = _Meter(work_budget, started + timeout, memory_limit)
     sandbox = _Sandbox(memory_limit)
     try:
-        outcome = _run(sandbox.vm, meter, solution, tests, output_limit)
+        outcome = _run(sandbox.vm, meter, solution, tests, output_limit, metered, clock_kept_by_caller)
     finally:
         sandbox.close()
     elapsed = time.perf_counter() - started
@@ -103,8 +126,9 @@ def run_tests(
         exec_error=exec_error,
         failure_cause=failure_cause,
         output=outcome.output,
-        work=meter.used,
+        work=None if outcome.unmetered else meter.used,
         elapsed=elapsed,
+        unmetered=outcome.unmetered,
     )
 
 
@@ -152,6 +176,18 @@ class _Meter:
             free = self.budget - self.used
         counter.allowance = min(_UNITS_PER_CHECK, free)
         return counter.allowance
+
+    def unmetered(self) -> None:
+        """From now on only the wall clock counts: no chunk checks in."""
+        self.budget = None
+
+    def interrupt(self, vm: Lua) -> VmState:
+        """The VM's interrupt for an unmetered run: once past the deadline every
+        interrupt ends the code at hand (a yield there is an error the code
+        cannot catch; raising from an interrupt would crash pluau inside pcall)."""
+        if self.stopped is None and time.perf_counter() > self.deadline:
+            self.stopped = "time"
+        return VmState.Continue if self.stopped is None else VmState.Yield
 
     def memory_exhausted(self, vm: Lua) -> None:
         self.stopped = self.stopped or "memory"
@@ -220,27 +256,42 @@ class _Sandbox:
 
 
 class _Outcome:
-    def __init__(self, tests: list[dict], exec_error: str | None, output: str) -> None:
+    def __init__(self, tests: list[dict], exec_error: str | None, output: str, unmetered: str | None = None) -> None:
         self.tests = tests
         self.exec_error = exec_error
         self.output = output
+        self.unmetered = unmetered
 
 
 class _SourceRejected(Exception):
     pass
 
 
-def _run(vm: Lua, meter: _Meter, solution: str, tests: str, output_limit: int) -> _Outcome:
+class _NotInstrumentable(Exception):
+    pass
+
+
+def _run(vm: Lua, meter: _Meter, solution: str, tests: str, output_limit: int, metered: bool, clock_kept_by_caller: bool) -> _Outcome:
     """Everything that holds Lua handles; they are all released when this returns."""
     config = vm.create_table()
     config.raw_set("outputLimit", output_limit)
     config.raw_set("shouldStop", vm.create_function(lambda lua, args: meter.stopped is not None))
     config.raw_set("memoryExhausted", vm.create_function(lambda lua, args: meter.memory_exhausted(lua)))
+    unmetered = None if metered else "metering was turned off"
     try:
         harness = vm.load_chunk(_jest_bytecode(), "=jest", is_binary_chunk=True)(config)[0]
+        sources = [(solution, "solution", harness.raw_get("solutionEnv")), (tests, "test", harness.raw_get("testEnv"))]
         try:
-            solution_chunk = _load(vm, harness.raw_get("solutionEnv"), solution, "solution", meter)
-            test_chunk = _load(vm, harness.raw_get("testEnv"), tests, "test", meter)
+            try:
+                if not metered:
+                    raise _NotInstrumentable(unmetered)
+                solution_chunk, test_chunk = _load_metered(vm, meter, sources)
+            except _NotInstrumentable as why:
+                unmetered = str(why)
+                solution_chunk, test_chunk = (_compile_or_reject(vm, source, name, env) for source, name, env in sources)
+                meter.unmetered()
+                if not clock_kept_by_caller:
+                    vm.set_interrupt(meter.interrupt)
         except _SourceRejected as rejected:
             return _Outcome([], str(rejected), "")
         report = harness.raw_get("run")(test_chunk, solution_chunk)[0]
@@ -248,28 +299,56 @@ def _run(vm: Lua, meter: _Meter, solution: str, tests: str, output_limit: int) -
             [_read_test(entry) for entry in _array(report.raw_get("tests"))],
             _optional_text(report.raw_get("execError")),
             _output(report, output_limit),
+            unmetered,
         )
     except RuntimeError as error:  # the harness itself failed, e.g. out of memory
-        return _Outcome([], f"the test harness failed: {error}", "")
+        return _Outcome([], f"the test harness failed: {error}", "", unmetered)
     finally:
         meter.settle()
 
 
-def _load(vm: Lua, env: Table, source: str, name: str, meter: _Meter) -> Function:
-    names = MeterNames.fresh()
-    try:
-        instrumented = instrument(source).render(names)
-    except LexError:
-        _compile_or_reject(vm, source, name)
-        raise _SourceRejected(f"could not instrument the {name} for metering") from None
+def _load_metered(vm: Lua, meter: _Meter, sources: list[tuple[str, str, Table]]) -> list[Function]:
+    """Each source instrumented and compiled, then hooked to the meter: all of them, or
+    none (_NotInstrumentable says why; a real syntax error is _SourceRejected)."""
+    compiled = []
+    for source, name, env in sources:
+        names = MeterNames.fresh()
+        try:
+            text = instrument(source).render(names)
+        except LexError as error:
+            _compile_or_reject(vm, source, name, env)
+            raise _NotInstrumentable(f"the instrumenter could not read the {_label(name)} ({error})") from None
+        try:
+            chunk = vm.load_chunk(text, "=" + name, env)
+        except RuntimeError as error:
+            _compile_or_reject(vm, source, name, env)
+            message = str(error).removeprefix("syntax error: ")
+            raise _NotInstrumentable(f"the instrumented {_label(name)} does not compile ({message})") from None
+        compiled.append((chunk, names, env))
+    for _, names, env in compiled:
+        _hook(vm, meter, names, env)
+    return [chunk for chunk, _, _ in compiled]
+
+
+def _hook(vm: Lua, meter: _Meter, names: MeterNames, env: Table) -> None:
+    """Lend the chunk its two hooks through `env`'s metatable, taken away again when the
+    chunk registers (its first statement), so the environment table is never written."""
     counter = meter.counter()
 
     def register(lua: Lua, args: tuple) -> None:
         counter.flush = args[0]
+        env.set_metatable(None)
 
-    env.raw_set(names.slow_global, vm.create_function(lambda lua, args: meter.charge(counter, int(args[0]))))
-    env.raw_set(names.register_global, vm.create_function(register))
-    return _compile_or_reject(vm, instrumented, name, env)
+    hooks = vm.create_table()
+    hooks.raw_set(names.slow_global, vm.create_function(lambda lua, args: meter.charge(counter, int(args[0]))))
+    hooks.raw_set(names.register_global, vm.create_function(register))
+    metatable = vm.create_table()
+    metatable.raw_set("__index", hooks)
+    env.set_metatable(metatable)
+
+
+def _label(name: str) -> str:
+    return "solution" if name == "solution" else "test file"
 
 
 def _compile_or_reject(vm: Lua, source: str, name: str, env: Table | None = None) -> Function:
@@ -277,8 +356,7 @@ def _compile_or_reject(vm: Lua, source: str, name: str, env: Table | None = None
         return vm.load_chunk(source, "=" + name, env)
     except RuntimeError as error:
         message = str(error).removeprefix("syntax error: ")
-        label = "solution" if name == "solution" else "test file"
-        raise _SourceRejected(f"syntax error in {label}: {message}") from None
+        raise _SourceRejected(f"syntax error in {_label(name)}: {message}") from None
 
 
 @functools.cache

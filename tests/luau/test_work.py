@@ -51,7 +51,7 @@ def test_work_budget_for_has_a_floor_and_a_factor():
 
 
 def test_measure_work_refuses_a_failing_reference():
-    with pytest.raises(ValueError, match="does not pass its tests: 1 of 2 tests failed"):
+    with pytest.raises(ValueError, match="does not pass its own tests: 1 of 2 tests failed"):
         measure_work(solution("function Solution.double(x) return x end"), DOUBLER_SPEC)
 
 
@@ -71,6 +71,12 @@ def test_measure_work_refuses_a_failing_reference():
         "local function f<T>(x: T, ...: number): ...T while true do end end f(1)",
         "local function f(): typeof(setmetatable({}, {})) while true do end end f()",
         "local function f(n) (function() end)() return if n == 0 then 0 else f(n - 1) + f(n - 1) end f(60)",
+        "local s = 'a\\z\n  ' while true do end",
+        "local s = `\\z\n{1}\\z\r\n` while true do end",
+        "local x = 1 -- a comment ends at a lone CR\rwhile true do end",
+        "type function T(t) return t end while true do end",
+        "local t = type\nfunction f() while true do end end f()",
+        "local x = if true then 1 else 2 if x then while true do end end",
     ],
 )
 def test_no_loop_escapes_the_counter(source):
