@@ -38,6 +38,8 @@ _VERDICT_LINE = re.compile(r"^[\s*_`#>]*+VERDICT[\s*_`]*+:[\s*_`]*+(CORRECT|INCO
 # The word, case-insensitive (a verdict line holds it once). It starts with a class, not under
 # IGNORECASE, so that the regex engine skips to the v's instead of trying every position.
 _VERDICT_WORD = re.compile(r"[Vv](?i:ERDICT)")
+# Where str.splitlines splits a line.
+_LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 def judge_prompt(question: str, reference: str, reply: str) -> str:
@@ -55,14 +57,15 @@ def parse_verdict(text: str) -> bool | None:
     with it: a judge that wrote both is unparseable, never a pass. Linear in the reply's
     length (`bench/parse.py`); the other lines are read only when the word VERDICT is in
     the reply more than once."""
-    lines = text.strip().splitlines()  # the last one is not blank: the text ends with no space
-    last = _VERDICT_LINE.match(lines[-1]) if lines else None
+    text = text.strip()  # so the last line is not blank
+    last_break = _LINE_BREAK.search(text[::-1])
+    last = _VERDICT_LINE.match(text[len(text) - last_break.start() :] if last_break else text)
     if not last:
         return None
     verdict = last.group(1).upper()
     first = _VERDICT_WORD.search(text)
     if first and _VERDICT_WORD.search(text, first.end()):
-        if {m.group(1).upper() for m in filter(None, map(_VERDICT_LINE.match, lines))} != {verdict}:
+        if {m.group(1).upper() for m in filter(None, map(_VERDICT_LINE.match, text.splitlines()))} != {verdict}:
             return None
     return verdict == "CORRECT"
 
