@@ -5,12 +5,14 @@ Each generator builds a reply of about `size` characters (all ASCII, so bytes) b
 a unit. The parsers must be linear in the reply's length on every one of them: `bench/parse.py`
 times them at several sizes, `tests/test_parsing_linear.py` runs them at 1 MB under a hang
 guard. `python -m tests.adversarial_replies --serve` is that guard's child process: it reads
-"NAME SIZE" lines and answers each with a JSON line of what the three parsers made of it."""
+"NAME SIZE" lines and answers each with a JSON line of what the three parsers made of it
+("sleep SECONDS" only sleeps, for the guard's own test)."""
 
 from __future__ import annotations
 
 import json
 import sys
+import time
 from dataclasses import dataclass
 from typing import Callable
 
@@ -112,6 +114,10 @@ def parse_all(reply: str) -> dict[str, object]:
 def serve() -> None:
     for line in sys.stdin:
         name, size = line.split()
+        if name == "sleep":  # a parse that hangs, for the guard's own test
+            time.sleep(float(size))
+            print("{}", flush=True)
+            continue
         print(json.dumps(parse_all(BY_NAME[name].build(int(size)))), flush=True)
 
 
