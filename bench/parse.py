@@ -6,7 +6,8 @@ Every reply of `tests/adversarial_replies.py` (repeated and unclosed fences, tho
 "Answer:" leads, runs of parentheses, markup, whitespace, newlines, ...) is built at each size
 (KB) and given to each parser: code extraction (`extract_code`), letter extraction
 (`extract_letter`), verdict parsing (`parse_verdict`). A row prints the parser's ms per MB at
-each size (best of --repeat runs) and the growth of its time from one size to the next: a
+each size (best of --repeat runs, in CPU time of this process: load from other processes on a
+shared machine does not count) and the growth of its time from one size to the next: a
 linear parser grows as the sizes do (x4 x4 x2 for the default sizes), a quadratic one as their
 squares (x16 x16 x4). A parser that takes more than --budget seconds at one size is not run at
 the larger ones ("-"). The last lines give, per parser, the worst ms/MB at the largest size
@@ -32,9 +33,9 @@ def best_time(parse, reply: str, repeat: int, budget: float) -> float:
     """The fastest of `repeat` runs, in seconds; one run when it alone exceeds a tenth of the budget."""
     best = float("inf")
     for _ in range(repeat):
-        started = time.perf_counter()
+        started = time.process_time()
         parse(reply)
-        best = min(best, time.perf_counter() - started)
+        best = min(best, time.process_time() - started)
         if best > budget / 10:
             break
     return best
