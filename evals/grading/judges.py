@@ -32,7 +32,14 @@ VERDICT: CORRECT
 or
 VERDICT: INCORRECT"""
 
-_VERDICT_LINE = re.compile(r"^[\s*_`#>]*VERDICT[\s*_`]*:[\s*_`]*(CORRECT|INCORRECT)[\s*_`.]*$", re.IGNORECASE)
+# Possessive runs (*+): none of them can give back what the next token needs, and a long line
+# that ends wrong fails at once instead of trying every shorter run.
+_VERDICT_LINE = re.compile(r"^[\s*_`#>]*+VERDICT[\s*_`]*+:[\s*_`]*+(CORRECT|INCORRECT)[\s*_`.]*+$", re.IGNORECASE)
+# The word, case-insensitive (a verdict line holds it once). It starts with a class, not under
+# IGNORECASE, so that the regex engine skips to the v's instead of trying every position.
+_VERDICT_WORD = re.compile(r"[Vv](?i:ERDICT)")
+# Where str.splitlines splits a line.
+_LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 def judge_prompt(question: str, reference: str, reply: str) -> str:
@@ -47,15 +54,20 @@ def parse_verdict(text: str) -> bool | None:
     """True / False from a judge's reply, or None when it is not strictly one verdict.
 
     The verdict must be the last non-empty line, and no other verdict line may disagree
-    with it: a judge that wrote both is unparseable, never a pass."""
-    lines = [line for line in text.strip().splitlines() if line.strip()]
-    if not lines:
+    with it: a judge that wrote both is unparseable, never a pass. Linear in the reply's
+    length (`bench/parse.py`); the other lines are read only when the word VERDICT is in
+    the reply more than once."""
+    text = text.strip()  # so the last line is not blank
+    last_break = _LINE_BREAK.search(text[::-1])
+    last = _VERDICT_LINE.match(text[len(text) - last_break.start() :] if last_break else text)
+    if not last:
         return None
-    verdicts = [m.group(1).upper() for line in lines if (m := _VERDICT_LINE.match(line))]
-    last = _VERDICT_LINE.match(lines[-1])
-    if not last or len(set(verdicts)) != 1:
-        return None
-    return verdicts[0] == "CORRECT"
+    verdict = last.group(1).upper()
+    first = _VERDICT_WORD.search(text)
+    if first and _VERDICT_WORD.search(text, first.end()):
+        if {m.group(1).upper() for m in filter(None, map(_VERDICT_LINE.match, text.splitlines()))} != {verdict}:
+            return None
+    return verdict == "CORRECT"
 
 
 @dataclass(frozen=True)
