@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from evals import plans, registry
+from evals.atomic import why_unwritable
 from evals.config import results_path, run_dir
 from evals.errors import EvalError, UsageError
 from evals.grading.judges import JudgeSpec, default_judges
@@ -111,6 +112,8 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(evaluate(args))
     except EvalError as error:
         raise SystemExit(f"error: {error}") from None
+    except OSError as error:  # a data folder that fails while the command runs (a full disk)
+        raise SystemExit(f"error: {error.filename or ''}: {error.strerror or error}") from None
     except KeyboardInterrupt:
         print(f"\ninterrupted: every answer so far is cached; `evaluate {args.name!r}` resumes", file=sys.stderr)
         raise SystemExit(INTERRUPTED) from None
@@ -140,6 +143,8 @@ class Eval:
 def evaluate(args: argparse.Namespace) -> int:
     data = args.data_dir.resolve()
     models_path, results_dir, runs_dir = data / "models.json", data / "results", data / "runs"
+    if not (args.status or args.dry_run) and (why := why_unwritable(data)):
+        raise UsageError(f"{data}: {why}; the plan, run folders, result files and models.json are written there")
     models = registry.load_models(models_path, results=results_dir)
     entry = registry.find_entry(models, args.name)
     saved = plans.load(data / "plans", args.name)

@@ -52,7 +52,7 @@ REPLIES = [
     _unit("indented-fence-lines", "  ```  luau  \n"),
     _unit("closed-blocks", "```lua\nlocal x = 1\n```\n", code=True),
     _unit("defining-blocks", "```luau\nlocal Solution = {}\nfunction Solution.twoSum() end\nreturn Solution\n```\n", code=True),
-    _unit("crlf-fences", "```lua\r\nlocal x = 1\r\n```\r\n"),
+    _unit("crlf-fences", "```lua\r\nlocal x = 1\r\n```\r\n", code=True),  # Windows line endings close their blocks
     _unit("return-lines", "return\n", head="function\n", code=True),
     _unit("function-then-spaces", " ", head="local function twoSum", tail="x\nreturn Solution", code=True),
     _unit("name-then-spaces", " ", head="```lua\ntwoSum", tail="= nil\n```", code=True),

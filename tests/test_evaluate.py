@@ -236,6 +236,15 @@ def test_a_usage_error_in_the_evals_prints_once_and_touches_nothing(server, tmp_
     assert entry(data, "Misused") is None
 
 
+def test_a_data_folder_that_cannot_be_written_is_one_line_before_any_request(server, tmp_path):
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file where the data folder would go")
+    done = evaluate(blocker / "data", "Homeless", *model_flags(server), *META, "--evals=mc")
+    assert done.returncode == 1 and "Traceback" not in out(done), out(done)
+    assert done.stderr.count("\n") == 1 and str(blocker) in done.stderr
+    assert not server.requests
+
+
 def test_nothing_finished_leaves_models_json_alone(tmp_path):
     with OpenAIServer(Student()) as server:
         server.fail_when(lambda r: True, 401)

@@ -32,9 +32,10 @@ MODULE = "local Solution = {}\nfunction Solution.twoSum(nums, target)\n\treturn 
         ("```python\ndef twoSum(nums, target):\n    return [0, 1]\n```", None),
         ("```luau\n```", None),
         ("", None),
+        ("Here:\r\n```luau\r\n" + MODULE.replace("\n", "\r\n") + "```\r\nDone.", MODULE),  # Windows line endings
     ],
     ids=["luau", "lua", "untagged", "tag-case", "helper-then-module", "module-then-usage", "python-then-luau", "bare",
-         "prose", "python-only", "empty-fence", "empty"],
+         "prose", "python-only", "empty-fence", "empty", "crlf"],
 )
 def test_extract_code(reply, expected):
     assert extract_code(reply, "twoSum") == expected

@@ -22,7 +22,9 @@ _MODULE_RETURN = re.compile(r"^[^\S\n]*return\s+\w+\s*$", re.MULTILINE)
 
 
 def extract_code(reply: str, entry_point: str) -> str | None:
-    """The block that defines `entry_point`; else the last Lua-tagged or untagged block."""
+    """The block that defines `entry_point`; else the last Lua-tagged or untagged block.
+    Windows line endings are read as newlines: a closing fence followed by "\r" still closes."""
+    reply = reply.replace("\r\n", "\n")
     lua = [code for tag, code in _fenced_blocks(reply) if tag in _LUA_TAGS and code.strip()]
     if not lua:
         return reply.strip() + "\n" if "```" not in reply and _looks_like_a_module(reply) else None
