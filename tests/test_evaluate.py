@@ -75,6 +75,18 @@ def test_a_model_with_nothing_planned_gets_one_line_saying_what_to_pass(tmp_path
         "(and --provider-name, --url, --release-date and prices, or they are looked up)"]
 
 
+def test_a_corrupt_saved_plan_is_one_line_naming_it_and_the_fix(tmp_path):
+    data = tmp_path / "data"
+    assert evaluate(data, "Gold", "--provider=reference", "--limit=1", "--evals=mc").returncode == 0
+    (plan,) = (data / "plans").glob("*.json")
+    plan.write_text('{"format": 1, "name": "Gold", "ev')
+
+    done = evaluate(data, "Gold", "--status")
+
+    assert done.returncode == 1 and "Traceback" not in out(done)
+    assert done.stderr.strip().splitlines() == [f"error: {plan}: the saved plan of 'Gold' is corrupt; delete it and pass the model's flags again"]
+
+
 def test_a_smoke_test_is_not_what_a_bare_rerun_resumes(server, tmp_path):
     data = tmp_path / "data"
     smoke = evaluate(data, "Smoke", *model_flags(server), *META, "--limit=2", "--evals=mc")
