@@ -13,7 +13,7 @@ from tests.loopback import Answer
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data" / "robloxqa"
-API_KEY = "sk-loopback-0d9e8f7a6b5c4d3e2f1a"
+API_KEY = "fake-loopback-key-for-tests"
 
 
 def questions(name: str, split: str = "test") -> list[dict]:

@@ -19,7 +19,7 @@ pytest_plugins = ["pytester"]
 
 ROOT = Path(__file__).resolve().parents[1]
 EVALS = str(ROOT / "tests_evals")
-KEY = "sk-identity-5e4d3c2b1a09"
+KEY = "fake-identity-test-key"
 OPENROUTER = "http://openrouter.ai/api/v1"  # reached through the loopback server as its HTTP proxy
 
 # A value for each field a provider sends, beside its default.

@@ -33,7 +33,7 @@ from evals.metadata import (
 )
 
 COMMIT = "5f0b02c75b57c5855da9ae460ce51323ea669d8a"
-TOKEN = "hf_TestTokenThatMustNeverBePrinted0123"
+TOKEN = "fake-hub-token-never-printed"
 
 
 # --- the loopback servers --------------------------------------------------------------------

@@ -12,7 +12,7 @@ from evals.providers import ProviderSpec, Request, RetryPolicy, Throttle, call_w
 from tests.loopback import AnthropicServer, Answer, Fault, OpenAIServer, set_field
 
 FAST = RetryPolicy(base_delay=0.01, max_delay=0.05, timeout=5)
-KEY = "sk-test-7f3a9c2e5b1d4f6a8c0e"
+KEY = "fake-provider-test-key"
 
 
 @pytest.fixture(autouse=True)

@@ -18,8 +18,8 @@ from evals.tasks import TASKS
 from tests.loopback import Answer, OpenAIServer, Reply, set_field
 
 FAST = RetryPolicy(attempts=3, base_delay=0.01, max_delay=0.02, timeout=5)
-CANDIDATE_KEY = "sk-candidate-1b2c3d4e5f6a7b8c9d0e"
-JUDGE_KEY = "sk-ant-judge-9f8e7d6c5b4a3f2e1d0c"
+CANDIDATE_KEY = "fake-candidate-key-for-replies"
+JUDGE_KEY = "fake-judge-key-for-replies"
 
 
 @pytest.fixture(autouse=True)
@@ -93,9 +93,9 @@ def without_latency(row):
 
 
 def test_scrub_redacts_the_longest_key_first_and_leaves_placeholders_and_clean_text_alone():
-    scrub = Scrub(["sk-short-12345", "sk-short-12345-and-more", "EMPTY", ""])
+    scrub = Scrub(["fake-short-12345", "fake-short-12345-and-more", "EMPTY", ""])
 
-    assert scrub("a sk-short-12345-and-more b sk-short-12345") == "a <redacted> b <redacted>"
+    assert scrub("a fake-short-12345-and-more b fake-short-12345") == "a <redacted> b <redacted>"
     assert scrub({"EMPTY": ["local EMPTY = {}", 3, None]}) == {"EMPTY": ["local EMPTY = {}", 3, None]}
     assert scrub("cut \ud83d here, whole 😀 there") == "cut \\ud83d here, whole 😀 there"
     assert scrub(scrub("cut \ud83d")) == scrub("cut \ud83d")

@@ -327,7 +327,7 @@ def test_cache_records_of_the_wrong_types_are_moved_aside_and_asked_again(server
     assert without_timing(read_result(tmp_path / "results", "multiple_choice")) == without_timing(first)
 
 
-CANDIDATE_KEY = "sk-candidate-5e4d3c2b1a0f9e8d7c6b"
+CANDIDATE_KEY = "fake-candidate-key-for-runs"
 
 
 def test_no_configured_key_is_written_or_printed_when_the_server_echoes_it(student, tmp_path):

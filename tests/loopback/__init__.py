@@ -3,7 +3,7 @@
 Tests and benchmarks point the real SDKs at these instead of the internet:
 
     with OpenAIServer(lambda req: "hi", latency=0.1) as server:
-        client = openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test", max_retries=0)
+        client = openai.OpenAI(base_url=server.url + "/v1", api_key="fake-openai-key", max_retries=0)
         server.fail_next(1, 429, retry_after=2)
 """
 

@@ -32,12 +32,12 @@ def ant_server():
 
 
 def oai_client(server, **kwargs) -> openai.OpenAI:
-    return openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test", max_retries=0,
+    return openai.OpenAI(base_url=server.url + "/v1", api_key="fake-openai-key", max_retries=0,
                          timeout=kwargs.pop("timeout", 5), **kwargs)
 
 
 def ant_client(server) -> anthropic.Anthropic:
-    return anthropic.Anthropic(base_url=server.url, api_key="sk-ant-test", max_retries=0, timeout=5)
+    return anthropic.Anthropic(base_url=server.url, api_key="fake-anthropic-key", max_retries=0, timeout=5)
 
 
 def chat(client, **kwargs):
@@ -253,7 +253,7 @@ def test_unknown_route_and_missing_field_are_provider_errors(oai_server, ant_ser
 def test_api_key_is_received_only_as_a_header(oai_server, ant_server, tmp_path):
     chat(oai_client(oai_server))
     message(ant_client(ant_server))
-    for server, key in ((oai_server, "sk-test"), (ant_server, "sk-ant-test")):
+    for server, key in ((oai_server, "fake-openai-key"), (ant_server, "fake-anthropic-key")):
         request, = server.requests
         assert request.api_key == key
         assert key not in request.path + request.query
@@ -277,14 +277,14 @@ def test_subprocess_prints_url_and_logs_requests_with_keys_redacted(tmp_path):
     with ServerProcess("openai", log_path=log) as server:
         assert server.url.startswith("http://127.0.0.1:")
         # A buggy client that also puts the key in the body must not leak it into the log.
-        chat(openai.OpenAI(base_url=server.url + "/v1", api_key="sk-secret", max_retries=0,
-                           timeout=5), metadata={"oops": "sk-secret"})
+        chat(openai.OpenAI(base_url=server.url + "/v1", api_key="fake-secret-key", max_retries=0,
+                           timeout=5), metadata={"oops": "fake-secret-key"})
         logged, = server.requests()
 
     assert logged["path"] == "/v1/chat/completions"
     assert logged["headers"]["authorization"] == "<redacted>"
     assert logged["body"]["messages"] == USER
-    assert "sk-secret" not in log.read_text()
+    assert "fake-secret-key" not in log.read_text()
 
 
 def test_subprocess_log_survives_sigkill_of_the_client(tmp_path):

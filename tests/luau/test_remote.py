@@ -17,7 +17,7 @@ from .jest_server import (
 )
 from .specs import DOUBLER, DOUBLER_SPEC, solution
 
-KEY = "sk-jest-0123456789abcdef"
+KEY = "fake-jest-server-key"
 FAST = {"retry_delay": 0.01}
 
 
@@ -230,7 +230,7 @@ def test_a_server_that_stays_busy_is_an_infrastructure_error_not_a_verdict():
 
 
 @pytest.mark.parametrize("key, status, words", [
-    ("sk-wrong-key-that-must-not-leak", 403, "rejected the API key (HTTP 403: Invalid API key)"),
+    ("fake-wrong-key-that-must-not-leak", 403, "rejected the API key (HTTP 403: Invalid API key)"),
     (None, 401, "requires an API key (HTTP 401: X-API-Key header required)"),
 ])
 def test_a_rejected_key_raises_a_one_line_error_without_the_key(key, status, words):
