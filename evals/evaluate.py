@@ -148,7 +148,8 @@ def evaluate(args: argparse.Namespace) -> int:
     models = registry.load_models(models_path, results=results_dir)
     entry = registry.find_entry(models, args.name)
     saved = plans.load(data / "plans", args.name)
-    evals = {tag: _plan_eval(tag, args, saved, entry, models, results_dir, runs_dir) for tag in EVALS}
+    published = registry.published_files(models_path, results=results_dir)
+    evals = {tag: _plan_eval(tag, args, saved, entry, published, results_dir, runs_dir) for tag in EVALS}
     smoke = any(e.planned.config.is_smoke_test for e in evals.values())
     reference = any(e.identity.spec.provider == "reference" for e in evals.values())
     publishing = not (smoke or reference or args.no_build)
@@ -209,7 +210,7 @@ def evaluate(args: argparse.Namespace) -> int:
 
 
 def _plan_eval(tag: str, args: argparse.Namespace, saved: dict[str, Any] | None, entry: dict[str, Any] | None,
-               models: list[dict[str, Any]], results_dir: Path, runs_dir: Path) -> Eval:
+               published: set[Path], results_dir: Path, runs_dir: Path) -> Eval:
     """The eval's run: what was last planned for the model (or published), flags on top."""
     name = EVALS[tag]
     base, source = _base_config(name, saved, entry, results_dir)
@@ -235,11 +236,7 @@ def _plan_eval(tag: str, args: argparse.Namespace, saved: dict[str, Any] | None,
     ident = from_values(values, datasets=datasets.items(), judges=judges, api_key_env=args.api_key_env, responses_api=args.responses_api)
     planned = plan(TASKS[name], ident)
     result_file = results_path(results_dir, planned.config)
-    published = any(
-        registry.result_path(m, key, results_dir) == result_file
-        for m in models if m.get("resultFiles") for key in registry.RESULT_KEYS
-    )
-    return Eval(tag, ident, datasets.get(name, "bundled"), planned, run_dir(runs_dir, planned.config), result_file, published)
+    return Eval(tag, ident, datasets.get(name, "bundled"), planned, run_dir(runs_dir, planned.config), result_file, result_file in published)
 
 
 def _remembered(e: Eval) -> dict[str, Any]:

@@ -3,27 +3,25 @@
 A bare `evaluate NAME` resumes the identity last planned for NAME, whether or not anything
 of it finished or was published, and the metadata flags given with it (a new model's prices,
 say), so that nothing typed once has to be typed again. One JSON file per display name under
-`data/plans/`, named by a hash of the name (any name, spaces or slashes included, maps to
-one file), written atomically."""
+`data/plans/`, named by `evals.names.file_name` (any name, spaces or slashes included, maps to
+a file of its own), written atomically."""
 
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import json
-import re
 from pathlib import Path
 from typing import Any
 
 from evals.atomic import write_json_atomic
 from evals.errors import RegistryError
+from evals.names import file_name
 
 FORMAT = 1
 
 
 def path_for(plans_dir: Path, name: str) -> Path:
-    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:40] or "model"
-    return plans_dir / f"{slug}-{hashlib.sha256(name.encode()).hexdigest()[:12]}.json"
+    return plans_dir / f"{file_name(name)}.json"
 
 
 def load(plans_dir: Path, name: str) -> dict[str, Any] | None:

@@ -15,9 +15,9 @@ from typing import Any
 
 from evals import registry
 from evals.config import run_name
-from evals.errors import EvalError, RegistryError
+from evals.errors import RegistryError
 from evals.identity import MODEL_KEYS
-from evals.results import not_publishable_reasons, read_result, without_timing
+from evals.results import not_publishable_reasons, read_result
 
 
 def publish(
@@ -133,19 +133,17 @@ def finished_results(files: dict[str, Path], *, run_root: Path) -> tuple[dict[st
     folder reproduces now, offline. A file left from an earlier attempt that the cache has
     moved on from (an API error retried since, an interrupted --force) is not: publishing it
     would publish a number that verify cannot reproduce. The lines say why one is left out."""
-    from evals.verify import rescore
+    from evals.verify import compare
 
     finished, notes = {}, []
     for key, path in files.items():
         if not path.is_file():
             continue
-        try:
-            same = rescore(path, run_root=run_root) == without_timing(read_result(path))
-        except EvalError as error:
-            notes.append(f"{key}: {path.name} is not reproduced by its run folder ({error})")
-            continue
-        if same:
+        status, detail = compare(path, run_root=run_root)
+        if status == "ok":
             finished[key] = path
+        elif status == "DIFF":
+            notes.append(f"{key}: {path.name} is older than its run folder's answers ({detail}); rerun the eval to finish it")
         else:
-            notes.append(f"{key}: {path.name} is older than its run folder's answers; rerun the eval to finish it")
+            notes.append(f"{key}: {path.name} is not reproduced by its run folder ({detail})")
     return finished, notes

@@ -137,18 +137,24 @@ class Outcome:
 
 def check(run: PublishedRun, *, run_root: Path) -> Outcome:
     """Rescore one published run and compare it with its file."""
+    return Outcome(run, *compare(run.path, run_root=run_root))
+
+
+def compare(path: Path, *, run_root: Path) -> tuple[str, str]:
+    """("ok", ""), ("DIFF", the differing fields) or ("FAIL", why it cannot be rescored): the
+    result file at `path` against what its run folder reproduces now, offline."""
     try:
-        published = run.result()
-        rescored = rescore(run.path, run_root=run_root)
+        published = without_timing(read_result(path))
+        rescored = rescore(path, run_root=run_root)
     except EvalError as error:
-        return Outcome(run, "FAIL", " ".join(str(error).split()))
+        return "FAIL", " ".join(str(error).split())
     except Exception as error:  # a hand-edited config this code cannot read: this run fails, the others still run
-        return Outcome(run, "FAIL", " ".join(f"{type(error).__name__}: {error}".split()))
+        return "FAIL", " ".join(f"{type(error).__name__}: {error}".split())
     fields = differing_fields(published, rescored)
     if not fields:
-        return Outcome(run, "ok")
+        return "ok", ""
     more = f" (+{len(fields) - SHOWN_FIELDS} more)" if len(fields) > SHOWN_FIELDS else ""
-    return Outcome(run, "DIFF", ", ".join(fields[:SHOWN_FIELDS]) + more)
+    return "DIFF", ", ".join(fields[:SHOWN_FIELDS]) + more
 
 
 def verify_published(models_path: Path, results_dir: Path, run_root: Path, name: str | None = None) -> int:
