@@ -20,17 +20,6 @@ from tests.test_leaderboard import META, entry, evaluate, evaluate_command, mode
 MC = questions("multiple_choice")
 
 
-@pytest.fixture
-def student():
-    return Student()
-
-
-@pytest.fixture
-def server(student):
-    with OpenAIServer(student) as server:
-        yield server
-
-
 def candidate_requests(server, student) -> list[str]:
     return [q for r in server.requests if (q := student.question_of(r.body))]
 

@@ -13,22 +13,11 @@ import time
 import pytest
 
 from evals.results import without_timing
-from tests.harness import API_KEY, ROOT, Student, harness_command, harness_env, questions, read_result, result_files, run_harness
+from tests.harness import API_KEY, ROOT, harness_command, harness_env, questions, read_result, result_files, run_harness
 from tests.loopback import OpenAIServer, Reply, set_field
 
 N_MC = len(questions("multiple_choice"))
 N_FF = len(questions("freeform"))
-
-
-@pytest.fixture
-def student():
-    return Student()
-
-
-@pytest.fixture
-def server(student):
-    with OpenAIServer(student) as server:
-        yield server
 
 
 def model_args(server, *extra):
