@@ -105,8 +105,11 @@ def _start_ignoring_ctrl_c(process: multiprocessing.Process) -> None:
     traceback. The forkserver is launched with SIGINT blocked (a Ctrl-C meanwhile waits for
     the caller, it is not lost), so neither it nor the workers it forks ever receive one;
     `_serve` ignores SIGINT too, for a forkserver launched elsewhere. The resource tracker
-    goes first: the standard library launches it with SIGINT blocked too, then unblocks it."""
+    goes first: the standard library launches it with SIGINT blocked too, then unblocks it.
+    A Ctrl-C that ends the caller while it hands a worker its target is dealt with in
+    `_forkserver`, the module the forkserver preloads."""
     resource_tracker.ensure_running()
+    forkserver.set_forkserver_preload([f"{__package__}._forkserver"])
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         forkserver.ensure_running()

@@ -4,12 +4,17 @@ import multiprocessing
 import multiprocessing.forkserver
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 from evals.luau import run_tests, run_tests_isolated
 
 from .specs import DOUBLER, DOUBLER_SPEC, solution
+
+ROOT = Path(__file__).resolve().parents[2]
 
 # Backtracks through ~30^30 states inside one C call: no counter runs meanwhile.
 BACKTRACKING = solution("function Solution.double(x) return ('a'):rep(30):find(('a*'):rep(30) .. 'b') end")
@@ -64,3 +69,22 @@ def test_ctrl_c_is_left_to_the_caller():
     assert all(p.is_alive() for p in workers)
     os.kill(forkserver, 0)  # still there
     assert run_tests_isolated(DOUBLER, DOUBLER_SPEC).passed
+
+
+def test_a_caller_that_dies_while_starting_a_worker_leaves_no_traceback():
+    """Ctrl-C can end the caller between asking the forkserver for a child and sending it
+    what to run (seen in CI: an EOFError traceback from the forked child on the terminal).
+    Here the caller vanishes at exactly that point, in a process of its own."""
+    script = (
+        "import os, time\n"
+        "from multiprocessing import forkserver\n"
+        "from evals.luau import run_tests_isolated\n"
+        "from tests.luau.specs import DOUBLER, DOUBLER_SPEC\n"
+        "assert run_tests_isolated(DOUBLER, DOUBLER_SPEC).passed\n"
+        "status, data = forkserver._forkserver.connect_to_new_process([])\n"
+        "os.close(data)  # the process to run is never sent\n"
+        "time.sleep(1.0)  # the forked child reads EOF meanwhile\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
