@@ -56,6 +56,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     how = ap.add_argument_group("how to run (not part of the run identity)")
     how.add_argument("--api-key-env")
     how.add_argument("--responses-api", action="store_true")
+    how.add_argument("--batch", action="store_true", help="through the provider's Batch API (half price): submit and end; rerun to collect")
+    how.add_argument("--batch-wait", action="store_true", help="--batch, waiting for the batches to finish")
     how.add_argument("--workers", type=int, help="parallel model requests per eval (pytest --concurrency; default 8)")
     how.add_argument("--processes", type=int, help="pytest-xdist processes per eval (pytest -n); helps LeetCode grading only")
     how.add_argument("--allow-errors", action="store_true", help="publish despite more than 5%% API errors or unparseable judge verdicts")
@@ -175,6 +177,8 @@ def evaluate(args: argparse.Namespace) -> int:
     if args.status:
         for e in selected:
             print(_status(e))
+            for line in _batch_status(e, args):
+                print(f"      {line}")
         return 0
 
     plans.save(data / "plans", args.name, {e.name: {"config": _remembered(e), "dataset": e.dataset} for e in evals.values()},
@@ -202,6 +206,13 @@ def evaluate(args: argparse.Namespace) -> int:
             print(f"  {line}")
         refused = any(line.startswith("not published:") for line in lines)
     unfinished = [tag for tag in args.tags if evals[tag].key not in finished]
+    from evals.batch import has_batches
+
+    waiting = [tag for tag in unfinished if has_batches(evals[tag].run_folder)]
+    if waiting and waiting == unfinished:
+        print(f"  {', '.join(waiting)}: waiting in batches; `evaluate {args.name!r}` collects them when they are done "
+              f"(`evaluate {args.name!r} --status` shows their progress)")
+        return 1 if refused else 0
     if unfinished:
         failed = ", ".join(f"{tag} (pytest exit {codes[tag]})" if tag in codes else tag for tag in unfinished)
         print(f"error: {failed} did not finish (see the log above); `evaluate {args.name!r}` resumes", file=sys.stderr)
@@ -288,7 +299,7 @@ def _command(e: Eval, args: argparse.Namespace, data: Path) -> list[str]:
     for flag, value in (("--api-key-env", args.api_key_env), ("--concurrency", args.workers), ("--jest-url", args.jest_url)):
         if value is not None:
             command.append(f"{flag}={value}")
-    for flag, on in (("--responses-api", args.responses_api), ("--force", args.force)):
+    for flag, on in (("--responses-api", args.responses_api), ("--force", args.force), ("--batch", args.batch), ("--batch-wait", args.batch_wait)):
         if on:
             command.append(flag)
     return command
@@ -306,6 +317,28 @@ def _status(e: Eval) -> str:
     n = len(e.planned.samples)
     done = "published" if e.published else "result file written" if e.result_file.is_file() else "no result file yet"
     return f"  {e.tag}: {answered} of {n} answered (cached), {errors} errors, {n - answered} remaining; {done}"
+
+
+def _batch_status(e: Eval, args: argparse.Namespace) -> list[str]:
+    """The run's recorded batches, each asked once for its state; a provider that cannot be
+    reached (its key is not set) says so once, and its batches show their last recorded state."""
+    from evals.batch import describe
+    from evals.providers import ProviderSpec, make_provider
+
+    problems: list[str] = []
+
+    def api_for(entry: dict[str, Any]):
+        spec = ProviderSpec(**entry["provider"], responses_api=entry.get("responsesApi", False),
+                            api_key_env=args.api_key_env if entry["provider"] == e.identity.spec.identity() else None)
+        try:
+            return make_provider(spec).batch_api()
+        except EvalError as error:
+            if str(error) not in problems:
+                problems.append(str(error))
+            return None
+
+    lines = describe(e.run_folder, api_for)
+    return [f"cannot ask the batches' state ({problem}): showing the state last recorded" for problem in problems] + lines
 
 
 def _metadata(args: argparse.Namespace, saved: dict[str, Any] | None, entry: dict[str, Any] | None, ff: Eval) -> dict[str, Any]:

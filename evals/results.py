@@ -21,6 +21,8 @@ TOKEN_KINDS = ("input", "output", "reasoning", "cached")
 TIMING_FIELDS = frozenset({"latency", "timing"})
 # What the 5% gate counts, as the original harness did.
 GATED = ("apiErrors", "judgeUnparseable")
+# The share of the listed token prices a Batch API call costs: half, at OpenAI and Anthropic alike.
+BATCH_PRICE = 0.5
 
 
 @dataclass(frozen=True)
@@ -30,8 +32,11 @@ class Prices:
     input: float
     output: float
 
-    def cost(self, tokens: dict[str, int]) -> float:
-        return round((tokens["input"] * self.input + tokens["output"] * self.output) / 1e6, 6)
+    def cost(self, tokens: dict[str, int], batched: dict[str, int] | None = None) -> float:
+        """USD for `tokens`, of which `batched` were Batch API calls at `BATCH_PRICE`."""
+        batched = batched or dict.fromkeys(tokens, 0)
+        listed = {k: tokens[k] - (1 - BATCH_PRICE) * batched[k] for k in ("input", "output")}
+        return round((listed["input"] * self.input + listed["output"] * self.output) / 1e6, 6)
 
 
 def summarize(task: Task, rows: list[dict[str, Any]], prices: Prices | None = None) -> dict[str, Any]:
@@ -50,6 +55,7 @@ def _summary(task: Task, rows: list[dict[str, Any]], prices: Prices | None) -> d
     # neither in n nor against the model; counted apart when there are any. Their tokens
     # were spent all the same.
     tokens = _token_totals(r.get("usage") for r in rows)
+    all_rows = rows
     dataset_errors = sum(r["status"] == "datasetError" for r in rows)
     rows = [r for r in rows if r["status"] != "datasetError"]
     n = len(rows)
@@ -67,8 +73,11 @@ def _summary(task: Task, rows: list[dict[str, Any]], prices: Prices | None) -> d
     judge_tokens = [r["judgeUsage"] for r in rows if "judgeUsage" in r]
     if judge_tokens:
         summary["judgeTokens"] = _token_totals(judge_tokens)
+    batched = [r.get("usage") for r in all_rows if "candidate" in r.get("batched", ())]
+    if batched:  # the run went through a Batch API: its candidate tokens there cost BATCH_PRICE of the list price
+        summary["batch"] = {"calls": len(batched), "tokens": _token_totals(batched), "priceFactor": BATCH_PRICE}
     if prices:
-        summary["cost"] = prices.cost(tokens)
+        summary["cost"] = prices.cost(tokens, summary["batch"]["tokens"] if batched else None)
     return summary
 
 

@@ -40,6 +40,15 @@ class _Busy(Exception):
     """Another thread or process is making this call right now."""
 
 
+class BatchWaiting(Exception):
+    """The call waits in a Batch API batch (`--batch`): the item is reported as waiting."""
+
+    def __init__(self, batch: str | None, status: str):
+        self.batch, self.status = batch, status
+        where = f"batch {batch} ({status})" if batch else "a batch not yet submitted"
+        super().__init__(f"waiting in {where}: run the same command again to collect it")
+
+
 class EvalRun:
     def __init__(
         self,
@@ -75,6 +84,8 @@ class EvalRun:
         self._stop = threading.Event()
         self._asking: dict[tuple[str, str], threading.Event] = {}  # calls in flight in this process
         self.fatal: FatalError | None = None
+        # (item, role) -> where it waits, for calls submitted to a Batch API and not yet collected
+        self.waiting: dict[tuple[str, str], Any] = {}
 
     # -- what an item does -------------------------------------------------------------
 
@@ -87,13 +98,15 @@ class EvalRun:
         return self.scrub(self._row(sample, wait))
 
     def _row(self, sample: Any, wait: bool) -> dict[str, Any]:
+        scoring = _Scoring(self, wait)
         try:
             completion = self._call(sample.id, "candidate", self.candidate, self._candidate_request(sample), wait=wait)
-            scored = self.task.score(sample, completion, _Scoring(self, wait))
+            scored = self.task.score(sample, completion, scoring)
         except FatalError:
             raise
         except ProviderError as error:
             return {"id": sample.id, **self.task.sample_fields(sample), "status": "apiError", "correct": False, "error": f"{error.kind}: {error}"}
+        batched = ["candidate"] * bool(completion.batch) + scoring.batched
         return {
             "id": sample.id,
             **self.task.sample_fields(sample),
@@ -101,7 +114,27 @@ class EvalRun:
             "finishReason": completion.finish_reason,
             "usage": dataclasses.asdict(completion.usage),
             "latency": completion.latency,
+            **({"batched": batched} if batched else {}),  # the calls a Batch API answered, at its price
         }
+
+    def needed_calls(self, sample: Any) -> list[Any]:
+        """The calls the item needs next that are not cached: its candidate's, or, once that
+        reply is cached, its judges' (what `--batch` submits)."""
+        from evals.batch import Call
+
+        request = self._candidate_request(sample)
+        reply = self.cache.lookup(sample.id, "candidate", self.call_record(self.candidate, request))
+        if reply is None:
+            return [Call(sample.id, "candidate", self.candidate, request)]
+        if isinstance(reply, ProviderError) or not self.judges or (judged := self.task.judge_request(sample, reply)) is None:
+            return []
+        return [Call(sample.id, f"judge-{i}", provider, judged) for i, (_, provider) in enumerate(self.judges)
+                if self.cache.lookup(sample.id, f"judge-{i}", self.call_record(provider, judged)) is None]
+
+    @staticmethod
+    def call_record(provider: Provider, request: Request) -> dict[str, Any]:
+        """What a call's cache record holds as its request: who was asked, and what."""
+        return {"provider": provider.spec.identity(), **request.to_record()}
 
     def _candidate_request(self, sample: Any) -> Request:
         return self.task.request(sample, system_prompt_prefix=self.config.identity.system_prompt_prefix, max_tokens=self.config.identity.spec.max_tokens)
@@ -134,9 +167,11 @@ class EvalRun:
         return self._call(item_id, f"judge-{index}", provider, request, wait=wait)
 
     def _call(self, item_id: str, role: str, provider: Provider, request: Request, *, wait: bool) -> Completion:
-        record = {"provider": provider.spec.identity(), **request.to_record()}
+        record = self.call_record(provider, request)
         key = (item_id, role)
         cached = self.cache.lookup(item_id, role, record)
+        if cached is None and key in self.waiting:
+            raise BatchWaiting(self.waiting[key].batch, self.waiting[key].status)
         if cached is None and wait and (asking := self._asking.get(key)):
             asking.wait()  # a prefetch thread of this process is asking: no need to poll the file lock
             cached = self.cache.lookup(item_id, role, record)
@@ -267,9 +302,13 @@ class _Scoring:
         self._run = run
         self._wait = wait
         self.judge_names = run.judge_names
+        self.batched: list[str] = []  # the judge calls a Batch API answered
 
     def judge(self, item_id: str, index: int, request: Request) -> Completion:
-        return self._run.judge(item_id, index, request, wait=self._wait)
+        completion = self._run.judge(item_id, index, request, wait=self._wait)
+        if completion.batch:
+            self.batched.append(f"judge-{index}")
+        return completion
 
     def work_budget(self, problem: Problem) -> int | None:
         return self._run.work_budget(problem)

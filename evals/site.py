@@ -177,12 +177,17 @@ def _check_fields(path: Path, key: str, result: dict[str, Any]) -> None:
         tokens = where.get("tokens")
         if not isinstance(tokens, dict) or not all(_is_count(tokens.get(k)) for k in ("input", "output")):
             raise RegistryError(f"{path}: {field}.tokens lacks input/output counts; rerun its eval to write it again")
+        batch = where.get("batch")
+        if batch is not None and not (isinstance(batch, dict) and isinstance(batch.get("tokens"), dict)
+                                      and all(_is_count(batch["tokens"].get(k)) for k in ("input", "output"))
+                                      and is_amount(batch.get("priceFactor")) and batch["priceFactor"] <= 1):
+            raise RegistryError(f"{path}: {field}.batch lacks its token counts or price factor; rerun its eval to write it again")
 
 
 def _cost(entry: dict[str, Any], summaries: dict[str, dict[str, Any]]) -> tuple[float | None, str]:
     """USD for the whole suite. Token prices: the candidate's input and output tokens of the
-    three result files (leetcode: overall) at the entry's prices; judge tokens are not the
-    model's cost. Electricity: the five kilowattHour figures at the price per kWh; None when
+    three result files (leetcode: overall) at the entry's prices, those of Batch API calls at
+    the share the result file records; judge tokens are not the model's cost. Electricity: the five kilowattHour figures at the price per kWh; None when
     any of the five is not recorded."""
     price = entry["price"]
     if "electricity" in price and any(k not in (entry.get("kilowattHour") or {}) for k in KWH_KEYS):
@@ -193,8 +198,12 @@ def _cost(entry: dict[str, Any], summaries: dict[str, dict[str, Any]]) -> tuple[
         else:
             basis, total = "tokens", 0.0
             for key, summary in summaries.items():
-                tokens = (summary["overall"] if key == "leetcode" else summary)["tokens"]
-                total += tokens["input"] * price["input"] + tokens["output"] * price["output"]
+                summary = summary["overall"] if key == "leetcode" else summary
+                tokens, batch = summary["tokens"], summary.get("batch")
+                for kind in ("input", "output"):
+                    # Batch API calls cost the result file's recorded share of the listed price.
+                    discount = (1 - batch["priceFactor"]) * batch["tokens"][kind] if batch else 0
+                    total += (tokens[kind] - discount) * price[kind]
             total /= 1e6
     except OverflowError:  # figures beyond any float
         total = math.inf

@@ -72,6 +72,10 @@ class Task(ABC):
         """Task-specific parts of the run identity."""
         return {}
 
+    def judge_request(self, sample: Any, completion: Completion) -> Request | None:
+        """What the judges are asked about this reply; None when no judge is asked."""
+        return None
+
     def explain(self, row: dict[str, Any]) -> str:
         """One line for a failed item's report."""
         return f"{row['status']}: {row.get('note') or ''}".strip(": ")
@@ -131,17 +135,21 @@ class Freeform(Task):
     def prompt(self, sample: robloxqa.FreeformQuestion) -> str:
         return f"Answer the following question about Roblox development precisely and concisely.\n\n{sample.question}"
 
-    def score(self, sample, completion, scoring):
+    def judge_request(self, sample, completion):
         reply = completion.text
         if not reply.strip():
-            return {"status": "wrong", "correct": False, "verdicts": [], "agreed": True, "note": "empty reply"}
-        prompt = judges.judge_prompt(sample.question, sample.answer, reply)
-        request = Request(
-            prompt=prompt,
+            return None
+        return Request(
+            prompt=judges.judge_prompt(sample.question, sample.answer, reply),
             temperature=judges.TEMPERATURE,
             seed=judges.SEED,
             context={"reply": reply, "reference": sample.answer},
         )
+
+    def score(self, sample, completion, scoring):
+        request = self.judge_request(sample, completion)
+        if request is None:
+            return {"status": "wrong", "correct": False, "verdicts": [], "agreed": True, "note": "empty reply"}
         replies = [scoring.judge(sample.id, i, request) for i in range(len(scoring.judge_names))]
         verdicts = [judges.parse_verdict(reply.text) for reply in replies]
         correct = judges.majority(verdicts)

@@ -23,7 +23,7 @@ from evals.scrub import escape_surrogates
 from evals.tasks import TASKS
 from evals.verify import differences
 
-from .items import ROW_PROPERTY, loaded, published
+from .items import ROW_PROPERTY, WAITING_PROPERTY, loaded, published
 from .options import settings, settings_key
 
 
@@ -36,6 +36,7 @@ class ResultsCollector:
     def __init__(self, config: pytest.Config):
         self.config = config
         self.rows: dict[str, dict[str, dict[str, Any]]] = {}
+        self.waiting: dict[str, list[str | None]] = {}  # eval -> the batch each waiting item waits in
         self.started = time.monotonic()
         self.lines: list[str] = []
         self.reproduced = True
@@ -48,14 +49,23 @@ class ResultsCollector:
             if name == ROW_PROPERTY:
                 data = json.loads(value)
                 self.rows.setdefault(data["eval"], {})[data["row"]["id"]] = data["row"]
+            elif name == WAITING_PROPERTY:
+                data = json.loads(value)
+                self.waiting.setdefault(data["eval"], []).append(data["batch"])
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         s = settings(self.config)
         for name, item in loaded(self.config).items():
             rows = self.rows.get(name)
+            label = f"{name:<16}"
+            if waiting := self.waiting.get(name):
+                batches = sorted({b for b in waiting if b})
+                self.lines.append(f"{label} {len(waiting)} items wait in {len(batches)} batch{'es' * (len(batches) != 1)} "
+                                  f"({', '.join(batches[:3])}{', ...' * (len(batches) > 3)}): no result file yet; run the same "
+                                  "command again to collect them (evaluate NAME --status shows their progress)")
+                continue
             if not rows:
                 continue
-            label = f"{name:<16}"
             if kept := forced_in(run_dir(s.run_root, item.config), s.session):
                 self.lines.append(f"{label} --force: the previous run folder is kept as {kept}")
             expected = {escape_surrogates(sample.id) for sample in item.samples}  # as rows carry them

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,13 +23,14 @@ from evals.errors import DatasetError, EvalError, FatalError, StorageError
 from evals.luau import run_tests_isolated
 from evals.plan import Planned, plan
 from evals.providers import configured_secrets
-from evals.run import EvalRun, start_over
+from evals.run import BatchWaiting, EvalRun, start_over
 from evals.tasks import TASKS
 from evals.verify import CachedOnly
 
 from .options import judge_provider, settings, settings_key, verifying
 
 ROW_PROPERTY = "eval_row"
+WAITING_PROPERTY = "eval_waiting"  # an item whose call waits in a Batch API batch
 
 loaded_key = pytest.StashKey[dict[str, Planned]]()
 published_key = pytest.StashKey[set[str]]()
@@ -143,6 +145,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     try:
         for name in sorted({_task_name(item) for item in items if "sample" in getattr(item, "fixturenames", ())}):
             eval_run(config, name)
+        _batch_pass(config, items)
     except EvalError as error:
         config.stash[stopping_key] = str(error)
         if not hasattr(config, "workerinput"):
@@ -154,18 +157,41 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         session.shouldstop = f"ERROR: {error}"
 
 
+def _batch_pass(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """--batch: collect the batches that ended, submit what the selected items still need, and
+    with --batch-wait wait for it all; an xdist worker that comes second finds it recorded.
+    Without --batch, batches an earlier run left are still collected, and their calls never
+    asked directly (that would pay twice)."""
+    from evals.batch import Batcher, has_batches
+
+    mode = settings(config).batch
+    runs = [(eval_run(config, name), chosen) for name, chosen in _selected_samples(items).items() if not published(config, name)]
+    if not mode:
+        runs = [(run, chosen) for run, chosen in runs if has_batches(run.folder)]
+    if not runs:
+        return
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    say = reporter.write_line if reporter and not hasattr(config, "workerinput") else lambda line: print(line, file=sys.stderr)
+    Batcher(runs, wait=mode == "wait", submit=mode is not None, say=say).run()
+
+
+def _selected_samples(items: list[pytest.Item]) -> dict[str, list[Any]]:
+    """Each eval's samples among `items`, in their order."""
+    by_task: dict[str, list[Any]] = {}
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        if callspec and "sample" in callspec.params:
+            by_task.setdefault(_task_name(item), []).append(callspec.params["sample"])
+    return by_task
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Start answering this process's selected items in the background."""
     if runs_key not in session.config.stash or session.config.option.collectonly or stopping_key in session.config.stash:
         return  # stopping: pytest_collection_modifyitems said why (this hook runs in its `finally`)
-    by_task: dict[str, list[Any]] = {}
-    for item in session.items:
-        callspec = getattr(item, "callspec", None)
-        if callspec and "sample" in callspec.params:
-            by_task.setdefault(_task_name(item), []).append(callspec.params["sample"])
     worker = getattr(session.config, "workerinput", None)
-    for name, samples in by_task.items():
+    for name, samples in _selected_samples(session.items).items():
         if worker:  # workers start at different points so they do not queue on the same locks
             start = int(worker["workerid"].removeprefix("gw")) * len(samples) // worker["workercount"]
             samples = samples[start:] + samples[:start]
@@ -215,6 +241,9 @@ def graded(request: pytest.FixtureRequest, sample: Any) -> Outcome:
     except FatalError as error:
         request.session.shouldstop = f"stopped: {error}"
         raise
+    except BatchWaiting as waiting:
+        request.node.user_properties.append((WAITING_PROPERTY, json.dumps({"eval": name, "batch": waiting.batch})))
+        pytest.skip(str(waiting))
     request.node.user_properties.append((ROW_PROPERTY, json.dumps({"eval": name, "row": row})))
     if row["status"] == "apiError":
         raise ApiError(row["error"])

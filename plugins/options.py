@@ -36,6 +36,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     how("--api-key-env", help="environment variable holding the API key (OPENROUTER_API_KEY is picked for openrouter.ai)")
     how("--responses-api", action="store_true", default=False, help="openai: use the Responses API instead of Chat Completions")
     how("--concurrency", type=int, default=8, help="model requests in flight at once, across all workers (default 8)")
+    how("--batch", action="store_true", default=False,
+        help="send the model calls through the provider's Batch API (half price): submit, then end; rerun the same command to collect")
+    how("--batch-wait", action="store_true", default=False, help="--batch, waiting for the batches (polling, with backoff) to finish the run")
     how("--force", action="store_true", default=False, help="start the run over; the old run folder is kept, renamed")
     how("--allow-errors", action="store_true", default=False, help="with --publish: publish despite more than 5%% API errors or unparseable verdicts")
     how("--run-dir", type=Path, help="where run folders live (default data/runs); write --run-dir=PATH")
@@ -72,6 +75,7 @@ class Settings:
     identity: Identity
     candidate: Provider
     concurrency: int
+    batch: str | None  # None, "submit" (end once submitted) or "wait"
     force: bool
     allow_errors: bool
     run_root: Path
@@ -193,6 +197,9 @@ def _settings(config: pytest.Config) -> Settings:
     except EvalError as error:
         hint = " (or name another variable with --api-key-env)" if "environment variable" in str(error) else ""
         raise EvalError(f"{error}{hint}") from None
+    if (opt("batch") or opt("batch_wait")) and candidate.batch_api() is None:
+        raise EvalError(f"--batch: --provider {identity.spec.provider} has no Batch API (openai, anthropic, and live endpoints "
+                        "that speak OpenAI's have one); run without --batch")
     worker = getattr(config, "workerinput", None)
     if not worker:
         _check_folders({"--run-dir": run_root(config), "--results-dir": results_root(config)})
@@ -200,6 +207,7 @@ def _settings(config: pytest.Config) -> Settings:
         identity=identity,
         candidate=candidate,
         concurrency=opt("concurrency") if not worker else math.ceil(opt("concurrency") / worker["workercount"]),
+        batch="wait" if opt("batch_wait") else "submit" if opt("batch") else None,
         force=opt("force"),
         allow_errors=opt("allow_errors"),
         run_root=run_root(config),

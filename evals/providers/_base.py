@@ -82,10 +82,11 @@ class Completion:
     finish_reason: str | None = None
     model: str | None = None
     latency: float = 0.0
+    batch: str | None = None  # the Batch API batch that answered it, if one did
 
     def __post_init__(self) -> None:
         fields = (("text", self.text, False), ("reasoning", self.reasoning, True),
-                  ("finish_reason", self.finish_reason, True), ("model", self.model, True))
+                  ("finish_reason", self.finish_reason, True), ("model", self.model, True), ("batch", self.batch, True))
         for name, value, optional in fields:
             if not (isinstance(value, str) or (optional and value is None)):
                 raise ValueError(f"{name} is {kind_of(value)}, not a string")
@@ -95,7 +96,10 @@ class Completion:
             raise ValueError(f"latency is {kind_of(self.latency)}, not a number of seconds")
 
     def to_record(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        record = dataclasses.asdict(self)
+        if record["batch"] is None:
+            del record["batch"]  # records of calls made directly stay as they were
+        return record
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> Completion:
@@ -147,6 +151,10 @@ class Provider(ABC):
 
     @abstractmethod
     def complete(self, request: Request, *, timeout: float) -> Completion: ...
+
+    def batch_api(self):  # -> evals.providers._batch.BatchAPI | None
+        """The provider's Batch API, or None when it has none (`--batch` then asks directly)."""
+        return None
 
 
 def api_key_from_env(name: str, *, required: bool) -> str:

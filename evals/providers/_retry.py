@@ -28,6 +28,7 @@ class RetryPolicy:
     max_delay: float = 60.0
     quota_horizon: float = 3600.0  # a Retry-After longer than this means "come back tomorrow"
     timeout: float = 600.0  # per attempt: reasoning models are slow
+    batch_attempts: int = 3  # batches a request may go unrun in (expired, cancelled) or meet a 429 / 5xx
 
     def backoff(self, attempt: int, rng: random.Random) -> float:
         """Full jitter: spreads retries from many threads instead of synchronising them."""

@@ -5,12 +5,17 @@ Thinking tokens are billed inside `output_tokens` and not reported separately, s
 
 from __future__ import annotations
 
+import contextlib
+import json
+from collections.abc import Iterator
 from typing import Any
 
 import anthropic
+import httpx
 
 from evals.errors import ProviderError, QuotaExhausted, TransientError
 
+from ._batch import BatchAPI, BatchState, Outcome, line_error, not_run
 from ._base import (Completion, Provider, ProviderSpec, Request, Usage, api_key_from_env, json_list, json_object, json_text,
                     reply_body, status_error, token_count)
 
@@ -45,6 +50,9 @@ class AnthropicProvider(Provider):
         except anthropic.AnthropicError as error:
             raise anthropic_error(error) from None
         return message_completion(reply_body(raw.http_response.content))
+
+    def batch_api(self) -> AnthropicBatch:
+        return AnthropicBatch(self)
 
     def _kwargs(self, request: Request) -> dict[str, Any]:
         thinking = self.spec.thinking
@@ -111,3 +119,96 @@ def anthropic_error(error: anthropic.AnthropicError) -> ProviderError:
     if status == 400 and "credit balance" in message.lower():
         return QuotaExhausted(f"{message}; add credit, then rerun to resume", kind="quota", status=status)
     return status_error(status, message, error.response.headers)
+
+
+# -- Message Batches ---------------------------------------------------------------------------
+
+# The status each error type of an `errored` result stands for, so that it is retried or kept
+# as the same error over HTTP would be.
+ERROR_STATUS = {"invalid_request_error": 400, "authentication_error": 401, "billing_error": 402, "permission_error": 403,
+                "not_found_error": 404, "request_too_large": 413, "rate_limit_error": 429, "api_error": 500,
+                "timeout_error": 504, "overloaded_error": 529}
+
+
+class AnthropicBatch(BatchAPI):
+    """Message Batches: the requests go inline in the create call. A batch keeps no name, so
+    one that a run killed between the API's answer and the harness's record created cannot
+    be recognised: only that instant can submit a request set twice."""
+
+    max_requests = 100_000
+    max_bytes = 256_000_000
+
+    def __init__(self, provider: AnthropicProvider):
+        self.provider = provider
+        self.client = provider.client
+
+    def line(self, custom_id: str, request: Request) -> dict[str, Any]:
+        return {"custom_id": custom_id, "params": self.provider._kwargs(request)}
+
+    def submit(self, name: str, lines: list[dict[str, Any]]) -> BatchState:
+        with _translated():
+            return _batch_state(reply_body(self.client.messages.batches.with_raw_response.create(requests=lines).http_response.content))
+
+    def retrieve(self, batch_id: str) -> BatchState:
+        with _translated():
+            return _batch_state(reply_body(self.client.messages.batches.with_raw_response.retrieve(batch_id).http_response.content))
+
+    def cancel(self, batch_id: str) -> BatchState:
+        with _translated():
+            return _batch_state(reply_body(self.client.messages.batches.with_raw_response.cancel(batch_id).http_response.content))
+
+    def results(self, state: BatchState) -> Iterator[tuple[str, Outcome]]:
+        for url in state.results:
+            with _translated():
+                content = self.client.get(url, cast_to=httpx.Response, options={"headers": {"Accept": "application/binary"}}).content
+            for text in content.decode("utf-8", "replace").splitlines():
+                try:
+                    line = json.loads(text)
+                except ValueError:
+                    continue  # unreadable: its request has no outcome and is resubmitted
+                if isinstance(line, dict) and isinstance(line.get("custom_id"), str):
+                    yield line["custom_id"], _result_outcome(line.get("result"))
+
+
+def _result_outcome(result: Any) -> Outcome:
+    """A result: succeeded (the message), errored (an ErrorResponse whose specific type is
+    nested, `error.error.type`; the outer type is always "error"), expired or canceled."""
+    try:
+        result = json_object(result, "result")
+        kind = result.get("type")
+        if kind == "succeeded":
+            return message_completion(json_object(result.get("message"), "result.message"))
+        if kind == "errored":
+            response = json_object(result.get("error"), "result.error")
+            detail = json_object(response.get("error"), "result.error.error", optional=True)
+            error_type, message = detail.get("type"), detail.get("message")
+            status = ERROR_STATUS.get(error_type if isinstance(error_type, str) else "", 400)
+            return line_error(status, f"{error_type}: {message if isinstance(message, str) else 'no message'}")
+        if kind in ("expired", "canceled"):
+            return not_run(kind)
+        return ProviderError(f"batch result of unknown type {kind!r}", kind="malformed_response")
+    except ProviderError as error:
+        return error
+
+
+def _batch_state(body: dict[str, Any]) -> BatchState:
+    counts = json_object(body.get("request_counts"), "request_counts", optional=True)
+    count = {k: token_count(counts.get(k), f"request_counts.{k}") for k in ("processing", "succeeded", "errored", "canceled", "expired")}
+    status = json_text(body.get("processing_status"), "processing_status")
+    url = json_text(body.get("results_url"), "results_url", optional=True)
+    return BatchState(
+        id=json_text(body.get("id"), "id"),
+        status=status,
+        ended=status == "ended",
+        counts={"completed": count["succeeded"], "failed": count["errored"] + count["canceled"] + count["expired"],
+                "total": sum(count.values())},
+        results=(url,) if url else (),
+    )
+
+
+@contextlib.contextmanager
+def _translated():
+    try:
+        yield
+    except anthropic.AnthropicError as error:
+        raise anthropic_error(error) from None

@@ -5,14 +5,23 @@ to any OpenAI-compatible endpoint."""
 
 from __future__ import annotations
 
+import contextlib
+import itertools
+import json
+from collections.abc import Iterator
 from typing import Any
 
 import openai
 
-from evals.errors import ProviderError, QuotaExhausted, TransientError
+from evals.errors import ProviderError, QuotaExhausted, TransientError, UsageError
 
+from ._batch import FIND_LIMIT, BatchAPI, BatchState, Outcome, line_error, not_run
 from ._base import (Completion, MalformedReply, Provider, ProviderSpec, Request, Usage, api_key_from_env, json_list,
                     json_object, json_text, reply_body, status_error, token_count)
+
+
+class BatchUnsupported(UsageError):
+    """The endpoint has no OpenAI Batch API."""
 
 
 class OpenAIProvider(Provider):
@@ -35,10 +44,19 @@ class OpenAIProvider(Provider):
     def complete(self, request: Request, *, timeout: float) -> Completion:
         try:
             if self.spec.responses_api:
-                return self._responses(request, timeout)
+                raw = self.client.responses.with_raw_response.create(**self._responses_kwargs(request), timeout=timeout)
+                return responses_completion(reply_body(raw.http_response.content))
             return chat_completion(self.client, self._chat_kwargs(request), timeout)
         except openai.OpenAIError as error:
             raise openai_error(error) from None
+
+    def batch_api(self) -> OpenAIBatch:
+        return OpenAIBatch(self)
+
+    def request_body(self, request: Request) -> dict[str, Any]:
+        """The request's JSON body, as `complete` sends it (the SDK's extra_body merged in)."""
+        kwargs = self._responses_kwargs(request) if self.spec.responses_api else self._chat_kwargs(request)
+        return {**kwargs, **kwargs.pop("extra_body", {})}
 
     def _chat_kwargs(self, request: Request) -> dict[str, Any]:
         kwargs = chat_messages(self.spec.model, request)
@@ -48,7 +66,7 @@ class OpenAIProvider(Provider):
             kwargs["reasoning_effort"] = self.spec.effort
         return kwargs
 
-    def _responses(self, request: Request, timeout: float) -> Completion:
+    def _responses_kwargs(self, request: Request) -> dict[str, Any]:
         kwargs: dict[str, Any] = {"model": self.spec.model, "input": request.prompt}
         if request.system:
             kwargs["instructions"] = request.system
@@ -58,8 +76,7 @@ class OpenAIProvider(Provider):
             kwargs["temperature"] = request.temperature
         if self.spec.effort:
             kwargs["reasoning"] = {"effort": self.spec.effort, "summary": "auto"}
-        body = reply_body(self.client.responses.with_raw_response.create(**kwargs, timeout=timeout).http_response.content)
-        return responses_completion(body)
+        return kwargs
 
 
 def responses_completion(body: dict[str, Any]) -> Completion:
@@ -108,7 +125,11 @@ def chat_messages(model: str, request: Request) -> dict[str, Any]:
 
 def chat_completion(client: openai.OpenAI, kwargs: dict[str, Any], timeout: float) -> Completion:
     raw = client.chat.completions.with_raw_response.create(**kwargs, timeout=timeout)
-    body = reply_body(raw.http_response.content)
+    return chat_body_completion(reply_body(raw.http_response.content))
+
+
+def chat_body_completion(body: dict[str, Any]) -> Completion:
+    """A Chat Completions body, checked field by field."""
     choices = json_list(body.get("choices"), "choices")
     if not choices:
         raise MalformedReply("the reply has no choices")
@@ -157,3 +178,124 @@ def _message(error: openai.APIStatusError) -> str:
 def _detail(usage: dict[str, Any], details: str, name: str) -> int:
     """A count inside one of usage's detail objects, which older models leave out."""
     return token_count(json_object(usage.get(details), f"usage.{details}", optional=True).get(name), f"usage.{details}.{name}")
+
+
+# -- the Batch API -----------------------------------------------------------------------------
+
+BATCH_METADATA_KEY = "roblox_evals_submission"
+
+
+class OpenAIBatch(BatchAPI):
+    """OpenAI's Batch API, and any endpoint that speaks it (`live`): the requests go up as a
+    JSONL file through the Files API, named after the submission, and the batch carries the
+    name in its metadata, so an upload or a batch a killed run left is found, not made again."""
+
+    max_requests = 50_000
+    max_bytes = 200_000_000
+
+    def __init__(self, provider: OpenAIProvider):
+        self.provider = provider
+        self.client = provider.client
+        self.endpoint = "/v1/responses" if provider.spec.responses_api else "/v1/chat/completions"
+        self.completion = responses_completion if provider.spec.responses_api else chat_body_completion
+
+    def line(self, custom_id: str, request: Request) -> dict[str, Any]:
+        return {"custom_id": custom_id, "method": "POST", "url": self.endpoint, "body": self.provider.request_body(request)}
+
+    def submit(self, name: str, lines: list[dict[str, Any]]) -> BatchState:
+        with _translated():
+            if found := self._find_batch(name):
+                return found
+            file_id = self._find_upload(name) or self._upload(name, lines)
+            raw = self.client.batches.with_raw_response.create(input_file_id=file_id, endpoint=self.endpoint, completion_window="24h",
+                                                               metadata={BATCH_METADATA_KEY: name})
+            return _batch_state(reply_body(raw.http_response.content))
+
+    def _find_batch(self, name: str) -> BatchState | None:
+        try:
+            batches = list(itertools.islice(self.client.batches.list(limit=100), FIND_LIMIT))
+        except openai.APIStatusError as error:
+            if error.status_code not in (404, 405, 501):
+                raise
+            raise BatchUnsupported(f"--batch: {self.client.base_url} does not speak the OpenAI Batch API (HTTP {error.status_code} "
+                                   "on its /batches); run without --batch") from None
+        for batch in batches:
+            if (getattr(batch, "metadata", None) or {}).get(BATCH_METADATA_KEY) == name:
+                return self.retrieve(batch.id)
+        return None
+
+    def _find_upload(self, name: str) -> str | None:
+        for upload in itertools.islice(self.client.files.list(purpose="batch"), FIND_LIMIT):
+            if upload.filename == f"{name}.jsonl" and getattr(upload, "status", None) != "error":
+                return upload.id
+        return None
+
+    def _upload(self, name: str, lines: list[dict[str, Any]]) -> str:
+        data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines).encode()
+        raw = self.client.files.with_raw_response.create(file=(f"{name}.jsonl", data, "application/jsonl"), purpose="batch")
+        return json_text(reply_body(raw.http_response.content).get("id"), "id")
+
+    def retrieve(self, batch_id: str) -> BatchState:
+        with _translated():
+            return _batch_state(reply_body(self.client.batches.with_raw_response.retrieve(batch_id).http_response.content))
+
+    def cancel(self, batch_id: str) -> BatchState:
+        with _translated():
+            return _batch_state(reply_body(self.client.batches.with_raw_response.cancel(batch_id).http_response.content))
+
+    def results(self, state: BatchState) -> Iterator[tuple[str, Outcome]]:
+        for file_id in state.results:
+            with _translated():
+                content = self.client.files.with_raw_response.content(file_id).http_response.content
+            for text in content.decode("utf-8", "replace").splitlines():
+                try:
+                    line = json.loads(text)
+                except ValueError:
+                    continue  # a line we cannot read leaves its request without an outcome: resubmitted
+                if isinstance(line, dict) and isinstance(line.get("custom_id"), str):
+                    yield line["custom_id"], self._outcome(line)
+
+    def _outcome(self, line: dict[str, Any]) -> Outcome:
+        """A result line. A request the API answered has its HTTP status and body under
+        `response` (`error` then null, even for a 400); one the batch never ran has a null
+        response and a top-level `error` (batch_expired, batch_cancelled)."""
+        try:
+            response = json_object(line.get("response"), "response", optional=True)
+            if response:
+                status, body = response.get("status_code"), json_object(response.get("body"), "response.body")
+                if status == 200:
+                    return self.completion(body)
+                detail = json_object(body.get("error"), "response.body.error", optional=True)
+                message = detail.get("message") if isinstance(detail.get("message"), str) else "no message"
+                return line_error(status if isinstance(status, int) else 500, message)
+            error = json_object(line.get("error"), "error")
+            code = error.get("code") if isinstance(error.get("code"), str) else "unknown"
+            if code in ("batch_expired", "batch_cancelled"):
+                return not_run(code.removeprefix("batch_"))
+            message = error.get("message") if isinstance(error.get("message"), str) else code
+            return ProviderError(f"batch error {code}: {message}", kind="bad_request")
+        except ProviderError as error:
+            return error
+
+
+def _batch_state(body: dict[str, Any]) -> BatchState:
+    counts = json_object(body.get("request_counts"), "request_counts", optional=True)
+    errors = json_list(json_object(body.get("errors"), "errors", optional=True).get("data"), "errors.data", optional=True)
+    problem = "; ".join(str(e.get("message")) for e in errors if isinstance(e, dict)) or None
+    status = json_text(body.get("status"), "status")
+    return BatchState(
+        id=json_text(body.get("id"), "id"),
+        status=status,
+        ended=status in ("completed", "failed", "expired", "cancelled"),
+        counts={k: token_count(counts.get(k), f"request_counts.{k}") for k in ("completed", "failed", "total")},
+        problem=problem,
+        results=tuple(f for f in (body.get("output_file_id"), body.get("error_file_id")) if isinstance(f, str) and f),
+    )
+
+
+@contextlib.contextmanager
+def _translated():
+    try:
+        yield
+    except openai.OpenAIError as error:
+        raise openai_error(error) from None

@@ -1,0 +1,375 @@
+"""`--batch`: a run's model calls through the providers' Batch APIs, at half the price.
+
+The cache stays the source of truth: a batch's answers become cache records like any call's,
+and the items then read them. What batching adds is the run folder's `batches/` ledger, one
+JSON file per submission. It is written before the requests leave (status "prepared", with
+every custom id and the call it stands for) and again the moment the API answers the create
+call, so no kill at any point submits the same requests twice: the next run finds the
+submission recorded, polls its batch and collects it (or, killed before the answer, submits
+it again under the same name, which the API side recognises where it keeps names).
+
+A pass (`Batcher.run`) does, for every eval run of the command, under the run folder's ledger
+lock (so xdist workers take turns and each request is submitted once):
+
+1. polls each recorded batch not yet collected, and collects the ended ones into the cache;
+2. works out the calls the selected items still need: a candidate reply, or, once it is
+   cached, the judges' verdicts (freeform is two rounds);
+3. submits them, one batch per provider, split by the API's request and size limits.
+
+With `wait` it polls (backing off) and repeats until nothing is needed or waiting; without,
+it stops after one pass and the items whose calls wait in a batch are reported as waiting.
+A request the batch did not run (expired, cancelled, a failed batch) or the API answered with
+a 429 or 5xx is submitted again in a later batch, up to `RetryPolicy.batch_attempts` times;
+then, like a final error, it is recorded as the item's API error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import datetime as dt
+import hashlib
+import json
+import os
+import random
+import time
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from filelock import FileLock
+
+from evals.atomic import write_json_atomic
+from evals.errors import FatalError, ProviderError, TransientError
+from evals.providers import Completion, Provider, Request, RetryPolicy
+from evals.providers._batch import BatchAPI, BatchState, not_run
+from evals.run import EvalRun
+
+FORMAT = 1
+ATTEMPTS = "attempts.json"  # per call: batches it failed in since its last recorded outcome
+
+
+class LedgerWarning(UserWarning):
+    """A ledger file could not be read and was set aside."""
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """Where an item's call waits: told to the item, which reports it."""
+
+    batch: str | None
+    status: str
+
+
+@dataclass(frozen=True)
+class Call:
+    item: str
+    role: str
+    provider: Provider
+    request: Request
+
+
+class Ledger:
+    """A run folder's `batches/`: one file per submission, written whole (atomically)."""
+
+    def __init__(self, run_folder: Path, keep: Callable[[Path, Callable[[], Any]], Any] = lambda path, write: write()):
+        self.folder = run_folder / "batches"
+        self._keep = keep  # EvalRun._keep: a write that fails ends the run with a clear line
+
+    def lock(self) -> FileLock:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        return FileLock(self.folder / ".lock")
+
+    def entries(self) -> list[dict[str, Any]]:
+        entries = []
+        for path in sorted(self.folder.glob("*.json")) if self.folder.is_dir() else ():
+            if path.name == ATTEMPTS:
+                continue
+            try:
+                entry = json.loads(path.read_text(encoding="utf-8"))
+                if not (isinstance(entry, dict) and entry.get("format") == FORMAT and isinstance(entry.get("calls"), dict)):
+                    raise ValueError("not a batch record of this harness version")
+            except (OSError, ValueError) as error:
+                aside = path.with_suffix(f".corrupt-{os.getpid()}")
+                os.replace(path, aside)
+                warnings.warn(LedgerWarning(f"{path}: unreadable batch record ({error}); moved to {aside.name}; "
+                                            "its requests are submitted again"), stacklevel=2)
+                continue
+            entries.append(entry)
+        return entries
+
+    def write(self, entry: dict[str, Any]) -> None:
+        self._keep(self.folder, lambda: write_json_atomic(self.folder / f"{entry['name']}.json", entry, indent=1))
+
+    def attempts(self) -> dict[str, int]:
+        try:
+            return json.loads((self.folder / ATTEMPTS).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+
+    def write_attempts(self, attempts: dict[str, int]) -> None:
+        self._keep(self.folder, lambda: write_json_atomic(self.folder / ATTEMPTS, attempts))
+
+
+def has_batches(run_folder: Path) -> bool:
+    """Whether an earlier --batch run left batches in the folder that are not yet collected."""
+    return any(not entry.get("collected") for entry in Ledger(run_folder).entries())
+
+
+def waiting_calls(entries: Sequence[dict[str, Any]]) -> dict[tuple[str, str], Waiting]:
+    """(item, role) -> its batch, for every call in a submission not yet collected."""
+    return {(call["item"], call["role"]): Waiting(entry.get("batch"), entry.get("status", "prepared"))
+            for entry in entries if not entry.get("collected") for call in entry["calls"].values()}
+
+
+class Batcher:
+    def __init__(self, runs: Sequence[tuple[EvalRun, Sequence[Any]]], *, wait: bool, submit: bool = True,
+                 say: Callable[[str], None] = lambda line: None,
+                 policy: RetryPolicy = RetryPolicy(), sleep: Callable[[float], None] = time.sleep,
+                 first_poll: float = 0.5, max_poll: float = 30.0):
+        self.runs = [(run, list(samples), Ledger(run.folder, run._keep)) for run, samples in runs]
+        self.wait = wait
+        self.submit = submit  # False: only finish what earlier --batch runs began (a run without --batch)
+        self.say = say
+        self.policy = policy
+        self.sleep = sleep
+        self.first_poll = first_poll
+        self.max_poll = max_poll
+        self._apis: dict[str, BatchAPI] = {}
+        self._shown: dict[str, str] = {}
+        self.created = 0  # batches this pass created
+
+    def run(self) -> None:
+        """One pass, or with `wait` passes until nothing waits; then every run knows which of
+        its calls wait in a batch (`EvalRun.waiting`)."""
+        with contextlib.ExitStack() as locks:
+            for _, _, ledger in sorted(self.runs, key=lambda r: str(r[2].folder)):
+                locks.enter_context(ledger.lock())
+            delay = self.first_poll
+            while True:
+                progressed = self._poll_and_collect()
+                progressed |= self._submit_needed()
+                waiting = {id(run): waiting_calls(ledger.entries()) for run, _, ledger in self.runs}
+                if not self.wait or not any(waiting.values()):
+                    break
+                delay = self.first_poll if progressed else min(self.max_poll, delay * 1.5)
+                self.sleep(delay)
+            for run, _, _ in self.runs:
+                run.waiting = waiting[id(run)]
+
+    # -- 1. poll and collect --------------------------------------------------------------
+
+    def _poll_and_collect(self) -> bool:
+        progressed = False
+        for run, _, ledger in self.runs:
+            for entry in ledger.entries():
+                if entry.get("collected") or entry.get("batch") is None:
+                    continue
+                api = self._api(run, entry)
+                if api is None:
+                    continue
+                state = self._call(lambda: api.retrieve(entry["batch"]))
+                if state is None:
+                    continue  # the API is unwell: asked again at the next poll
+                if state.status != entry["status"] or state.counts != entry.get("counts"):
+                    progressed = True
+                    self._record_state(ledger, entry, state)
+                if state.ended:
+                    self._collect(run, ledger, entry, api, state)
+                    progressed = True
+        return progressed
+
+    def _record_state(self, ledger: Ledger, entry: dict[str, Any], state: BatchState) -> None:
+        entry.update(status=state.status, counts=state.counts, problem=state.problem)
+        ledger.write(entry)
+        counts = state.counts
+        line = f"batch {state.id}: {state.status}, {counts.get('completed', 0)} completed, {counts.get('failed', 0)} failed of {counts.get('total', 0)}"
+        if self._shown.get(state.id) != line:
+            self._shown[state.id] = line
+            self.say(line)
+
+    def _collect(self, run: EvalRun, ledger: Ledger, entry: dict[str, Any], api: BatchAPI, state: BatchState) -> None:
+        """Every request of an ended batch becomes a cache record, or is left to be submitted
+        again (not run, or refused with a 429 or 5xx) until its attempts are spent."""
+        results = self._call(lambda: list(api.results(state)))
+        if results is None:
+            return  # the results cannot be fetched now: collected at the next poll
+        outcomes: dict[str, Completion | ProviderError] = {}
+        for custom_id, outcome in results:
+            # Lines are keyed on custom_id (never the line's id, which repeats); a request
+            # with several lines keeps an answer over an error.
+            if custom_id in entry["calls"] and not isinstance(outcomes.get(custom_id), Completion):
+                outcomes[custom_id] = outcome
+        attempts = ledger.attempts()
+        for custom_id, call in entry["calls"].items():
+            outcome = outcomes.get(custom_id) or not_run(state.problem or f"the batch ended {state.status}")
+            key = f"{call['role']}\0{call['item']}"
+            if isinstance(outcome, TransientError):
+                attempts[key] = attempts.get(key, 0) + 1
+                if attempts[key] < self.policy.batch_attempts:
+                    continue  # needed again: the next submission carries it
+                outcome = ProviderError(f"{outcome} (in {attempts[key]} batches)", kind=outcome.kind, status=outcome.status)
+            elif isinstance(outcome, Completion):
+                outcome = dataclasses.replace(outcome, batch=state.id)
+            attempts.pop(key, None)
+            path = run.cache.record_path(call["item"], call["role"])
+            run._keep(path, lambda: run.cache.store(call["item"], call["role"], call["request"], outcome))
+        ledger.write_attempts(attempts)
+        entry["collected"] = True
+        ledger.write(entry)
+
+    # -- 2. and 3. what is needed, submitted ----------------------------------------------
+
+    def _submit_needed(self) -> bool:
+        progressed = False
+        for run, samples, ledger in self.runs:
+            entries = ledger.entries()
+            for entry in entries:  # prepared by a run killed before the API answered the create call
+                if entry.get("batch") is None and not entry.get("collected"):
+                    progressed |= self._submit(run, ledger, entry)
+            if not self.submit:
+                continue
+            waiting = waiting_calls(entries)
+            needed = [call for sample in samples for call in run.needed_calls(sample) if (call.item, call.role) not in waiting]
+            groups: dict[str, list[Call]] = {}
+            for call in needed:
+                groups.setdefault(_provider_key(call.provider), []).append(call)
+            for calls in groups.values():
+                api = self._provider_api(calls[0].provider)
+                if api is None:
+                    continue  # no Batch API: the items ask these directly
+                for chunk in _chunks(api, calls):
+                    entry = self._prepare(run, ledger, chunk, sequence=_next_sequence(entries))
+                    entries.append(entry)
+                    progressed |= self._submit(run, ledger, entry)
+        return progressed
+
+    def _prepare(self, run: EvalRun, ledger: Ledger, chunk: list[tuple[str, Call]], *, sequence: int) -> dict[str, Any]:
+        calls = {custom_id: {"item": call.item, "role": call.role, "request": run.call_record(call.provider, call.request)}
+                 for custom_id, call in chunk}
+        content = hashlib.sha256(json.dumps(calls, sort_keys=True).encode("utf-8", "surrogatepass")).hexdigest()
+        entry = {
+            "format": FORMAT,
+            "name": f"{run.folder.name[-10:]}-{sequence:04d}-{content[:12]}",
+            "provider": chunk[0][1].provider.spec.identity(),
+            "responsesApi": chunk[0][1].provider.spec.responses_api,
+            "session": run.cache.session,
+            "preparedAt": _now(),
+            "status": "prepared",
+            "batch": None,
+            "collected": False,
+            "calls": calls,
+        }
+        ledger.write(entry)  # before anything leaves: a kill from here on never submits these twice
+        return entry
+
+    def _submit(self, run: EvalRun, ledger: Ledger, entry: dict[str, Any]) -> bool:
+        api = self._api(run, entry)
+        if api is None:
+            return False
+        lines = [api.line(custom_id, _request_of(call["request"])) for custom_id, call in entry["calls"].items()]
+        state = self._call(lambda: api.submit(entry["name"], lines), persist=True)
+        entry.update(batch=state.id, submittedAt=_now())
+        self._record_state(ledger, entry, state)  # at once: the batch id is on disk before anything else happens
+        self.created += 1
+        return True
+
+    # -- providers --------------------------------------------------------------------------
+
+    def _provider_api(self, provider: Provider) -> BatchAPI | None:
+        key = _provider_key(provider)
+        if key not in self._apis:
+            self._apis[key] = provider.batch_api()
+        return self._apis[key]
+
+    def _api(self, run: EvalRun, entry: dict[str, Any]) -> BatchAPI | None:
+        """The API of the provider a recorded submission went to: the candidate's or a judge's."""
+        for provider in (run.candidate, *(p for _, p in run.judges)):
+            if provider.spec.identity() == entry["provider"] and provider.spec.responses_api == entry.get("responsesApi", False):
+                return self._provider_api(provider)
+        return None
+
+    def _call(self, make: Callable[[], Any], *, persist: bool = False) -> Any:
+        """`make()`, retried on transient errors with the retry policy's backoff; None when
+        they persist (a poll is simply tried again later), unless `persist` (a submission
+        must go through or end the pass: its record stays prepared)."""
+        rng = random.Random()
+        for attempt in range(1, self.policy.attempts + 1):
+            try:
+                return make()
+            except TransientError as error:
+                if attempt == self.policy.attempts:
+                    if persist:
+                        raise FatalError(f"--batch: cannot submit ({error}); what was asked so far is recorded in the run folder: "
+                                         "run the same command again later") from None
+                    return None
+                self.sleep(error.retry_after if error.retry_after is not None else self.policy.backoff(attempt, rng))
+            except ProviderError as error:
+                if persist or isinstance(error, FatalError):
+                    raise FatalError(f"--batch: {error}") from None
+                return None
+        return None
+
+
+def _chunks(api: BatchAPI, calls: list[Call]) -> Iterator[list[tuple[str, Call]]]:
+    """The calls with their custom ids, in batches within the API's request and byte limits."""
+    chunk: list[tuple[str, Call]] = []
+    size = 0
+    for call in calls:
+        custom_id = _custom_id(call)
+        line_size = len(json.dumps(api.line(custom_id, call.request)).encode()) + 1
+        if chunk and (len(chunk) >= api.max_requests or size + line_size > api.max_bytes):
+            yield chunk
+            chunk, size = [], 0
+        chunk.append((custom_id, call))
+        size += line_size
+    if chunk:
+        yield chunk
+
+
+def _next_sequence(entries: Sequence[dict[str, Any]]) -> int:
+    """Submissions are numbered, so that one made again after its batches failed has another name."""
+    numbers = [int(part) for entry in entries if len(parts := str(entry["name"]).split("-")) > 1 and (part := parts[1]).isdigit()]
+    return max(numbers, default=-1) + 1
+
+
+def _custom_id(call: Call) -> str:
+    """Short, of the characters every Batch API takes, and distinct per call."""
+    key = json.dumps([call.item, call.role], ensure_ascii=True)
+    return "c" + hashlib.sha256(key.encode()).hexdigest()[:40]
+
+
+def _provider_key(provider: Provider) -> str:
+    return json.dumps([provider.spec.identity(), provider.spec.responses_api], sort_keys=True)
+
+
+def _request_of(record: dict[str, Any]) -> Request:
+    return Request(**{k: v for k, v in record.items() if k != "provider"})
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+def describe(run_folder: Path, api_for: Callable[[dict[str, Any]], BatchAPI | None]) -> list[str]:
+    """One line per recorded batch of the run, its state as the API reports it now (asked
+    once per batch not yet collected; `api_for(entry)` gives its provider's API, or None)."""
+    lines = []
+    for entry in Ledger(run_folder).entries():
+        if entry.get("batch") is None:
+            lines.append(f"{entry['name']}: prepared, not yet submitted ({len(entry['calls'])} requests)")
+            continue
+        state = entry
+        if not entry.get("collected") and (api := api_for(entry)):
+            try:
+                fresh = api.retrieve(entry["batch"])
+                state = {"status": fresh.status, "counts": fresh.counts}
+            except ProviderError as error:
+                state = {**entry, "status": f"{entry['status']} (as last seen; asking now failed: {error})"}
+        counts = state.get("counts") or {}
+        done = "collected" if entry.get("collected") else "to collect" if state.get("status") in ("completed", "failed", "expired", "cancelled", "ended") else "waiting"
+        lines.append(f"batch {entry['batch']}: {state.get('status')}, {counts.get('completed', 0)} completed, "
+                     f"{counts.get('failed', 0)} failed of {counts.get('total', len(entry['calls']))}; {done}")
+    return lines
