@@ -40,6 +40,11 @@ PROCESSING_SHARE = 0.8  # in_progress -> finalizing (or its injected fate)
 
 ENDED = frozenset({"completed", "failed", "expired", "cancelled"})
 
+# The `errors` entry of a batch failed by next_batch_ends("failed") (OpenAI's shape: only
+# OpenAI batches fail as a whole).
+INJECTED_FAILURE = {"code": "batch_failed", "message": "The batch failed (injected by the "
+                    "loopback server's next_batch_ends).", "param": None, "line": None}
+
 # What can befall one line: an int is an HTTP status (the line's reply is that error).
 LineOutcome = int | str  # 400, 429, 500, ... | "expired" | "cancelled"
 LinePredicate = Callable[[str, Any], bool]  # (custom_id, body) -> applies?
@@ -193,7 +198,9 @@ class BatchBook:
             self._finish(batch, "cancelled")
             return
         if batch.status == "validating" and elapsed >= self.seconds * VALIDATING_SHARE:
-            if batch.problems or batch.fate == "failed":
+            if batch.fate == "failed" and not batch.problems:
+                batch.problems.append(INJECTED_FAILURE)
+            if batch.problems:
                 self._finish(batch, "failed")
                 return
             self._enter(batch, "in_progress")
