@@ -300,7 +300,7 @@ class BatchServing:
         self.batch_max_requests = batch_max_requests or self.batch_limits[0]
         self.batch_max_bytes = batch_max_bytes or self.batch_limits[1]
         self.book = BatchBook(self.batch_id_prefix, batch_seconds, self.run_line,
-                              lambda status: self.error_reply(status), self.batch_ended)
+                              self.error_reply, self.batch_ended)
         self._line_requests = count(1_000_000)  # request indexes, far from the live ones
 
     # -- test controls -----------------------------------------------------------------------
@@ -322,6 +322,15 @@ class BatchServing:
 
     def release_batches(self) -> None:
         self.book.release()
+
+    @property
+    def batch_seconds(self) -> float:
+        """Seconds from create to end; settable, and applies to batches already running."""
+        return self.book.seconds
+
+    @batch_seconds.setter
+    def batch_seconds(self, seconds: float) -> None:
+        self.book.seconds = seconds
 
     @property
     def batch_creates(self) -> int:

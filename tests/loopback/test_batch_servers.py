@@ -240,7 +240,7 @@ def test_cancel_request_cancels_an_unfinished_batch_and_not_a_finished_one(serve
     created = submit(client, [input_line(f"q{i}", chat_body("hi")) for i in range(3)])
     assert client.batches.cancel(created.id).status == "cancelling"
     batch = client.batches.retrieve(created.id)
-    server.book.seconds = 0  # a second batch that is already over when cancelled
+    server.batch_seconds = 0  # a second batch that is already over when cancelled
     done = oai_wait(client, submit(client, [input_line("a", chat_body("hi"))]).id)
     assert client.batches.cancel(done.id).status == "completed"
     with pytest.raises(openai.NotFoundError):
@@ -431,7 +431,7 @@ def test_message_batch_fates_and_cancel(serve):
     canceled = client.messages.batches.retrieve(fated.id)
     with pytest.raises(ValueError):
         server.next_batch_ends("failed")  # Anthropic checks requests at create
-    server.book.seconds = 60
+    server.batch_seconds = 60
     cancelled_by_client = client.messages.batches.cancel(ant_submit(client, ["x", "y"]).id)
     after_cancel = client.messages.batches.retrieve(cancelled_by_client.id)
     kinds = [r.result.type for r in client.messages.batches.results(after_cancel.id)]
