@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
+import re
+from datetime import UTC, datetime, timedelta
 
+from .batches import Batch, BatchServing, LineResult, page, reply_json
 from .core import Reply, Request, RoutedServer, usage_numbers
 
 # Error types the real API sends, with their statuses.
@@ -26,10 +30,28 @@ ERRORS = {
 
 _STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "content_filter": "refusal"}
 
+CUSTOM_ID = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 
-class AnthropicServer(RoutedServer):
-    routes = {("POST", "/v1/messages"): "message"}
+# The batch states of batches.py, as Anthropic's three processing statuses.
+_PROCESSING_STATUS = {"validating": "in_progress", "in_progress": "in_progress",
+                      "finalizing": "in_progress", "cancelling": "canceling"}
+
+
+class AnthropicServer(BatchServing, RoutedServer):
+    """Also the Message Batches API (see batches.py for `batch_seconds` and the test controls).
+    Results are served from the URL in `results_url`, built from the Host header the client
+    used, so it is absolute and reachable however the client named this server."""
+
+    routes = {("POST", "/v1/messages"): "message",
+              ("POST", "/v1/messages/batches"): "create_batch",
+              ("GET", "/v1/messages/batches"): "list_batches",
+              ("GET", "/v1/messages/batches/{batch_id}"): "get_batch",
+              ("GET", "/v1/messages/batches/{batch_id}/results"): "batch_results",
+              ("POST", "/v1/messages/batches/{batch_id}/cancel"): "cancel_batch"}
     required = {"/v1/messages": ("model", "messages", "max_tokens")}
+    batch_id_prefix = "msgbatch_"
+    batch_limits = (100_000, 256 * 1024 * 1024)
+    batch_fates = ("expired", "cancelled")  # requests are checked at create: no failed batches
 
     def wants_reasoning(self, body: dict) -> bool:
         return (body.get("thinking") or {}).get("type") in ("enabled", "adaptive")
@@ -70,3 +92,101 @@ class AnthropicServer(RoutedServer):
                 "service_tier": "standard",
             },
         }), {"request-id": f"req_loopback{request.index:06d}"})
+
+    # -- Message Batches API -----------------------------------------------------------------
+
+    def create_batch(self, request: Request) -> Reply:
+        """Checks the whole request at create, as the real API does; the params of each request
+        are checked when it runs, so a bad one ends as an errored result."""
+        requests = request.body.get("requests") if isinstance(request.body, dict) else None
+        if not isinstance(requests, list) or not requests:
+            return self.error_reply(400, message="requests: Input should be a non-empty list")
+        if len(requests) > self.batch_max_requests or len(request.raw_body) > self.batch_max_bytes:
+            return self.error_reply(413, message=f"Batch exceeds the limit of "
+                                                 f"{self.batch_max_requests} requests or "
+                                                 f"{self.batch_max_bytes} bytes.")
+        seen: set[str] = set()
+        for index, item in enumerate(requests):
+            custom_id = item.get("custom_id") if isinstance(item, dict) else None
+            if not isinstance(custom_id, str) or not CUSTOM_ID.fullmatch(custom_id):
+                return self.error_reply(400, message=f"requests.{index}.custom_id: String should "
+                                                     f"match pattern '^[a-zA-Z0-9_-]{{1,64}}$'")
+            if custom_id in seen:
+                return self.error_reply(400, message=f"Duplicate custom_id {custom_id!r}: each "
+                                                     f"request in a batch needs its own.")
+            if not isinstance(item.get("params"), dict):
+                return self.error_reply(400, message=f"requests.{index}.params: Field required")
+            seen.add(custom_id)
+        lines = [(item["custom_id"], item["params"]) for item in requests]
+        return Reply(200, self.batch_wire(self.book.create("/v1/messages", lines), request))
+
+    def get_batch(self, request: Request, batch_id: str) -> Reply:
+        batch = self.book.get(batch_id)
+        return Reply(200, self.batch_wire(batch, request)) if batch else self._no_such(batch_id)
+
+    def cancel_batch(self, request: Request, batch_id: str) -> Reply:
+        batch = self.book.cancel(batch_id)
+        return Reply(200, self.batch_wire(batch, request)) if batch else self._no_such(batch_id)
+
+    def list_batches(self, request: Request) -> Reply:
+        params = request.params
+        batches = [self.batch_wire(batch, request) for batch in self.book.all()]
+        items, has_more = page(batches, lambda b: b["id"], int(params.get("limit", 20)),
+                               after=params.get("after_id"), before=params.get("before_id"))
+        return Reply(200, {"data": items, "has_more": has_more,
+                           "first_id": items[0]["id"] if items else None,
+                           "last_id": items[-1]["id"] if items else None})
+
+    def batch_results(self, request: Request, batch_id: str) -> Reply:
+        """JSONL, one line per request, in the batch's shuffled order."""
+        batch = self.book.get(batch_id)
+        if batch is None:
+            return self._no_such(batch_id)
+        if batch.results is None:
+            return self.error_reply(404, message=f"Results for message batch {batch_id} are not "
+                                                 f"available yet: it is still processing.")
+        lines = [json.dumps(self._result_line(result)) + "\n" for result in batch.results]
+        return Reply(200, "".join(lines).encode(), {"content-type": "application/binary"})
+
+    def _result_line(self, result: LineResult) -> dict:
+        if result.kind in ("expired", "cancelled"):
+            outcome = {"type": "expired" if result.kind == "expired" else "canceled"}
+        elif result.kind == "succeeded":
+            outcome = {"type": "succeeded", "message": reply_json(result.reply)}
+        else:  # the error body is an ErrorResponse: the specific type is at error.error.type
+            outcome = {"type": "errored", "error": reply_json(result.reply)}
+        return {"custom_id": result.custom_id, "result": outcome}
+
+    def batch_wire(self, batch: Batch, request: Request) -> dict:
+        """The MessageBatch object. Counts move out of `processing` only when the batch ends."""
+        ended_at = next((batch.entered[s] for s in ("completed", "expired", "cancelled")
+                         if s in batch.entered), None)
+        counts = {"processing": len(batch.lines), "succeeded": 0, "errored": 0, "canceled": 0,
+                  "expired": 0}
+        if ended_at:
+            counts = {"processing": 0, "succeeded": batch.count("succeeded"),
+                      "errored": batch.count("errored"), "canceled": batch.count("cancelled"),
+                      "expired": batch.count("expired")}
+        host = request.headers.get("host") or self.url.removeprefix("http://")
+        return {
+            "id": batch.id, "type": "message_batch",
+            "processing_status": _PROCESSING_STATUS.get(batch.status, "ended"),
+            "request_counts": counts,
+            "ended_at": rfc3339(ended_at),
+            "created_at": rfc3339(batch.created_at),
+            "expires_at": rfc3339(batch.created_at + timedelta(days=1).total_seconds()),
+            "archived_at": None,
+            "cancel_initiated_at": rfc3339(batch.entered.get("cancelling")),
+            "results_url": (f"http://{host}/v1/messages/batches/{batch.id}/results"
+                            if ended_at else None),
+        }
+
+    def _no_such(self, batch_id: str) -> Reply:
+        return self.error_reply(404, message=f"No message batch found with id {batch_id!r}.")
+
+
+def rfc3339(timestamp: float | None) -> str | None:
+    """Anthropic's timestamp format, e.g. 2024-09-24T18:37:24.100435Z."""
+    if timestamp is None:
+        return None
+    return datetime.fromtimestamp(timestamp, UTC).isoformat().replace("+00:00", "Z")

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Callable
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 # Header values never written to the file log: they carry API keys.
 SECRET_HEADERS = frozenset({"authorization", "x-api-key", "api-key", "proxy-authorization",
@@ -53,6 +53,11 @@ class Request:
         if auth.lower().startswith("bearer "):
             return auth[7:]
         return self.headers.get("x-api-key") or self.headers.get("api-key")
+
+    @property
+    def params(self) -> dict[str, str]:
+        """Query-string parameters (the last value of a repeated name wins)."""
+        return dict(parse_qsl(self.query))
 
     def log_record(self) -> dict:
         """JSON-able record for the file log, with secrets removed."""
@@ -305,6 +310,10 @@ class LoopbackServer:
             return Reply(200, MALFORMED_BODY, {"content-type": "application/json"})
         if fault and (fault.status or fault.error):
             return self._fault_reply(fault)
+        return self.handle_safely(request)
+
+    def handle_safely(self, request: Request) -> Reply:
+        """`handle()`, with an exception turned into a 500 reply and a traceback on stderr."""
         try:
             return self.handle(request)
         except Exception as exc:  # a broken test responder should fail loudly, not hang the client
@@ -335,16 +344,29 @@ class LoopbackServer:
 class RoutedServer(LoopbackServer):
     """Base for provider servers: a route table plus the common checks of generation requests."""
 
-    routes: dict[tuple[str, str], str] = {}  # (method, path) -> name of the handler method
+    # (method, path template) -> name of the handler method. A "{name}" segment of the template
+    # matches any one path segment and reaches the handler as a keyword argument:
+    # ("GET", "/v1/batches/{batch_id}") calls handler(request, batch_id="batch_...").
+    routes: dict[tuple[str, str], str] = {}
     required: dict[str, tuple[str, ...]] = {}  # path -> body fields the real API rejects without
 
     def handle(self, request: Request) -> Reply:
         # OpenRouter serves the same API under /api/v1: reached as an HTTP proxy for
         # http://openrouter.ai, the server stands in for it.
-        name = self.routes.get((request.method, request.path.removeprefix("/api")))
-        if name is None:
+        found = self.route(request.method, request.path.removeprefix("/api"))
+        if found is None:
             return self.error_reply(404, message=f"Invalid URL ({request.method} {request.path})")
-        return getattr(self, name)(request)
+        name, params = found
+        return getattr(self, name)(request, **params)
+
+    def route(self, method: str, path: str) -> tuple[str, dict[str, str]] | None:
+        """(handler name, path parameters) of the first route matching, or None."""
+        for (route_method, template), name in self.routes.items():
+            if route_method == method:
+                params = match_path(template, path)
+                if params is not None:
+                    return name, params
+        return None
 
     def answer(self, request: Request) -> Answer | Reply:
         """Validate a generation request, then ask the responder what the model says."""
@@ -379,6 +401,20 @@ def usage_numbers(body: dict, answer: Answer) -> tuple[int, int, int]:
     if out is None:
         out = count_words(answer.text) + reasoning
     return inp, out, reasoning
+
+
+def match_path(template: str, path: str) -> dict[str, str] | None:
+    """The "{name}" segments of `template` as found in `path`, or None if the path differs."""
+    wanted, got = template.split("/"), path.split("/")
+    if len(wanted) != len(got):
+        return None
+    params = {}
+    for want, segment in zip(wanted, got):
+        if want.startswith("{") and want.endswith("}") and segment:
+            params[want[1:-1]] = unquote(segment)
+        elif want != segment:
+            return None
+    return params
 
 
 def _error_fault(status, error, retry_after, body, headers) -> Fault:

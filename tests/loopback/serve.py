@@ -1,6 +1,7 @@
 """Run a loopback server in its own process.
 
     python -m tests.loopback.serve --kind openai --port 0 --latency 0.2 --log requests.jsonl
+    python -m tests.loopback.serve --kind anthropic --batch-seconds 5 --log requests.jsonl
 
 The first stdout line is the server URL. Each request is appended to the --log file as a JSON
 line at arrival (keys redacted), so a test can SIGKILL the client process and still see what
@@ -43,10 +44,13 @@ def main(argv: list[str] | None = None) -> None:
                              "dropped connections, truncated bodies and stalls")
     parser.add_argument("--stall", type=float, default=30.0, help="seconds a stalled reply waits (default 30)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--batch-seconds", type=float, default=2.0,
+                        help="seconds from creating a batch to its end (default 2; 0 ends it "
+                             "at its first read)")
     args = parser.parse_args(argv)
 
     server = KINDS[args.kind](latency=args.latency, host=args.host, port=args.port,
-                              log_path=args.log)
+                              log_path=args.log, batch_seconds=args.batch_seconds)
     if args.fail_next:
         server.fail_next(args.fail_next, args.fail_status, error=args.fail_error,
                          retry_after=args.retry_after)
