@@ -113,6 +113,26 @@ class Ledger:
         self._keep(self.folder, lambda: write_json_atomic(self.folder / ATTEMPTS, attempts))
 
 
+class WaitingCalls:
+    """What an item asks before making a call itself: does it wait in a batch? Read from the
+    ledger under its lock (so never in the middle of another process's pass, which may be
+    collecting the reply and submitting the next call), re-read only when the ledger changed."""
+
+    def __init__(self, run_folder: Path):
+        self.ledger = Ledger(run_folder)
+        self._seen: list[tuple[str, int]] | None = None
+        self._waiting: dict[tuple[str, str], Waiting] = {}
+
+    def get(self, key: tuple[str, str]) -> Waiting | None:
+        with self.ledger.lock():
+            # Every write replaces a file by renaming a new one over it: a new inode.
+            seen = sorted((path.name, path.stat().st_ino) for path in self.ledger.folder.glob("*.json"))
+            if seen != self._seen:
+                self._waiting = waiting_calls(self.ledger.entries())
+                self._seen = seen
+        return self._waiting.get(key)
+
+
 def has_batches(run_folder: Path) -> bool:
     """Whether an earlier --batch run left batches in the folder that are not yet collected."""
     return any(not entry.get("collected") for entry in Ledger(run_folder).entries())
@@ -142,8 +162,8 @@ class Batcher:
         self.created = 0  # batches this pass created
 
     def run(self) -> None:
-        """One pass, or with `wait` passes until nothing waits; then every run knows which of
-        its calls wait in a batch (`EvalRun.waiting`)."""
+        """One pass, or with `wait` passes until nothing waits; then every run asks the ledger
+        before making a call itself (`EvalRun.waiting`)."""
         with contextlib.ExitStack() as locks:
             for _, _, ledger in sorted(self.runs, key=lambda r: str(r[2].folder)):
                 locks.enter_context(ledger.lock())
@@ -156,8 +176,8 @@ class Batcher:
                     break
                 delay = self.first_poll if progressed else min(self.max_poll, delay * 1.5)
                 self.sleep(delay)
-            for run, _, _ in self.runs:
-                run.waiting = waiting[id(run)]
+            for run, _, ledger in self.runs:
+                run.waiting = WaitingCalls(ledger.folder.parent)
 
     # -- 1. poll and collect --------------------------------------------------------------
 

@@ -84,8 +84,9 @@ class EvalRun:
         self._stop = threading.Event()
         self._asking: dict[tuple[str, str], threading.Event] = {}  # calls in flight in this process
         self.fatal: FatalError | None = None
-        # (item, role) -> where it waits, for calls submitted to a Batch API and not yet collected
-        self.waiting: dict[tuple[str, str], Any] = {}
+        # With --batch (or batches left by an earlier run): where a call waits in a batch
+        # (`evals.batch.WaitingCalls`), asked before making it directly.
+        self.waiting: Any = None
 
     # -- what an item does -------------------------------------------------------------
 
@@ -170,8 +171,10 @@ class EvalRun:
         record = self.call_record(provider, request)
         key = (item_id, role)
         cached = self.cache.lookup(item_id, role, record)
-        if cached is None and key in self.waiting:
-            raise BatchWaiting(self.waiting[key].batch, self.waiting[key].status)
+        if cached is None and self.waiting is not None and (waiting := self.waiting.get(key)):
+            cached = self.cache.lookup(item_id, role, record)  # collected meanwhile, by another process
+            if cached is None:
+                raise BatchWaiting(waiting.batch, waiting.status)
         if cached is None and wait and (asking := self._asking.get(key)):
             asking.wait()  # a prefetch thread of this process is asking: no need to poll the file lock
             cached = self.cache.lookup(item_id, role, record)

@@ -60,9 +60,8 @@ class ResultsCollector:
             label = f"{name:<16}"
             if waiting := self.waiting.get(name):
                 batches = sorted({b for b in waiting if b})
-                self.lines.append(f"{label} {len(waiting)} items wait in {len(batches)} batch{'es' * (len(batches) != 1)} "
-                                  f"({', '.join(batches[:3])}{', ...' * (len(batches) > 3)}): no result file yet; run the same "
-                                  "command again to collect them (evaluate NAME --status shows their progress)")
+                self.lines.append(f"{label} {len(waiting)} items wait in batches ({', '.join(batches[:3])}{', ...' * (len(batches) > 3)}): "
+                                  "no result file yet; run the same command again to collect them (evaluate NAME --status shows their progress)")
                 continue
             if not rows:
                 continue
@@ -138,6 +137,8 @@ def _describe(label: str, result: dict[str, Any], path: Path) -> list[str]:
         parts.append(f"judges agreed {overall['judgeAgreement']:.0%}")
     tokens = overall["tokens"]
     parts.append(f"tokens in {tokens['input']:,} out {tokens['output']:,}")
+    if batch := overall.get("batch"):
+        parts.append(f"{batch['calls']} answered by a Batch API (at {batch['priceFactor']:.0%} of the price)")
     if "cost" in overall:
         parts.append(f"cost ${overall['cost']:.4f}")
     lines = [f"{label} " + "  ".join(parts), f"{'':<16} result file: {path}"]

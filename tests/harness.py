@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.loopback import Answer
+from tests.loopback import Answer, last_user_text
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data" / "robloxqa"
@@ -64,7 +64,7 @@ class Student:
 
     def __call__(self, request) -> Answer:
         body = request.body
-        prompt = body["messages"][-1]["content"]
+        prompt = last_user_text(body)  # Chat Completions, Responses and Messages bodies alike
         if "VERDICT: CORRECT" in prompt:
             return Answer(self.verdict(body["model"], prompt), input_tokens=200, output_tokens=20)
         for problem in self.lc:

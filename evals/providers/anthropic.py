@@ -11,7 +11,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import anthropic
-import httpx
 
 from evals.errors import ProviderError, QuotaExhausted, TransientError
 
@@ -160,8 +159,8 @@ class AnthropicBatch(BatchAPI):
     def results(self, state: BatchState) -> Iterator[tuple[str, Outcome]]:
         for url in state.results:
             with _translated():
-                content = self.client.get(url, cast_to=httpx.Response, options={"headers": {"Accept": "application/binary"}}).content
-            for text in content.decode("utf-8", "replace").splitlines():
+                content = self.client.get(url, cast_to=str, options={"headers": {"Accept": "application/binary"}})
+            for text in content.splitlines():
                 try:
                     line = json.loads(text)
                 except ValueError:
