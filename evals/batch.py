@@ -101,7 +101,7 @@ class Ledger:
         return entries
 
     def write(self, entry: dict[str, Any]) -> None:
-        self._keep(self.folder, lambda: write_json_atomic(self.folder / f"{entry['name']}.json", entry, indent=1))
+        self._keep(self.folder, lambda: write_json_atomic(self.folder / f"{entry['name']}.json", entry))
 
     def attempts(self) -> dict[str, int]:
         try:
@@ -167,22 +167,25 @@ class Batcher:
         with contextlib.ExitStack() as locks:
             for _, _, ledger in sorted(self.runs, key=lambda r: str(r[2].folder)):
                 locks.enter_context(ledger.lock())
-            delay = self.first_poll
+            delay, first = self.first_poll, True
             while True:
-                progressed = self._poll_and_collect()
-                progressed |= self._submit_needed()
+                changed, collected = self._poll_and_collect()
+                if first or collected:  # only a collected reply can make a new call needed (a judge's)
+                    changed |= self._submit_needed()
+                first = False
                 waiting = {id(run): waiting_calls(ledger.entries()) for run, _, ledger in self.runs}
                 if not self.wait or not any(waiting.values()):
                     break
-                delay = self.first_poll if progressed else min(self.max_poll, delay * 1.5)
+                delay = self.first_poll if changed else min(self.max_poll, delay * 1.5)
                 self.sleep(delay)
             for run, _, ledger in self.runs:
                 run.waiting = WaitingCalls(ledger.folder.parent)
 
     # -- 1. poll and collect --------------------------------------------------------------
 
-    def _poll_and_collect(self) -> bool:
-        progressed = False
+    def _poll_and_collect(self) -> tuple[bool, bool]:
+        """(whether any batch changed, whether any was collected)."""
+        changed = collected = False
         for run, _, ledger in self.runs:
             for entry in ledger.entries():
                 if entry.get("collected") or entry.get("batch") is None:
@@ -194,12 +197,11 @@ class Batcher:
                 if state is None:
                     continue  # the API is unwell: asked again at the next poll
                 if state.status != entry["status"] or state.counts != entry.get("counts"):
-                    progressed = True
+                    changed = True
                     self._record_state(ledger, entry, state)
                 if state.ended:
-                    self._collect(run, ledger, entry, api, state)
-                    progressed = True
-        return progressed
+                    collected |= self._collect(run, ledger, entry, api, state)
+        return changed or collected, collected
 
     def _record_state(self, ledger: Ledger, entry: dict[str, Any], state: BatchState) -> None:
         entry.update(status=state.status, counts=state.counts, problem=state.problem)
@@ -210,12 +212,12 @@ class Batcher:
             self._shown[state.id] = line
             self.say(line)
 
-    def _collect(self, run: EvalRun, ledger: Ledger, entry: dict[str, Any], api: BatchAPI, state: BatchState) -> None:
+    def _collect(self, run: EvalRun, ledger: Ledger, entry: dict[str, Any], api: BatchAPI, state: BatchState) -> bool:
         """Every request of an ended batch becomes a cache record, or is left to be submitted
         again (not run, or refused with a 429 or 5xx) until its attempts are spent."""
         results = self._call(lambda: list(api.results(state)))
         if results is None:
-            return  # the results cannot be fetched now: collected at the next poll
+            return False  # the results cannot be fetched now: collected at the next poll
         outcomes: dict[str, Completion | ProviderError] = {}
         for custom_id, outcome in results:
             # Lines are keyed on custom_id (never the line's id, which repeats); a request
@@ -239,6 +241,7 @@ class Batcher:
         ledger.write_attempts(attempts)
         entry["collected"] = True
         ledger.write(entry)
+        return True
 
     # -- 2. and 3. what is needed, submitted ----------------------------------------------
 

@@ -5,7 +5,7 @@ call the judges), every call read from the run folder's cache when it is there. 
 does the same work ahead of the items on background threads, so model latency overlaps
 even though pytest runs one item at a time per process; the per-record locks in the cache
 make several processes (xdist workers) share the work without asking anything twice. A
-Batch API mode fits the same seam: submit every uncached request at start, poll, store."""
+Batch API mode (`evals.batch`) fills the same cache before the items run."""
 
 from __future__ import annotations
 
