@@ -15,7 +15,9 @@ import pytest
 
 from evals.providers.anthropic import _result_outcome
 from evals.providers.openai import OpenAIBatch, OpenAIProvider
-from evals.providers import ProviderSpec
+from evals.batch import Call, _chunks
+from evals.providers import ProviderSpec, Request
+from evals.site import _cost
 from evals.results import BATCH_PRICE, without_timing
 from evals.verify import rescore
 from tests.harness import ROOT, harness_command, harness_env, questions, read_result, result_files, run_harness
@@ -117,6 +119,8 @@ def _ledger(tmp_path: Path) -> list[dict]:
 
 # Each moment a kill can come: what the test waits for, and what it makes slow to get there.
 MOMENTS = {
+    "between the upload and the create call": (lambda server, tmp: any(r.path == "/v1/files" and r.method == "POST" for r in server.requests),
+                                               lambda r: r.path == "/v1/files" and r.method == "POST"),
     "between the create call and its answer": (lambda server, tmp: any(r.path == "/v1/batches" and r.method == "POST" for r in server.requests),
                                                lambda r: r.path == "/v1/batches" and r.method == "POST"),
     "right after the submission is recorded": (lambda server, tmp: any(e["batch"] for e in _ledger(tmp)), None),
@@ -270,3 +274,34 @@ def test_an_anthropic_errored_result_is_read_by_its_nested_type():
     assert outcome.kind == "server_error" and "overloaded_error" in str(outcome)  # retried, as a 529 over HTTP is
     assert _result_outcome({"type": "canceled"}).kind == "batch_not_run"
     assert _result_outcome({"type": "succeeded", "message": {"content": "x"}}).kind == "malformed_response"
+
+
+class _Limits:
+    """The two limits `_chunks` reads off a Batch API, and its line shape."""
+
+    def __init__(self, max_requests: int, max_bytes: int):
+        self.max_requests, self.max_bytes = max_requests, max_bytes
+
+    def line(self, custom_id, request):
+        return {"custom_id": custom_id, "body": {"prompt": request.prompt}}
+
+
+@pytest.mark.parametrize("max_requests, max_bytes, sizes", [(15, 10**9, [15, 15, 10]), (10**6, 1000, None)])
+def test_calls_are_split_into_batches_within_the_apis_request_and_byte_limits(max_requests, max_bytes, sizes):
+    calls = [Call(f"q{i}", "candidate", None, Request(prompt="x" * 90)) for i in range(40)]
+    limits = _Limits(max_requests, max_bytes)
+    chunks = list(_chunks(limits, calls))
+    assert [call for chunk in chunks for _, call in chunk] == calls
+    assert sizes is None or [len(chunk) for chunk in chunks] == sizes
+    for chunk in chunks:
+        assert sum(len(json.dumps(limits.line(cid, call.request)).encode()) + 1 for cid, call in chunk) <= max_bytes
+    assert len({cid for chunk in chunks for cid, _ in chunk}) == len(calls)
+
+
+def test_the_boards_suite_cost_prices_batched_tokens_at_the_share_the_result_file_records():
+    plain = {"tokens": {"input": 1_000_000, "output": 1_000_000}}
+    batched = {**plain, "batch": {"calls": 10, "tokens": {"input": 1_000_000, "output": 500_000}, "priceFactor": 0.5}}
+    entry = {"name": "m", "price": {"input": 2.0, "output": 8.0}}
+    cost, _ = _cost(entry, {"freeform": plain, "multipleChoice": plain, "leetcode": {"overall": plain}})
+    discounted, _ = _cost(entry, {"freeform": batched, "multipleChoice": plain, "leetcode": {"overall": plain}})
+    assert cost == 30.0 and discounted == 30.0 - 0.5 * 2.0 - 0.25 * 8.0
