@@ -72,7 +72,7 @@ import socket
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections import Counter, defaultdict
+from collections import defaultdict
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -286,15 +286,21 @@ class CounterSource(PowerSource):
         with self._lock:
             _write_line(self._handle, self._store, record)
 
+    def _sample_unless_unreadable(self) -> None:
+        try:
+            self.sample()
+        except StorageError:
+            raise
+        except Exception:  # a counter unreadable this once: the next reading spans the gap
+            pass
+
     def _sample_until_stopped(self) -> None:
         while not self._halt.wait(self.period):
             try:
-                self.sample()
+                self._sample_unless_unreadable()
             except StorageError as error:
                 self._error = error  # raised by stop()
                 return
-            except Exception:  # a counter unreadable this once: the next reading spans the gap
-                continue
 
     def stop(self) -> None:
         if self._thread is None:
@@ -304,7 +310,7 @@ class CounterSource(PowerSource):
         self._thread = None
         try:
             if self._error is None:
-                self.sample()
+                self._sample_unless_unreadable()
         finally:
             self._handle.close()
         if self._error is not None:
@@ -524,7 +530,7 @@ class HwinfoSource(PowerSource):
 
     @property
     def method(self) -> str:
-        columns = " + ".join(self.columns or DEFAULT_COLUMNS)
+        columns = " + ".join(self.columns) if self.columns else " + ".join(DEFAULT_COLUMNS) + " (those logged)"
         return f"HWiNFO log, {columns}, trapezoid rule; {ATTRIBUTION}"
 
 
@@ -657,16 +663,19 @@ def attribute(spans: list[Span], intervals: list[Interval]) -> dict[str, dict]:
 def _in_flight(spans: list[Span]) -> list[tuple[float, float, tuple[tuple[tuple[str, str | None], int], ...]]]:
     """The time covered by spans, cut where the spans in flight change: (start, end,
     ((eval, band), count) for each pair in flight), in order, never overlapping."""
-    events: dict[float, Counter] = defaultdict(Counter)
+    events = []
     for span in spans:
         if span.end > span.start:
-            events[span.start][span.eval, span.band] += 1
-            events[span.end][span.eval, span.band] -= 1
+            events += [(span.start, 1, (span.eval, span.band)), (span.end, -1, (span.eval, span.band))]
+    events.sort(key=lambda event: event[0])
     segments = []
-    counts: Counter = Counter()
-    for start, end in pairwise(sorted(events)):
-        counts.update(events[start])
-        live = tuple((key, count) for key, count in counts.items() if count > 0)
-        if live:
-            segments.append((start, end, live))
+    counts: dict[tuple[str, str | None], int] = {}  # only those in flight
+    for (time_, change, key), (following, _, _) in pairwise([*events, (None, 0, None)]):
+        count = counts.get(key, 0) + change
+        if count:
+            counts[key] = count
+        else:
+            del counts[key]
+        if following != time_ and following is not None and counts:
+            segments.append((time_, following, tuple(counts.items())))
     return segments

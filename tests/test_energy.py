@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import random
 import threading
 import time
 from datetime import datetime
@@ -15,7 +16,7 @@ import pytest
 
 from evals import energy
 from evals.energy import Interval, Span, SpanLog, attribute, source
-from evals.errors import UsageError
+from evals.errors import StorageError, UsageError
 
 
 def kwh(joules: float) -> float:
@@ -225,6 +226,47 @@ def test_nvml_sums_the_energy_of_every_gpu(tmp_path):
     assert "NVML" in nvml.method
 
 
+class Flaky(FakeNvml):
+    """Fails its second reading; `read` is set at each reading."""
+
+    def __init__(self):
+        super().__init__([0])
+        self.calls = 0
+        self.read = threading.Event()
+
+    def total_energy_mj(self, index: int) -> int:
+        self.calls += 1
+        self.read.set()
+        if self.calls == 2:
+            raise RuntimeError("GPU is lost")
+        return 1000 * self.calls
+
+
+class FullDisk:
+    def write(self, data: bytes) -> int:
+        raise OSError(28, "No space left on device")
+
+    def close(self) -> None:
+        pass
+
+
+def test_the_sampler_skips_an_unreadable_reading_and_stop_reports_a_full_disk(tmp_path):
+    gpus = Flaky()
+    nvml = source("nvml", nvml=gpus, period=0.001)
+    store = tmp_path / "nvml.jsonl"
+    nvml.start(store)
+    while gpus.calls < 4:
+        gpus.read.wait(1)
+        gpus.read.clear()
+    with nvml._lock:  # between two writes
+        real, nvml._handle = nvml._handle, FullDisk()
+        real.close()
+    with pytest.raises(StorageError, match=r"cannot write .*nvml.jsonl \(No space left on device\): free space"):
+        nvml.stop()
+    readings = [json.loads(line)["counters"]["gpu0"] for line in store.read_text().splitlines()]
+    assert readings[:2] == [1000, 3000]  # the second reading failed, the third spans its gap
+
+
 class Broken:
     def __init__(self, count: int = 1, where: str = "count"):
         self.count, self.where = count, where
@@ -420,6 +462,28 @@ def test_bands_share_their_eval_part_the_same_way():
         "leetcode": {"kWh": kwh(75.0), "bands": {"easy": kwh(30.0), "hard": kwh(30.0)}},
         "mcq": {"kWh": kwh(15.0), "bands": {}},
     }
+
+
+def test_attribution_agrees_with_a_count_second_by_second():
+    """Spans and intervals on whole seconds: within each second the spans in flight are
+    constant, so each eval takes E x its spans in flight / all in flight."""
+    rng = random.Random(7)
+    spans = []
+    for _ in range(60):
+        start = rng.randrange(0, 40)
+        spans.append(Span(start, start + rng.randrange(1, 8), rng.choice(["mcq", "freeform", "leetcode"]), rng.choice([None, "easy", "hard"])))
+    energies = [rng.uniform(0, 300) for _ in range(50)]
+    expected: dict = {}
+    for second, joules in enumerate(energies):
+        live = [span for span in spans if span.start <= second < span.end]
+        for span in live:
+            entry = expected.setdefault(span.eval, {"kWh": 0.0, "bands": {}})
+            entry["kWh"] += joules / len(live) / 3.6e6
+            if span.band is not None:
+                entry["bands"][span.band] = entry["bands"].get(span.band, 0.0) + joules / len(live) / 3.6e6
+    intervals = [Interval(float(second), second + 1.0, joules) for second, joules in enumerate(energies)]
+    result = attribute(spans, intervals)
+    assert result == {name: {"kWh": pytest.approx(entry["kWh"]), "bands": pytest.approx(entry["bands"])} for name, entry in expected.items()}
 
 
 def test_attribution_from_a_run_folder_end_to_end(tmp_path):
