@@ -58,6 +58,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     how.add_argument("--responses-api", action="store_true")
     how.add_argument("--batch", action="store_true", help="through the provider's Batch API (half price): submit and end; rerun to collect")
     how.add_argument("--batch-wait", action="store_true", help="--batch, waiting for the batches to finish")
+    how.add_argument("--energy", action="store_true", help="measure the energy of the model's requests (local models) and publish the five kWh figures")
+    how.add_argument("--energy-source", choices=("rapl", "nvml", "hwinfo"), help="with --energy: rapl (default), nvml or hwinfo (with --energy-log)")
+    how.add_argument("--energy-log", type=Path, help="with --energy-source hwinfo: the CSV log HWiNFO is writing")
     how.add_argument("--workers", type=int, help="parallel model requests per eval (pytest --concurrency; default 8)")
     how.add_argument("--processes", type=int, help="pytest-xdist processes per eval (pytest -n); helps LeetCode grading only")
     how.add_argument("--allow-errors", action="store_true", help="publish despite more than 5%% API errors or unparseable judge verdicts")
@@ -200,8 +203,8 @@ def evaluate(args: argparse.Namespace) -> int:
     elif not finished:
         print("  nothing finished so far: models.json left alone")
     else:
-        lines = publish(args.name, finished, metadata=metadata or None, allow_errors=args.allow_errors,
-                        models_path=models_path, results_dir=results_dir, rebuild=rebuild_site(data))
+        lines = publish(args.name, finished, metadata=metadata or None, kwh=_measured_kwh(finished) if args.energy else None,
+                        allow_errors=args.allow_errors, models_path=models_path, results_dir=results_dir, rebuild=rebuild_site(data))
         for line in lines:
             print(f"  {line}")
         refused = any(line.startswith("not published:") for line in lines)
@@ -296,10 +299,12 @@ def _command(e: Eval, args: argparse.Namespace, data: Path) -> list[str]:
     command += [f"--run-dir={data / 'runs'}", f"--results-dir={data / 'results'}"]
     if args.processes is not None:
         command += ["-n", str(args.processes)]
-    for flag, value in (("--api-key-env", args.api_key_env), ("--concurrency", args.workers), ("--jest-url", args.jest_url)):
+    for flag, value in (("--api-key-env", args.api_key_env), ("--concurrency", args.workers), ("--jest-url", args.jest_url),
+                        ("--energy-source", args.energy_source), ("--energy-log", args.energy_log)):
         if value is not None:
             command.append(f"{flag}={value}")
-    for flag, on in (("--responses-api", args.responses_api), ("--force", args.force), ("--batch", args.batch), ("--batch-wait", args.batch_wait)):
+    for flag, on in (("--responses-api", args.responses_api), ("--force", args.force), ("--batch", args.batch), ("--batch-wait", args.batch_wait),
+                     ("--energy", args.energy)):
         if on:
             command.append(flag)
     return command
@@ -317,6 +322,21 @@ def _status(e: Eval) -> str:
     n = len(e.planned.samples)
     done = "published" if e.published else "result file written" if e.result_file.is_file() else "no result file yet"
     return f"  {e.tag}: {answered} of {n} answered (cached), {errors} errors, {n - answered} remaining; {done}"
+
+
+def _measured_kwh(finished: dict[str, Path]) -> dict[str, float]:
+    """The kilowattHour figures of models.json (freeform, multipleChoice and the three LeetCode
+    bands) from the energy the result files record; a figure none records is left out, with a
+    warning, so such an entry is not published as electricity-priced."""
+    kwh: dict[str, float] = {}
+    for key, path in finished.items():
+        measured = read_result(path).get("energy") or {}
+        figures = measured.get("bands", {}) if key == "leetcode" else {key: measured.get("kWh")}
+        kwh.update({k: v for k, v in figures.items() if isinstance(v, (int, float))})
+    for key in registry.KWH_KEYS:
+        if key not in kwh:
+            print(f"  warning: no energy measured for {key} (its requests ran without --energy, or the source took no readings then)")
+    return kwh
 
 
 def _batch_status(e: Eval, args: argparse.Namespace) -> list[str]:

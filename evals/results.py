@@ -18,7 +18,7 @@ from evals.tasks import Task
 MAX_ERROR_RATE = 0.05
 TOKEN_KINDS = ("input", "output", "reasoning", "cached")
 # Fields that measure the machine, not the model: excluded when two runs are compared.
-TIMING_FIELDS = frozenset({"latency", "timing"})
+TIMING_FIELDS = frozenset({"latency", "timing", "energy"})
 # What the 5% gate counts, as the original harness did.
 GATED = ("apiErrors", "judgeUnparseable")
 # The share of the listed token prices a Batch API call costs: half, at OpenAI and Anthropic alike.

@@ -14,6 +14,7 @@ import dataclasses
 import datetime as dt
 import json
 import threading
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -64,6 +65,7 @@ class EvalRun:
         policy: RetryPolicy = RetryPolicy(),
         luau: LuauBackend = run_tests_isolated,
         secrets: Sequence[str] = (),
+        spans: Any = None,
     ):
         self.task = task
         self.config = config
@@ -84,6 +86,9 @@ class EvalRun:
         self._stop = threading.Event()
         self._asking: dict[tuple[str, str], threading.Event] = {}  # calls in flight in this process
         self.fatal: FatalError | None = None
+        # --energy: an `evals.energy.SpanLog` taking the wall-clock span of each candidate request
+        self.spans = spans
+        self._bands = {sample.id: task.band(task.sample_fields(sample)) for sample in self.samples} if task.bands else {}
         # With --batch (or batches left by an earlier run): where a call waits in a batch
         # (`evals.batch.WaitingCalls`), asked before making it directly.
         self.waiting: Any = None
@@ -189,7 +194,10 @@ class EvalRun:
             try:
                 cached = self.cache.lookup(item_id, role, record)
                 if cached is None:
+                    started = time.time()
                     cached = self._ask(provider, request)
+                    if self.spans is not None and role == "candidate":
+                        self._record_span(item_id, started)
                     if isinstance(cached, FatalProviderError):
                         cached = self._end(self.scrub.error(cached))
                     else:  # from here on, the answer as the cache wrote it: the same text a rerun reads
@@ -201,6 +209,16 @@ class EvalRun:
         if isinstance(cached, ProviderError):
             raise cached
         return cached
+
+    def _record_span(self, item_id: str, started: float) -> None:
+        from evals.energy import Span
+
+        self._keep(self.folder, lambda: self.spans.record(Span(started, time.time(), self.energy_label(self.folder), self._bands.get(item_id))))
+
+    @staticmethod
+    def energy_label(folder: Path) -> str:
+        """How a run's energy spans are told apart from other runs' (other evals, other identities)."""
+        return f"{folder.parent.name}/{folder.name}"
 
     def _end(self, error: FatalError) -> FatalError:
         """End the run: every later item meets the same error, prefetching stops."""

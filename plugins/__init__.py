@@ -2,4 +2,4 @@
 `pytest11` entry point in pyproject.toml, before it parses the command line, so the eval
 options are known in every process, xdist workers included."""
 
-pytest_plugins = ["plugins.options", "plugins.items", "plugins.collector", "plugins.verify"]
+pytest_plugins = ["plugins.options", "plugins.items", "plugins.collector", "plugins.energy", "plugins.verify"]

@@ -76,6 +76,9 @@ class ResultsCollector:
                 continue
             timing = {"wallSeconds": round(time.monotonic() - self.started, 3), "finishedAt": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
             result = result_of_run(TASKS[name], item.config.to_dict(), list(rows.values()), prices=s.prices, timing=timing)
+            meter = self.config.pluginmanager.get_plugin("energy-meter")
+            if meter and (measured := meter.energy_of(run_dir(s.run_root, item.config), TASKS[name].bands)):
+                result["energy"] = measured
             path = results_path(s.results_root, item.config)
             if published(self.config, name):
                 self.lines.extend(self._reproduce(label, path, result))
@@ -141,6 +144,8 @@ def _describe(label: str, result: dict[str, Any], path: Path) -> list[str]:
         parts.append(f"{batch['calls']} answered by a Batch API (at {batch['priceFactor']:.0%} of the price)")
     if "cost" in overall:
         parts.append(f"cost ${overall['cost']:.4f}")
+    if measured := result.get("energy"):
+        parts.append(f"energy {measured['kWh']:.6f} kWh ({measured['source']})")
     lines = [f"{label} " + "  ".join(parts), f"{'':<16} result file: {path}"]
     if result["publishable"]:
         lines.append(f"{'':<16} publishable")

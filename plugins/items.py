@@ -121,8 +121,15 @@ def eval_run(config: pytest.Config, name: str) -> EvalRun:
             concurrency=s.concurrency,
             luau=_luau_backend(s),
             secrets=[key for j in s.identity.judges for key in configured_secrets(j.provider_spec())],
+            spans=_span_log(folder) if s.energy else None,
         )
     return runs[name]
+
+
+def _span_log(folder):
+    from evals.energy import SpanLog
+
+    return SpanLog(folder)
 
 
 def _luau_backend(s):

@@ -5,6 +5,7 @@ one-line message naming the flag and the fix, before any item is collected or pa
 
 from __future__ import annotations
 
+import argparse
 import inspect
 import math
 import os
@@ -48,6 +49,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     how("--verify-published", nargs="?", const=True, default=None, metavar="NAME",
         help="rescore every published run (or only model NAME's: --verify-published=NAME) offline and compare it with its result file")
     how("--publish", metavar="NAME", help="at the end, publish the finished results into data/models.json as model NAME")
+    how("--energy", action="store_true", default=False,
+        help="measure the energy the model's requests used (local models), into the result files as kWh")
+    how("--energy-source", choices=("rapl", "nvml", "hwinfo"), default="rapl",
+        help="with --energy: Linux RAPL counters (default), NVIDIA's GPU energy counters, or a HWiNFO CSV log (--energy-log)")
+    how("--energy-log", type=Path, help="with --energy-source hwinfo: the HWiNFO CSV log HWiNFO is writing; write --energy-log=PATH")
+    how("--energy-powercap", type=Path, default=Path("/sys/class/powercap"), help=argparse.SUPPRESS)
+    how("--energy-period", type=float, default=1.0, help="with --energy: seconds between readings of a counter source (default 1)")
     how("--luau-timeout", type=float, default=10.0, help="wall-clock safety net per leetcode problem, seconds (default 10)")
     how("--jest-url", default=os.environ.get("JEST_SERVER_URL"),
         help="run leetcode tests on a JestLuaTestServer (default $JEST_SERVER_URL; key from $JEST_SERVER_API_KEY)")
@@ -83,6 +91,7 @@ class Settings:
     prices: Prices | None
     luau_timeout: float
     jest_url: str | None
+    energy: str | None  # the power source measured (--energy-source), or None
     publish: str | None
     session: str
 
@@ -215,6 +224,7 @@ def _settings(config: pytest.Config) -> Settings:
         prices=_prices(opt("price_input"), opt("price_output")),
         luau_timeout=opt("luau_timeout"),
         jest_url=opt("jest_url"),
+        energy=opt("energy_source") if opt("energy") else None,
         publish=opt("publish"),
         session=worker["testrunuid"] if worker else _session(config),
     )

@@ -1,0 +1,100 @@
+"""--energy in whole runs: a fake powercap tree that a thread of the test drives at a known
+power, the harness run as a user runs it (xdist included), and the kWh in the result files
+checked against what the recorded spans say it must be; then published by `evaluate` as
+electricity-priced, on the board, and left alone by verify."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from evals.energy import SpanLog
+from tests.harness import read_result, run_harness
+from tests.loopback import OpenAIServer
+from tests.test_energy import WRAP, powercap_tree
+
+WATTS = 50.0
+
+
+class Power:
+    """Drives package-0 of a fake powercap tree at WATTS, in small steps, until stopped; knows
+    when it ran."""
+
+    def __init__(self, root: Path):
+        self.zones = powercap_tree(root)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        last = time.time()
+        while not self._stop.wait(0.005):
+            now = time.time()
+            counter = self.zones["package-0"] / "energy_uj"
+            staged = counter.with_name("energy_uj.new")  # whole, as sysfs reads are, never a half-written number
+            staged.write_text(f"{(int(counter.read_text()) + int(WATTS * (now - last) * 1e6)) % WRAP}\n")
+            staged.replace(counter)
+            last = now
+
+    def __enter__(self) -> Power:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def expected_kwh(spans, label: str, band: str | None = None) -> float:
+    """WATTS shared, at every instant, by the requests in flight then: what `label` (and
+    `band`) gets, integrated over the run by sweeping the spans' ends in time order."""
+    events = sorted({t for s in spans for t in (s.start, s.end)})
+    joules = 0.0
+    for a, b in zip(events, events[1:]):
+        live = [s for s in spans if s.start <= a and s.end >= b]
+        mine = [s for s in live if s.eval == label and (band is None or s.band == band)]
+        if live:
+            joules += WATTS * (b - a) * len(mine) / len(live)
+    return joules / 3.6e6
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_each_eval_gets_the_energy_measured_while_its_requests_were_in_flight(student, tmp_path, workers):
+    with OpenAIServer(student, latency=0.05) as server, Power(tmp_path / "powercap"):
+        done = run_harness("--provider=openai", "--model=student-1", f"--base-url={server.url}/v1", "-m", "multiple_choice or leetcode",
+                           "--energy", f"--energy-powercap={tmp_path / 'powercap'}", "--energy-period=0.05", "--concurrency=2", "-n", workers,
+                           run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+
+    assert "energy" in done.stdout and "kWh (rapl)" in done.stdout, done.stdout[-3000:]
+    spans = [span for folder in (tmp_path / "runs").glob("*/*/") for span in SpanLog.read(folder)]
+    for name in ("multiple_choice", "leetcode"):
+        result = read_result(tmp_path / "results", name)
+        (folder,) = (tmp_path / "runs" / name).iterdir()
+        label = f"{name}/{folder.name}"
+        assert len(SpanLog.read(folder)) == result["summary"].get("overall", result["summary"])["n"]  # one per candidate request
+        measured = result["energy"]
+        assert measured["source"] == "rapl" and "RAPL" in measured["method"]
+        # The evals' requests overlap (every eval is prefetched at once): each instant's power
+        # is shared by the requests in flight then, whichever eval they belong to.
+        assert measured["kWh"] == pytest.approx(expected_kwh(spans, label), rel=0.1)
+        if name == "leetcode":
+            for band in ("easy", "medium", "hard"):
+                assert measured["bands"][band] == pytest.approx(expected_kwh(spans, label, band), rel=0.1)
+
+
+def test_without_energy_nothing_is_recorded(server, tmp_path):
+    run_harness("--provider=openai", "--model=student-1", f"--base-url={server.url}/v1", "-m", "multiple_choice",
+                run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+    assert "energy" not in read_result(tmp_path / "results", "multiple_choice")
+    assert not list((tmp_path / "runs").rglob("energy"))
+
+
+def test_a_source_that_cannot_measure_stops_the_run_before_anything_is_asked(server, tmp_path):
+    done = run_harness("--provider=openai", "--model=student-1", f"--base-url={server.url}/v1", "-m", "multiple_choice",
+                       "--energy", f"--energy-powercap={tmp_path / 'nothing-here'}", run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+    assert done.returncode == 4 and not server.requests
+    (line,) = [line for line in done.stderr.splitlines() if "--energy" in line]
+    assert "Traceback" not in done.stderr and json.dumps(line)
