@@ -61,6 +61,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     how.add_argument("--energy", action="store_true", help="measure the energy of the model's requests (local models) and publish the five kWh figures")
     how.add_argument("--energy-source", choices=("rapl", "nvml", "hwinfo"), help="with --energy: rapl (default), nvml or hwinfo (with --energy-log)")
     how.add_argument("--energy-log", type=Path, help="with --energy-source hwinfo: the CSV log HWiNFO is writing")
+    how.add_argument("--energy-powercap", type=Path, help=argparse.SUPPRESS)
+    how.add_argument("--energy-period", type=float, help="with --energy: seconds between readings of a counter source (default 1)")
     how.add_argument("--workers", type=int, help="parallel model requests per eval (pytest --concurrency; default 8)")
     how.add_argument("--processes", type=int, help="pytest-xdist processes per eval (pytest -n); helps LeetCode grading only")
     how.add_argument("--allow-errors", action="store_true", help="publish despite more than 5%% API errors or unparseable judge verdicts")
@@ -300,7 +302,8 @@ def _command(e: Eval, args: argparse.Namespace, data: Path) -> list[str]:
     if args.processes is not None:
         command += ["-n", str(args.processes)]
     for flag, value in (("--api-key-env", args.api_key_env), ("--concurrency", args.workers), ("--jest-url", args.jest_url),
-                        ("--energy-source", args.energy_source), ("--energy-log", args.energy_log)):
+                        ("--energy-source", args.energy_source), ("--energy-log", args.energy_log),
+                        ("--energy-powercap", args.energy_powercap), ("--energy-period", args.energy_period)):
         if value is not None:
             command.append(f"{flag}={value}")
     for flag, on in (("--responses-api", args.responses_api), ("--force", args.force), ("--batch", args.batch), ("--batch-wait", args.batch_wait),

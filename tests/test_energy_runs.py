@@ -14,6 +14,7 @@ import pytest
 
 from evals.energy import SpanLog
 from tests.harness import read_result, run_harness
+from tests.test_leaderboard import entry, evaluate, model_flags, verify
 from tests.loopback import OpenAIServer
 from tests.test_energy import WRAP, powercap_tree
 
@@ -98,3 +99,34 @@ def test_a_source_that_cannot_measure_stops_the_run_before_anything_is_asked(ser
     assert done.returncode == 4 and not server.requests
     (line,) = [line for line in done.stderr.splitlines() if "--energy" in line]
     assert "Traceback" not in done.stderr and json.dumps(line)
+
+
+def test_evaluate_with_energy_publishes_an_electricity_priced_entry_with_its_five_figures(student, tmp_path):
+    data = tmp_path / "data"
+    meta = ["--provider-name=Loopback Labs", "--url=https://example.com/student", "--release-date=2026-11-01", "--price-electricity=0.30"]
+    with OpenAIServer(student, latency=0.02) as server, Power(tmp_path / "powercap"):
+        done = evaluate(data, "Metered Student", "--provider=openai", "--model=student-1", f"--base-url={server.url}/v1",
+                        f"--judge=live:judge-a@{server.url}/v1", f"--judge=live:judge-b@{server.url}/v1", *meta, "--allow-errors",
+                        "--energy", f"--energy-powercap={tmp_path / 'powercap'}", "--energy-period=0.05")
+
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    published = entry(data, "Metered Student")
+    kwh = published["kilowattHour"]
+    assert set(kwh) == {"freeform", "multipleChoice", "easy", "medium", "hard"} and all(v > 0 for v in kwh.values())
+    lc = json.loads((data / "results" / "leetcode" / published["resultFiles"]["leetcode"]).read_text())
+    assert [kwh[b] for b in ("easy", "medium", "hard")] == [lc["energy"]["bands"][b] for b in ("easy", "medium", "hard")]
+    board = (data.parent / "site" / "data.js").read_text()
+    assert '"costBasis": "electricity"' in board and "Metered Student" in board
+    assert verify(data).returncode == 0  # the measured figures are kept, not rescored
+
+
+def test_evaluate_warns_when_an_eval_has_no_energy_and_does_not_publish_it_as_electricity_priced(server, tmp_path):
+    data = tmp_path / "data"
+    meta = ["--provider-name=Loopback Labs", "--url=https://example.com/student", "--release-date=2026-11-01", "--price-electricity=0.30"]
+    first = evaluate(data, "Unmetered", *model_flags(server), *meta, "--evals=mc", "--allow-errors")  # without --energy
+    assert first.returncode == 0, first.stdout + first.stderr
+    with Power(tmp_path / "pc"):
+        done = evaluate(data, "Unmetered", "--energy", f"--energy-powercap={tmp_path / 'pc'}", "--energy-period=0.05", "--allow-errors", "--evals=ff,lc")
+    assert "warning: no energy measured for multipleChoice" in done.stdout, done.stdout + done.stderr
+    assert "needs all five kilowattHour values" in done.stdout
+    assert "resultFiles" not in entry(data, "Unmetered")
