@@ -123,7 +123,8 @@ def check(ident: Identity) -> None:
         raise UsageError(f"--provider {spec.provider!r} is unknown; choose one of {', '.join(PROVIDERS)}")
     info = PROVIDERS[spec.provider]
     if not spec.model:
-        raise UsageError(f"--model is required with --provider {spec.provider} (e.g. --model gpt-5.5), or use --provider reference for an offline run")
+        example = "a checkpoint folder: --model=DIR" if info.recorder else "e.g. --model gpt-5.5"
+        raise UsageError(f"--model is required with --provider {spec.provider} ({example}), or use --provider reference for an offline run")
     if spec.effort and spec.thinking:
         raise UsageError("--effort and --thinking exclude each other: pass one")
     for f in FIELDS:
