@@ -28,6 +28,7 @@ def corpus() -> list[str]:
 
 def build_checkpoint(folder: Path, *, layers: int = 2, hidden: int = 64, vocab: int = 800, seed: int = 0) -> Path:
     import torch
+    import transformers
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
@@ -46,6 +47,7 @@ def build_checkpoint(folder: Path, *, layers: int = 2, hidden: int = 64, vocab: 
     torch.manual_seed(seed)
     model = LlamaForCausalLM(config).to(torch.float32)
     folder.mkdir(parents=True, exist_ok=True)
+    transformers.utils.logging.disable_progress_bar()
     model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
