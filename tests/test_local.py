@@ -214,8 +214,9 @@ def test_without_the_extra_one_line_says_how_to_install(tmp_path):
     assert "ERROR: --provider local needs the optional extra `local`" in done.stderr and "uv sync --extra local" in done.stderr
     assert done.stderr.strip().count("\n") == 0, done.stderr
 
-    imports = subprocess.run([sys.executable, "-c", "import sys, plugins, plugins.items, plugins.collector, evals.evaluate, "
-                              "evals.providers.checkpoint; print('torch' in sys.modules)"],
+    harness_only = ("import sys, plugins, plugins.items, plugins.collector, evals.evaluate, evals.providers.checkpoint; "
+                    "print('torch' in sys.modules)")
+    imports = subprocess.run([sys.executable, "-c", harness_only],
                              cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert imports.stdout.strip() == "False", imports.stderr
 
