@@ -16,6 +16,8 @@ import pytest
 from evals.errors import UsageError
 from evals.identity import from_values
 from evals.providers import ProviderSpec, Request, effective_spec, make_provider
+from evals.results import without_timing
+from evals.verify import rescore
 from tests.harness import ROOT, harness_env, read_result, result_files, run_harness
 from tests.tiny_model import TEMPLATE_MARKER
 
@@ -90,6 +92,8 @@ def test_a_run_end_to_end_resumes_and_follows_the_files_not_their_path(tiny, tmp
     (path,) = result_files(tmp_path / "results", "multiple_choice")
     rerun = json.loads(path.read_text())
     assert {k: v for k, v in rerun.items() if k != "timing"} == {k: v for k, v in result.items() if k != "timing"}
+    # Offline rescoring (verify) finds the run from its result file alone: hashes, no paths.
+    assert rescore(path, run_root=tmp_path / "runs") == without_timing(result)
 
 
 def test_batched_replies_equal_one_by_one(base):
