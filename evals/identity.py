@@ -42,12 +42,14 @@ class Field:
 
 FIELDS: tuple[Field, ...] = (
     Field("provider", "provider", f"one of {', '.join(PROVIDERS)}", slug="{}"),
-    Field("model", "model", "model id, as the provider names it", slug="{}"),
+    Field("model", "model", "model id, as the provider names it; local: a checkpoint folder (write --model=DIR)", slug="{}"),
     Field("base_url", "baseUrl", "endpoint URL: required for live (OpenRouter, vLLM, llama.cpp), optional for openai and anthropic"),
     Field("effort", "effort", "reasoning effort (openai, live: none ... xhigh; anthropic: low ... max)", slug="{}"),
     Field("thinking", "thinking", "extended thinking (anthropic) or enable_thinking (live)", kind=bool, slug="thinking", default=False),
     Field("route", "route", "live on OpenRouter: pin one upstream provider, e.g. deepinfra", slug="{}"),
     Field("max_tokens", "maxTokens", "cap on the candidate's completion tokens", kind=int),
+    Field("adapter", "adapter", "local: a PEFT (LoRA) adapter folder put on the checkpoint (write --adapter=DIR)", slug="adapter"),
+    Field("dtype", "dtype", "local: weights dtype, auto (the checkpoint's), float32, bfloat16 or float16"),
     Field("system_prompt_prefix", "systemPromptPrefix", "text put before the harness's system prompt", on_spec=False),
     Field("limit", "limit", "smoke test: only the first N items of each eval (never published)", kind=int, on_spec=False, slug="limit{}"),
     Field("split", "split", "RobloxQA split: test (scores) or train (smoke tests; never published)", on_spec=False, slug="{}", default="test"),
@@ -98,12 +100,13 @@ def add_identity_options(add: Callable[..., Any], *, defaults: bool) -> None:
     add("--judge", action="append", default=[] if defaults else None, metavar="PROVIDER:MODEL[@BASE_URL]", help=JUDGE_HELP)
 
 
-def from_values(values: dict[str, Any], *, datasets=(), judges=(), api_key_env=None, responses_api=False) -> Identity:
-    """An identity from field name -> value (None: the field's default), checked."""
+def from_values(values: dict[str, Any], *, datasets=(), judges=(), api_key_env=None, responses_api=False, device=None) -> Identity:
+    """An identity from field name -> value (None: the field's default), checked; then with
+    what the provider will really call (`effective_spec`: an endpoint, a checkpoint's hash)."""
     given = {f.name: (values.get(f.name) if values.get(f.name) is not None else f.default) for f in FIELDS}
     if given["provider"] == "reference" and not given["model"]:
         given["model"] = "gold"
-    spec = ProviderSpec(**{f.name: given[f.name] for f in FIELDS if f.on_spec}, api_key_env=api_key_env, responses_api=responses_api)
+    spec = ProviderSpec(**{f.name: given[f.name] for f in FIELDS if f.on_spec}, api_key_env=api_key_env, responses_api=responses_api, device=device)
     ident = Identity(spec=spec, **{f.name: given[f.name] for f in FIELDS if not f.on_spec}, datasets=tuple(datasets), judges=tuple(judges))
     check(ident)
     return dataclasses.replace(ident, spec=effective_spec(ident.spec), judges=tuple(j.effective() for j in ident.judges))
@@ -120,7 +123,8 @@ def check(ident: Identity) -> None:
         raise UsageError(f"--provider {spec.provider!r} is unknown; choose one of {', '.join(PROVIDERS)}")
     info = PROVIDERS[spec.provider]
     if not spec.model:
-        raise UsageError(f"--model is required with --provider {spec.provider} (e.g. --model gpt-5.5), or use --provider reference for an offline run")
+        example = "a checkpoint folder: --model=DIR" if info.recorder else "e.g. --model gpt-5.5"
+        raise UsageError(f"--model is required with --provider {spec.provider} ({example}), or use --provider reference for an offline run")
     if spec.effort and spec.thinking:
         raise UsageError("--effort and --thinking exclude each other: pass one")
     for f in FIELDS:
@@ -148,10 +152,12 @@ def check(ident: Identity) -> None:
 
 
 def config_fields(ident: Identity) -> dict[str, Any]:
-    """The table's part of a result file's config: camelCase, unset values left out."""
+    """The table's part of a result file's config: camelCase, unset values left out; what
+    the provider records (`ProviderSpec.recorded`: a checkpoint's hash) over the flags."""
     raw = {f.key: ident.value(f) for f in FIELDS}
     if raw["baseUrl"]:
         raw["baseUrl"] = raw["baseUrl"].rstrip("/")
+    raw.update(ident.spec.recorded)
     return {k: v for k, v in raw.items() if v is not None and v is not False and v != ""}
 
 
@@ -160,6 +166,8 @@ def slug_parts(config: dict[str, Any]) -> list[str]:
     for f in FIELDS:
         value = config.get(f.key)
         if f.slug and value not in (None, False) and value != f.default:
+            if isinstance(value, str) and value.startswith("sha256:"):  # a checkpoint's content hash: its head
+                value = value[len("sha256:"):][:12]
             parts.append(f.slug.format(value))
     return parts
 
@@ -173,7 +181,9 @@ def identity_from_config(config: dict[str, Any], dataset_source: str | None = No
     source = dataset_source or source_of(config["dataset"])
     if source is None:
         raise DatasetError(f"the run used the dataset file {config['dataset']['name']!r}, which cannot be found again; pass it with --dataset")
-    spec = ProviderSpec(**{f.name: values[f.name] if values[f.name] is not None else f.default for f in FIELDS if f.on_spec})
+    info = PROVIDERS.get(config.get("provider"))
+    recorded = tuple((key, config[key]) for key in (info.records if info else ()) if key in config)
+    spec = ProviderSpec(**{f.name: values[f.name] if values[f.name] is not None else f.default for f in FIELDS if f.on_spec}, recorded=recorded)
     rest = {f.name: values[f.name] if values[f.name] is not None else f.default for f in FIELDS if not f.on_spec}
     return Identity(spec=spec, **rest, datasets=((config["eval"], source),), judges=judges)
 

@@ -36,6 +36,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     how = _declare(parser.getgroup("how to run", "not part of the run identity"))
     how("--api-key-env", help="environment variable holding the API key (OPENROUTER_API_KEY is picked for openrouter.ai)")
     how("--responses-api", action="store_true", default=False, help="openai: use the Responses API instead of Chat Completions")
+    how("--device", help="local: where the model runs, auto (a GPU when there is one, else the CPU), cpu, cuda, cuda:N")
     how("--concurrency", type=int, default=8, help="model requests in flight at once, across all workers (default 8)")
     how("--batch", action="store_true", default=False,
         help="send the model calls through the provider's Batch API (half price): submit, then end; rerun the same command to collect")
@@ -200,7 +201,12 @@ def _settings(config: pytest.Config) -> Settings:
         judges=judges,
         api_key_env=opt("api_key_env"),
         responses_api=opt("responses_api"),
+        device=opt("device"),
     )
+    worker = getattr(config, "workerinput", None)
+    if PROVIDERS[identity.spec.provider].in_process and (worker or config.getoption("numprocesses", None)):
+        raise EvalError(f"--provider {identity.spec.provider} loads the model once per process and batches prompts in it: "
+                        "run it without -n (or -n 0)")
     try:
         candidate = make_provider(identity.spec)  # a missing API key: fail now, not on every item
     except EvalError as error:
@@ -209,7 +215,6 @@ def _settings(config: pytest.Config) -> Settings:
     if (opt("batch") or opt("batch_wait")) and candidate.batch_api() is None:
         raise EvalError(f"--batch: --provider {identity.spec.provider} has no Batch API (openai, anthropic, and live endpoints "
                         "that speak OpenAI's have one); run without --batch")
-    worker = getattr(config, "workerinput", None)
     if not worker:
         _check_folders({"--run-dir": run_root(config), "--results-dir": results_root(config)})
     return Settings(
@@ -260,6 +265,8 @@ def _check_how_to_run(opt) -> None:
     provider = opt("provider")
     if opt("responses_api") and provider != "openai":
         raise EvalError(f"--responses-api applies to --provider openai, not {provider}")
+    if opt("device") and not (provider in PROVIDERS and PROVIDERS[provider].in_process):
+        raise EvalError(f"--device applies to --provider local, not {provider}")
     if opt("luau_timeout") <= 0:
         raise EvalError(f"--luau-timeout must be a positive number of seconds (got {opt('luau_timeout')})")
     if opt("jest_url") and not opt("jest_url").startswith(("http://", "https://")):

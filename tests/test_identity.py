@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from evals.identity import FIELDS
-from evals.providers import PROVIDERS, ProviderSpec, Request, make_provider
+from evals.providers import PROVIDERS, ProviderSpec, Request, effective_spec, make_provider
+from evals.providers.checkpoint import folder_hash
 from tests.loopback import AnthropicServer, OpenAIServer
 
 pytest_plugins = ["pytester"]
@@ -28,6 +29,8 @@ SENT = {
     "thinking": True,
     "route": "deepinfra",
     "max_tokens": 321,
+    "adapter": "ADAPTER",  # the tiny model's adapter folder (`local_model`)
+    "dtype": "bfloat16",
 }
 # Fields that shape the items, the same for every provider: value, and how the run differs.
 SHAPING = {"system_prompt_prefix": "You are terse.", "limit": 2, "split": "train"}
@@ -62,9 +65,43 @@ def sdks_warmed():
         make_provider(ProviderSpec("anthropic", "m", base_url=anthropic_server.url)).complete(Request(prompt="hi"), timeout=10)
 
 
+@pytest.fixture(scope="module")
+def local_model(tmp_path_factory):
+    """A tiny checkpoint and adapter for --provider local (made only when its cases run)."""
+    pytest.importorskip("torch", reason="the local extra is not installed (uv sync --extra local)")
+    from tests.tiny_model import build_adapter, build_checkpoint
+
+    folder = tmp_path_factory.mktemp("local")
+    checkpoint = build_checkpoint(folder / "checkpoint")
+    adapter = build_adapter(checkpoint, folder / "adapter")
+    # Generate once before any in-process run: pytester drops the modules a run imports
+    # first, and torch's cannot be imported twice.
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("ROBLOX_EVALS_CACHE", str(folder / "cache"))
+        spec = effective_spec(ProviderSpec("local", str(checkpoint), adapter=str(adapter), max_tokens=2))
+        make_provider(spec).complete_all([Request(prompt="hi")])
+    return {"checkpoint": checkpoint, "adapter": adapter}
+
+
+def flag_value(request, name: str):
+    return str(request.getfixturevalue("local_model")["adapter"]) if name == "adapter" else SENT[name]
+
+
 @pytest.fixture
-def harness(sdks_warmed, pytester, tmp_path, monkeypatch):
-    """pytest in-process on the multiple-choice items, against one loopback server."""
+def local_first(request):
+    """The tiny model for a --provider local case, made before pytester (the next fixture)
+    snapshots sys.modules: torch, which cannot be imported twice in a process, is then never
+    dropped by it."""
+    if getattr(request.node, "callspec", None) and request.node.callspec.params.get("provider") == "local":
+        return request.getfixturevalue("local_model")
+    return None
+
+
+@pytest.fixture
+def harness(sdks_warmed, local_first, pytester, tmp_path, monkeypatch, request):
+    """pytest in-process on the multiple-choice items, against one loopback server; for
+    --provider local, what the provider generates with (rendered prompts, settings, weights)
+    stands for the request sent."""
     for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY"):
         monkeypatch.setenv(name, KEY)
     for name in ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "NO_PROXY", "no_proxy"):
@@ -74,12 +111,30 @@ def harness(sdks_warmed, pytester, tmp_path, monkeypatch):
         server.start()
     monkeypatch.setenv("HTTP_PROXY", servers["openai"].url)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    monkeypatch.setenv("ROBLOX_EVALS_CACHE", str(tmp_path / "cache"))
+    generated: list[dict] = []
+    if local_first:
+        from evals.providers import checkpoint, local
+        from evals.providers.local import LocalProvider
+
+        for module in (checkpoint, local):  # the tiny model's replies kept short
+            monkeypatch.setattr(module, "DEFAULT_MAX_NEW_TOKENS", 16)
+
+        def generate(self, requests):
+            generated.append({"prompts": [self.render(r) for r in requests], "settings": [r.max_tokens for r in requests],
+                              "dtype": str(self.model.dtype), "model": repr(self.model)})
+            return plain_generate(self, requests)
+
+        plain_generate = LocalProvider._generate
+        monkeypatch.setattr(LocalProvider, "_generate", generate)
 
     def run(provider: str, *flags: str, folder: str = "a", endpoint: bool = True):
         server = servers["anthropic" if provider == "anthropic" else "openai"]
-        base_url = {"openai": f"{server.url}/v1", "anthropic": server.url, "live": OPENROUTER, "reference": None}[provider]
+        base_url = {"openai": f"{server.url}/v1", "anthropic": server.url, "live": OPENROUTER, "reference": None, "local": None}[provider]
         args = [f"--provider={provider}", "-m", "multiple_choice", "--limit=1", *flags]
-        if provider != "reference":
+        if provider == "local" and not any(flag.startswith(("--effort", "--route")) for flag in flags):
+            args.append(f"--model={local_first['checkpoint']}")
+        elif provider != "reference":
             args.append("--model=m-1")
         if base_url and endpoint:
             args.append(f"--base-url={base_url}")
@@ -88,6 +143,9 @@ def harness(sdks_warmed, pytester, tmp_path, monkeypatch):
         result = pytester.runpytest_inprocess(EVALS, *args, f"--run-dir={out / 'runs'}", f"--results-dir={out / 'results'}")
         files = sorted((out / "results" / "multiple_choice").glob("*.json"))
         config = json.loads(files[-1].read_text())["config"] if files else None
+        if provider == "local":
+            sent, generated[:] = list(generated), []
+            return result, sent, config
         return result, [r.body for r in server.requests[before:]], config
 
     yield run
@@ -96,9 +154,9 @@ def harness(sdks_warmed, pytester, tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("provider, name", list(sent_cases()))
-def test_a_flag_the_provider_takes_changes_what_it_sends_and_is_recorded(harness, provider, name):
+def test_a_flag_the_provider_takes_changes_what_it_sends_and_is_recorded(harness, request, provider, name):
     field = next(f for f in FIELDS if f.name == name)
-    value = SENT[name]
+    value = flag_value(request, name)
     flag = field.flag if field.kind is bool else f"{field.flag}={value}"
 
     _, plain, plain_config = harness(provider, folder="plain")
@@ -107,13 +165,15 @@ def test_a_flag_the_provider_takes_changes_what_it_sends_and_is_recorded(harness
     assert result.ret in (0, 1), "\n".join(result.outlines[-20:] + result.errlines)
     assert len(plain) == len(flagged) == 1
     assert plain != flagged, f"{flag} did not change the request"
-    assert config[field.key] == value and field.key not in plain_config
+    # A folder is recorded as its content's hash (local), never as its path.
+    recorded = folder_hash(Path(value)) if name == "adapter" else value
+    assert config[field.key] == recorded and plain_config.get(field.key) not in (recorded, value)
 
 
 @pytest.mark.parametrize("provider, name", list(refused_cases()))
 def test_a_flag_the_provider_does_not_send_is_refused_in_one_line(harness, provider, name):
     field = next(f for f in FIELDS if f.name == name)
-    flag = field.flag if field.kind is bool else f"{field.flag}={SENT[name]}"
+    flag = field.flag if field.kind is bool else f"{field.flag}={SENT[name]}"  # refused before a folder is read
 
     result, sent, config = harness(provider, flag)
 

@@ -81,7 +81,7 @@ BAD_FLAGS = [
     pytest.param([], ["--provider is required", "reference", "pytest tests"], id="no-provider"),
     pytest.param(MODEL, ["--provider is required"], id="model-without-provider"),
     pytest.param(["--provider", "opnai", *MODEL], ["--provider 'opnai' is unknown", "openai, anthropic, live, reference"], id="unknown-provider"),
-    pytest.param(["--provider", "local", *MODEL], ["--provider local", "not implemented yet", "--provider live"], id="provider-local"),
+    pytest.param(["--provider", "local", *MODEL], ["--model gpt-5.5: no such folder", "checkpoint folder", "--model=DIR"], id="local-model-not-a-folder"),
     pytest.param(["--provider", "openai"], ["--model is required with --provider openai", "--model", "--provider reference"], id="openai-without-model"),
     pytest.param(["--provider", "anthropic", "--model", "claude-sonnet-4-5", "--effort", "high", "--thinking"], ["--effort and --thinking", "pass one"], id="effort-and-thinking"),
     pytest.param(["--provider", "openai", *MODEL, "--effort", "extreme"], ["--effort 'extreme' is not one openai takes", "minimal", "xhigh"], id="unknown-effort"),
@@ -179,8 +179,8 @@ def test_malformed_dataset_record(run, dirs, tmp_path, second_line, says, prefix
 # -- usage errors once missed, kept as regression tests ---------------------------------------------
 
 
-def test_provider_local_alone_says_not_implemented(run):
-    assert "not implemented yet" in usage_error(run("--provider", "local"))
+def test_provider_local_alone_asks_for_a_checkpoint_folder(run):
+    assert "--model is required with --provider local (a checkpoint folder: --model=DIR)" in usage_error(run("--provider", "local"))
 
 
 def test_unknown_provider_alone_says_unknown(run):

@@ -28,8 +28,13 @@ class HubFile:
         return {"name": f"hf:{self.repo}", "revision": self.revision, "file": self.path}
 
 
+def cache_home() -> Path:
+    """The harness's cache folder: ~/.cache/roblox-evals, or $ROBLOX_EVALS_CACHE."""
+    return Path(os.environ.get("ROBLOX_EVALS_CACHE") or Path.home() / ".cache" / "roblox-evals")
+
+
 def cache_root() -> Path:
-    return Path(os.environ.get("ROBLOX_EVALS_CACHE") or Path.home() / ".cache" / "roblox-evals") / "hf"
+    return cache_home() / "hf"
 
 
 def fetch(file: HubFile) -> tuple[Path, dict[str, str]]:

@@ -47,6 +47,12 @@ class ProviderInfo:
     sampling: bool = True  # takes a temperature and a seed (judges pin both)
     needs_base_url: bool = False
     base_url_env: str | None = None  # the variable its SDK reads when no base URL is given
+    # "module:function" (spec -> what the identity records, `ProviderSpec.recorded`), for a
+    # provider whose model is files: imported without the provider's own dependencies.
+    recorder: str | None = None
+    records: tuple[str, ...] = ()  # the config keys `recorder` sets (read back from a result file)
+    # It loads the model into the process that asks: one process (-n 0), batching in it.
+    in_process: bool = False
 
 
 PROVIDERS = {
@@ -58,16 +64,27 @@ PROVIDERS = {
     "live": ProviderInfo("evals.providers.live:LiveProvider", frozenset({"base_url", "effort", "thinking", "route", "max_tokens"}),
                          OPENAI_EFFORTS, needs_base_url=True),
     "reference": ProviderInfo("evals.providers.reference:ReferenceProvider"),
+    # A Hugging Face checkpoint folder (and a PEFT adapter folder) run with transformers in
+    # process: greedy, so no temperature; the run records the files' hashes, not their paths.
+    "local": ProviderInfo("evals.providers.local:LocalProvider", frozenset({"thinking", "max_tokens", "adapter", "dtype"}),
+                          sampling=False, recorder="evals.providers.checkpoint:recorded",
+                          records=("model", "adapter", "dtype", "chatTemplate", "decoding", "maxNewTokens"), in_process=True),
 }
-PLANNED = {"local": "the local checkpoint provider is not implemented yet; use --provider live against a vLLM or llama.cpp server for now"}
+PLANNED: dict[str, str] = {}  # providers named before they exist: provider -> what to use meanwhile
 
 
 def effective_spec(spec: ProviderSpec) -> ProviderSpec:
-    """The endpoint a provider will really call: with no --base-url, the one its SDK takes
-    from the environment (OPENAI_BASE_URL, ANTHROPIC_BASE_URL), so that a run through a
-    proxy or a mock never shares the real endpoint's run folder."""
+    """What a provider will really call. The endpoint: with no --base-url, the one its SDK
+    takes from the environment (OPENAI_BASE_URL, ANTHROPIC_BASE_URL), so that a run through a
+    proxy or a mock never shares the real endpoint's run folder. The files: for a provider
+    with a `recorder` (local), what the named folders hold (`ProviderSpec.recorded`)."""
     info = PROVIDERS.get(spec.provider)
-    if spec.base_url or info is None or not info.base_url_env or not os.environ.get(info.base_url_env):
+    if info is None:
+        return spec
+    if info.recorder:
+        module, function = info.recorder.split(":")
+        spec = dataclasses.replace(spec, recorded=tuple(getattr(importlib.import_module(module), function)(spec).items()))
+    if spec.base_url or not info.base_url_env or not os.environ.get(info.base_url_env):
         return spec
     return dataclasses.replace(spec, base_url=os.environ[info.base_url_env])
 

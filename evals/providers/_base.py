@@ -111,7 +111,13 @@ class Completion:
 @dataclass(frozen=True)
 class ProviderSpec:
     """Everything that decides which model answers and how: part of the run identity,
-    except `api_key_env` and `responses_api`, which only say how to reach it."""
+    except `api_key_env`, `responses_api` and `device`, which only say how to reach it.
+
+    `recorded` is what the identity records in place of (or beside) the flags, as config keys
+    and values: for a provider that reads local files (`local`), the content hashes of the
+    folders `model` and `adapter` name, the resolved dtype, the chat template's hash and the
+    generation settings, so that the run is the files' and not their path's
+    (`effective_spec` fills it in)."""
 
     provider: str
     model: str
@@ -120,15 +126,20 @@ class ProviderSpec:
     thinking: bool = False
     route: str | None = None
     max_tokens: int | None = None
+    adapter: str | None = None
+    dtype: str | None = None
     api_key_env: str | None = None
     responses_api: bool = False
+    device: str | None = None
+    recorded: tuple[tuple[str, Any], ...] = ()
 
     def identity(self) -> dict[str, Any]:
+        """Who is asked, as a cache record holds it (and a Batch API ledger names it)."""
         ident = dataclasses.asdict(self)
-        del ident["api_key_env"], ident["responses_api"]
+        del ident["api_key_env"], ident["responses_api"], ident["device"], ident["recorded"]
         if not ident["thinking"]:
             del ident["thinking"]
-        return {k: v for k, v in ident.items() if v is not None}
+        return {k: v for k, v in {**ident, **dict(self.recorded)}.items() if v is not None}
 
 
 class Provider(ABC):
