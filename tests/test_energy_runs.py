@@ -6,13 +6,16 @@ electricity-priced, on the board, and left alone by verify."""
 from __future__ import annotations
 
 import json
+import math
 import threading
 import time
 from pathlib import Path
 
 import pytest
 
+from evals import registry
 from evals.energy import SpanLog
+from evals.site import site_data
 from tests.harness import read_result, run_harness
 from tests.test_leaderboard import entry, evaluate, model_flags, verify
 from tests.loopback import OpenAIServer
@@ -130,3 +133,29 @@ def test_evaluate_warns_when_an_eval_has_no_energy_and_does_not_publish_it_as_el
     assert "warning: no energy measured for multipleChoice" in done.stdout, done.stdout + done.stderr
     assert "needs all five kilowattHour values" in done.stdout
     assert "resultFiles" not in entry(data, "Unmetered")
+
+
+def test_a_local_model_with_an_adapter_is_metered_published_priced_by_electricity_and_verified(student, tmp_path, monkeypatch):
+    """The issue's finish line: a tiny checkpoint and adapter made on the spot, run by
+    `evaluate` with --energy on the fake RAPL tree, published as electricity-priced, on the
+    board with its electricity cost, and reproduced offline by --verify-published."""
+    pytest.importorskip("torch", reason="the local extra is not installed (uv sync --extra local)")
+    from tests.tiny_model import build_adapter, build_checkpoint
+
+    checkpoint = build_checkpoint(tmp_path / "checkpoint")
+    adapter = build_adapter(checkpoint, tmp_path / "adapter")
+    data = tmp_path / "data"
+    meta = ["--provider-name=Tiny Labs", "--url=https://example.com/tiny", "--release-date=2026-11-01", "--size=1000", "--price-electricity=0.30"]
+    monkeypatch.setenv("ROBLOX_EVALS_CACHE", str(tmp_path / "cache"))
+    with OpenAIServer(student) as judges, Power(tmp_path / "powercap"):
+        done = evaluate(data, "Tiny Local", "--provider=local", f"--model={checkpoint}", f"--adapter={adapter}", "--max-tokens=8",
+                        f"--judge=live:judge-a@{judges.url}/v1", f"--judge=live:judge-b@{judges.url}/v1", *meta,
+                        "--energy", "--energy-source=rapl", f"--energy-powercap={tmp_path / 'powercap'}", "--energy-period=0.05")
+
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    published = entry(data, "Tiny Local")
+    assert published["price"] == {"electricity": 0.30} and all(v > 0 for v in published["kilowattHour"].values())
+    (row,) = site_data(registry.load_models(data / "models.json", results=data / "results"), results_dir=data / "results")["models"]
+    assert row["costBasis"] == "electricity" and row["cost"] == round(math.fsum(published["kilowattHour"].values()) * 0.30, 6)
+    assert "Tiny Local" in (data.parent / "site" / "data.js").read_text()
+    assert verify(data).returncode == 0
