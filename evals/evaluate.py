@@ -258,7 +258,11 @@ def _plan_eval(tag: str, args: argparse.Namespace, saved: dict[str, Any] | None,
 def _remembered(e: Eval) -> dict[str, Any]:
     """The config a bare rerun starts from: a smoke test's --limit and --split are left out,
     so that `evaluate NAME --limit 3` then `evaluate NAME` is the check, then the real run."""
-    return {k: v for k, v in e.planned.config.to_dict().items() if k not in ("limit", "split")}
+    config = {k: v for k, v in e.planned.config.to_dict().items() if k not in ("limit", "split")}
+    # What a provider records in place of a flag (a local checkpoint's content hash for its
+    # folder) cannot be asked for again: the flag as given is what a bare rerun passes.
+    given = {f.key: e.identity.value(f) for f in FIELDS}
+    return {**config, **{key: given[key] for key in dict(e.identity.spec.recorded) if given.get(key) is not None}}
 
 
 def _base_config(name: str, saved: dict[str, Any] | None, entry: dict[str, Any] | None, results_dir: Path) -> tuple[dict[str, Any] | None, str | None]:

@@ -161,3 +161,5 @@ def test_a_local_model_with_an_adapter_is_metered_published_priced_by_electricit
     assert row["costBasis"] == "electricity" and row["cost"] == round(math.fsum(published["kilowattHour"].values()) * 0.30, 6)
     assert "Tiny Local" in (data.parent / "site" / "data.js").read_text()
     assert verify(data).returncode == 0
+    status = evaluate(data, "Tiny Local", "--status")  # a bare rerun asks for the folders again, not their hashes
+    assert status.returncode == 0 and status.stdout.count("0 remaining; published") == 3, status.stdout + status.stderr
