@@ -11,6 +11,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import openai
 import pytest
 
 from evals.providers.anthropic import _result_outcome
@@ -84,21 +85,25 @@ def test_a_batch_run_writes_a_direct_runs_result_file_at_the_batch_price(server,
 
 
 def test_without_waiting_items_wait_and_two_reruns_collect_freeform_with_two_workers(server, tmp_path):
-    server.batch_seconds = 2.0  # the second worker, coming right after the first, finds the batch still running
+    server.batch_seconds = 0  # a batch ends at its first read once released; held, the second worker finds it running
     args = [*flags(server, "--batch"), "-m", "freeform", "-n", "2"]
 
+    server.hold_batches()
     first = run(tmp_path, *args)
     assert first.returncode == 0, first.stdout[-2000:]
     assert f"{len(FF)} items wait in batches" in first.stdout and "run the same command again" in first.stdout
     assert f"{len(FF)} skipped" in first.stdout and not result_files(tmp_path / "results", "freeform")
     assert server.batch_creates == 1  # two workers, one submission
 
-    time.sleep(server.batch_seconds)
+    server.release_batches()
+    client = openai.OpenAI(base_url=f"{server.url}/v1", api_key="fake-openai-key", max_retries=0)
+    assert client.batches.retrieve(server.batches[0]["id"]).status == "completed"  # ended now, while nothing else is held
+    server.hold_batches()  # the judges' batches, submitted by whichever worker comes first, stay running
     second = run(tmp_path, *args)  # collects the replies, submits the judges
     assert "items wait in batches" in second.stdout and not result_files(tmp_path / "results", "freeform")
     assert server.batch_creates == 3
 
-    time.sleep(server.batch_seconds)
+    server.release_batches()
     third = run(tmp_path, *args)
     assert read_result(tmp_path / "results", "freeform")["summary"]["n"] == len(FF), third.stdout[-2000:]
     assert server.batch_creates == 3 and direct_calls(server) == 0
@@ -144,7 +149,7 @@ def test_a_run_killed_at_any_moment_resumes_without_submitting_twice(server, tmp
     finally:
         harness.send_signal(signal.SIGKILL)
         harness.wait()
-    time.sleep(1.6)  # a request the harness left behind is served meanwhile
+    time.sleep(3.0)  # a request the harness left behind (held 1.5 s) is served meanwhile, even on a loaded machine
 
     done = run(tmp_path, *args)
 
