@@ -159,7 +159,6 @@ class Batcher:
         self.max_poll = max_poll
         self._apis: dict[str, BatchAPI] = {}
         self._shown: dict[str, str] = {}
-        self.created = 0  # batches this pass created
 
     def run(self) -> None:
         """One pass, or with `wait` passes until nothing waits; then every run asks the ledger
@@ -204,7 +203,7 @@ class Batcher:
         return changed or collected, collected
 
     def _record_state(self, ledger: Ledger, entry: dict[str, Any], state: BatchState) -> None:
-        entry.update(status=state.status, counts=state.counts, problem=state.problem)
+        entry.update(status=state.status, ended=state.ended, counts=state.counts, problem=state.problem)
         ledger.write(entry)
         counts = state.counts
         line = f"batch {state.id}: {state.status}, {counts.get('completed', 0)} completed, {counts.get('failed', 0)} failed of {counts.get('total', 0)}"
@@ -296,7 +295,6 @@ class Batcher:
         state = self._call(lambda: api.submit(entry["name"], lines), persist=True)
         entry.update(batch=state.id, submittedAt=_now())
         self._record_state(ledger, entry, state)  # at once: the batch id is on disk before anything else happens
-        self.created += 1
         return True
 
     # -- providers --------------------------------------------------------------------------
@@ -333,7 +331,7 @@ class Batcher:
                 if persist or isinstance(error, FatalError):
                     raise FatalError(f"--batch: {error}") from None
                 return None
-        return None
+        raise AssertionError("unreachable: the last attempt returns or raises")
 
 
 def _chunks(api: BatchAPI, calls: list[Call]) -> Iterator[list[tuple[str, Call]]]:
@@ -388,11 +386,11 @@ def describe(run_folder: Path, api_for: Callable[[dict[str, Any]], BatchAPI | No
         if not entry.get("collected") and (api := api_for(entry)):
             try:
                 fresh = api.retrieve(entry["batch"])
-                state = {"status": fresh.status, "counts": fresh.counts}
+                state = {"status": fresh.status, "ended": fresh.ended, "counts": fresh.counts}
             except ProviderError as error:
                 state = {**entry, "status": f"{entry['status']} (as last seen; asking now failed: {error})"}
         counts = state.get("counts") or {}
-        done = "collected" if entry.get("collected") else "to collect" if state.get("status") in ("completed", "failed", "expired", "cancelled", "ended") else "waiting"
+        done = "collected" if entry.get("collected") else "to collect" if state.get("ended") else "waiting"
         lines.append(f"batch {entry['batch']}: {state.get('status')}, {counts.get('completed', 0)} completed, "
                      f"{counts.get('failed', 0)} failed of {counts.get('total', len(entry['calls']))}; {done}")
     return lines
