@@ -27,6 +27,7 @@ from evals.config import RunConfig
 from evals.datasets.leetcode import Problem
 from evals.luau import ReferenceFailed, TestRun, measure_work, run_tests_isolated, work_budget_for
 from evals.names import file_name
+from evals.energy import Span, SpanLog
 from evals.errors import DatasetError, FatalError, FatalProviderError, ProviderError, StorageError
 from evals.providers import Completion, Provider, Request, RetryPolicy, Throttle, call_with_retries
 from evals.scrub import Scrub
@@ -65,7 +66,7 @@ class EvalRun:
         policy: RetryPolicy = RetryPolicy(),
         luau: LuauBackend = run_tests_isolated,
         secrets: Sequence[str] = (),
-        spans: Any = None,
+        spans: SpanLog | None = None,
     ):
         self.task = task
         self.config = config
@@ -86,9 +87,9 @@ class EvalRun:
         self._stop = threading.Event()
         self._asking: dict[tuple[str, str], threading.Event] = {}  # calls in flight in this process
         self.fatal: FatalError | None = None
-        # --energy: an `evals.energy.SpanLog` taking the wall-clock span of each candidate request
+        # --energy: takes the wall-clock span of each candidate request
         self.spans = spans
-        self._bands = {sample.id: task.band(task.sample_fields(sample)) for sample in self.samples} if task.bands else {}
+        self._bands = {sample.id: task.band(task.sample_fields(sample)) for sample in self.samples} if spans and task.bands else {}
         # With --batch (or batches left by an earlier run): where a call waits in a batch
         # (`evals.batch.WaitingCalls`), asked before making it directly.
         self.waiting: Any = None
@@ -211,8 +212,6 @@ class EvalRun:
         return cached
 
     def _record_span(self, item_id: str, started: float) -> None:
-        from evals.energy import Span
-
         self._keep(self.folder, lambda: self.spans.record(Span(started, time.time(), self.energy_label(self.folder), self._bands.get(item_id))))
 
     @staticmethod

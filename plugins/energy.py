@@ -41,6 +41,7 @@ class EnergyMeter:
         self.source = source
         self.run_root = run_root
         self.store = run_root / "energy" / f"{source.name}-{session}.jsonl"
+        self._shares: dict[str, dict] | None = None  # every run's share, once the source is stopped
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         self.store.parent.mkdir(parents=True, exist_ok=True)
@@ -52,9 +53,7 @@ class EnergyMeter:
 
     def energy_of(self, run_folder: Path, bands: tuple[str, ...]) -> dict[str, Any] | None:
         """The run's kWh (and per band), over every session that measured it; None when none did."""
-        spans = [span for folder in self.run_root.glob("*/*/") if (folder / "energy").is_dir() for span in energy.SpanLog.read(folder)]
-        stores = sorted((self.run_root / "energy").glob(f"{self.source.name}-*.jsonl"))
-        shares = energy.attribute(spans, self.source.intervals(stores)).get(EvalRun.energy_label(run_folder))
+        shares = self._attribution().get(EvalRun.energy_label(run_folder))
         if not shares:
             return None
         # To the millijoule (kWh to 9 places): a short run on a quiet machine uses a few joules.
@@ -62,3 +61,12 @@ class EnergyMeter:
         if bands:
             figures["bands"] = {band: round(shares.get("bands", {}).get(band, 0.0), 9) for band in bands}
         return {**figures, "source": self.source.name, "method": self.source.method}
+
+    def _attribution(self) -> dict[str, dict]:
+        """Every run's share, worked out once per session (reading every run folder's spans and
+        every store): the evals of one command ask in turn."""
+        if self._shares is None:
+            spans = [span for folder in self.run_root.glob("*/*/") if (folder / "energy").is_dir() for span in energy.SpanLog.read(folder)]
+            stores = sorted((self.run_root / "energy").glob(f"{self.source.name}-*.jsonl"))
+            self._shares = energy.attribute(spans, self.source.intervals(stores))
+        return self._shares

@@ -19,6 +19,7 @@ import pytest
 from evals import registry
 from evals.atomic import remove_stale_temp_files
 from evals.config import results_path, run_dir
+from evals.energy import SpanLog
 from evals.errors import DatasetError, EvalError, FatalError, StorageError
 from evals.luau import run_tests_isolated
 from evals.plan import Planned, plan
@@ -121,15 +122,9 @@ def eval_run(config: pytest.Config, name: str) -> EvalRun:
             concurrency=s.concurrency,
             luau=_luau_backend(s),
             secrets=[key for j in s.identity.judges for key in configured_secrets(j.provider_spec())],
-            spans=_span_log(folder) if s.energy else None,
+            spans=SpanLog(folder) if s.energy else None,
         )
     return runs[name]
-
-
-def _span_log(folder):
-    from evals.energy import SpanLog
-
-    return SpanLog(folder)
 
 
 def _luau_backend(s):
