@@ -68,7 +68,6 @@ def sdks_warmed():
 @pytest.fixture(scope="module")
 def local_model(tmp_path_factory):
     """A tiny checkpoint and adapter for --provider local (made only when its cases run)."""
-    pytest.importorskip("torch", reason="the local extra is not installed (uv sync --extra local)")
     from tests.tiny_model import build_adapter, build_checkpoint
 
     folder = tmp_path_factory.mktemp("local")

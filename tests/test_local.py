@@ -39,7 +39,6 @@ def own_cache(cache_home, monkeypatch):
 
 @pytest.fixture(scope="session")
 def tiny(tmp_path_factory) -> dict[str, Path]:
-    pytest.importorskip("torch", reason="the local extra is not installed (uv sync --extra local)")
     from tests.tiny_model import build_adapter, build_checkpoint
 
     folder = tmp_path_factory.mktemp("tiny")
