@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evals import stats
 from evals.atomic import write_json_atomic
 from evals.errors import RegistryError
 from evals.tasks import Task
@@ -60,10 +61,12 @@ def _summary(task: Task, rows: list[dict[str, Any]], prices: Prices | None) -> d
     rows = [r for r in rows if r["status"] != "datasetError"]
     n = len(rows)
     correct = sum(bool(r["correct"]) for r in rows)
+    by_question = stats.per_question(rows)
     summary: dict[str, Any] = {
         "n": n,
         "correct": correct,
         "accuracy": round(correct / n, 4) if n else 0.0,
+        "ci95": stats.accuracy_interval(by_question),
         "apiErrors": sum(r["status"] == "apiError" for r in rows),
         **task.summarize(rows),
         "tokens": tokens,
