@@ -26,3 +26,10 @@ def file_name(name: str) -> str:
     readable = re.sub(r"[^A-Za-z0-9._-]+", "_", name).lstrip(".-")[:READABLE] or "_"
     digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:DIGEST]
     return f"{readable}~{digest}"
+
+
+def attempt_key(item_id: str, epoch: int | None = None) -> str:
+    """The item an answer is cached under: the question's id, and for `--epochs` the k-th
+    answer (k > 1) under `id#k`, so each epoch has its own records and a one-epoch run's are
+    where they always were."""
+    return item_id if epoch in (None, 1) else f"{item_id}#{epoch}"
