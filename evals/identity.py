@@ -51,6 +51,8 @@ FIELDS: tuple[Field, ...] = (
     Field("adapter", "adapter", "local: a PEFT (LoRA) adapter folder put on the checkpoint (write --adapter=DIR)", slug="adapter"),
     Field("dtype", "dtype", "local: weights dtype, auto (the checkpoint's), float32, bfloat16 or float16"),
     Field("system_prompt_prefix", "systemPromptPrefix", "text put before the harness's system prompt", on_spec=False),
+    Field("epochs", "epochs", "answer each item K times (distinct answers, each cached; a seed per epoch where the API takes one): "
+          "the summary gives the mean, its interval clustered by question, and leetcode's pass@1 and pass@K", kind=int, on_spec=False, slug="epochs{}"),
     Field("limit", "limit", "smoke test: only the first N items of each eval (never published)", kind=int, on_spec=False, slug="limit{}"),
     Field("split", "split", "RobloxQA split: test (scores) or train (smoke tests; never published)", on_spec=False, slug="{}", default="test"),
 )
@@ -67,6 +69,7 @@ class Identity:
 
     spec: ProviderSpec
     system_prompt_prefix: str | None = None
+    epochs: int | None = None  # None: one answer per item (--epochs 1 is the same run)
     limit: int | None = None
     split: str = "test"
     datasets: tuple[tuple[str, str], ...] = ()  # (eval name, source); missing: bundled
@@ -104,6 +107,8 @@ def from_values(values: dict[str, Any], *, datasets=(), judges=(), api_key_env=N
     """An identity from field name -> value (None: the field's default), checked; then with
     what the provider will really call (`effective_spec`: an endpoint, a checkpoint's hash)."""
     given = {f.name: (values.get(f.name) if values.get(f.name) is not None else f.default) for f in FIELDS}
+    if given["epochs"] == 1:  # one answer per item is the run without the flag
+        given["epochs"] = None
     if given["provider"] == "reference" and not given["model"]:
         given["model"] = "gold"
     spec = ProviderSpec(**{f.name: given[f.name] for f in FIELDS if f.on_spec}, api_key_env=api_key_env, responses_api=responses_api, device=device)
@@ -140,7 +145,7 @@ def check(ident: Identity) -> None:
         raise UsageError(f"--base-url {spec.base_url!r} is not an http(s) URL")
     if spec.route and not is_openrouter(spec.base_url):
         raise UsageError("--route pins an OpenRouter upstream: it needs --provider live --base-url https://openrouter.ai/api/v1")
-    for name in ("max_tokens", "limit"):
+    for name in ("max_tokens", "epochs", "limit"):
         value = ident.value(FIELD[name])
         if value is not None and value < 1:
             raise UsageError(f"{FIELD[name].flag} must be at least 1 (got {value})")

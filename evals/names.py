@@ -33,3 +33,8 @@ def attempt_key(item_id: str, epoch: int | None = None) -> str:
     answer (k > 1) under `id#k`, so each epoch has its own records and a one-epoch run's are
     where they always were."""
     return item_id if epoch in (None, 1) else f"{item_id}#{epoch}"
+
+
+def row_key(row: dict) -> str:
+    """What tells a result row from the others: its id, and its epoch under `--epochs`."""
+    return attempt_key(row["id"], row.get("epoch"))

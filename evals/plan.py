@@ -11,7 +11,7 @@ from typing import Any
 
 from evals.config import RunConfig
 from evals.identity import Identity, identity_from_config, to_flags
-from evals.tasks import Task
+from evals.tasks import Attempt, Task
 
 __all__ = ["Identity", "Planned", "identity_from_config", "plan", "to_flags"]
 
@@ -27,12 +27,15 @@ def plan(task: Task, ident: Identity) -> Planned:
     samples, dataset = task.load(dict(ident.datasets).get(task.name, "bundled"), split)
     if ident.limit is not None:
         samples = samples[: ident.limit]
+    extra = task.identity_extra(samples)
+    if ident.epochs:  # each epoch of a sample is an item of its own
+        samples = [Attempt(sample, epoch) for sample in samples for epoch in range(1, ident.epochs + 1)]
     config = RunConfig(
         eval=task.name,
         identity=ident.replace(split=split),
         prompt_version=task.prompt_version,
         dataset=dataset,
         judges=tuple(j.identity() for j in ident.judges) if task.uses_judges else (),
-        extra=task.identity_extra(samples),
+        extra=extra,
     )
     return Planned(samples, config)

@@ -14,6 +14,7 @@ from typing import Any
 from evals import stats
 from evals.atomic import write_json_atomic
 from evals.errors import RegistryError
+from evals.names import row_key
 from evals.tasks import Task
 
 MAX_ERROR_RATE = 0.05
@@ -67,6 +68,7 @@ def _summary(task: Task, rows: list[dict[str, Any]], prices: Prices | None) -> d
         "correct": correct,
         "accuracy": round(correct / n, 4) if n else 0.0,
         "ci95": stats.accuracy_interval(by_question),
+        **_epochs(rows, by_question),
         "apiErrors": sum(r["status"] == "apiError" for r in rows),
         **task.summarize(rows),
         "tokens": tokens,
@@ -82,6 +84,13 @@ def _summary(task: Task, rows: list[dict[str, Any]], prices: Prices | None) -> d
     if prices:
         summary["cost"] = prices.cost(tokens, summary["batch"]["tokens"] if batched else None)
     return summary
+
+
+def _epochs(rows: list[dict[str, Any]], by_question: dict[str, list[bool]]) -> dict[str, int]:
+    """With --epochs K: K and the number of questions (n counts every answer, and accuracy is
+    their mean: the mean over epochs)."""
+    epochs = max((r.get("epoch", 1) for r in rows), default=1)
+    return {"epochs": epochs, "questions": len(by_question)} if epochs > 1 else {}
 
 
 def failed_answers(summary: dict[str, Any]) -> int:
@@ -134,7 +143,7 @@ def build_result(config: dict[str, Any], summary: dict[str, Any], rows: list[dic
         "publishable": not reasons,
         "notPublishable": reasons,
         "timing": timing,
-        "results": sorted(rows, key=lambda r: r["id"]),
+        "results": sorted(rows, key=lambda r: (r["id"], r.get("epoch", 1))),
     }
 
 

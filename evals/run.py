@@ -29,9 +29,9 @@ from evals.luau import ReferenceFailed, TestRun, measure_work, run_tests_isolate
 from evals.names import file_name
 from evals.energy import Span, SpanLog
 from evals.errors import DatasetError, FatalError, FatalProviderError, ProviderError, StorageError
-from evals.providers import Completion, Provider, Request, RetryPolicy, Throttle, call_with_retries
+from evals.providers import PROVIDERS, Completion, Provider, Request, RetryPolicy, Throttle, call_with_retries
 from evals.scrub import Scrub
-from evals.tasks import Task
+from evals.tasks import Attempt, Task, question_of, row_identity
 
 
 FORCED = "forced.json"  # in a run folder --force started: by which command, and what it set aside
@@ -112,10 +112,10 @@ class EvalRun:
         except FatalError:
             raise
         except ProviderError as error:
-            return {"id": sample.id, **self.task.sample_fields(sample), "status": "apiError", "correct": False, "error": f"{error.kind}: {error}"}
+            return {**row_identity(sample), **self.task.sample_fields(sample), "status": "apiError", "correct": False, "error": f"{error.kind}: {error}"}
         batched = ["candidate"] * bool(completion.batch) + scoring.batched
         return {
-            "id": sample.id,
+            **row_identity(sample),
             **self.task.sample_fields(sample),
             **scored,
             "finishReason": completion.finish_reason,
@@ -144,12 +144,17 @@ class EvalRun:
         return {"provider": provider.spec.identity(), **request.to_record()}
 
     def _candidate_request(self, sample: Any) -> Request:
-        return self.task.request(sample, system_prompt_prefix=self.config.identity.system_prompt_prefix, max_tokens=self.config.identity.spec.max_tokens)
+        request = self.task.request(sample, system_prompt_prefix=self.config.identity.system_prompt_prefix, max_tokens=self.config.identity.spec.max_tokens)
+        info = PROVIDERS.get(self.candidate.spec.provider)
+        if isinstance(sample, Attempt) and info and info.sampling:  # each epoch its own seed, where the API takes one
+            request = dataclasses.replace(request, seed=sample.epoch)
+        return request
 
     def work_budget(self, problem: Problem) -> int | None:
         """The problem's deterministic work budget, from its reference solution's work,
         measured once per run and kept in the run folder. A reference that fails its own
         tests is kept too, and raises DatasetError: the problem cannot be scored."""
+        problem = question_of(problem)  # measured once per problem, not once per epoch
         if not problem.solution:
             return None
         path = self.folder / "work" / f"{file_name(problem.id)}.json"

@@ -7,8 +7,10 @@ result file's summary and the board's comparisons are the same bytes on every ma
 - One row per question: the Wilson score interval of the proportion correct (well behaved
   at 0%, 100% and small n, where the textbook p +- 1.96 * se is not).
 - Several rows per question (`--epochs K`): rows of one question are not independent, so
-  the interval is the normal one over per-question means with the standard error of those
-  means (a cluster-robust interval; the questions are the sample, the epochs refine each).
+  the interval is Wilson's at the effective number of rows (Kish's design effect): the
+  proportion's variance over the squared cluster-robust standard error of the mean of
+  per-question means, kept between the number of questions (epochs that always agree tell
+  nothing more) and the number of rows (epochs as good as new questions).
 - Two models on the same questions: the paired difference of their per-question scores,
   with its normal interval; for plain right/wrong scores that interval is the one that
   goes with McNemar's test (it only depends on the questions where the two disagree), and
@@ -23,8 +25,9 @@ Z95 = 1.959963984540054  # the standard normal's 97.5th percentile
 DIGITS = 4  # as accuracies in result files (0.8125)
 
 
-def wilson(correct: int, n: int) -> tuple[float, float]:
-    """The 95% Wilson score interval of `correct` out of `n`; (0, 1) when n is 0."""
+def wilson(correct: float, n: float) -> tuple[float, float]:
+    """The 95% Wilson score interval of `correct` out of `n` (an effective n may be
+    fractional); (0, 1) when n is 0."""
     if n == 0:
         return 0.0, 1.0
     p = correct / n
@@ -32,18 +35,25 @@ def wilson(correct: int, n: int) -> tuple[float, float]:
     centre = (p + z2 / (2 * n)) / (1 + z2 / n)
     half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
     # At 0 and n the bound is exactly 0 or 1; the formula lands an ulp away.
-    return (0.0 if correct == 0 else _clip(centre - half)), (1.0 if correct == n else _clip(centre + half))
+    return (0.0 if correct <= 0 else _clip(centre - half)), (1.0 if correct >= n else _clip(centre + half))
 
 
-def clustered(scores: Sequence[float]) -> tuple[float, float]:
-    """The 95% normal interval of the mean of per-question scores (each in [0, 1])."""
-    m = len(scores)
-    if m < 2:
-        return (0.0, 1.0) if m == 0 else (_clip(scores[0]), _clip(scores[0]))
-    mean = math.fsum(scores) / m
-    var = math.fsum((s - mean) ** 2 for s in scores) / (m - 1)
-    half = Z95 * math.sqrt(var / m)
-    return _clip(mean - half), _clip(mean + half)
+def clustered(by_question: Sequence[Sequence[bool]]) -> tuple[float, float]:
+    """The 95% interval of the share of rows correct, rows grouped by question: Wilson at the
+    effective number of rows (see the module's docstring)."""
+    rows = sum(len(q) for q in by_question)
+    m = len(by_question)
+    if m == 0:
+        return 0.0, 1.0
+    p = sum(sum(map(bool, q)) for q in by_question) / rows
+    means = [sum(map(bool, q)) / len(q) for q in by_question]
+    mean = math.fsum(means) / m
+    se2 = math.fsum((s - mean) ** 2 for s in means) / (m - 1) / m if m > 1 else 0.0
+    effective = rows if se2 == 0 else p * (1 - p) / se2
+    effective = min(rows, max(m, effective))
+    if p in (0.0, 1.0):  # no spread to measure: as sure as one answer per question
+        effective = m
+    return wilson(p * effective, effective)
 
 
 def accuracy_interval(by_question: Mapping[str, Sequence[bool]]) -> list[float]:
@@ -52,7 +62,7 @@ def accuracy_interval(by_question: Mapping[str, Sequence[bool]]) -> list[float]:
     if all(len(rows) == 1 for rows in by_question.values()):
         low, high = wilson(sum(bool(rows[0]) for rows in by_question.values()), len(by_question))
     else:
-        low, high = clustered([sum(map(bool, rows)) / len(rows) for rows in by_question.values() if rows])
+        low, high = clustered([rows for rows in by_question.values() if rows])
     return [round(low, DIGITS), round(high, DIGITS)]
 
 

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import dataclasses
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from typing import Any, Protocol
 
+from evals import stats
 from evals.datasets import robloxqa
 from evals.datasets.leetcode import DIFFICULTIES, Problem, load_problems
 from evals.errors import DatasetError
@@ -17,6 +19,7 @@ from evals.grading.luau_code import extract_code
 from evals.luau import WORK_BUDGET_FACTOR, WORK_BUDGET_FLOOR, TestRun
 from evals.grading import judges
 from evals.grading.multiple_choice import LETTERS, extract_letter
+from evals.names import attempt_key
 from evals.providers import Completion, Request, Usage
 
 SYSTEM_PROMPT = "You are an expert Roblox game developer who knows the Roblox engine APIs and the Luau language in depth."
@@ -32,6 +35,36 @@ class Scoring(Protocol):
     def work_budget(self, problem: Problem) -> int | None: ...
 
     def run_luau(self, problem: Problem, solution: str, work_budget: int | None) -> TestRun: ...
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """The k-th answer to a sample under `--epochs K`: an item of its own, cached under its own
+    records (`names.attempt_key`), asked and scored as the sample it wraps."""
+
+    sample: Any
+    epoch: int
+
+    @property
+    def id(self) -> str:
+        return attempt_key(self.sample.id, self.epoch)
+
+    def __getattr__(self, name: str) -> Any:  # the sample's own fields: question, choices, test...
+        if name == "sample":  # not set yet (while being copied): not the sample's to answer
+            raise AttributeError(name)
+        return getattr(self.sample, name)
+
+
+def question_of(sample: Any) -> Any:
+    """The dataset's sample behind an item: itself, or the one an `Attempt` answers again."""
+    return sample.sample if isinstance(sample, Attempt) else sample
+
+
+def row_identity(sample: Any) -> dict[str, Any]:
+    """How a row names its item: the question's id, and the epoch under `--epochs`."""
+    if isinstance(sample, Attempt):
+        return {"id": sample.sample.id, "epoch": sample.epoch}
+    return {"id": sample.id}
 
 
 class Task(ABC):
@@ -227,6 +260,14 @@ class LeetCode(Task):
 
     def band(self, row: dict[str, Any]) -> str:
         return row["difficulty"]
+
+    def summarize(self, rows):
+        """With --epochs K: pass@1 and pass@K, unbiased (HumanEval's estimator) over problems."""
+        epochs = max((r.get("epoch", 1) for r in rows), default=1)
+        if epochs == 1:
+            return {}
+        by_problem = stats.per_question(rows)
+        return {"passAt": {str(k): stats.mean_pass_at_k(by_problem, k) for k in (1, epochs)}}
 
     def sample_fields(self, sample: Problem) -> dict[str, Any]:
         return {"difficulty": sample.difficulty}

@@ -17,6 +17,7 @@ from typing import Any
 from evals import registry
 from evals.config import run_name
 from evals.errors import EvalError
+from evals.names import row_key
 from evals.plan import identity_from_config, plan
 from evals.providers import Completion, Provider, Request
 from evals.results import Prices, read_result, result_of_run, without_timing
@@ -84,7 +85,7 @@ def _differences(published: Any, rescored: Any, path: str) -> list[tuple[str, st
                 found.append((where, "only published" if key in published else "only rescored"))
         return found
     if isinstance(published, list) and isinstance(rescored, list) and all(isinstance(r, dict) and "id" in r for r in published + rescored):
-        return _differences({r["id"]: r for r in published}, {r["id"]: r for r in rescored}, path)
+        return _differences({row_key(r): r for r in published}, {row_key(r): r for r in rescored}, path)
     return [] if published == rescored else [(path, f"published {published!r} -> rescored {rescored!r}")]
 
 

@@ -16,6 +16,7 @@ import pytest
 
 from evals.config import results_path, run_dir
 from evals.errors import EvalError
+from evals.names import row_key
 from evals.publish import finished_results, publish, rebuild_site
 from evals.results import read_result, result_of_run, without_timing, write_result
 from evals.run import forced_in
@@ -48,7 +49,7 @@ class ResultsCollector:
         for name, value in report.user_properties:
             if name == ROW_PROPERTY:
                 data = json.loads(value)
-                self.rows.setdefault(data["eval"], {})[data["row"]["id"]] = data["row"]
+                self.rows.setdefault(data["eval"], {})[row_key(data["row"])] = data["row"]
             elif name == WAITING_PROPERTY:
                 data = json.loads(value)
                 self.waiting.setdefault(data["eval"], []).append(data["batch"])
@@ -130,7 +131,13 @@ class ResultsCollector:
 
 def _describe(label: str, result: dict[str, Any], path: Path) -> list[str]:
     overall = result["summary"].get("overall", result["summary"])
-    parts = [f"accuracy {overall['accuracy']:.2%} ({overall['correct']}/{overall['n']})", f"apiErrors {overall['apiErrors']}"]
+    low, high = overall["ci95"]
+    parts = [f"accuracy {overall['accuracy']:.2%} ({overall['correct']}/{overall['n']}, 95% CI {low:.1%}-{high:.1%})"]
+    if "epochs" in overall:
+        parts.append(f"{overall['epochs']} epochs of {overall['questions']} questions")
+    for k, value in overall.get("passAt", {}).items():
+        parts.append(f"pass@{k} {value:.2%}")
+    parts.append(f"apiErrors {overall['apiErrors']}")
     for key in ("unparseable", "judgeUnparseable"):
         if key in overall:
             parts.append(f"{key} {overall[key]}")

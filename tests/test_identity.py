@@ -33,7 +33,7 @@ SENT = {
     "dtype": "bfloat16",
 }
 # Fields that shape the items, the same for every provider: value, and how the run differs.
-SHAPING = {"system_prompt_prefix": "You are terse.", "limit": 2, "split": "train"}
+SHAPING = {"system_prompt_prefix": "You are terse.", "epochs": 2, "limit": 2, "split": "train"}
 IMPLICIT = {"provider", "model", "base_url"}  # base_url: tested below, as the effective endpoint
 
 

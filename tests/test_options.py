@@ -100,6 +100,7 @@ BAD_FLAGS = [
     pytest.param(["--provider", "anthropic", "--model", "claude-sonnet-4-5", "--responses-api"], ["--responses-api", "--provider openai, not anthropic"], id="responses-api-with-anthropic"),
     pytest.param(["--provider", "reference", "--split", "dev"], ["--split 'dev' is unknown", "test or train"], id="split-dev"),
     pytest.param(["--provider", "reference", "--limit", "0"], ["--limit must be at least 1", "got 0"], id="limit-0"),
+    pytest.param(["--provider", "reference", "--epochs", "0"], ["--epochs must be at least 1", "got 0"], id="epochs-0"),
     pytest.param(["--provider", "openai", *MODEL, "--max-tokens", "0"], ["--max-tokens must be at least 1"], id="max-tokens-0"),
     pytest.param(["--provider", "reference", "--concurrency", "0"], ["--concurrency must be at least 1"], id="concurrency-0"),
     pytest.param(["--provider", "reference", "--judge", "badform"], ["--judge 'badform'", "provider:model"], id="judge-badform"),

@@ -52,11 +52,21 @@ def test_one_row_per_question_is_wilson_and_several_are_clustered():
     assert low < 0.6 < high
 
 
-def test_clustered_interval_is_the_normal_interval_of_question_means():
-    means = [1.0, 0.5, 0.0, 1.0]
-    mean = sum(means) / 4
-    sd = math.sqrt(sum((m - mean) ** 2 for m in means) / 3)
-    assert stats.clustered(means) == pytest.approx((mean - stats.Z95 * sd / 2, min(1.0, mean + stats.Z95 * sd / 2)))
+def test_clustered_interval_lies_between_one_answer_per_question_and_independent_rows():
+    rng = random.Random(3)
+    skill = [rng.random() for _ in range(50)]
+    by_question = [[rng.random() < s for _ in range(4)] for s in skill]
+    rows = [r for q in by_question for r in q]
+    low, high = stats.clustered(by_question)
+    as_questions = stats.wilson(sum(rows) / 4, 50)  # the epochs of a question all agreeing
+    as_rows = stats.wilson(sum(rows), 200)  # every row a new question
+    assert as_questions[0] <= low <= as_rows[0] and as_rows[1] <= high <= as_questions[1]
+    assert (low, high) != as_rows  # the questions here differ, so their epochs are not independent
+
+
+def test_clustered_interval_at_the_edges_is_as_sure_as_one_answer_per_question():
+    assert stats.clustered([[True] * 3] * 20) == stats.wilson(20, 20)
+    assert stats.clustered([[False] * 5] * 8) == stats.wilson(0, 8)
 
 
 def _pass_at_k_by_enumeration(n: int, c: int, k: int) -> Fraction:
