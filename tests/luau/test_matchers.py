@@ -85,9 +85,15 @@ def test_failure_messages_show_expected_and_received_like_jest():
     assert to_equal.endswith('Expected: {1, 3}\nReceived: {1, 2, x = "a"}')
 
 
-def test_toBe_on_equal_tables_suggests_toEqual():
-    run = run_tests(DOUBLER, spec('it("t", function() expect({1}).toBe({1}) end)'))
-    assert 'replace "toBe" with "toEqual"' in messages(run)[0]
+def test_toBe_suggests_toEqual_only_when_deep_equality_would_pass():
+    run = run_tests(DOUBLER, spec("""
+        it("equal tables", function() expect({1}).toBe({1}) end)
+        it("functions that print alike", function() expect(function() end).toBe(function() end) end)
+        it("tables that print alike", function() expect({{{{{1}}}}}).toBe({{{{{2}}}}}) end)
+    """))
+    tables, functions, deep = messages(run)
+    hint = 'replace "toBe" with "toEqual"'
+    assert hint in tables and hint not in functions and hint not in deep
 
 
 def test_toBeCloseTo_reports_precision():
