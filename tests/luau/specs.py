@@ -1,6 +1,6 @@
 """Building blocks shared by the Luau runner tests."""
 
-from evals.luau import TestRun
+from evals.luau import TestRun, run_tests
 
 PRELUDE = """\
 local JestGlobals = require(game:GetService("ReplicatedStorage").DevPackages.JestGlobals)
@@ -38,3 +38,23 @@ def statuses(run: TestRun) -> list[str]:
 
 def messages(run: TestRun) -> list[str]:
     return [message for test in run.tests for message in test["failureMessages"]]
+
+
+def negated(expectation: str) -> str:
+    """`expect(x).toY(...)` as `expect(x).never.toY(...)`."""
+    return expectation.replace(").to", ").never.to", 1)
+
+
+def both_ways(holds: str, fails: str, fixtures: str) -> TestRun:
+    """Four tests against DOUBLER, after `fixtures`: `holds`, `fails`, then each under `.never`.
+    A matcher that works gives the statuses passed, failed, failed, passed."""
+    body = fixtures + "\n".join(
+        f'it("{title}", function() {expectation} end)'
+        for title, expectation in [
+            ("holds", holds),
+            ("fails", fails),
+            ("never holds", negated(holds)),
+            ("never fails", negated(fails)),
+        ]
+    )
+    return run_tests(DOUBLER, spec(body))
