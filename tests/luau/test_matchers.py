@@ -21,6 +21,16 @@ CASES = {
         "expect(setmetatable({x = 1}, Point)).toStrictEqual(setmetatable({x = 1}, Point))",
         "expect(setmetatable({x = 1}, Point)).toStrictEqual({x = 1})",
     ),
+    # Jest Lua's typeEquality: a class is its metatable's __index, not the metatable itself.
+    "toStrictEqual same class, other metatables": (
+        "expect(setmetatable({x = 1}, {__index = Point})).toStrictEqual(setmetatable({x = 1}, {__index = Point}))",
+        "expect(setmetatable({x = 1}, {__index = Point})).toStrictEqual(setmetatable({x = 1}, {__index = {}}))",
+    ),
+    "toStrictEqual nested class": (
+        "expect({p = setmetatable({}, Point)}).toStrictEqual({p = setmetatable({}, Point)})",
+        "expect({p = setmetatable({}, Point)}).toStrictEqual({p = {}})",
+    ),
+    "toStrictEqual no __index is no class": ("expect(shared).toStrictEqual(shared)", "expect(bare).toStrictEqual(bare)"),
     "toBeCloseTo": ("expect(0.1 + 0.2).toBeCloseTo(0.3, 5)", "expect(0.1 + 0.2).toBeCloseTo(0.31, 5)"),
     "toBeCloseTo two digits": ("expect(1.004).toBeCloseTo(1)", "expect(1.006).toBeCloseTo(1)"),
     "toBeNil": ("expect(nil).toBeNil()", "expect(false).toBeNil()"),
@@ -59,6 +69,7 @@ CASES = {
 
 FIXTURES = """
 local shared = {1}
+local bare = setmetatable({}, {})
 local Point = {}
 Point.__index = Point
 local called = jest.fn()
