@@ -27,6 +27,9 @@ from evals.verify import differences
 from .items import ROW_PROPERTY, WAITING_PROPERTY, loaded, published
 from .options import settings, settings_key
 
+WRONG_SHOWN = 20  # wrong answers listed at the end of a run, one line each
+DEFAULT_REPORTCHARS = "fE"  # pytest's -r when none is given
+
 
 def pytest_configure(config: pytest.Config) -> None:
     if settings_key in config.stash and not hasattr(config, "workerinput"):
@@ -42,6 +45,15 @@ class ResultsCollector:
         self.lines: list[str] = []
         self.reproduced = True
         self.unwritten = False
+        self.wrong: list[tuple[str, str, dict[str, Any]]] = []  # (node id, eval, row) of the first wrong answers
+        self.wrong_count = 0
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter and self.config.option.reportchars == DEFAULT_REPORTCHARS:
+            # The collector lists wrong answers itself (see `_wrong_answers`): pytest's line
+            # per failed item costs ~0.3 ms each at the end of the run.
+            reporter.reportchars = reporter.reportchars.replace("f", "")
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when != "teardown":  # every phase's report carries the row: read it once
@@ -49,7 +61,12 @@ class ResultsCollector:
         for name, value in report.user_properties:
             if name == ROW_PROPERTY:
                 data = json.loads(value)
-                self.rows.setdefault(data["eval"], {})[row_key(data["row"])] = data["row"]
+                row = data["row"]
+                self.rows.setdefault(data["eval"], {})[row_key(row)] = row
+                if not row["correct"] and row["status"] not in ("apiError", "datasetError"):
+                    self.wrong_count += 1
+                    if len(self.wrong) < WRONG_SHOWN:
+                        self.wrong.append((report.nodeid, data["eval"], row))
             elif name == WAITING_PROPERTY:
                 data = json.loads(value)
                 self.waiting.setdefault(data["eval"], []).append(data["batch"])
@@ -123,10 +140,21 @@ class ResultsCollector:
             return [*notes, f"not published: {error}"]
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
+        if self.wrong and "f" not in terminalreporter.reportchars:
+            terminalreporter.section("wrong answers")
+            for line in self._wrong_answers():
+                terminalreporter.write_line(line)
         if self.lines:
             terminalreporter.section("eval results")
             for line in self.lines:
                 terminalreporter.write_line(line)
+
+    def _wrong_answers(self) -> list[str]:
+        """One line for each of the first wrong answers; every row is in the result files."""
+        lines = [f"WRONG {nodeid} - {TASKS[name].explain(row)}" for nodeid, name, row in self.wrong]
+        if self.wrong_count > len(self.wrong):
+            lines.append(f"... and {self.wrong_count - len(self.wrong)} more: every answer is a row of its eval's result file")
+        return lines
 
 
 def _describe(label: str, result: dict[str, Any], path: Path) -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import signal
 import subprocess
 import threading
@@ -53,6 +54,12 @@ def test_a_run_writes_one_result_file_per_eval_with_config_summary_and_rows(serv
     assert ff["publishable"] is False and "over the 5% gate" in ff["notPublishable"][0]
     assert "accuracy" in done.stdout and "result file:" in done.stdout
     assert f"{N_MC - len(range(0, N_MC, 5))} passed" not in done.stdout  # mc + ff items both counted
+    # Wrong answers: one line each for the first 20, not pytest's per-failure sections.
+    assert "= FAILURES =" not in done.stdout and "FAILED tests_evals" not in done.stdout
+    wrong = [line for line in done.stdout.splitlines() if line.startswith("WRONG ")]
+    assert len(wrong) == 20, done.stdout[-3000:]
+    assert any(re.fullmatch(r"WRONG tests_evals/test_robloxqa.py::test_multiple_choice\[mc-\d+\] - answered [A-D], expected [A-D]", line) for line in wrong)
+    assert re.search(r"\.\.\. and \d+ more: every answer is a row of its eval's result file", done.stdout)
 
 
 def test_a_rerun_of_a_finished_run_asks_nothing_and_writes_the_same_file(server, student, tmp_path):
@@ -195,6 +202,13 @@ def test_a_partial_selection_writes_no_result_file(server, tmp_path):
 
     assert "partial run: 2 of 40" in done.stdout
     assert not result_files(tmp_path / "results", "multiple_choice")
+    assert "WRONG tests_evals/test_robloxqa.py::test_multiple_choice[mc-001] - answered" in done.stdout
+
+
+@pytest.mark.parametrize(("flag", "shown"), [("--tb=short", "= FAILURES ="), ("-rf", "FAILED tests_evals/test_robloxqa.py::test_multiple_choice[mc-001]")])
+def test_pytest_reports_wrong_answers_its_own_way_when_asked(server, tmp_path, flag, shown):
+    done = run_harness(*model_args(server), "-k", "mc-001", flag, run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+    assert shown in done.stdout, done.stdout[-3000:]
 
 
 def test_the_reference_provider_runs_offline_through_the_judges_and_is_never_publishable(tmp_path):
