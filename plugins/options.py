@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import inspect
-import math
 import os
 import shlex
 import uuid
@@ -123,6 +122,20 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[settings_key] = _settings(config)
     except EvalError as error:
         raise pytest.UsageError(str(error)) from None
+    if config.option.tbstyle == "auto":
+        # Wrong answers are reported by the results collector, one line each for the first
+        # few (`WRONG_SHOWN`). pytest's FAILURES section would repeat each, and look up each
+        # failed item's teardown among every report: quadratic, seconds at the end of a
+        # 2,000-item run. An explicit --tb (or -r with f) still asks for pytest's own.
+        config.option.tbstyle = "no"
+
+
+def worker_share(limit: int, worker: dict[str, Any]) -> int:
+    """An xdist worker's part of --concurrency: the parts add up to the limit (the first
+    workers take one more when it does not divide); at least 1, so with fewer requests
+    allowed than workers each worker still asks one at a time."""
+    index, count = int(worker["workerid"].removeprefix("gw")), worker["workercount"]
+    return max(1, limit // count + (index < limit % count))
 
 
 def _check_values_apart(config: pytest.Config) -> None:
@@ -220,7 +233,7 @@ def _settings(config: pytest.Config) -> Settings:
     return Settings(
         identity=identity,
         candidate=candidate,
-        concurrency=opt("concurrency") if not worker else math.ceil(opt("concurrency") / worker["workercount"]),
+        concurrency=opt("concurrency") if not worker else worker_share(opt("concurrency"), worker),
         batch="wait" if opt("batch_wait") else "submit" if opt("batch") else None,
         force=opt("force"),
         allow_errors=opt("allow_errors"),
