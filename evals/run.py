@@ -29,7 +29,7 @@ from evals.luau import ReferenceFailed, TestRun, measure_work, run_tests_isolate
 from evals.names import file_name
 from evals.energy import Span, SpanLog
 from evals.errors import DatasetError, FatalError, FatalProviderError, ProviderError, StorageError
-from evals.providers import PROVIDERS, Completion, Provider, Request, RetryPolicy, Throttle, call_with_retries
+from evals.providers import PROVIDERS, Completion, Provider, Request, RetryPolicy, Throttle, call_with_retries, endpoint_throttle
 from evals.scrub import Scrub
 from evals.tasks import Attempt, Task, question_of, row_identity
 
@@ -82,8 +82,6 @@ class EvalRun:
         self.policy = policy
         self.concurrency = concurrency
         self.luau = luau
-        self._throttles: dict[int, Throttle] = {}
-        self._throttles_lock = threading.Lock()
         self._stop = threading.Event()
         self._asking: dict[tuple[str, str], threading.Event] = {}  # calls in flight in this process
         self.fatal: FatalError | None = None
@@ -248,8 +246,7 @@ class EvalRun:
             return error
 
     def _throttle(self, provider: Provider) -> Throttle:
-        with self._throttles_lock:
-            return self._throttles.setdefault(id(provider), Throttle(self.concurrency))
+        return endpoint_throttle(provider.spec, self.concurrency)
 
     # -- ahead of the items ------------------------------------------------------------
 

@@ -95,3 +95,27 @@ def test_a_waiting_request_is_let_in_when_the_limit_recovers():
     threading.Thread(target=lambda: (throttle.__enter__(), entered.set()), daemon=True).start()
     assert entered.wait(5), "the second request never got a slot after the recovery interval"
     assert holder is not None and throttle.limit == 2
+
+
+# -- one limit per endpoint, counted at the server ---------------------------------------------
+
+import pytest  # noqa: E402
+
+from tests.harness import Student, run_harness  # noqa: E402
+from tests.loopback import OpenAIServer  # noqa: E402
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_concurrency_is_one_limit_per_endpoint_across_evals_and_workers(tmp_path, workers):
+    """Three evals, each asking the same candidate endpoint, and three judges: at most
+    --concurrency requests in flight per endpoint (model) at the server, however many evals
+    and xdist workers ask it."""
+    with OpenAIServer(Student(), latency=0.05) as server:
+        judges = [f"--judge=live:judge-{x}@{server.url}/v1" for x in "abc"]
+        done = run_harness("--provider=openai", "--model=student-1", f"--base-url={server.url}/v1", *judges,
+                           "--limit=12", "--concurrency=3", "-n", workers, run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+        peaks = dict(server.peak_in_flight)
+    assert "result file:" in done.stdout, done.stdout[-3000:]
+    assert set(peaks) == {"student-1", "judge-a", "judge-b", "judge-c"}
+    assert all(peak <= 3 for peak in peaks.values()), peaks
+    assert peaks["student-1"] >= 2  # and the limit is used, not one request at a time

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from evals.errors import UsageError
 
 from ._base import Completion, Provider, ProviderSpec, Request, Usage, api_key_from_env, is_openrouter, kind_of
-from ._retry import RetryPolicy, Throttle, call_with_retries, redact
+from ._retry import RetryPolicy, Throttle, call_with_retries, endpoint_throttle, redact
 
 __all__ = [
     "PLANNED",
@@ -22,6 +22,7 @@ __all__ = [
     "Request",
     "RetryPolicy",
     "Throttle",
+    "endpoint_throttle",
     "Usage",
     "api_key_from_env",
     "call_with_retries",

@@ -12,12 +12,12 @@ import statistics
 import threading
 import time
 from dataclasses import dataclass, replace
-from typing import Callable
+from typing import Any, Callable
 
 from evals.errors import FatalProviderError, ProviderError, QuotaExhausted, TransientError
 from evals.scrub import redact
 
-from ._base import Completion, Provider, Request
+from ._base import Completion, Provider, ProviderSpec, Request
 
 
 @dataclass(frozen=True)
@@ -143,6 +143,21 @@ class Throttle:
         stall_after = self._stall_after()
         times += [sent + stall_after - now for sent in self._in_flight.values() if sent + stall_after > now]
         return max(0.001, min(times)) if times else None
+
+
+_endpoint_throttles: dict[tuple[Any, ...], Throttle] = {}
+_endpoint_throttles_lock = threading.Lock()
+
+
+def endpoint_throttle(spec: ProviderSpec, limit: int) -> Throttle:
+    """The one `Throttle` of an endpoint (provider, base URL, model) in this process: every
+    eval, and the candidate and judge roles, that ask the same endpoint share its limit, so
+    --concurrency holds per endpoint for the whole command, not per eval."""
+    key = (spec.provider, spec.base_url, spec.model, limit)
+    with _endpoint_throttles_lock:
+        if key not in _endpoint_throttles:
+            _endpoint_throttles[key] = Throttle(limit)
+        return _endpoint_throttles[key]
 
 
 def call_with_retries(

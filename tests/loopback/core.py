@@ -11,6 +11,7 @@ thread per connection, HTTP/1.1 keep-alive, so sleeps in one request never delay
 
 from __future__ import annotations
 
+import collections
 import json
 import socket
 import sys
@@ -174,6 +175,8 @@ class LoopbackServer:
         self._rules: list[list] = []  # [predicate, fault, remaining times or None]
         self._httpd: _HTTPServer | None = None
         self._log_file = None
+        self._in_flight: collections.Counter[str | None] = collections.Counter()
+        self.peak_in_flight: dict[str | None, int] = {}  # model (None: no model in the body) -> most requests at once
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -302,15 +305,21 @@ class LoopbackServer:
                 request = _with_fault(request, fault.label)
             self._requests.append(request)
             self._write_log(request)  # at arrival, so a killed client still leaves a trace
-
-        time.sleep(self.latency + (fault.delay if fault else 0.0))
-        if fault and fault.drop:
-            return None
-        if fault and fault.malformed:
-            return Reply(200, MALFORMED_BODY, {"content-type": "application/json"})
-        if fault and (fault.status or fault.error):
-            return self._fault_reply(fault)
-        return self.handle_safely(request)
+            model = body.get("model") if isinstance(body, dict) and isinstance(body.get("model"), str) else None
+            self._in_flight[model] += 1
+            self.peak_in_flight[model] = max(self.peak_in_flight.get(model, 0), self._in_flight[model])
+        try:
+            time.sleep(self.latency + (fault.delay if fault else 0.0))
+            if fault and fault.drop:
+                return None
+            if fault and fault.malformed:
+                return Reply(200, MALFORMED_BODY, {"content-type": "application/json"})
+            if fault and (fault.status or fault.error):
+                return self._fault_reply(fault)
+            return self.handle_safely(request)
+        finally:
+            with self._lock:
+                self._in_flight[model] -= 1
 
     def handle_safely(self, request: Request) -> Reply:
         """`handle()`, with an exception turned into a 500 reply and a traceback on stderr."""
