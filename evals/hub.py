@@ -87,6 +87,9 @@ def problem(error: BaseException, *, kind: str, repo: str, revision: str, path: 
     if isinstance(error, http.HTTPError):
         return (f"could not reach the Hub at {base} ({_describe(error)}); check the network, or set HF_ENDPOINT"
                 f"{alternative}")
+    if isinstance(error, OSError):  # the cache folder: not writable, full, not a folder
+        return (f"could not keep {where} in the Hub cache {cache_folder()} ({_describe(error)}); free space there, "
+                f"or point HF_HOME (or HF_HUB_CACHE) at a writable folder{alternative}")
     return None
 
 

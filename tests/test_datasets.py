@@ -18,7 +18,7 @@ import pytest
 from evals.datasets import evals_served
 from evals.datasets.robloxqa import HUB, load_freeform, load_multiple_choice
 from evals.errors import DatasetError
-from tests.loopback.hub_server import HubFile, HubServer, closed_port_url, no_retry_waits, one_line, use_hub
+from tests.loopback.hub_server import HubServer, RepoFile, closed_port_url, no_retry_waits, one_line, use_hub
 
 ROOT = Path(__file__).resolve().parents[1]
 BUNDLED = ROOT / "data" / "robloxqa"
@@ -371,7 +371,7 @@ def serve_v2(hub: HubServer, tmp_path: Path, count: int = 5, **options):
     """RobloxQA v2.0's pinned test file, an LFS file as on the Hub (the body comes from the CDN)."""
     file = HUB["robloxqa-v2"]["test"]
     body = parquet_bytes(tmp_path, [v2_record(i) for i in range(count)])
-    hub.add("dataset", file.repo, {file.path: HubFile(body, lfs=True), "README.md": b"# RobloxQA"},
+    hub.add("dataset", file.repo, {file.path: RepoFile(body, lfs=True), "README.md": b"# RobloxQA"},
             commit=file.revision, **options)
     return file
 
@@ -531,6 +531,17 @@ def test_a_hub_that_keeps_failing_is_one_line(hub, monkeypatch, tmp_path):
     assert f"the Hub at {hub.url} answered HTTP 503 and" in one_line(error)
     assert one_line(error).endswith("try again later, or check HF_ENDPOINT, or pass a local copy to --dataset")
     assert len(hub.requests) > 2  # the client retries a 5xx before it gives up
+
+
+def test_a_hub_cache_that_cannot_be_written_is_one_line(hub, monkeypatch, tmp_path):
+    serve_v2(hub, tmp_path)
+    (tmp_path / "not-a-folder").write_text("HF_HOME points at a file")
+    use_hub(monkeypatch, tmp_path / "not-a-folder", hub.url)
+    with pytest.raises(DatasetError) as error:
+        load_multiple_choice("robloxqa-v2", "test")
+    message = one_line(error)
+    assert f"could not keep {HUB['robloxqa-v2']['test'].repo}@" in message and "in the Hub cache" in message
+    assert message.endswith("point HF_HOME (or HF_HUB_CACHE) at a writable folder, or pass a local copy to --dataset")
 
 
 def test_huggingface_hub_is_imported_only_for_the_hub():

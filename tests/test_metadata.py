@@ -24,7 +24,7 @@ from evals.metadata import (
     weights_size,
 )
 from tests.loopback import LoopbackServer, Reply
-from tests.loopback.hub_server import COMMIT, HubFile, HubServer, closed_port_url, one_line, use_hub
+from tests.loopback.hub_server import COMMIT, HubServer, RepoFile, closed_port_url, one_line, use_hub
 
 TOKEN = "fake-hub-token-never-printed"
 
@@ -79,8 +79,8 @@ MODELS = [
 
 # --- the Hub: repos, files, answers ----------------------------------------------------------
 
-def File(size: int, lfs: bool) -> HubFile:
-    return HubFile(size=size, lfs=lfs)
+def File(size: int, lfs: bool) -> RepoFile:
+    return RepoFile(size=size, lfs=lfs)
 
 
 SHARDS = [4_976_698_672, 4_999_802_720, 4_915_916_176, 1_168_138_808]

@@ -38,7 +38,7 @@ COMMIT = "5f0b02c75b57c5855da9ae460ce51323ea669d8a"
 
 
 @dataclass(frozen=True)
-class HubFile:
+class RepoFile:
     """A file in a repo: its bytes, or only its size (weights of many GB that nobody downloads)."""
 
     body: bytes | None = None
@@ -58,7 +58,7 @@ class HubFile:
 
 @dataclass
 class HubRepo:
-    files: dict[str, HubFile]
+    files: dict[str, RepoFile]
     commit: str = COMMIT
     branches: tuple[str, ...] = ("main",)
     gated: bool = False
@@ -86,8 +86,8 @@ class HubServer(LoopbackServer):
         super().stop()
         self.cdn.stop()
 
-    def add(self, kind: str, repo: str, files: dict[str, HubFile | bytes], **options) -> HubRepo:
-        made = HubRepo({p: f if isinstance(f, HubFile) else HubFile(f) for p, f in files.items()}, **options)
+    def add(self, kind: str, repo: str, files: dict[str, RepoFile | bytes], **options) -> HubRepo:
+        made = HubRepo({p: f if isinstance(f, RepoFile) else RepoFile(f) for p, f in files.items()}, **options)
         self.repos[(kind, repo)] = made
         for path, file in made.files.items():
             if file.lfs:
@@ -128,7 +128,7 @@ class HubServer(LoopbackServer):
         })
 
     @staticmethod
-    def _sibling(path: str, file: HubFile, blobs: bool) -> dict:
+    def _sibling(path: str, file: RepoFile, blobs: bool) -> dict:
         if not blobs:
             return {"rfilename": path}
         sibling: dict = {"rfilename": path, "blobId": file.sha1(path), "size": file.length}
