@@ -1,26 +1,20 @@
 """Look up what a new model's leaderboard entry leaves out: the vendor, a page, the release
 date and the prices (OpenRouter's public model list), and the size of the weights (the
-Hugging Face Hub). Every HTTP call goes through httpx; every failure is one `MetadataError`
-line that names what was asked and what to do.
+Hugging Face Hub). OpenRouter is asked through httpx, the Hub through its own client library
+(`evals.hub`); every failure is one `MetadataError` line that names what was asked and what to do.
 
 Wire shapes relied on:
   OpenRouter  GET {base}/models -> {"data": [{"id": "openai/gpt-5.5", "name": "OpenAI: GPT-5.5",
               "created": <unix seconds>, "pricing": {"prompt": "<USD per token>", "completion":
               "<USD per token>", ...}, "hugging_face_id": "org/repo" | "" | null, ...}]}; public,
               no key. A price of "-1" means "variable" (openrouter/auto).
-  Hub         HEAD {endpoint}/{repo}/resolve/{rev}/{file}: an LFS/Xet file answers 302 to a CDN
-              with X-Linked-Size (its size; Content-Length is the redirect body's), a plain file
-              answers 200 with Content-Length; a renamed repo answers a relative 3xx first.
-              GET {endpoint}/api/models/{repo}/tree/{rev}/{dir}[?recursive=true]: a JSON array
-              of {"type": "file"|"directory", "path", "size", "lfs": {"oid", "size",
-              "pointerSize"}}, paged by a `Link: <...>; rel="next"` header.
-              GET {endpoint}/api/models/{repo}[/revision/{rev}]?blobs=true: {"siblings":
-              [{"rfilename", "size", "blobId", "lfs": {"sha256", "size", "pointerSize"}}]}.
-              Errors carry an X-Error-Code header (RepoNotFound, EntryNotFound,
-              RevisionNotFound, GatedRepo); a missing repo is a 401 to an anonymous caller.
+  Hub         through huggingface_hub: HfApi.model_info(repo, revision, files_metadata=True), whose
+              siblings carry each file's size (an LFS/Xet file's in lfs.size). Gated repos list
+              their files to anyone; a private one needs a token.
 
 $OPENROUTER_API_BASE and $HF_ENDPOINT point the lookups elsewhere (a mirror, a loopback server
-in tests); $HF_TOKEN is sent to the Hub as a bearer token and never appears in a message."""
+in tests); the Hub client sends $HF_TOKEN (or the token `hf auth login` saved), which never
+appears in a message."""
 
 from __future__ import annotations
 
@@ -35,15 +29,17 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
-from urllib.parse import quote, unquote, urljoin, urlsplit
+from urllib.parse import unquote, urlsplit
 
 import httpx
 
+from evals import hub
 from evals.errors import EvalError
 
 OPENROUTER_API = "https://openrouter.ai/api/v1"
-HF_ENDPOINT = "https://huggingface.co"
+HF_ENDPOINT = hub.DEFAULT_ENDPOINT
 TIMEOUT = httpx.Timeout(30.0, connect=10.0)
+TIMEOUT_SECONDS = 30.0  # the Hub client's, for one request
 USER_AGENT = "roblox-evals (model metadata lookup)"
 
 # OpenRouter vendor slug -> the display name the leaderboard uses.
@@ -73,8 +69,6 @@ NOT_MODEL_PAGES = frozenset({"datasets", "spaces", "collections", "papers", "doc
 HF_HOSTS = frozenset({"huggingface.co", "www.huggingface.co", "hf.co"})
 LINK_SHAPES = ("https://huggingface.co/ORG/REPO (the whole repo), .../blob/REV/FILE or .../resolve/REV/FILE "
                "(one file, or part 1 of a split GGUF) or .../tree/REV/FOLDER")
-MAX_PAGES = 200
-MAX_REDIRECTS = 5
 
 
 class MetadataError(EvalError):
@@ -98,7 +92,7 @@ def lookup(config: dict[str, Any], url: str | None = None, *, client: httpx.Clie
         if model_id:
             found = lookup_openrouter(model_id, client=http, sizes=weights_link is None)
         if weights_link:
-            found["size"] = weights_size(weights_link, client=http)
+            found["size"] = weights_size(weights_link)
     return found
 
 
@@ -139,7 +133,7 @@ def lookup_openrouter(model_id: str, *, base_url: str = OPENROUTER_API, client: 
         hf_id = model.get("hugging_face_id")
         if sizes and isinstance(hf_id, str) and hf_id.strip().count("/") == 1:
             try:
-                found["size"] = weights_size(f"{HF_ENDPOINT}/{hf_id.strip()}", client=http)
+                found["size"] = weights_size(f"{HF_ENDPOINT}/{hf_id.strip()}")
             except MetadataError:
                 pass  # the size is a bonus here: gated, renamed or GGUF-only repos leave it to the user
     return found
@@ -260,24 +254,39 @@ class HubLink:
     path: str = ""
 
 
-def weights_size(link: str, *, endpoint: str = HF_ENDPOINT, client: httpx.Client | None = None) -> int:
+def weights_size(link: str, *, endpoint: str = HF_ENDPOINT) -> int:
     """Bytes of the weights behind a Hugging Face link: one file (/blob/ or /resolve/), every part
     of a split GGUF (a link to any part, "-00001-of-00003.gguf"), the weight files of a folder
     (/tree/REV/DIR, recursively), or a whole repo. In a folder or repo one format counts:
     .safetensors, else .gguf, else .bin, else .pt / .pth (a repo with several GGUF
     quantizations is an error: link the one that ran); trainer state (optimizer.pt,
     training_args.bin ...) never counts, and a repo's top-level weights win over its
-    subfolders'. $HF_ENDPOINT overrides the endpoint; huggingface.co links are read from it."""
+    subfolders'. The sizes are the Hub's file list at the link's revision, one request through
+    huggingface_hub (`HfApi.model_info(files_metadata=True)`). $HF_ENDPOINT overrides the
+    endpoint; huggingface.co links are read from it."""
     base = _hf_base(endpoint)
     ref = parse_hf_link(link, base)
-    with _client(client) as http:
-        if ref.kind == "file":
-            if SPLIT_GGUF.match(posixpath.basename(ref.path)):
-                return _split_gguf_size(http, base, ref)
-            return _file_size(http, base, ref)
-        if ref.kind == "folder":
-            return _folder_size(http, base, ref)
-        return _repo_size(http, base, ref)
+    files = _repo_files(ref, base)
+    if ref.kind == "file":
+        if SPLIT_GGUF.match(posixpath.basename(ref.path)):
+            return _split_gguf_size(files, ref)
+        if ref.path not in files:
+            raise MetadataError(f"{ref.link}: {_where(ref)} not found; expected a file in a model repo")
+        return _size_of(files, ref.path, ref)
+    if ref.kind == "folder":
+        inside = [p for p in files if p.startswith(ref.path + "/")]
+        if not inside:
+            raise MetadataError(f"{ref.link}: {_where(ref)} not found; expected a folder in a model repo")
+        chosen = _pick_weights(inside, ref, whole_repo=False)
+        if not chosen:
+            raise MetadataError(f"{ref.link}: no weight files ({', '.join(WEIGHT_SUFFIXES)}) in folder {ref.path}; "
+                                f"expected a folder that holds the weights")
+        return sum(_size_of(files, p, ref) for p in chosen)
+    chosen = _pick_weights(list(files), ref, whole_repo=True)
+    if not chosen:
+        raise MetadataError(f"{ref.link}: no weight files ({', '.join(WEIGHT_SUFFIXES)}) in {ref.repo} at "
+                            f"{ref.revision}; expected a repo that holds the weights, or link the file")
+    return sum(_size_of(files, p, ref) for p in chosen)
 
 
 def parse_hf_link(link: str, endpoint: str = HF_ENDPOINT) -> HubLink:
@@ -323,47 +332,48 @@ def _is_model_link(url: str) -> bool:
 
 
 def _hf_base(endpoint: str) -> str:
-    if endpoint == HF_ENDPOINT:
-        endpoint = os.environ.get("HF_ENDPOINT") or HF_ENDPOINT
-    return endpoint.rstrip("/")
+    return hub.endpoint() if endpoint == HF_ENDPOINT else endpoint.rstrip("/")
 
 
-def _hf_headers() -> dict[str, str]:
-    token = (os.environ.get("HF_TOKEN") or "").strip()
-    return {"Authorization": f"Bearer {token}"} if token else {}
+def _repo_files(ref: HubLink, base: str) -> dict[str, int | None]:
+    """Every file of the repo at the link's revision and its size (an LFS/Xet file's real size,
+    not its pointer's), from the Hub's model info with files metadata."""
+    library = hub.library()
+    try:
+        info = library.HfApi(endpoint=base, library_name="roblox-evals").model_info(
+            ref.repo, revision=ref.revision, files_metadata=True, timeout=TIMEOUT_SECONDS)
+    except (KeyError, TypeError, AttributeError):
+        raise MetadataError(f"{ref.link}: the model info {base} sent for {ref.repo} is not the Hub's; "
+                            "check HF_ENDPOINT") from None
+    except Exception as error:
+        message = hub.problem(error, kind="model", repo=ref.repo, revision=ref.revision, base=base)
+        if message is None:
+            raise
+        raise MetadataError(f"{ref.link}: {message}") from None
+    return {s.rfilename: (s.lfs.size if s.lfs is not None else s.size) for s in info.siblings or []}
 
 
-def _file_size(http: httpx.Client, base: str, ref: HubLink) -> int:
-    """HEAD the resolve URL: X-Linked-Size on an LFS/Xet redirect, else Content-Length. Relative
-    (same-host) redirects, a renamed repo, are followed; a CDN is asked only when the Hub gave
-    no size, and never with the token."""
-    url = f"{base}/{quote(ref.repo)}/resolve/{quote(ref.revision, safe='')}/{quote(ref.path)}"
-    hub = urlsplit(url).netloc
-    for _ in range(MAX_REDIRECTS + 1):
-        headers = {"Accept-Encoding": "identity"} | (_hf_headers() if urlsplit(url).netloc == hub else {})
-        response = _send(http, "HEAD", url, headers, ref)
-        linked = response.headers.get("X-Linked-Size")
-        if linked and (response.is_redirect or response.status_code == 200):
-            return _byte_count(linked, ref, "X-Linked-Size")
-        if response.is_redirect and response.headers.get("Location"):
-            url = urljoin(url, response.headers["Location"])
-            continue
-        if response.status_code == 200:
-            return _byte_count(response.headers.get("Content-Length"), ref, "Content-Length")
-        raise _hub_error(ref, response)
-    raise MetadataError(f"{ref.link}: more than {MAX_REDIRECTS} redirects; expected a file's size")
+def _where(ref: HubLink) -> str:
+    return f"{ref.repo}" + (f" at {ref.revision}" if ref.revision != "main" else "") + (f": {ref.path}" if ref.path else "")
 
 
-def _split_gguf_size(http: httpx.Client, base: str, ref: HubLink) -> int:
+def _size_of(files: dict[str, int | None], path: str, ref: HubLink) -> int:
+    size = files[path]
+    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+        raise MetadataError(f"{ref.link}: the Hub gave no size for {path!r}; check HF_ENDPOINT")
+    return size
+
+
+def _split_gguf_size(files: dict[str, int | None], ref: HubLink) -> int:
     match = SPLIT_GGUF.match(posixpath.basename(ref.path))
     assert match
     folder = posixpath.dirname(ref.path)
     total = int(match["total"])
     parts: dict[int, int] = {}
-    for entry in _tree(http, base, ref, folder, recursive=False):
-        other = SPLIT_GGUF.match(posixpath.basename(str(entry.get("path", ""))))
-        if entry.get("type") == "file" and other and other["stem"] == match["stem"] and int(other["total"]) == total:
-            parts[int(other["part"])] = _entry_size(entry, ref)
+    for path in files:
+        other = SPLIT_GGUF.match(posixpath.basename(path))
+        if posixpath.dirname(path) == folder and other and other["stem"] == match["stem"] and int(other["total"]) == total:
+            parts[int(other["part"])] = _size_of(files, path, ref)
     missing = [f"{n:05d}" for n in range(1, total + 1) if n not in parts]
     if missing:
         raise MetadataError(f"{ref.link}: split GGUF part(s) {', '.join(missing)} of {total:05d} not found "
@@ -371,58 +381,26 @@ def _split_gguf_size(http: httpx.Client, base: str, ref: HubLink) -> int:
     return sum(parts.values())
 
 
-def _folder_size(http: httpx.Client, base: str, ref: HubLink) -> int:
-    files = [(str(e.get("path", "")), _entry_size(e, ref))
-             for e in _tree(http, base, ref, ref.path, recursive=True) if e.get("type") == "file"]
-    chosen = _pick_weights(files, ref, whole_repo=False)
-    if not chosen:
-        raise MetadataError(f"{ref.link}: no weight files ({', '.join(WEIGHT_SUFFIXES)}) in folder {ref.path}; "
-                            f"expected a folder that holds the weights")
-    return sum(size for _, size in chosen)
-
-
-def _repo_size(http: httpx.Client, base: str, ref: HubLink) -> int:
-    api = f"{base}/api/models/{quote(ref.repo)}"
-    if ref.revision != "main":
-        api += f"/revision/{quote(ref.revision, safe='')}"
-    info = _hub_json(http, api, ref, params={"blobs": "true"})
-    siblings = info.get("siblings") if isinstance(info, dict) else None
-    if not isinstance(siblings, list):
-        raise MetadataError(f"{ref.link}: the Hub's model info has no file list (siblings); expected a model repo")
-    sizes = {s["rfilename"]: _sibling_size(s) for s in siblings
-             if isinstance(s, dict) and isinstance(s.get("rfilename"), str)}
-    chosen = _pick_weights([(p, 0) for p in sizes], ref, whole_repo=True)
-    if any(sizes[p] is None for p, _ in chosen):
-        # No sizes in the model info (a mirror ignoring ?blobs=true): ask the tree instead.
-        sizes = {str(e.get("path", "")): _entry_size(e, ref)
-                 for e in _tree(http, base, ref, "", recursive=True) if e.get("type") == "file"}
-    chosen = [(p, sizes[p]) for p, _ in chosen if sizes.get(p) is not None]
-    if not chosen:
-        raise MetadataError(f"{ref.link}: no weight files ({', '.join(WEIGHT_SUFFIXES)}) in {ref.repo} at "
-                            f"{ref.revision}; expected a repo that holds the weights, or link the file")
-    return sum(size for _, size in chosen)
-
-
-def _pick_weights(files: list[tuple[str, int]], ref: HubLink, *, whole_repo: bool) -> list[tuple[str, int]]:
+def _pick_weights(files: list[str], ref: HubLink, *, whole_repo: bool) -> list[str]:
     """The files that are the model: weight suffixes only, trainer state dropped, one format."""
-    weights = [(p, s) for p, s in files if p.lower().endswith(WEIGHT_SUFFIXES) and not NOT_WEIGHTS.search(p.lower())]
+    weights = [p for p in files if p.lower().endswith(WEIGHT_SUFFIXES) and not NOT_WEIGHTS.search(p.lower())]
     if whole_repo:
-        weights = [(p, s) for p, s in weights if "/" not in p] or weights
+        weights = [p for p in weights if "/" not in p] or weights
     for suffixes in ((".safetensors",), (".gguf",), (".bin",), (".pt", ".pth")):
-        chosen = [(p, s) for p, s in weights if p.lower().endswith(suffixes)]
+        chosen = [p for p in weights if p.lower().endswith(suffixes)]
         if not chosen:
             continue
         if suffixes == (".safetensors",):
             # Mistral-style repos ship the same weights twice: consolidated.safetensors and shards.
-            rest = [(p, s) for p, s in chosen if not posixpath.basename(p).lower().startswith("consolidated")]
+            rest = [p for p in chosen if not posixpath.basename(p).lower().startswith("consolidated")]
             chosen = rest or chosen
         if suffixes == (".gguf",) and whole_repo:
-            models = sorted({_gguf_model(p) for p, _ in chosen if not _is_projector(p)})
+            models = sorted({_gguf_model(p) for p in chosen if not _is_projector(p)})
             if len(models) > 1:
                 shown = ", ".join(models[:3]) + (f" and {len(models) - 3} more" if len(models) > 3 else "")
                 raise MetadataError(f"{ref.link}: {ref.repo} holds {len(models)} GGUF models ({shown}); "
                                     "expected a link to the file (or part 1 of the split file) that ran")
-            chosen = [(p, s) for p, s in chosen if not _is_projector(p)] or chosen
+            chosen = [p for p in chosen if not _is_projector(p)] or chosen
         return chosen
     return []
 
@@ -434,77 +412,6 @@ def _gguf_model(path: str) -> str:
 
 def _is_projector(path: str) -> bool:
     return posixpath.basename(path).lower().startswith("mmproj")
-
-
-def _tree(http: httpx.Client, base: str, ref: HubLink, folder: str, *, recursive: bool) -> Iterator[dict[str, Any]]:
-    url = f"{base}/api/models/{quote(ref.repo)}/tree/{quote(ref.revision, safe='')}"
-    if folder:
-        url += f"/{quote(folder)}"
-    params: dict[str, str] | None = {"recursive": "true"} if recursive else None
-    for _ in range(MAX_PAGES):
-        response = _send(http, "GET", url, _hf_headers(), ref, params=params)
-        if response.status_code != 200:
-            raise _hub_error(ref, response)
-        page = _json(response, f"{ref.link}: the Hub's file list")
-        if not isinstance(page, list):
-            raise MetadataError(f"{ref.link}: the Hub's file list is not a JSON array; check HF_ENDPOINT")
-        yield from (entry for entry in page if isinstance(entry, dict))
-        following = response.links.get("next", {}).get("url")
-        if not following:
-            return
-        url, params = urljoin(url, following), None
-    raise MetadataError(f"{ref.link}: the Hub's file list ran past {MAX_PAGES} pages")
-
-
-def _entry_size(entry: dict[str, Any], ref: HubLink) -> int:
-    lfs = entry.get("lfs")
-    size = lfs.get("size") if isinstance(lfs, dict) and lfs.get("size") is not None else entry.get("size")
-    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
-        raise MetadataError(f"{ref.link}: the Hub gave no size for {entry.get('path')!r}; check HF_ENDPOINT")
-    return size
-
-
-def _sibling_size(sibling: dict[str, Any]) -> int | None:
-    lfs = sibling.get("lfs")
-    size = lfs.get("size") if isinstance(lfs, dict) and lfs.get("size") is not None else sibling.get("size")
-    return size if isinstance(size, int) and not isinstance(size, bool) and size >= 0 else None
-
-
-def _byte_count(value: str | None, ref: HubLink, header: str) -> int:
-    try:
-        size = int(value or "")
-    except ValueError:
-        size = -1
-    if size < 0:
-        raise MetadataError(f"{ref.link}: the Hub's answer has no usable {header} ({value!r}); expected a file's size")
-    return size
-
-
-def _hub_json(http: httpx.Client, url: str, ref: HubLink, *, params: dict[str, str] | None = None) -> Any:
-    response = _send(http, "GET", url, _hf_headers(), ref, params=params)
-    if response.status_code != 200:
-        raise _hub_error(ref, response)
-    return _json(response, f"{ref.link}: the Hub's model info")
-
-
-def _hub_error(ref: HubLink, response: httpx.Response) -> MetadataError:
-    status = response.status_code
-    code = response.headers.get("X-Error-Code", "")
-    shape = {"file": "a file in a model repo", "folder": "a folder in a model repo", "repo": "a model repo"}[ref.kind]
-    where = f"{ref.repo}" + (f" at {ref.revision}" if ref.revision != "main" else "") + (f": {ref.path}" if ref.path else "")
-    label = f"HTTP {status}" + (f" {code}" if code else "")
-    if code == "GatedRepo" or (status == 403 and code != "RepoNotFound"):
-        fix = ("HF_TOKEN is set but has no access: accept the repo's terms on huggingface.co or use another token"
-               if _hf_headers() else "set HF_TOKEN to a token with access")
-        return MetadataError(f"{ref.link}: {where} is gated or private ({label}); {fix}")
-    if code == "RepoNotFound" or status == 401:
-        hint = "" if _hf_headers() else " (or private: set HF_TOKEN)"
-        return MetadataError(f"{ref.link}: no model repo {ref.repo} on the Hub ({label}){hint}; expected {shape}")
-    if code == "RevisionNotFound":
-        return MetadataError(f"{ref.link}: no revision {ref.revision!r} in {ref.repo} ({label}); expected {shape}")
-    if status == 404:
-        return MetadataError(f"{ref.link}: {where} not found ({label}); expected {shape}")
-    return MetadataError(f"{ref.link}: the Hub answered {label}; try again later, or check HF_ENDPOINT")
 
 
 # --- HTTP ------------------------------------------------------------------------------------
@@ -524,15 +431,6 @@ def _client(client: httpx.Client | None) -> Iterator[httpx.Client]:
 def _tls() -> ssl.SSLContext:
     """httpx's default TLS context (certifi, or $SSL_CERT_FILE), built once: building it costs ~80 ms."""
     return httpx.create_ssl_context()
-
-
-def _send(http: httpx.Client, method: str, url: str, headers: dict[str, str], ref: HubLink, *,
-          params: dict[str, str] | None = None) -> httpx.Response:
-    try:
-        return http.request(method, url, headers=headers, params=params, follow_redirects=False)
-    except httpx.HTTPError as error:
-        raise MetadataError(f"{ref.link}: could not reach {_origin(url)} ({_describe(error)}); "
-                            "check the network, or set HF_ENDPOINT") from None
 
 
 def _get_json(http: httpx.Client, url: str, *, what: str, fix: str) -> Any:

@@ -1,21 +1,13 @@
 """Model metadata lookups (evals.metadata) against loopback servers that speak the real wire
-shapes: OpenRouter's `GET /api/v1/models`, the Hugging Face Hub's model info (`?blobs=true`),
-tree listing (paged by a Link header) and `HEAD .../resolve/...` (302 to a CDN with
-X-Linked-Size for LFS files, 200 with Content-Length for plain ones, a relative 307 for a
-renamed repo, X-Error-Code on errors), and a CDN that must never be asked."""
+shapes: OpenRouter's `GET /api/v1/models`, and the Hugging Face Hub as huggingface_hub asks it
+(tests/loopback/hub_server.py: the model info with files metadata, a relative 307 for a renamed
+repo, X-Error-Code on errors), with a CDN that must never be asked."""
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import json
-import socket
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs, unquote, urlsplit
 
 import httpx
 import pytest
@@ -31,80 +23,10 @@ from evals.metadata import (
     release_date,
     weights_size,
 )
+from tests.loopback import LoopbackServer, Reply
+from tests.loopback.hub_server import COMMIT, HubServer, RepoFile, closed_port_url, one_line, use_hub
 
-COMMIT = "5f0b02c75b57c5855da9ae460ce51323ea669d8a"
 TOKEN = "fake-hub-token-never-printed"
-
-
-# --- the loopback servers --------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Seen:
-    method: str
-    path: str  # percent-decoded, without the query
-    query: dict[str, list[str]]
-    headers: dict[str, str]  # keys lowercased
-
-
-@dataclass
-class Reply:
-    status: int = 200
-    body: bytes | dict | list | str = b""
-    headers: dict[str, str] | None = None
-
-
-class Loopback:
-    """A stdlib HTTP server on 127.0.0.1 in a daemon thread: `route(seen) -> Reply`, every request recorded."""
-
-    def __init__(self, route: Callable[[Seen], Reply]):
-        self.seen: list[Seen] = []
-        self.route = route
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            disable_nagle_algorithm = True  # headers and body are two writes: no 40 ms stalls between them
-
-            def do_GET(self) -> None:
-                self._answer(body=True)
-
-            def do_HEAD(self) -> None:
-                self._answer(body=False)
-
-            def _answer(self, *, body: bool) -> None:
-                parts = urlsplit(self.path)
-                seen = Seen(self.command, unquote(parts.path), parse_qs(parts.query),
-                            {k.lower(): v for k, v in self.headers.items()})
-                outer.seen.append(seen)
-                reply = outer.route(seen)
-                payload = reply.body
-                headers = dict(reply.headers or {})
-                if isinstance(payload, (dict, list)):
-                    payload = json.dumps(payload).encode()
-                    headers.setdefault("Content-Type", "application/json; charset=utf-8")
-                elif isinstance(payload, str):
-                    payload = payload.encode()
-                    headers.setdefault("Content-Type", "text/plain; charset=utf-8")
-                headers.setdefault("Content-Length", str(len(payload)))
-                self.send_response(reply.status)
-                for key, value in headers.items():
-                    self.send_header(key, value)
-                self.end_headers()
-                if body:
-                    self.wfile.write(payload)
-
-            def log_message(self, *args) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 # --- OpenRouter: the model list --------------------------------------------------------------
@@ -157,17 +79,8 @@ MODELS = [
 
 # --- the Hub: repos, files, answers ----------------------------------------------------------
 
-GB = 1_000_000_000
-
-
-@dataclass(frozen=True)
-class File:
-    size: int
-    lfs: bool
-
-
-def _files(**named: File) -> dict[str, File]:
-    return named
+def File(size: int, lfs: bool) -> RepoFile:
+    return RepoFile(size=size, lfs=lfs)
 
 
 SHARDS = [4_976_698_672, 4_999_802_720, 4_915_916_176, 1_168_138_808]
@@ -226,184 +139,48 @@ REPOS: dict[str, dict[str, File]] = {
         "config.json": File(700, False),
         "model.safetensors": File(141_107_412_480, True),
     },
+    "private-org/Own-7B": {
+        "model.safetensors": File(15_231_233_024, True),
+    },
 }
 GATED = {"gated-org/Locked-70B"}
+PRIVATE = {"private-org/Own-7B"}
 RENAMED = {"old-org/Tiny-Chat-8B": "tiny-org/Tiny-Chat-8B"}
-TREE_PAGE = 4  # small pages, so that folder listings go through the Link header
-
-
-def _sha1(text: str) -> str:
-    return hashlib.sha1(text.encode()).hexdigest()
-
-
-def _sha256(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-def _tree_entry(path: str, file: File | None) -> dict:
-    if file is None:
-        return {"type": "directory", "oid": _sha1("dir:" + path), "size": 0, "path": path}
-    entry = {"type": "file", "oid": _sha1(path), "size": file.size, "path": path}
-    if file.lfs:
-        entry["lfs"] = {"oid": _sha256(path), "size": file.size, "pointerSize": 135}
-        entry["xetHash"] = _sha256("xet:" + path)
-    return entry
-
-
-def _sibling(path: str, file: File, blobs: bool) -> dict:
-    if not blobs:
-        return {"rfilename": path}
-    sibling = {"rfilename": path, "blobId": _sha1(path), "size": file.size}
-    if file.lfs:
-        sibling["lfs"] = {"sha256": _sha256(path), "size": file.size, "pointerSize": 135}
-    return sibling
-
-
-class Hub:
-    """The Hub's routes: model info, tree (paged) and resolve; errors as the Hub sends them."""
-
-    def __init__(self, cdn_url: str):
-        self.cdn_url = cdn_url
-        self.url = ""  # set once the server is up
-
-    def __call__(self, seen: Seen) -> Reply:
-        if seen.path.startswith("/api/models/"):
-            return self.api(seen, seen.path[len("/api/models/"):].split("/"))
-        parts = seen.path.strip("/").split("/")
-        if len(parts) >= 5 and parts[2] == "resolve":
-            return self.resolve(seen, "/".join(parts[:2]), parts[3], "/".join(parts[4:]))
-        return Reply(404, "Not Found", {"X-Error-Code": "EntryNotFound"})
-
-    def denied(self, seen: Seen, repo: str) -> Reply | None:
-        if repo in GATED and seen.headers.get("authorization") != f"Bearer {TOKEN}":
-            return Reply(401, {"error": f"Access to model {repo} is restricted. You must have access to it and be "
-                                        "authenticated to access it. Please log in."},
-                         {"X-Error-Code": "GatedRepo", "X-Error-Message": "Access restricted"})
-        if repo not in REPOS:
-            return Reply(401, {"error": "Repository not found"},
-                         {"X-Error-Code": "RepoNotFound", "X-Error-Message": "Invalid username or password."})
-        return None
-
-    def api(self, seen: Seen, parts: list[str]) -> Reply:
-        repo, rest = "/".join(parts[:2]), parts[2:]
-        if (refused := self.denied(seen, repo)) is not None:
-            return refused
-        if not rest or rest[0] == "revision":
-            revision = rest[1] if rest else "main"
-            if revision not in ("main", COMMIT):
-                return Reply(404, {"error": f"Invalid rev id: {revision}"}, {"X-Error-Code": "RevisionNotFound"})
-            blobs = seen.query.get("blobs") == ["true"]
-            files = REPOS[repo]
-            return Reply(200, {
-                "_id": _sha1(repo)[:24], "id": repo, "modelId": repo, "author": repo.split("/")[0],
-                "sha": COMMIT, "lastModified": "2025-07-21T12:00:00.000Z", "createdAt": "2025-07-01T09:30:00.000Z",
-                "private": False, "disabled": False, "gated": "manual" if repo in GATED else False,
-                "downloads": 120_345, "likes": 321, "library_name": "transformers",
-                "tags": ["transformers", "safetensors", "text-generation", "conversational"],
-                "pipeline_tag": "text-generation",
-                "siblings": [_sibling(p, f, blobs) for p, f in files.items()],
-                "spaces": [], "usedStorage": sum(f.size for f in files.values()),
-            })
-        if rest[0] == "tree" and len(rest) >= 2:
-            return self.tree(seen, repo, rest[1], "/".join(rest[2:]).strip("/"))
-        return Reply(404, {"error": "Sorry, we can't find the page you are looking for."})
-
-    def tree(self, seen: Seen, repo: str, revision: str, folder: str) -> Reply:
-        if revision not in ("main", COMMIT):
-            return Reply(404, {"error": f"Invalid rev id: {revision}"}, {"X-Error-Code": "RevisionNotFound"})
-        recursive = seen.query.get("recursive") == ["true"]
-        prefix = f"{folder}/" if folder else ""
-        paths = [p for p in REPOS[repo] if p.startswith(prefix)]
-        if folder and not paths:
-            return Reply(404, {"error": f"{folder} does not exist on \"{revision}\""}, {"X-Error-Code": "EntryNotFound"})
-        entries: dict[str, File | None] = {}
-        for path in paths:
-            rest = path[len(prefix):].split("/")
-            for depth in range(1, len(rest)):  # the folders on the way
-                if recursive or depth == 1:
-                    entries.setdefault(prefix + "/".join(rest[:depth]), None)
-            if recursive or len(rest) == 1:
-                entries[path] = REPOS[repo][path]
-        listing = [_tree_entry(p, f) for p, f in sorted(entries.items())]
-        start = int(base64.urlsafe_b64decode(seen.query["cursor"][0]).decode()) if "cursor" in seen.query else 0
-        page = listing[start:start + TREE_PAGE]
-        headers = {}
-        if start + TREE_PAGE < len(listing):
-            cursor = base64.urlsafe_b64encode(str(start + TREE_PAGE).encode()).decode()
-            query = f"recursive=true&cursor={cursor}" if recursive else f"cursor={cursor}"
-            headers["Link"] = f'<{self.url}{seen.path}?{query}>; rel="next"'
-        return Reply(200, page, headers)
-
-    def resolve(self, seen: Seen, repo: str, revision: str, path: str) -> Reply:
-        if repo in RENAMED:  # a renamed repo: a relative redirect to the new name
-            new = f"/{RENAMED[repo]}/resolve/{revision}/{path}"
-            return Reply(307, f"Temporary Redirect. Redirecting to {new}", {"Location": new})
-        if (refused := self.denied(seen, repo)) is not None:
-            return refused
-        if revision not in ("main", COMMIT):
-            return Reply(404, "Invalid rev id", {"X-Error-Code": "RevisionNotFound"})
-        file = REPOS[repo].get(path)
-        if file is None:
-            return Reply(404, "Entry not found", {"X-Error-Code": "EntryNotFound", "X-Error-Message": "Entry not found"})
-        common = {"X-Repo-Commit": COMMIT, "Accept-Ranges": "bytes", "Vary": "Origin, Accept"}
-        if file.lfs:
-            location = (f"{self.cdn_url}/xet-bridge-us/{_sha256(path)}?X-Amz-Algorithm=AWS4-HMAC-SHA256"
-                        f"&X-Amz-Expires=3600&X-Amz-Signature={_sha256('sig' + path)}")
-            return Reply(302, f"Found. Redirecting to {location}", common | {
-                "Location": location, "X-Linked-Size": str(file.size), "X-Linked-ETag": f'"{_sha256(path)}"',
-                "ETag": f'W/"{_sha1(path)[:20]}"', "X-Xet-Hash": _sha256("xet:" + path)})
-        return Reply(200, b"x" * file.size, common | {
-            "ETag": f'"{_sha1(path)}"', "Content-Type": "application/json; charset=utf-8" if path.endswith(".json")
-            else "text/plain; charset=utf-8"})
 
 
 @dataclass
 class Servers:
-    openrouter: Loopback
-    hub: Loopback
-    cdn: Loopback
+    openrouter: LoopbackServer
+    hub: HubServer
     openrouter_reply: list[Reply | None]  # a fault to send instead of the model list
-
-    def hub_requests(self) -> list[Seen]:
-        return self.hub.seen
 
 
 @pytest.fixture(scope="module")
 def servers() -> Iterator[Servers]:
-    cdn = Loopback(lambda seen: Reply(200, b"", {"Content-Length": "1"}))  # a wrong size: must not be asked
-    hub_routes = Hub(cdn.url)
-    hub = Loopback(hub_routes)
-    hub_routes.url = hub.url
+    hub = HubServer(token=TOKEN)
+    for repo, files in REPOS.items():
+        hub.add("model", repo, files, gated=repo in GATED, private=repo in PRIVATE)
+    hub.renamed.update({("model", old): new for old, new in RENAMED.items()})
     fault: list[Reply | None] = [None]
-    openrouter = Loopback(lambda seen: fault[0] or (Reply(200, {"data": MODELS}) if seen.path == "/api/v1/models"
-                                                    else Reply(404, {"error": {"message": "Not Found", "code": 404}})))
-    yield Servers(openrouter, hub, cdn, fault)
-    for server in (openrouter, hub, cdn):
-        server.close()
+    openrouter = LoopbackServer(lambda seen: fault[0] or (Reply(200, {"data": MODELS}) if seen.path == "/api/v1/models"
+                                                          else Reply(404, {"error": {"message": "Not Found", "code": 404}})))
+    with openrouter, hub:
+        yield Servers(openrouter, hub, fault)
 
 
 @pytest.fixture
-def env(servers: Servers, monkeypatch: pytest.MonkeyPatch) -> Servers:
+def env(servers: Servers, monkeypatch: pytest.MonkeyPatch, tmp_path) -> Servers:
     monkeypatch.setenv("OPENROUTER_API_BASE", f"{servers.openrouter.url}/api/v1")
-    monkeypatch.setenv("HF_ENDPOINT", servers.hub.url)
-    monkeypatch.delenv("HF_TOKEN", raising=False)
-    for server in (servers.openrouter, servers.hub, servers.cdn):
-        server.seen.clear()
+    use_hub(monkeypatch, tmp_path / "hf", servers.hub.url)
+    for server in (servers.openrouter, servers.hub, servers.hub.cdn):
+        server.clear()
     servers.openrouter_reply[0] = None
     return servers
 
 
-def closed_port_url() -> str:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}"
-
-
-def one_line(error: pytest.ExceptionInfo) -> str:
-    message = str(error.value)
-    assert "\n" not in message and message.strip() == message and message
-    return message
+def info_requests(env: Servers) -> list[tuple[str, str]]:
+    """(path, blobs parameter) of each request to the Hub."""
+    return [(r.path, r.params.get("blobs", "")) for r in env.hub.requests]
 
 
 # --- OpenRouter lookups ----------------------------------------------------------------------
@@ -419,10 +196,9 @@ def test_found_by_id_with_everything_models_json_needs(env):
         "price": {"input": 0.078, "output": 0.312},
         "size": TINY_CHAT_SIZE,  # from hugging_face_id: the repo's four safetensors shards
     }
-    assert [s.path for s in env.openrouter.seen] == ["/api/v1/models"]
-    info = [s for s in env.hub.seen if s.path == "/api/models/tiny-org/Tiny-Chat-8B"]
-    assert info and info[0].query == {"blobs": ["true"]}
-    assert not env.cdn.seen
+    assert [s.path for s in env.openrouter.requests] == ["/api/v1/models"]
+    assert info_requests(env) == [("/api/models/tiny-org/Tiny-Chat-8B/revision/main", "true")]
+    assert not env.hub.cdn.requests
 
 
 @pytest.mark.parametrize("asked, found", [
@@ -449,7 +225,7 @@ def test_lookup_by_vendor_model_and_openrouter_id(env, config, provider, url, pr
     found = lookup(config)
     assert (found["provider"], found["url"], found["price"]) == (provider, url, price)
     assert "size" not in found  # no hugging_face_id, or one the Hub does not have (moonshotai)
-    assert all("authorization" not in s.headers for s in env.openrouter.seen)
+    assert all("authorization" not in s.headers for s in env.openrouter.requests)
 
 
 def test_vendor_names_from_the_mapping_else_the_name_prefix(env):
@@ -464,7 +240,7 @@ def test_not_found_is_empty_not_an_error(env):
     # Runs OpenRouter does not serve ask nothing at all.
     assert lookup({"provider": "live", "model": "my-finetune", "baseUrl": "http://127.0.0.1:8000/v1"}) == {}
     assert lookup({"provider": "reference", "model": "reference", "baseUrl": None}) == {}
-    assert [s.path for s in env.openrouter.seen] == ["/api/v1/models", "/api/v1/models"]
+    assert [s.path for s in env.openrouter.requests] == ["/api/v1/models", "/api/v1/models"]
 
 
 @pytest.mark.parametrize("per_token, expected", [
@@ -532,35 +308,32 @@ def test_openrouter_server_down_is_a_metadata_error(env, monkeypatch):
 # --- Hugging Face: weights sizes -------------------------------------------------------------
 
 
-def test_single_lfs_file_is_sized_by_x_linked_size_without_the_cdn(env):
+def test_single_lfs_file_is_sized_from_the_model_info_without_the_cdn(env):
     link = "https://huggingface.co/tiny-org/Tiny-Chat-8B-GGUF/blob/main/Tiny-Chat-8B-Q4_K_M.gguf"
     assert weights_size(link) == 4_920_739_232
-    heads = [s for s in env.hub.seen if s.method == "HEAD"]
-    assert [s.path for s in heads] == ["/tiny-org/Tiny-Chat-8B-GGUF/resolve/main/Tiny-Chat-8B-Q4_K_M.gguf"]
-    assert heads[0].headers.get("accept-encoding") == "identity"
-    assert not env.cdn.seen  # the redirect's X-Linked-Size is the size; the CDN is never asked
+    # One request: the file list with sizes (an LFS file's real size, not its pointer's); no download.
+    assert info_requests(env) == [("/api/models/tiny-org/Tiny-Chat-8B-GGUF/revision/main", "true")]
+    assert not env.hub.cdn.requests
 
 
-def test_plain_file_is_sized_by_content_length(env):
+def test_plain_file_at_a_commit(env):
     link = f"{env.hub.url}/tiny-org/Tiny-Chat-8B/resolve/{COMMIT}/config.json?download=true"
     assert weights_size(link) == 855
-    assert env.hub.seen[-1].path == f"/tiny-org/Tiny-Chat-8B/resolve/{COMMIT}/config.json"
+    assert info_requests(env) == [(f"/api/models/tiny-org/Tiny-Chat-8B/revision/{COMMIT}", "true")]
 
 
-def test_renamed_repo_relative_redirect_is_followed(env):
+def test_renamed_repo_redirect_is_followed(env):
     link = "https://hf.co/old-org/Tiny-Chat-8B/resolve/main/model-00002-of-00004.safetensors"
     assert weights_size(link) == SHARDS[1]
-    assert [s.path for s in env.hub.seen] == ["/old-org/Tiny-Chat-8B/resolve/main/model-00002-of-00004.safetensors",
-                                              "/tiny-org/Tiny-Chat-8B/resolve/main/model-00002-of-00004.safetensors"]
+    assert [path for path, _ in info_requests(env)] == ["/api/models/old-org/Tiny-Chat-8B/revision/main",
+                                                        "/api/models/tiny-org/Tiny-Chat-8B/revision/main"]
 
 
 @pytest.mark.parametrize("part", ["00001", "00003"])
 def test_split_gguf_sums_all_three_parts(env, part):
     link = f"https://huggingface.co/tiny-org/Tiny-Chat-8B-GGUF/blob/main/Q8_0/Tiny-Chat-8B-Q8_0-{part}-of-00003.gguf"
     assert weights_size(link) == sum(Q8_PARTS)
-    trees = [s for s in env.hub.seen if "/tree/" in s.path]
-    assert trees[0].path == "/api/models/tiny-org/Tiny-Chat-8B-GGUF/tree/main/Q8_0"
-    assert not any(s.method == "HEAD" for s in env.hub.seen)
+    assert len(env.hub.requests) == 1
 
 
 def test_split_gguf_with_a_missing_part_is_an_error(env):
@@ -570,14 +343,12 @@ def test_split_gguf_with_a_missing_part_is_an_error(env):
     assert link in one_line(error)
 
 
-def test_folder_sums_weight_files_only_across_pages(env):
+def test_folder_sums_weight_files_only(env):
     link = "https://huggingface.co/tiny-org/Tiny-Chat-8B/tree/main/checkpoints/step-1000"
     # Two .bin shards; config, tokenizer (an LFS file too), index, optimizer, scheduler,
     # rng state and training_args.bin do not count.
     assert weights_size(link) == sum(CKPT_BIN)
-    pages = [s for s in env.hub.seen if s.path == "/api/models/tiny-org/Tiny-Chat-8B/tree/main/checkpoints/step-1000"]
-    assert len(pages) == 4 and all(s.query.get("recursive") == ["true"] for s in pages)  # 14 entries, 4 a page
-    assert "cursor" not in pages[0].query and "cursor" in pages[1].query
+    assert len(env.hub.requests) == 1
 
 
 def test_folder_of_split_gguf(env):
@@ -588,9 +359,9 @@ def test_whole_repo_sums_its_safetensors(env):
     # Not original/consolidated.00.pth (the same weights again), not the tokenizer.
     assert weights_size("https://huggingface.co/tiny-org/Tiny-Chat-8B") == TINY_CHAT_SIZE
     assert weights_size(f"https://huggingface.co/tiny-org/Tiny-Chat-8B/tree/{COMMIT}") == TINY_CHAT_SIZE
-    assert [(s.path, s.query) for s in env.hub.seen] == [
-        ("/api/models/tiny-org/Tiny-Chat-8B", {"blobs": ["true"]}),
-        (f"/api/models/tiny-org/Tiny-Chat-8B/revision/{COMMIT}", {"blobs": ["true"]}),
+    assert info_requests(env) == [
+        ("/api/models/tiny-org/Tiny-Chat-8B/revision/main", "true"),
+        (f"/api/models/tiny-org/Tiny-Chat-8B/revision/{COMMIT}", "true"),
     ]
 
 
@@ -604,36 +375,43 @@ def test_whole_gguf_repo(env):
     one_line(error)
 
 
+def test_a_gated_repo_is_sized_without_a_token(env):
+    # The Hub lists a gated repo's files to anyone; only downloading them needs access.
+    assert weights_size("https://huggingface.co/gated-org/Locked-70B/blob/main/model.safetensors") == 141_107_412_480
+    assert "authorization" not in env.hub.requests[-1].headers
+
+
 def test_hf_token_is_sent_and_never_printed(env, monkeypatch):
-    link = "https://huggingface.co/gated-org/Locked-70B/blob/main/model.safetensors"
-    with pytest.raises(MetadataError, match="gated or private .*set HF_TOKEN to a token with access") as error:
+    link = "https://huggingface.co/private-org/Own-7B"
+    with pytest.raises(MetadataError) as anonymous:
         weights_size(link)
-    one_line(error)
+    assert one_line(anonymous) == (f"{link}: no model repo private-org/Own-7B on the Hub at {env.hub.url} (HTTP 401 RepoNotFound); "
+                                   "check the name; if the repo is private, set HF_TOKEN or run `hf auth login`")
     monkeypatch.setenv("HF_TOKEN", TOKEN)
-    assert weights_size(link) == 141_107_412_480
-    assert env.hub.seen[-1].headers["authorization"] == f"Bearer {TOKEN}"
+    assert weights_size(link) == 15_231_233_024
+    assert env.hub.requests[-1].headers["authorization"] == f"Bearer {TOKEN}"
     monkeypatch.setenv("HF_TOKEN", TOKEN + "-revoked")
-    with pytest.raises(MetadataError, match="HF_TOKEN is set but has no access") as error:
+    with pytest.raises(MetadataError, match=r"\(HTTP 404 RepoNotFound\); check the name, or that the token in use "
+                                            r"\(HF_TOKEN or `hf auth login`\) can see it") as refused:
         weights_size(link)
     with pytest.raises(MetadataError) as missing:
         weights_size("https://huggingface.co/gated-org/Locked-70B/blob/main/missing.safetensors")
-    for message in (one_line(error), one_line(missing)):
+    for message in (one_line(anonymous), one_line(refused), one_line(missing)):
         assert TOKEN not in message and "Bearer" not in message
-    assert not env.cdn.seen  # the token never leaves the Hub either
+    assert not env.hub.cdn.requests  # the token never leaves the Hub either
 
 
 def test_404_link_is_a_one_line_error_naming_link_and_expectation(env):
     link = "https://huggingface.co/tiny-org/Tiny-Chat-8B/blob/main/model-00009-of-00009.safetensors"
     with pytest.raises(MetadataError) as error:
         weights_size(link)
-    assert one_line(error) == (f"{link}: tiny-org/Tiny-Chat-8B: model-00009-of-00009.safetensors not found "
-                               "(HTTP 404 EntryNotFound); expected a file in a model repo")
-    with pytest.raises(MetadataError, match=r"no model repo nobody/nothing on the Hub \(HTTP 401 RepoNotFound\)"):
+    assert one_line(error) == (f"{link}: tiny-org/Tiny-Chat-8B: model-00009-of-00009.safetensors not found; "
+                               "expected a file in a model repo")
+    with pytest.raises(MetadataError, match=r"no model repo nobody/nothing on the Hub at .* \(HTTP 401 RepoNotFound\)"):
         weights_size("https://huggingface.co/nobody/nothing")
-    with pytest.raises(MetadataError, match=r"no revision 'v9' in tiny-org/Tiny-Chat-8B"):
+    with pytest.raises(MetadataError, match=r"model repo tiny-org/Tiny-Chat-8B has no revision 'v9' \(HTTP 404 RevisionNotFound\)"):
         weights_size("https://huggingface.co/tiny-org/Tiny-Chat-8B/tree/v9/checkpoints")
-    with pytest.raises(MetadataError, match=r"tiny-org/Tiny-Chat-8B: nope not found \(HTTP 404 EntryNotFound\); "
-                                            r"expected a folder"):
+    with pytest.raises(MetadataError, match=r"tiny-org/Tiny-Chat-8B: nope not found; expected a folder"):
         weights_size("https://huggingface.co/tiny-org/Tiny-Chat-8B/tree/main/nope")
     with pytest.raises(MetadataError, match=r"no weight files \(\.safetensors, .*\) in folder assets; expected a folder"):
         weights_size("https://huggingface.co/tiny-org/Tiny-Chat-8B/tree/main/assets")
@@ -653,7 +431,7 @@ def test_bad_links_name_the_link_and_the_expected_shapes(env, link):
     with pytest.raises(MetadataError, match="expected https://huggingface.co/ORG/REPO") as error:
         weights_size(link)
     assert repr(link) in one_line(error) or not link
-    assert not env.hub.seen
+    assert not env.hub.requests
 
 
 def test_link_parsing():
@@ -666,7 +444,8 @@ def test_link_parsing():
 
 def test_hub_down_is_a_metadata_error(env, monkeypatch):
     monkeypatch.setenv("HF_ENDPOINT", closed_port_url())
-    with pytest.raises(MetadataError, match=r"could not reach http://127\.0\.0\.1:\d+ \(ConnectError") as error:
+    with pytest.raises(MetadataError, match=r"could not reach the Hub at http://127\.0\.0\.1:\d+ \(ConnectError.*\); "
+                                            r"check the network, or set HF_ENDPOINT$") as error:
         weights_size("https://huggingface.co/tiny-org/Tiny-Chat-8B")
     one_line(error)
     # Inside an OpenRouter lookup the size is a bonus: left out, the rest still found.
@@ -680,7 +459,7 @@ def test_lookup_sizes_the_weights_link_it_is_given(env):
     found = lookup(config, link)
     assert found["size"] == sum(Q8_PARTS) and found["provider"] == "Qwen"
     assert not any(s.path.startswith("/api/models/tiny-org/Tiny-Chat-8B") and "GGUF" not in s.path
-                   for s in env.hub.seen)  # the given link replaces the hugging_face_id lookup
+                   for s in env.hub.requests)  # the given link replaces the hugging_face_id lookup
     # A local server with its weights link: the size, nothing from OpenRouter.
     local = {"provider": "live", "model": "tiny-chat", "baseUrl": "http://127.0.0.1:8000/v1"}
     assert lookup(local, "https://huggingface.co/tiny-org/Tiny-Chat-8B") == {"size": TINY_CHAT_SIZE}
@@ -694,5 +473,16 @@ def test_lookup_sizes_the_weights_link_it_is_given(env):
 def test_a_given_client_is_used_and_left_open(env):
     with httpx.Client() as client:
         assert lookup_openrouter("openai/gpt-5.5", client=client)["provider"] == "OpenAI"
-        assert weights_size("https://huggingface.co/tiny-org/Tiny-Chat-8B", client=client) == TINY_CHAT_SIZE
+        assert lookup({"provider": "openai", "model": "gpt-5.5"}, "https://huggingface.co/tiny-org/Tiny-Chat-8B",
+                      client=client)["size"] == TINY_CHAT_SIZE
         assert not client.is_closed
+
+
+def test_offline_the_hub_is_not_asked(env, monkeypatch, tmp_path):
+    use_hub(monkeypatch, tmp_path / "hf", env.hub.url, offline=True)
+    link = "https://huggingface.co/tiny-org/Tiny-Chat-8B"
+    with pytest.raises(MetadataError) as error:
+        weights_size(link)
+    assert one_line(error) == (f"{link}: HF_HUB_OFFLINE is set, so the Hub is not asked for tiny-org/Tiny-Chat-8B@main; "
+                               "unset HF_HUB_OFFLINE")
+    assert not env.hub.requests

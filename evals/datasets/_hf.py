@@ -1,21 +1,23 @@
-"""Published datasets from the Hugging Face Hub, at a pinned revision, downloaded once.
+"""Published datasets from the Hugging Face Hub, at a pinned revision, through `huggingface_hub`.
 
-Files are cached under ~/.cache/roblox-evals/hf (or $ROBLOX_EVALS_CACHE) keyed by repo,
-commit and path, so a cached dataset never touches the network again. A branch name instead
-of a commit is resolved to its commit once, at first download, and the run's identity records
-that commit. $HF_ENDPOINT points the download elsewhere (a mirror, or a loopback server in
-tests)."""
+Files live in the Hub's own cache ($HF_HUB_CACHE, else $HF_HOME/hub, else
+~/.cache/huggingface/hub), shared with every other tool that uses the Hub: a file already there
+is never downloaded again, and with $HF_HUB_OFFLINE=1 it still loads. A revision that is a
+commit is used as is; a branch name is resolved to its commit at the first download (the
+cache's refs remember it, and it is not asked again), and the run's identity records that
+commit. $HF_TOKEN or `hf auth login` authenticate; $HF_ENDPOINT points elsewhere (a mirror, or a
+loopback server in tests)."""
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
-import httpx
-
+from evals import hub
 from evals.errors import DatasetError
+
+COMMIT = re.compile(r"[0-9a-f]{40}")
 
 
 @dataclass(frozen=True)
@@ -28,62 +30,30 @@ class HubFile:
         return {"name": f"hf:{self.repo}", "revision": self.revision, "file": self.path}
 
 
-def cache_home() -> Path:
-    """The harness's cache folder: ~/.cache/roblox-evals, or $ROBLOX_EVALS_CACHE."""
-    return Path(os.environ.get("ROBLOX_EVALS_CACHE") or Path.home() / ".cache" / "roblox-evals")
-
-
-def cache_root() -> Path:
-    return cache_home() / "hf"
-
-
 def fetch(file: HubFile) -> tuple[Path, dict[str, str]]:
     """The local copy of `file` and the identity of what it is (repo, commit, path)."""
-    file = _pinned(file)
-    target = cache_root() / file.repo / file.revision / file.path
-    if target.is_file():
-        return target, file.identity()
-    endpoint = _endpoint()
-    url = f"{endpoint}/datasets/{file.repo}/resolve/{file.revision}/{file.path}"
-    headers = _auth()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_name(target.name + ".part")
-    try:
-        with httpx.stream("GET", url, headers=headers, follow_redirects=True, timeout=60) as response:
-            if response.status_code != 200:
-                raise DatasetError(f"downloading {url} failed: HTTP {response.status_code}; check the network or set HF_ENDPOINT")
-            with partial.open("wb") as out:
-                for chunk in response.iter_bytes():
-                    out.write(chunk)
-    except httpx.HTTPError as error:
-        partial.unlink(missing_ok=True)
-        raise DatasetError(f"downloading {url} failed ({error}); check the network or pass a local file to --dataset") from None
-    partial.replace(target)
-    return target, file.identity()
-
-
-def _pinned(file: HubFile) -> HubFile:
-    """`file` at a commit: a branch is resolved through the Hub API once, then remembered."""
-    if re.fullmatch(r"[0-9a-f]{40}", file.revision):
-        return file
-    ref = cache_root() / file.repo / "refs" / file.revision
-    if not ref.is_file():
-        url = f"{_endpoint()}/api/datasets/{file.repo}/revision/{file.revision}"
+    library = hub.library()
+    local = None
+    if not COMMIT.fullmatch(file.revision):  # a branch: the commit it was resolved to, when cached
+        cached = library.try_to_load_from_cache(file.repo, file.path, revision=file.revision, repo_type="dataset")
+        local = cached if isinstance(cached, str) else None
+    if local is None:
         try:
-            response = httpx.get(url, headers=_auth(), follow_redirects=True, timeout=60)
-            sha = response.json()["sha"] if response.status_code == 200 else None
-        except (httpx.HTTPError, ValueError, KeyError, TypeError):
-            sha = None
-        if not isinstance(sha, str) or not re.fullmatch(r"[0-9a-f]{40}", sha):
-            raise DatasetError(f"could not resolve {file.repo}@{file.revision} to a commit at {url}; check the network or set HF_ENDPOINT")
-        ref.parent.mkdir(parents=True, exist_ok=True)
-        ref.write_text(sha)
-    return HubFile(file.repo, ref.read_text().strip(), file.path)
+            local = library.hf_hub_download(file.repo, file.path, repo_type="dataset", revision=file.revision,
+                                            endpoint=hub.endpoint())
+        except Exception as error:
+            message = hub.problem(error, kind="dataset", repo=file.repo, revision=file.revision, path=file.path,
+                                  instead="or pass a local copy to --dataset")
+            if message is None:
+                raise
+            raise DatasetError(f"hf:{file.repo}: {message}") from None
+    return Path(local), HubFile(file.repo, _commit_of(Path(local), file), file.path).identity()
 
 
-def _endpoint() -> str:
-    return os.environ.get("HF_ENDPOINT", "https://huggingface.co").rstrip("/")
-
-
-def _auth() -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"} if (token := os.environ.get("HF_TOKEN")) else {}
+def _commit_of(local: Path, file: HubFile) -> str:
+    """The commit a cached file belongs to: its snapshot folder's name (snapshots/<commit>/<path>)."""
+    snapshot = local.parents[len(PurePosixPath(file.path).parts) - 1]
+    if not COMMIT.fullmatch(snapshot.name):
+        raise DatasetError(f"hf:{file.repo}: {local} is not in a snapshot folder of the Hub cache; "
+                           "clear that repo from the cache (`hf cache rm`) and load again")
+    return snapshot.name

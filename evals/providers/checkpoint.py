@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 from filelock import FileLock
 
 from evals.atomic import write_json_atomic
-from evals.datasets._hf import cache_home
 from evals.errors import UsageError
 
 from ._base import ProviderSpec
@@ -98,6 +98,11 @@ def folder_hash(folder: Path) -> str:
     for path in files:
         digest.update(f"{path.relative_to(folder).as_posix()}\0{hashes[path]}\n".encode())
     return "sha256:" + digest.hexdigest()
+
+
+def cache_home() -> Path:
+    """The harness's cache folder: ~/.cache/roblox-evals, or $ROBLOX_EVALS_CACHE."""
+    return Path(os.environ.get("ROBLOX_EVALS_CACHE") or Path.home() / ".cache" / "roblox-evals")
 
 
 def file_hashes(files: list[Path]) -> dict[Path, str]:

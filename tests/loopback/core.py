@@ -556,12 +556,16 @@ class _Handler(BaseHTTPRequestHandler):
         body, reply_headers = reply.encode()
         self.send_response(reply.status)
         for name, value in reply_headers.items():
-            self.send_header(name, value)
-        self.send_header("content-length", str(len(body)))
+            if name.lower() != "content-length":
+                self.send_header(name, value)
+        # A HEAD reply says the length of the body a GET would get (or the one the reply names), and sends none.
+        lengths = [v for k, v in reply_headers.items() if k.lower() == "content-length"]
+        self.send_header("content-length", lengths[0] if lengths and self.command == "HEAD" else str(len(body)))
         self.end_headers()
-        self.wfile.write(body)
+        if self.command != "HEAD":
+            self.wfile.write(body)
 
-    do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = _dispatch
+    do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = _dispatch
 
     def log_message(self, format, *args):  # keep test output clean
         pass

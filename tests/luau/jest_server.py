@@ -30,7 +30,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from evals.luau import run_tests
-from evals.luau.rbxm import RbxInstance, RbxmError, read_rbxm
+
+from .rbxm_reader import RbxInstance, RbxmError, read_rbxm
 
 TEST_MATCH = re.compile(r".*\.(spec|test)$")  # the plugin's jest.config testMatch **/*.(spec|test)
 

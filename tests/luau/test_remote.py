@@ -5,16 +5,18 @@ import struct
 import time
 
 import httpx
+import lz4.block
 import pytest
 
 from evals.errors import EvalError
 from evals.luau import run_tests
-from evals.luau.rbxm import RbxmError, folder_rbxm, lz4_block_decompress, read_rbxm
+from evals.luau.rbxm import folder_rbxm
 from evals.luau.remote import JestServerError, run_remote
 
 from .jest_server import (
     TEST_MATCH, JestServer, aggregated, assertion, completed, drop, error, failed, http, raw, run_locally, slow, timeout,
 )
+from .rbxm_reader import RbxmError, read_rbxm
 from .specs import DOUBLER, DOUBLER_SPEC, solution
 
 KEY = "fake-jest-server-key"
@@ -101,13 +103,33 @@ def test_the_reader_rejects_broken_files():
             read_rbxm(bad)
 
 
-def test_the_reader_decodes_lz4_blocks():
-    # "abc", then a match 3 back of length 9 (token 0x35), then the literal "!" (token 0x10)
-    assert lz4_block_decompress(bytes.fromhex("35") + b"abc" + bytes.fromhex("0300") + b"\x10!", 13) == b"abcabcabcabc!"
-    # a 20-byte literal run needs a length byte after the 15 in the token
-    assert lz4_block_decompress(b"\xf0\x05" + b"x" * 20, 20) == b"x" * 20
-    with pytest.raises(RbxmError):
-        lz4_block_decompress(b"\x35abc\x09\x00", 12)  # points before the start
+def lz4_chunks(model: bytes) -> bytes:
+    """`model` with every chunk LZ4-compressed, as Studio writes it (the writer stores them plain)."""
+    out, at = bytearray(model[:32]), 32
+    while at < len(model):
+        name = model[at:at + 4]
+        (length,) = struct.unpack_from("<I", model, at + 8)
+        payload = model[at + 16:at + 16 + length]
+        block = lz4.block.compress(payload, store_size=False)
+        out += name + struct.pack("<III", len(block), length, 0) + block
+        at += 16 + length
+    return bytes(out)
+
+
+def test_the_reader_decodes_lz4_compressed_chunks():
+    sources = {"solution": "return {}\n" * 500, "solution.spec": "-- ✓\n" + "local x = 1\n" * 300}
+    plain = folder_rbxm("LuauEval", sources)
+    packed = lz4_chunks(plain)
+    assert len(packed) < len(plain) / 4
+    assert read_rbxm(packed) == read_rbxm(plain)
+    name_at = packed.index(b"PROP")
+    (stored,) = struct.unpack_from("<I", packed, name_at + 4)
+    broken = packed[:name_at + 16] + b"\xff" * stored + packed[name_at + 16 + stored:]
+    with pytest.raises(RbxmError, match="LZ4 block does not decode"):
+        read_rbxm(broken)
+    bigger = packed[:name_at + 8] + struct.pack("<I", 10_000) + packed[name_at + 12:]  # the header says more
+    with pytest.raises(RbxmError, match="LZ4 block"):
+        read_rbxm(bigger)
 
 
 # -- the upload ----------------------------------------------------------------------------
