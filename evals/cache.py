@@ -47,11 +47,12 @@ class RunCache:
         path.parent.mkdir(parents=True, exist_ok=True)
         return FileLock(path)
 
-    def read(self, item_id: str, role: str) -> dict[str, Any] | None:
+    def read(self, item_id: str, role: str, *, aside: bool = True) -> dict[str, Any] | None:
         """The usable record, or None when there is none (missing, corrupt, stale). A record
-        is only ever its own item's and role's: each records both."""
+        is only ever its own item's and role's: each records both. `aside=False` leaves a
+        corrupt record where it is, unreported: for readers that change nothing (the site)."""
         for path in self._paths(item_id, role):
-            record = self._load(path)
+            record = self._load(path, aside=aside)
             # Compared as stored: the record's item and role went through the scrub too.
             if record is not None and record.get("item") == self.scrub.text(item_id) and record.get("role") == self.scrub.text(role):
                 return record
@@ -64,13 +65,15 @@ class RunCache:
         before = self.root / "calls" / _before(item_id) / f"{_before(role)}.json"
         return [path] if before == path or _before(item_id) in ("", ".", "..") else [path, before]
 
-    def _load(self, path: Path) -> dict[str, Any] | None:
+    def _load(self, path: Path, *, aside: bool = True) -> dict[str, Any] | None:
         try:
             record = json.loads(path.read_text(encoding="utf-8"))
             _check(record)
         except FileNotFoundError:
             return None
         except (ValueError, TypeError, KeyError, AttributeError) as error:
+            if not aside:
+                return None
             aside = path.with_suffix(f".corrupt-{os.getpid()}")
             os.replace(path, aside)
             message = self.scrub.text(f"{path}: corrupt cache record ({error}); moved to {aside.name} and asking again")
