@@ -130,3 +130,16 @@ def per_question(rows: Iterable[Mapping[str, object]]) -> dict[str, list[bool]]:
 
 def _clip(value: float) -> float:
     return min(1.0, max(0.0, value))
+
+
+def average_interval(scores: Sequence[tuple[float, Sequence[float]]]) -> list[float]:
+    """[low, high], rounded, of the mean of independent scores (evals over different
+    questions), each given as (score, its 95% interval): the normal interval whose standard
+    error combines theirs, each taken as its interval's half-width / 1.96 (so the 1.96 cancels;
+    an asymmetric Wilson interval counts by its half-width). [0, 1] for no scores."""
+    k = len(scores)
+    if k == 0:
+        return [0.0, 1.0]
+    mean = math.fsum(score for score, _ in scores) / k
+    half = math.sqrt(math.fsum(((high - low) / 2) ** 2 for _, (low, high) in scores)) / k
+    return [round(_clip(mean - half), DIGITS), round(_clip(mean + half), DIGITS)]

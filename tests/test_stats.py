@@ -133,3 +133,11 @@ def test_paired_comparison_with_epochs_has_no_mcnemar():
     result = stats.paired({"q1": 0.5, "q2": 1.0}, {"q1": 0.0, "q2": 1.0})
     assert "mcnemarP" not in result
     assert result["difference"] == 25.0
+
+
+def test_the_average_of_independent_scores_combines_their_intervals():
+    # half-widths 0.1, 0.1 and 0.05: sqrt(0.01 + 0.01 + 0.0025) / 3 = 0.05 around the mean 0.7
+    assert stats.average_interval([(0.5, [0.4, 0.6]), (0.7, [0.6, 0.8]), (0.9, [0.85, 0.95])]) == [0.65, 0.75]
+    assert stats.average_interval([(0.3, [0.2, 0.4])]) == [0.2, 0.4]  # one score: its own interval, made symmetric
+    assert stats.average_interval([(0.98, [0.9, 1.0]), (1.0, [0.95, 1.0])]) == [0.962, 1.0]  # 0.99 +- 0.028, clipped at 1
+    assert stats.average_interval([]) == [0.0, 1.0]
