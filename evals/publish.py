@@ -117,13 +117,15 @@ def _refusals(paths: dict[str, Path], loaded: dict[str, dict[str, Any]], allow_e
 
 
 def rebuild_site(data_dir: Path) -> registry.Render:
-    """The site render to pass to `publish`: the data.js of the site beside the data folder
-    (the repository's site/ for its data/), from the new models list."""
+    """The site render to pass to `publish`: the site beside the data folder (the repository's
+    site/ for its data/), its data.js and model pages from the new models list, the results and
+    the run folders."""
 
-    def render(models: list[dict[str, Any]]) -> tuple[Path, str]:
+    def render(models: list[dict[str, Any]]):
         from evals import site
 
-        return site.data_js(models, results_dir=data_dir / "results", site_dir=data_dir.parent / "site")
+        changes = site.site_changes(models, results_dir=data_dir / "results", runs_dir=data_dir / "runs", site_dir=data_dir.parent / "site")
+        return lambda: site.write_changes(changes)
 
     return render
 

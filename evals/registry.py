@@ -37,8 +37,9 @@ PRICES = ({"input", "output"}, {"electricity"})
 MAX_EXACT = 2**53  # integers are exact in JavaScript (the site) below this
 DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
-# The models list after an update -> (path, text) of the page to write with it: the site's data.js.
-Render = Callable[[list[dict[str, Any]]], tuple[Path, str]]
+# The models list after an update -> what writes the site with it (data.js and the model pages),
+# computed in full (every error raised) before it is called.
+Render = Callable[[list[dict[str, Any]]], Callable[[], None]]
 
 
 def load_models(path: Path = MODELS, *, results: Path = RESULTS) -> list[dict[str, Any]]:
@@ -130,10 +131,10 @@ def result_path(entry: dict[str, Any], key: str, results: Path = RESULTS) -> Pat
 def update_entry(name: str, mutate: Callable[[dict[str, Any] | None], dict[str, Any]], path: Path = MODELS, *,
                  results: Path = RESULTS, render: Render | None = None) -> dict[str, Any]:
     """Replace (or add) the entry `name` with `mutate(old entry or None)`, all or nothing, under
-    the file lock: the new list is validated and `render(new list)` (the site page) computed
+    the file lock: the new list is validated and `render(new list)` (the site's files) computed
     before anything is written; an error in either (RegistryError, one line) writes nothing.
-    Then models.json and the page are written, each atomically; if the page cannot be written,
-    models.json is put back."""
+    Then models.json and the site are written, each file atomically; if the site cannot be
+    written, models.json is put back (and `build --write` brings the site back in line)."""
     with lock(path):
         models = load_models(path, results=results)
         before = path.read_text(encoding="utf-8") if path.is_file() else None  # valid UTF-8: it loaded
@@ -143,11 +144,11 @@ def update_entry(name: str, mutate: Callable[[dict[str, Any] | None], dict[str, 
             raise RegistryError(f"update of {name!r} returned an entry named {new.get('name')!r}")
         _check_in(path, len(models), new, results)
         models = [new if m is old else m for m in models] if old else [*models, new]
-        page = render(models) if render else None
+        write_site = render(models) if render else None
         write_json_atomic(path, models, indent=2)
-        if page:
+        if write_site:
             try:
-                write_text_atomic(*page)
+                write_site()
             except BaseException:
                 if before is None:
                     path.unlink(missing_ok=True)

@@ -26,7 +26,7 @@ def result_files(data: Path, *, provider="openai", api_errors=0, limit=None, mod
         config = {"eval": folder, "provider": provider, "model": model, "split": "test"}
         if limit:
             config["limit"] = limit
-        summary = {"n": 40, "correct": 30, "accuracy": 0.75, "apiErrors": api_errors, "tokens": {"input": 1, "output": 1}}
+        summary = {"n": 40, "correct": 30, "accuracy": 0.75, "ci95": [0.5981, 0.8581], "apiErrors": api_errors, "tokens": {"input": 1, "output": 1}}
         if key == "leetcode":
             summary = {"overall": summary, "easy": summary, "medium": summary, "hard": summary}
         path = data / "results" / folder / f"{run_name(config)}.json"

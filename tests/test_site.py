@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import math
 import multiprocessing
 import random
 import shutil
@@ -21,7 +22,12 @@ from pathlib import Path
 import pytest
 
 from evals import site
+from evals import stats
+from evals.cache import RunCache
 from evals.config import run_name
+from evals.errors import ProviderError
+from evals.names import attempt_key
+from evals.providers import Completion, Usage
 from evals.registry import load_models
 from evals.results import summarize
 from evals.tasks import TASKS
@@ -61,49 +67,75 @@ def _rows(eval_name: str, *, n: int, correct: int, usage: tuple[int, int], diffi
     return rows
 
 
-def _write_run(results: Path, eval_name: str, model: str, provider: str, rows: list[dict]) -> str:
+def _write_run(results: Path, eval_name: str, model: str, provider: str, rows: list[dict], *, runs: Path | None = None,
+               replies: dict[str, str] | None = None, dataset: str = "0" * 64) -> str:
+    """The result file of `rows`, and with `runs` its run folder: a candidate cache record per
+    row (under the row's attempt key), the reply `replies[id]` or a plain one, an API error's
+    record for an apiError row."""
     task = TASKS[eval_name]
     config = {"eval": eval_name, "provider": provider, "model": model, "split": "test",
-              "dataset": {"source": "bundled", "sha256": "0" * 64}, "promptVersion": task.prompt_version, "harnessVersion": 1}
+              "dataset": {"source": "bundled", "sha256": dataset}, "promptVersion": task.prompt_version, "harnessVersion": 1}
     # the summary as the harness computes it; the rest of the file written here, as it is laid out
     result = {"config": config, "summary": summarize(task, rows), "publishable": True, "notPublishable": [],
               "timing": {"wall": 12.5}, "results": sorted(rows, key=lambda r: r["id"])}
     name = run_name(config) + ".json"
     (results / eval_name).mkdir(parents=True, exist_ok=True)
     (results / eval_name / name).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    if runs is not None:
+        cache = RunCache(runs / eval_name / run_name(config), session="s")
+        for row in rows:
+            request = {"provider": {"provider": provider, "model": model}, "prompt": question_of(row["id"]), "system": "You are a Roblox expert."}
+            if row["status"] == "apiError":
+                outcome = ProviderError("rate limited for good", kind="rate_limit", status=429)
+            else:
+                text = (replies or {}).get(row["id"], f"My answer to {row['id']}, epoch {row.get('epoch', 1)}.")
+                outcome = Completion(text=text, reasoning=f"Thinking about {row['id']}.", usage=Usage(10, 20))
+            cache.store(attempt_key(row["id"], row.get("epoch")), "candidate", request, outcome)
     return name
 
 
+def question_of(item_id: str) -> str:
+    return f"Question {item_id}: how does a RemoteEvent reach the server?"
+
+
+HOSTILE = '</script><script>alert(1)</script><img src=x onerror="window.__pwned = 1"> & \u2028 done'
+
+
 def _publish(results: Path, model: str, provider: str, *, ff: tuple[int, int], mc: tuple[int, int], lc: dict[str, int],
-             usage: dict[str, tuple[int, int]]) -> dict[str, str]:
-    """Writes the three result files: ff/mc = (n, correct), lc = correct of 4 per difficulty,
-    usage = per-row (input, output) tokens per eval."""
+             usage: dict[str, tuple[int, int]], runs: Path | None = None, replies: dict[str, str] | None = None) -> dict[str, str]:
+    """Writes the three result files (and with `runs` their run folders): ff/mc = (n, correct),
+    lc = correct of 4 per difficulty, usage = per-row (input, output) tokens per eval."""
     leetcode = []
     for band, correct in lc.items():
         leetcode += _rows("leetcode", n=4, correct=correct, usage=usage["leetcode"], difficulty=band, offset=len(leetcode))
+    more = {"runs": runs, "replies": replies}
     return {
-        "freeform": _write_run(results, "freeform", model, provider, _rows("freeform", n=ff[0], correct=ff[1], usage=usage["freeform"])),
-        "multipleChoice": _write_run(results, "multiple_choice", model, provider, _rows("multiple_choice", n=mc[0], correct=mc[1], usage=usage["multiple_choice"])),
-        "leetcode": _write_run(results, "leetcode", model, provider, leetcode),
+        "freeform": _write_run(results, "freeform", model, provider, _rows("freeform", n=ff[0], correct=ff[1], usage=usage["freeform"]), **more),
+        "multipleChoice": _write_run(results, "multiple_choice", model, provider,
+                                     _rows("multiple_choice", n=mc[0], correct=mc[1], usage=usage["multiple_choice"]), **more),
+        "leetcode": _write_run(results, "leetcode", model, provider, leetcode, **more),
     }
 
 
 def make_registry(root: Path) -> tuple[Path, Path]:
     """models.json + data/results under `root`: two token-priced models, one priced by
-    electricity, and one entry without results (not published)."""
-    results = root / "results"
+    electricity, and one entry without results (not published). The first two have their run
+    folders under root/runs (alpha-1's last freeform reply (fr-0009) is hostile HTML); qwen-local-70b's
+    are not in this checkout."""
+    results, runs = root / "results", root / "runs"
     models = [
         {
             "name": "alpha-1", "provider": "OpenAI", "url": "https://example.com/alpha-1", "releaseDate": "2025-08-07",
             "size": None, "price": {"input": 2.0, "output": 8.0},
             "resultFiles": _publish(results, "alpha-1", "openai", ff=(10, 7), mc=(20, 17), lc={"easy": 4, "medium": 2, "hard": 1},
-                                    usage={"freeform": (1000, 500), "multiple_choice": (400, 100), "leetcode": (800, 1500)}),
+                                    usage={"freeform": (1000, 500), "multiple_choice": (400, 100), "leetcode": (800, 1500)},
+                                    runs=runs, replies={"fr-0009": HOSTILE}),
         },
         {
             "name": "beta-2", "provider": "Anthropic", "url": "https://example.com/beta-2", "releaseDate": "2025-09-29",
             "size": None, "price": {"input": 3, "output": 15},
             "resultFiles": _publish(results, "beta-2", "anthropic", ff=(10, 9), mc=(20, 18), lc={"easy": 4, "medium": 3, "hard": 2},
-                                    usage={"freeform": (1200, 700), "multiple_choice": (500, 50), "leetcode": (900, 2000)}),
+                                    usage={"freeform": (1200, 700), "multiple_choice": (500, 50), "leetcode": (900, 2000)}, runs=runs),
         },
         {
             "name": "qwen-local-70b", "provider": "Qwen", "url": "https://example.com/qwen-local-70b", "releaseDate": "2025-04-29",
@@ -149,8 +181,21 @@ def test_site_data_has_scores_average_and_suite_cost_per_published_model(registr
     assert [r["name"] for r in rows] == ["beta-2", "alpha-1", "qwen-local-70b"]
     alpha, beta, qwen = rows[1], rows[0], rows[2]
 
+    # each score's 95% interval is its result file's, the average's combines the three evals'
+    summaries = {key: json.loads((results / folder / entry["resultFiles"][key]).read_text())["summary"]
+                 for entry in json.loads(models.read_text())[:1] for key, folder in site.RESULT_KEYS.items()}
+    intervals = alpha.pop("ci95")
+    assert intervals == {
+        "freeform": summaries["freeform"]["ci95"], "multipleChoice": summaries["multipleChoice"]["ci95"],
+        "leetcode": summaries["leetcode"]["overall"]["ci95"], "leetcodeEasy": summaries["leetcode"]["easy"]["ci95"],
+        "leetcodeMedium": summaries["leetcode"]["medium"]["ci95"], "leetcodeHard": summaries["leetcode"]["hard"]["ci95"],
+        "average": stats.average_interval([(0.7, intervals["freeform"]), (0.85, intervals["multipleChoice"]), (0.5833, intervals["leetcode"])]),
+    }
+    assert intervals["freeform"] == [0.3968, 0.8922]  # Wilson, 7 of 10
+    assert intervals["average"][0] < alpha["average"] < intervals["average"][1]
+
     assert alpha == {
-        "name": "alpha-1", "provider": "OpenAI", "url": "https://example.com/alpha-1", "releaseDate": "2025-08-07",
+        "name": "alpha-1", "page": "alpha-1", "provider": "OpenAI", "url": "https://example.com/alpha-1", "releaseDate": "2025-08-07",
         "size": None, "sizeLabel": "—",
         "freeform": 0.7, "multipleChoice": 0.85,
         "leetcode": 0.5833, "leetcodeEasy": 1.0, "leetcodeMedium": 0.5, "leetcodeHard": 0.25,
@@ -183,6 +228,178 @@ def test_human_sizes():
         "—", "512 B", "1.5 KB", "8.0 GB", "70.6 GB", "1.0 TB", "1.2 TB"]
 
 
+def result_of(models: Path, results: Path, name: str, key: str) -> dict:
+    entry = next(e for e in json.loads(models.read_text()) if e["name"] == name)
+    return json.loads((results / site.RESULT_KEYS[key] / entry["resultFiles"][key]).read_text())
+
+
+def comparison(data: dict, key: str, first: str, second: str) -> dict | None:
+    """data.js's comparison of two models on a score, by name, as stored (first before second on the board)."""
+    index = {m["name"]: i for i, m in enumerate(data["models"])}
+    rows = [r for r in data["comparisons"][key] if r[:2] == [index[first], index[second]]]
+    assert len(rows) <= 1
+    return dict(zip(data["comparisonFields"], rows[0])) if rows else None
+
+
+def test_comparisons_are_the_paired_test_over_per_question_scores(registry):
+    models, results, _ = registry
+    # one of alpha-1's hard problems broke in the dataset: that question is left out of its comparisons
+    rewrite_result(models, results, "alpha-1", "leetcode", lambda r: (
+        r["results"][-1].update(status="datasetError", correct=False), r.update(summary=summarize(TASKS["leetcode"], r["results"]))))
+    data = site.site_data(load_models(models, results=results), results_dir=results)
+    assert [m["name"] for m in data["models"]] == ["beta-2", "alpha-1", "qwen-local-70b"]
+
+    def scores(name: str, key: str, band: str | None = None) -> dict[str, float]:  # one row per question: 1 or 0
+        rows = result_of(models, results, name, key)["results"]
+        return {r["id"]: float(r["correct"]) for r in rows if r["status"] != "datasetError" and band in (None, r.get("difficulty"))}
+
+    beta_alpha = comparison(data, "freeform", "beta-2", "alpha-1")
+    paired = stats.paired(scores("beta-2", "freeform"), scores("alpha-1", "freeform"))
+    assert beta_alpha == {"a": 0, "b": 1, "difference": paired["difference"], "low": paired["ci95"][0], "high": paired["ci95"][1],
+                          "distinguishable": paired["distinguishable"], "shared": 10, "onlyA": 2, "onlyB": 0, "mcnemarP": paired["mcnemarP"]}
+    assert (beta_alpha["difference"], beta_alpha["distinguishable"], beta_alpha["mcnemarP"]) == (20.0, False, 0.5)
+
+    for key, (result_key, band) in site.SCORES.items():
+        for first, second in (("beta-2", "alpha-1"), ("beta-2", "qwen-local-70b"), ("alpha-1", "qwen-local-70b")):
+            paired = stats.paired(scores(first, result_key, band), scores(second, result_key, band))
+            got = comparison(data, key, first, second)
+            assert [got[f] for f in ("difference", "low", "high", "shared", "mcnemarP")] == [
+                paired["difference"], *paired["ci95"], paired["shared"], paired["mcnemarP"]], (key, first, second)
+    assert comparison(data, "leetcode", "alpha-1", "qwen-local-70b")["shared"] == 11  # the broken problem left out
+    assert comparison(data, "leetcodeHard", "beta-2", "alpha-1")["shared"] == 3
+    mc = comparison(data, "multipleChoice", "beta-2", "qwen-local-70b")  # 18 of 20 against 12 of 20
+    assert (mc["difference"], mc["distinguishable"], mc["onlyA"], mc["onlyB"]) == (30.0, True, 6, 0)
+
+
+def test_runs_of_different_datasets_are_not_compared(registry):
+    models, results, _ = registry
+    rewrite_result(models, results, "qwen-local-70b", "multipleChoice", lambda r: r["config"]["dataset"].update(sha256="1" * 64))
+    data = site.site_data(load_models(models, results=results), results_dir=results)
+    assert comparison(data, "multipleChoice", "beta-2", "qwen-local-70b") is None
+    assert comparison(data, "multipleChoice", "alpha-1", "qwen-local-70b") is None
+    assert comparison(data, "multipleChoice", "beta-2", "alpha-1") is not None
+    assert comparison(data, "freeform", "alpha-1", "qwen-local-70b") is not None  # its other evals used the same data
+    assert len(data["comparisons"]["multipleChoice"]) == 1 and len(data["comparisons"]["leetcodeHard"]) == 3
+
+
+def _epoch_rows(n: int, correct_by_epoch: list[int]) -> list[dict]:
+    rows = []
+    for epoch, correct in enumerate(correct_by_epoch, 1):
+        rows += [row | {"epoch": epoch} for row in _rows("multiple_choice", n=n, correct=correct, usage=(400, 100))]
+    return rows
+
+
+def test_several_epochs_compare_per_question_means_and_show_each_answer(registry):
+    """Rows of `--epochs 2`: several rows per id, each answer cached under its attempt key."""
+    models, results, site_dir = registry
+    entry = next(e for e in json.loads(models.read_text()) if e["name"] == "alpha-1")
+    rows = _epoch_rows(20, [17, 15])
+    name = _write_run(results, "multiple_choice", "alpha-1", "openai", rows, runs=results.parent / "runs")
+    assert name == entry["resultFiles"]["multipleChoice"]  # the same run, now of two epochs
+    data = site.site_data(load_models(models, results=results), results_dir=results)
+
+    means = {f"mu-{i:04d}": (i < 17) / 2 + (i < 15) / 2 for i in range(20)}
+    beta = {f"mu-{i:04d}": float(i < 18) for i in range(20)}
+    paired = stats.paired(beta, means)
+    got = comparison(data, "multipleChoice", "beta-2", "alpha-1")
+    assert got == {"a": 0, "b": 1, "difference": paired["difference"], "low": paired["ci95"][0], "high": paired["ci95"][1],
+                   "distinguishable": paired["distinguishable"], "shared": 20, "onlyA": None, "onlyB": None, "mcnemarP": None}
+    assert got["difference"] == 10.0  # 90% against 80%
+
+    assert site.main(cli(models, results, site_dir, "--write")) == 0
+    items = [i for i in read_model_page(site_dir, "alpha-1")["items"] if i["eval"] == "multipleChoice"]
+    assert [(i["id"], i["epoch"]) for i in items[:4]] == [("mu-0000", 1), ("mu-0000", 2), ("mu-0001", 1), ("mu-0001", 2)]
+    second = next(i for i in items if (i["id"], i["epoch"]) == ("mu-0016", 2))
+    assert (second["status"], second["reply"], second["stored"]) == ("wrong", "My answer to mu-0016, epoch 2.", True)
+
+
+def read_model_page(site_dir: Path, page: str) -> dict:
+    text = (site_dir / "models" / f"{page}.js").read_text(encoding="utf-8")
+    body = text[text.index("window.MODEL = ") + len("window.MODEL = "):]
+    assert body.endswith("};\n")
+    return json.loads(body[:-2])
+
+
+def test_model_pages_hold_each_run_and_every_item_with_its_question_and_reply(registry):
+    models, results, site_dir = registry
+    assert site.main(cli(models, results, site_dir, "--write")) == 0
+    board = read_data_js(site_dir)["models"]
+    assert [m["page"] for m in board] == ["beta-2", "alpha-1", "qwen-local-70b"]
+    alpha = read_model_page(site_dir, "alpha-1")
+    assert {k: alpha[k] for k in board[1]} == board[1]  # the board's row, and more
+
+    ff = result_of(models, results, "alpha-1", "freeform")
+    run = alpha["evals"]["freeform"]
+    assert (run["config"], run["summary"]) == (ff["config"], ff["summary"])  # as recorded
+    assert run["summary"]["judgeAgreement"] == 1.0 and run["runFolderPresent"] is True
+    assert run["resultFile"] == f"freeform/{json.loads(models.read_text())[0]['resultFiles']['freeform']}"
+    assert {k: alpha["evals"][k]["cost"] for k in site.RESULT_KEYS} == {"freeform": 0.06, "multipleChoice": 0.032, "leetcode": 0.1632}
+    assert math.isclose(sum(alpha["evals"][k]["cost"] for k in site.RESULT_KEYS), alpha["cost"])
+
+    items = alpha["items"]
+    assert len(items) == 10 + 20 + 12 and [i["eval"] for i in items] == ["freeform"] * 10 + ["multipleChoice"] * 20 + ["leetcode"] * 12
+    hostile = next(i for i in items if i["id"] == "fr-0009")
+    assert hostile == {
+        "eval": "freeform", "id": "fr-0009", "status": "wrong", "correct": False, "stored": True,
+        "question": question_of("fr-0009"), "reply": HOSTILE, "reasoning": "Thinking about fr-0009.",
+        "verdicts": [{"judge": f"openai:judge-{j}", "verdict": "INCORRECT"} for j in "abc"], "agreed": True,
+        "usage": {"input": 1000, "output": 500, "reasoning": 250, "cached": 0},
+    }
+    lc = next(i for i in items if i["id"] == "le-0011")
+    assert (lc["band"], lc["tests"], lc["note"], lc["status"]) == ("hard", "3/5", "2 tests failed", "wrong")
+    mc = next(i for i in items if i["id"] == "mu-0019")
+    assert (mc["expected"], mc["answer"]) == ("B", "C")
+
+    # the model's replies cannot end a script or an HTML comment, in any page
+    for path in [site_dir / "data.js", *(site_dir / "models").iterdir()]:
+        text = path.read_text(encoding="utf-8")
+        assert not {"<", ">", "&", "\u2028"} & set(text), path
+
+    # qwen-local-70b's run folders are not in this checkout: its items are its result rows
+    qwen = read_model_page(site_dir, "qwen-local-70b")
+    assert {run["runFolderPresent"] for run in qwen["evals"].values()} == {False}
+    assert all(not i["stored"] and "question" not in i and "reply" not in i for i in qwen["items"])
+    assert next(i for i in qwen["items"] if i["id"] == "le-0001")["tests"] == "5/5"
+
+
+def test_check_catches_a_stale_model_page_and_one_of_no_published_model(registry, capsys):
+    models, results, site_dir = registry
+    assert site.main(cli(models, results, site_dir, "--write")) == 0
+    capsys.readouterr()
+    data_js = (site_dir / "data.js").read_bytes()
+
+    # a reply in alpha-1's run folder changes (a rescored run): its page only is stale
+    folder = results.parent / "runs" / "freeform" / json.loads(models.read_text())[0]["resultFiles"]["freeform"].removesuffix(".json")
+    cache = RunCache(folder, session="s")
+    record = cache.read("fr-0001", "candidate")
+    cache.store("fr-0001", "candidate", record["request"], Completion(text="A better answer.", usage=Usage(10, 20)))
+    assert site.main(cli(models, results, site_dir, "--check")) == 1
+    assert capsys.readouterr().err == f"{site_dir / 'models' / 'alpha-1.js'} {STALE}\n"
+    assert site.main(cli(models, results, site_dir, "--write")) == 0
+    assert capsys.readouterr().out == f"wrote {site_dir / 'models' / 'alpha-1.js'} (3 published models)\n"
+    assert next(i for i in read_model_page(site_dir, "alpha-1")["items"] if i["id"] == "fr-0001")["reply"] == "A better answer."
+    assert (site_dir / "data.js").read_bytes() == data_js
+
+    # a page left by a model no longer on the board (an orphan)
+    shutil.copy(site_dir / "models" / "beta-2.js", site_dir / "models" / "old-model.js")
+    assert site.main(cli(models, results, site_dir, "--check")) == 1
+    assert capsys.readouterr().err == f"{site_dir / 'models' / 'old-model.js'} is the page of no published model: run `uv run build --write`\n"
+    assert site.main(cli(models, results, site_dir, "--write")) == 0
+    assert capsys.readouterr().out == f"removed {site_dir / 'models' / 'old-model.js'} (3 published models)\n"
+    assert sorted(p.name for p in (site_dir / "models").iterdir()) == ["alpha-1.js", "beta-2.js", "qwen-local-70b.js"]
+
+    # a model taken off the board: data.js is stale and its page an orphan, both in one line
+    entries = json.loads(models.read_text())
+    del entries[2]["resultFiles"]
+    models.write_text(json.dumps(entries, indent=2) + "\n")
+    assert site.main(cli(models, results, site_dir, "--check")) == 1
+    assert capsys.readouterr().err == (f"{site_dir / 'data.js'} {STALE.split(':')[0]} and {site_dir / 'models' / 'qwen-local-70b.js'} "
+                                       "is the page of no published model: run `uv run build --write`\n")
+    assert site.main(cli(models, results, site_dir, "--write")) == 0
+    assert not (site_dir / "models" / "qwen-local-70b.js").exists()
+    assert site.main(cli(models, results, site_dir, "--check")) == 0
+
+
 # ---- the CLI: --write, --check, bad data ------------------------------------------------------
 
 def test_write_is_deterministic_and_rebuild_is_byte_identical(registry, capsys):
@@ -204,18 +421,21 @@ def test_write_is_deterministic_and_rebuild_is_byte_identical(registry, capsys):
     assert (site_dir / "data.js").stat().st_mtime_ns == mtime  # not rewritten
 
     # a fresh build from an identical copy of the data, in another order on disk, is the same bytes
+    pages = {path.name: path.read_bytes() for path in (site_dir / "models").iterdir()}
+    assert sorted(pages) == ["alpha-1.js", "beta-2.js", "qwen-local-70b.js"]
     entries = json.loads(models.read_text())
     models.write_text(json.dumps(entries[::-1], indent=4) + "\n")
-    (site_dir / "data.js").unlink()
+    shutil.rmtree(site_dir)
     assert site.build(models_path=models, results_dir=results, site_dir=site_dir, write=True) is True
     assert (site_dir / "data.js").read_bytes() == first
+    assert {path.name: path.read_bytes() for path in (site_dir / "models").iterdir()} == pages
     assert site.build(models_path=models, results_dir=results, site_dir=site_dir, write=False) is False
 
 
 def test_check_catches_stale_data_js(registry, capsys):
     models, results, site_dir = registry
     assert site.main(cli(models, results, site_dir, "--check")) == 1  # never built
-    assert capsys.readouterr().err.strip().endswith(STALE)
+    assert capsys.readouterr().err.strip().endswith("and 2 more are stale: run `uv run build --write`")
 
     site.main(cli(models, results, site_dir, "--write"))
     capsys.readouterr()
@@ -227,7 +447,8 @@ def test_check_catches_stale_data_js(registry, capsys):
     models.write_text(json.dumps(entries, indent=2) + "\n")
     assert site.main(cli(models, results, site_dir, "--check")) == 1
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.strip().endswith("data.js " + STALE)
+    # the board and alpha-1's own page, which shows its price
+    assert err == f"{site_dir / 'data.js'} and {site_dir / 'models' / 'alpha-1.js'} are stale: run `uv run build --write`\n"
     assert (site_dir / "data.js").read_bytes() == built  # --check writes nothing
 
     assert site.main(cli(models, results, site_dir, "--write")) == 0
@@ -255,17 +476,20 @@ def test_command_in_a_subprocess(registry):
         return build_command(models, results, site_dir, *flags)
 
     check = run("--check")
-    assert (check.returncode, check.stdout, check.stderr) == (1, "", f"{site_dir / 'data.js'} {STALE}\n")
+    assert (check.returncode, check.stdout) == (1, "")
+    assert check.stderr == f"{site_dir / 'data.js'}, {site_dir / 'models' / 'alpha-1.js'} and 2 more are stale: run `uv run build --write`\n"
     write = run("--write")
     assert (write.returncode, write.stderr) == (0, "")
-    assert write.stdout == f"wrote {site_dir / 'data.js'} (3 published models)\n"
+    assert write.stdout == f"wrote {site_dir / 'data.js'}, {site_dir / 'models' / 'alpha-1.js'} and 2 more (3 published models)\n"
+    assert (run("--check").returncode, run("--write").stdout) == (0, f"{site_dir} is up to date (3 published models); nothing written\n")
 
     alpha = json.loads(models.read_text())[0]
     (results / "freeform" / alpha["resultFiles"]["freeform"]).unlink()
     assert alpha["resultFiles"]["freeform"] in one_line_refusal(run("--check"))
 
 
-@pytest.mark.parametrize("damage", ["missing", "truncated", "binary", "not an object", "no summary", "wrong eval", "huge token count", "no n"])
+@pytest.mark.parametrize("damage", ["missing", "truncated", "binary", "not an object", "no summary", "wrong eval", "huge token count", "no n",
+                                    "no ci95", "ci95 not a pair", "ci95 reversed", "ci95 over 1", "row without id", "bad epoch"])
 def test_bad_result_file_is_one_line_naming_it(registry, damage, capsys):
     models, results, site_dir = registry
     alpha = json.loads(models.read_text())[0]
@@ -278,14 +502,23 @@ def test_bad_result_file_is_one_line_naming_it(registry, damage, capsys):
         path.write_bytes(b"\xff\xfe\x00garbage")
     elif damage == "not an object":
         path.write_text("42\n")
-    elif damage in ("no summary", "huge token count", "no n"):
+    elif damage != "wrong eval":
         result = json.loads(path.read_text())
+        summary, row = result["summary"], result["results"][3]
         if damage == "no summary":
-            del result["summary"]["hard"]
+            del summary["hard"]
         elif damage == "huge token count":
-            result["summary"]["overall"]["tokens"]["input"] = 10**400
+            summary["overall"]["tokens"]["input"] = 10**400
+        elif damage == "no n":
+            del summary["overall"]["n"]
+        elif damage == "no ci95":
+            del summary["medium"]["ci95"]
+        elif damage.startswith("ci95"):
+            summary["overall"]["ci95"] = {"ci95 not a pair": [0.3], "ci95 reversed": [0.8, 0.3], "ci95 over 1": [0.3, 1.5]}[damage]
+        elif damage == "row without id":
+            del row["id"]
         else:
-            del result["summary"]["overall"]["n"]
+            row["epoch"] = 0
         path.write_text(json.dumps(result))
     else:
         shutil.copy(results / "freeform" / alpha["resultFiles"]["freeform"], path)
@@ -294,6 +527,11 @@ def test_bad_result_file_is_one_line_naming_it(registry, damage, capsys):
     assert out == ""
     assert err.count("\n") == 1 and err.startswith("build: ")
     assert path.name in err, err
+    if damage.startswith("ci95") or damage == "no ci95":
+        part = "medium" if damage == "no ci95" else "overall"
+        assert err.endswith(f"summary.{part}.ci95 is missing or not a [low, high] pair of fractions; rerun its eval to write it again\n")
+    if damage in ("row without id", "bad epoch"):
+        assert "results[3] lacks a string id or status" in err, err
     assert not (site_dir / "data.js").exists()
 
 
@@ -627,3 +865,4 @@ def test_empty_board_says_so(page, served):
     assert browser.find_all("#leaderboard tbody tr") == []
     assert browser.find_all("#chart circle") == []
     assert problems(browser) == []
+
