@@ -31,10 +31,10 @@ from evals.providers import Completion, Usage
 from evals.registry import load_models
 from evals.results import summarize
 from evals.tasks import TASKS
-from tests.browser import Browser, BrowserUnavailable
+from tests.browser import ELEMENT, Browser, BrowserUnavailable
 
 ROOT = Path(__file__).resolve().parents[1]
-STATIC = ("index.html", "app.js", "style.css")
+STATIC = ("index.html", "model.html", "common.js", "app.js", "model.js", "style.css")
 STALE = "is stale: run `uv run build --write`"
 
 
@@ -786,7 +786,7 @@ def problems(browser: Browser) -> list[str]:
 
 
 def names(browser: Browser) -> list[str]:
-    return [cell.text for cell in browser.find_all("#leaderboard tbody th[data-key=name]")]
+    return [link.text for link in browser.find_all("#leaderboard tbody th[data-key=name] a.model-link")]
 
 
 @pytest.mark.parametrize("scheme", ["http", "file"])
@@ -805,7 +805,8 @@ def test_page_loads_without_console_errors_and_shows_every_published_model(page,
     assert cells == {"provider": "OpenAI", "releaseDate": "2025-08-07", "size": "—", "freeform": "70.0%", "multipleChoice": "85.0%",
                      "leetcode": "58.3%", "leetcodeEasy": "100.0%", "leetcodeMedium": "50.0%", "leetcodeHard": "25.0%",
                      "average": "71.1%", "cost": "$0.255"}
-    assert alpha.find("a").attribute("href") == "https://example.com/alpha-1"
+    assert alpha.find("a.model-link").attribute("href").endswith("model.html?model=alpha-1")  # its page
+    assert alpha.find("a.external").attribute("href") == "https://example.com/alpha-1"  # its site
     # every cell sits under its own column header
     misplaced = browser.execute(
         "const row = document.querySelector('#leaderboard tbody tr'); return Array.from(row.children).filter(cell => {"
@@ -866,3 +867,230 @@ def test_empty_board_says_so(page, served):
     assert browser.find_all("#chart circle") == []
     assert problems(browser) == []
 
+
+def test_every_score_has_a_whisker_with_its_interval_in_the_title(page, served):
+    base, _ = served
+    browser = page.open(f"{base}/board/")
+    scores = ("freeform", "multipleChoice", "leetcode", "leetcodeEasy", "leetcodeMedium", "leetcodeHard", "average")
+    for name in ("beta-2", "alpha-1", "qwen-local-70b"):
+        row = browser.find(f"#leaderboard tbody tr[data-name='{name}']")
+        assert len(row.find_all(".whisker .whisker-range")) == len(scores) == len(row.find_all(".whisker"))
+    alpha = browser.find("#leaderboard tbody tr[data-name='alpha-1']")
+    assert alpha.find("[data-key=freeform]").attribute("title") == "70.0% (95% CI 39.7–89.2)"
+    assert alpha.find("[data-key=leetcodeEasy]").attribute("title") == "100.0% (95% CI 51.0–100.0)"
+    assert alpha.find("[data-key=average]").attribute("title") == "71.1% (95% CI 58.4–83.8)"
+    # the band spans the interval on a 0-100% track, the tick stands at the score
+    box = browser.execute(
+        "const cell = document.querySelector(\"tr[data-name='alpha-1'] [data-key=freeform] .whisker\");"
+        " const track = cell.getBoundingClientRect(), band = cell.firstChild.getBoundingClientRect(), tick = cell.lastChild.getBoundingClientRect();"
+        " return [(band.left - track.left) / track.width, (band.right - track.left) / track.width, (tick.left + tick.width / 2 - track.left) / track.width];")
+    assert box == pytest.approx([0.3968, 0.8922, 0.70], abs=0.02)
+    assert problems(browser) == []
+
+
+def test_chart_draws_an_error_bar_through_each_point(page, served):
+    base, _ = served
+    browser = page.open(f"{base}/board/")
+    bars = browser.execute(
+        "const out = {}; document.querySelectorAll('#chart .error-bar').forEach(g => { const line = g.querySelector('line');"
+        " const point = document.querySelector(`#chart circle[data-model='${g.dataset.model}']`);"
+        " out[g.dataset.model] = [Number(line.getAttribute('y1')), Number(line.getAttribute('y2')), Number(point.getAttribute('cy')),"
+        " Number(line.getAttribute('x1')) - Number(point.getAttribute('cx'))]; }); return out;")
+    assert sorted(bars) == ["alpha-1", "beta-2", "qwen-local-70b"]
+    for low, high, centre, dx in bars.values():
+        assert low > centre > high and dx == 0  # SVG y grows downwards: the low end is drawn below the point
+    # beta-2's interval (its average 85.0%) is narrower than qwen-local-70b's (47.8%): fewer answers near the middle
+    assert bars["beta-2"][0] - bars["beta-2"][1] < bars["qwen-local-70b"][0] - bars["qwen-local-70b"][1]
+    assert problems(browser) == []
+
+
+def pick(browser: Browser, select: str, label: str) -> None:
+    """Choose the option shown as `label` in a select, as a user does."""
+    option = next(o for o in browser.find_all(f"{select} option") if o.text == label)
+    option.click()
+
+
+def compared(browser: Browser) -> dict[str, str]:
+    return {li.attribute("data-key"): li.find(".compare-text").text for li in browser.find_all("#compare-results li[data-key]")}
+
+
+def test_picking_two_models_says_how_they_differ_on_each_eval(page, served):
+    base, _ = served
+    browser = page.open(f"{base}/board/")
+    assert [o.text for o in browser.find_all("#compare-a option")] == ["beta-2", "alpha-1", "qwen-local-70b"]
+    said = compared(browser)  # the first two on the board, to begin with
+    assert said["freeform"] == "beta-2 vs alpha-1: +20.0 points, not distinguishable (95% CI [-6.1, +46.1])"
+    assert list(said) == ["freeform", "multipleChoice", "leetcode", "leetcodeEasy", "leetcodeMedium", "leetcodeHard"]
+    assert browser.find("#compare-results li[data-key=freeform] .compare-detail").text == (
+        "McNemar p = 0.5 (beta-2 alone right on 2, alpha-1 alone on 0); 10 shared questions")
+
+    pick(browser, "#compare-b", "qwen-local-70b")
+    said = compared(browser)
+    assert said["multipleChoice"] == "beta-2 vs qwen-local-70b: +30.0 points, 95% CI [+9.4, +50.6]"
+    assert said["leetcode"] == "beta-2 vs qwen-local-70b: +41.7 points, 95% CI [+12.5, +70.8]"
+    assert "better" in browser.find("#compare-results li[data-key=multipleChoice]").attribute("class")
+
+    browser.find("#compare-swap").click()  # qwen-local-70b vs beta-2: the signs turn round
+    said = compared(browser)
+    assert said["multipleChoice"] == "qwen-local-70b vs beta-2: -30.0 points, 95% CI [-50.6, -9.4]"
+    assert browser.find("#compare-results li[data-key=multipleChoice] .compare-detail").text == (
+        "McNemar p = 0.031 (qwen-local-70b alone right on 0, beta-2 alone on 6); 20 shared questions")
+
+    pick(browser, "#compare-b", "qwen-local-70b")
+    assert browser.find("#compare-results li").text == "Pick two different models."
+    assert problems(browser) == []
+
+
+def test_the_model_name_opens_its_page(page, served):
+    base, _ = served
+    browser = page.open(f"{base}/board/")
+    browser.find("#leaderboard tbody tr[data-name='alpha-1'] a.model-link").click()
+    wait_ready(browser)
+    assert browser.execute("return location.pathname + location.search") == "/board/model.html?model=alpha-1"
+    assert (browser.title, browser.find("h1").text) == ("alpha-1 — Roblox LLM leaderboard", "alpha-1")
+    scores = {row.attribute("data-key"): row.find("td.score").attribute("title") for row in browser.find_all("#scores tbody tr")}
+    assert scores["freeform"] == "70.0% (95% CI 39.7–89.2)" and scores["leetcodeHard"] == "25.0% (95% CI 4.6–69.9)"
+    assert len(browser.find_all("#scores .whisker-range")) == 7
+    runs = {card.attribute("data-eval"): card.text for card in browser.find_all(".run-card")}
+    assert "Judge agreement\n100.0% of graded answers unanimous" in runs["freeform"]
+    assert "Cost\n$0.06 (at $2 / $8 per million input / output tokens)" in runs["freeform"]
+    assert "Tokens\n10,000 input, 5,000 output, 2,500 reasoning, 0 cached" in runs["freeform"]
+    browser.find(".run-card[data-eval=leetcode] details.identity summary").click()
+    identity = {row.find("th").text: row.find("td").text for row in browser.find_all(".run-card[data-eval=leetcode] table.config tr")}
+    assert identity["model"] == "alpha-1" and identity["promptVersion"] == "lc-v1" and '"sha256": ' not in identity["dataset"]
+    assert json.loads(identity["dataset"]) == {"sha256": "0" * 64, "source": "bundled"}
+    assert browser.find("#item-count").text == "42 items" and len(browser.find_all("#items .item")) == 42
+    assert problems(browser) == []
+
+
+def wait_ready(browser: Browser, timeout: float = 10.0) -> None:
+    """Until the model page has shown its data (or said why not)."""
+    deadline = time.monotonic() + timeout
+    while not browser.execute("return document.body.dataset.ready || ''"):
+        assert time.monotonic() < deadline, "the model page never got ready"
+        time.sleep(0.05)
+    assert browser.execute("return document.body.dataset.ready") == "1", browser.find("#empty").text
+
+
+def open_model(page, served, name: str, scheme: str = "http") -> Browser:
+    base, root = served
+    url = f"{base}/board/model.html" if scheme == "http" else (root / "board" / "model.html").as_uri()
+    browser = page.open(f"{url}?model={name}")
+    wait_ready(browser)
+    return browser
+
+
+def shown_items(browser: Browser) -> tuple[str, int]:
+    return browser.find("#item-count").text, len(browser.find_all("#items .item"))
+
+
+def search(browser: Browser, text: str) -> None:
+    box = browser.find("#filter-search")
+    browser.execute("arguments[0].value = ''", {ELEMENT: box.id})
+    browser.command("POST", f"/element/{box.id}/value", {"text": text})
+
+
+@pytest.mark.parametrize("scheme", ["http", "file"])
+def test_model_page_filters_and_search_change_the_items_shown(page, served, scheme):
+    browser = open_model(page, served, "alpha-1", scheme)
+    assert shown_items(browser) == ("42 items", 42)
+    pick(browser, "#filter-eval", "LeetCode (12)")
+    assert shown_items(browser) == ("12 of 42 items match", 12)
+    assert {item.attribute("data-eval") for item in browser.find_all("#items .item")} == {"leetcode"}
+    pick(browser, "#filter-band", "hard (4)")
+    assert shown_items(browser) == ("4 of 42 items match", 4)
+    pick(browser, "#filter-status", "wrong (11)")  # alpha-1 solved 1 of 4 hard problems
+    assert shown_items(browser) == ("3 of 42 items match", 3)
+    item = browser.find("#items .item")
+    assert item.find(".verdict").text == "tests 3/5 passed · 2 tests failed"
+    assert [b.text for b in item.find_all(".badge")] == ["wrong", "LeetCode", "hard"]
+
+    pick(browser, "#filter-eval", "Freeform (10)")  # a band is leetcode's: it no longer filters
+    assert browser.find("#filter-band").attribute("disabled") == "true"
+    assert shown_items(browser) == ("3 of 42 items match", 3)  # freeform's 3 wrong answers
+    pick(browser, "#filter-eval", "All evals")
+    pick(browser, "#filter-band", "All bands")
+    pick(browser, "#filter-status", "All verdicts")
+    search(browser, "MU-001")  # ids, case aside
+    assert shown_items(browser) == ("10 of 42 items match", 10)
+    search(browser, "epoch 1.")  # every plain reply
+    assert shown_items(browser) == ("41 of 42 items match", 41)
+    search(browser, "REMOTEEVENT reach")  # every question
+    assert shown_items(browser) == ("42 items", 42)
+    search(browser, "nothing says this")
+    assert shown_items(browser) == ("0 of 42 items match", 0)
+    assert problems(browser) == []
+
+
+def test_a_hostile_reply_shows_as_text(page, served):
+    browser = open_model(page, served, "alpha-1")
+    search(browser, "alert(1)")
+    assert shown_items(browser) == ("1 of 42 items match", 1)
+    item = browser.find("#items .item")
+    assert item.find(".item-id").text == "fr-0009"
+    assert browser.execute("return arguments[0].textContent", {ELEMENT: item.find(".reply .text").id}) == HOSTILE
+    assert item.find(".question .text").text == question_of("fr-0009")
+    item.find(".reasoning summary").click()  # the reasoning, collapsed until asked for
+    assert item.find(".reasoning .text").text == "Thinking about fr-0009."
+    assert browser.execute("return [window.__pwned, document.querySelectorAll('#items img, #items script').length]") == [None, 0]
+    assert problems(browser) == []
+
+
+def test_a_model_whose_run_folders_are_not_here_shows_its_rows(page, served):
+    browser = open_model(page, served, "qwen-local-70b")
+    assert shown_items(browser) == ("42 items", 42)
+    assert len(browser.find_all("#items .item .missing")) == 42 and browser.find_all("#items .reply") == []
+    first = browser.find("#items .item .missing").text
+    assert first.startswith("Question and reply not in this checkout (data/runs/freeform/") and "is not here" in first
+    runs = {card.attribute("data-eval"): card.text for card in browser.find_all(".run-card")}
+    assert "(not in this checkout)" in runs["leetcode"]
+    assert "(0.95 kWh at $0.15 per kWh)" in runs["leetcode"]
+    assert problems(browser) == []
+
+
+def test_a_link_to_no_published_model_says_so(page, served):
+    base, _ = served
+    browser = page.open(f"{base}/board/model.html?model=gamma-preview")
+    wait_for = time.monotonic() + 5
+    while browser.find("#empty").attribute("hidden") is not None and time.monotonic() < wait_for:
+        time.sleep(0.05)
+    assert browser.find("#empty").text == "No published model has this page: pick one on the leaderboard."
+    assert problems(browser) == []
+
+
+def test_a_page_of_2000_items_is_ready_within_a_second(page, tmp_path_factory):
+    """A model of 2,000 answers with questions and replies of realistic length: from
+    DOMContentLoaded to its first screen of items and the counts, measured in the page."""
+    root = tmp_path_factory.mktemp("big")
+    results, runs = root / "data" / "results", root / "data" / "runs"
+    long_reply = "Use a RemoteEvent: the client fires it, the server listens with OnServerEvent. " * 20
+    sizes = {"freeform": 600, "multiple_choice": 800}
+    files = {}
+    for eval_name, n in sizes.items():
+        rows = _rows(eval_name, n=n, correct=n * 2 // 3, usage=(500, 300))
+        files[{v: k for k, v in site.RESULT_KEYS.items()}[eval_name]] = _write_run(results, eval_name, "big-1", "openai", rows, runs=runs,
+                                                       replies={r["id"]: f"{r['id']}: {long_reply}" for r in rows})
+    leetcode = []
+    for band in ("easy", "medium", "hard"):
+        leetcode += _rows("leetcode", n=200, correct=100, usage=(800, 1500), difficulty=band, offset=len(leetcode))
+    files["leetcode"] = _write_run(results, "leetcode", "big-1", "openai", leetcode, runs=runs)
+    models = root / "data" / "models.json"
+    models.write_text(json.dumps([{"name": "big-1", "provider": "OpenAI", "url": "https://example.com/big", "releaseDate": "2026-01-01",
+                                   "size": None, "price": {"input": 1, "output": 2}, "resultFiles": files}]))
+    for file in STATIC:
+        shutil.copy(ROOT / "site" / file, root / file)
+    assert site.build(models_path=models, results_dir=results, site_dir=root, write=True)
+    assert len(read_model_page(root, "big-1")["items"]) == 2000
+
+    browser = page.open((root / "model.html").as_uri() + "?model=big-1")
+    wait_ready(browser)
+    timing = browser.execute("return window.modelPageTiming")
+    elapsed = timing["ready"] - timing["domContentLoaded"]
+    print(f"2,000-item model page: {elapsed:.0f} ms from DOMContentLoaded to ready ({timing['ready']:.0f} ms after navigation)")
+    assert shown_items(browser) == ("2,000 items; showing the first 100", 100)
+    assert elapsed < 1000, f"{elapsed:.0f} ms"
+    browser.find("#show-more").click()
+    assert shown_items(browser) == ("2,000 items; showing the first 200", 200)
+    pick(browser, "#filter-eval", "LeetCode (600)")
+    assert shown_items(browser) == ("600 of 2,000 items match; showing the first 100", 100)
+    assert problems(browser) == []
