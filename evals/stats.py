@@ -95,7 +95,7 @@ def paired(a: Mapping[str, float], b: Mapping[str, float]) -> dict[str, object] 
     mean = math.fsum(diffs) / n
     var = math.fsum((d - mean) ** 2 for d in diffs) / (n - 1) if n > 1 else 0.0
     half = Z95 * math.sqrt(var / n)
-    low, high = mean - half, mean + half
+    low, high = max(-1.0, mean - half), min(1.0, mean + half)  # a difference of shares lies in [-1, 1]
     result: dict[str, object] = {
         "shared": n,
         "difference": round(100 * mean, 2),

@@ -141,3 +141,10 @@ def test_the_average_of_independent_scores_combines_their_intervals():
     assert stats.average_interval([(0.3, [0.2, 0.4])]) == [0.2, 0.4]  # one score: its own interval, made symmetric
     assert stats.average_interval([(0.98, [0.9, 1.0]), (1.0, [0.95, 1.0])]) == [0.962, 1.0]  # 0.99 +- 0.028, clipped at 1
     assert stats.average_interval([]) == [0.0, 1.0]
+
+
+def test_a_paired_interval_never_leaves_the_possible_range():
+    a = {"q1": 1.0, "q2": 1.0, "q3": 1.0, "q4": 0.0}
+    b = {"q1": 0.0, "q2": 0.0, "q3": 0.0, "q4": 0.0}
+    low, high = stats.paired(a, b)["ci95"]
+    assert -100.0 <= low < 75.0 < high <= 100.0
