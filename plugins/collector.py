@@ -28,7 +28,6 @@ from .items import ROW_PROPERTY, WAITING_PROPERTY, loaded, published
 from .options import settings, settings_key
 
 WRONG_SHOWN = 20  # wrong answers listed at the end of a run, one line each
-DEFAULT_REPORTCHARS = "fE"  # pytest's -r when none is given
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -47,13 +46,6 @@ class ResultsCollector:
         self.unwritten = False
         self.wrong: list[tuple[str, str, dict[str, Any]]] = []  # (node id, eval, row) of the first wrong answers
         self.wrong_count = 0
-
-    def pytest_sessionstart(self, session: pytest.Session) -> None:
-        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
-        if reporter and self.config.option.reportchars == DEFAULT_REPORTCHARS:
-            # The collector lists wrong answers itself (see `_wrong_answers`): pytest's line
-            # per failed item costs ~0.3 ms each at the end of the run.
-            reporter.reportchars = reporter.reportchars.replace("f", "")
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when != "teardown":  # every phase's report carries the row: read it once
@@ -139,8 +131,25 @@ class ResultsCollector:
         except EvalError as error:
             return [*notes, f"not published: {error}"]
 
-    def pytest_terminal_summary(self, terminalreporter) -> None:
-        if self.wrong and "f" not in terminalreporter.reportchars:
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_terminal_summary(self, terminalreporter):
+        """Wrong answers are the collector's to report (`_wrong_answers`), out of pytest's
+        FAILURES section and short summary while they are written: those would repeat each
+        one, and the FAILURES section looks up each failed item's teardown among every
+        report, quadratic in a run's size (seconds at 2,000 items). The final counts still
+        include them."""
+        reports = terminalreporter.stats.get("failed")
+        if reports:
+            terminalreporter.stats["failed"] = [r for r in reports if not getattr(r, "wrong_answer", False)]
+        try:
+            return (yield)
+        finally:
+            if reports:
+                terminalreporter.stats["failed"] = reports
+            self._write_summary(terminalreporter)  # last, just above pytest's counts
+
+    def _write_summary(self, terminalreporter) -> None:
+        if self.wrong:
             terminalreporter.section("wrong answers")
             for line in self._wrong_answers():
                 terminalreporter.write_line(line)

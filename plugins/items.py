@@ -231,6 +231,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     report = yield
     if call.excinfo is not None and call.excinfo.errisinstance((ApiError, EvalError)):
         report.longrepr = f"{call.excinfo.typename}: {call.excinfo.value}"
+    elif call.when == "call" and report.failed and "graded" in getattr(item, "fixturenames", ()):
+        report.wrong_answer = True  # the model's wrong answer (rides to the xdist controller with the report)
     return report
 
 

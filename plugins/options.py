@@ -122,12 +122,6 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[settings_key] = _settings(config)
     except EvalError as error:
         raise pytest.UsageError(str(error)) from None
-    if config.option.tbstyle == "auto":
-        # Wrong answers are reported by the results collector, one line each for the first
-        # few (`WRONG_SHOWN`). pytest's FAILURES section would repeat each, and look up each
-        # failed item's teardown among every report: quadratic, seconds at the end of a
-        # 2,000-item run. An explicit --tb (or -r with f) still asks for pytest's own.
-        config.option.tbstyle = "no"
 
 
 def worker_share(limit: int, worker: dict[str, Any]) -> int:

@@ -56,6 +56,7 @@ def test_a_run_writes_one_result_file_per_eval_with_config_summary_and_rows(serv
     assert f"{N_MC - len(range(0, N_MC, 5))} passed" not in done.stdout  # mc + ff items both counted
     # Wrong answers: one line each for the first 20, not pytest's per-failure sections.
     assert "= FAILURES =" not in done.stdout and "FAILED tests_evals" not in done.stdout
+    assert re.search(r"\d+ failed, \d+ passed", done.stdout)  # still counted
     wrong = [line for line in done.stdout.splitlines() if line.startswith("WRONG ")]
     assert len(wrong) == 20, done.stdout[-3000:]
     assert any(re.fullmatch(r"WRONG tests_evals/test_robloxqa.py::test_multiple_choice\[mc-\d+\] - answered [A-D], expected [A-D]", line) for line in wrong)
@@ -203,12 +204,6 @@ def test_a_partial_selection_writes_no_result_file(server, tmp_path):
     assert "partial run: 2 of 40" in done.stdout
     assert not result_files(tmp_path / "results", "multiple_choice")
     assert "WRONG tests_evals/test_robloxqa.py::test_multiple_choice[mc-001] - answered" in done.stdout
-
-
-@pytest.mark.parametrize(("flag", "shown"), [("--tb=short", "= FAILURES ="), ("-rf", "FAILED tests_evals/test_robloxqa.py::test_multiple_choice[mc-001]")])
-def test_pytest_reports_wrong_answers_its_own_way_when_asked(server, tmp_path, flag, shown):
-    done = run_harness(*model_args(server), "-k", "mc-001", flag, run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
-    assert shown in done.stdout, done.stdout[-3000:]
 
 
 def test_the_reference_provider_runs_offline_through_the_judges_and_is_never_publishable(tmp_path):
