@@ -54,16 +54,22 @@ class ProviderInfo:
     records: tuple[str, ...] = ()  # the config keys `recorder` sets (read back from a result file)
     # It loads the model into the process that asks: one process (-n 0), batching in it.
     in_process: bool = False
+    # The variable its API key is read from (--api-key-env overrides it), and the one it reads
+    # on OpenRouter; neither: it sends no key. Known here so that redacting a judge's key
+    # never imports the judge's SDK.
+    key_env: str | None = None
+    openrouter_key_env: str | None = None
 
 
 PROVIDERS = {
     "openai": ProviderInfo("evals.providers.openai:OpenAIProvider", frozenset({"base_url", "effort", "max_tokens"}),
-                           OPENAI_EFFORTS, base_url_env="OPENAI_BASE_URL"),
+                           OPENAI_EFFORTS, base_url_env="OPENAI_BASE_URL", key_env="OPENAI_API_KEY"),
     # The Messages API takes effort as output_config.effort, and no temperature on current models.
     "anthropic": ProviderInfo("evals.providers.anthropic:AnthropicProvider", frozenset({"base_url", "effort", "thinking", "max_tokens"}),
-                              ("low", "medium", "high", "xhigh", "max"), sampling=False, base_url_env="ANTHROPIC_BASE_URL"),
+                              ("low", "medium", "high", "xhigh", "max"), sampling=False, base_url_env="ANTHROPIC_BASE_URL",
+                              key_env="ANTHROPIC_API_KEY"),
     "live": ProviderInfo("evals.providers.live:LiveProvider", frozenset({"base_url", "effort", "thinking", "route", "max_tokens"}),
-                         OPENAI_EFFORTS, needs_base_url=True),
+                         OPENAI_EFFORTS, needs_base_url=True, openrouter_key_env="OPENROUTER_API_KEY"),
     "reference": ProviderInfo("evals.providers.reference:ReferenceProvider"),
     # A Hugging Face checkpoint folder (and a PEFT adapter folder) run with transformers in
     # process: greedy, so no temperature; the run records the files' hashes, not their paths.
@@ -103,8 +109,16 @@ def provider_class(provider: str) -> type[Provider]:
     return getattr(importlib.import_module(module), cls)
 
 
+def key_variable(spec: ProviderSpec) -> str | None:
+    """The environment variable holding the API key `spec` is sent with; None when it sends none."""
+    info = PROVIDERS[spec.provider]
+    if not (info.key_env or info.openrouter_key_env):
+        return None
+    return spec.api_key_env or (info.openrouter_key_env if info.openrouter_key_env and is_openrouter(spec.base_url) else info.key_env)
+
+
 def configured_secrets(spec: ProviderSpec) -> tuple[str, ...]:
     """The API key `spec` would be sent with, when its variable is set, without making the
-    provider: a run that never calls a judge still redacts the judge's key."""
-    variable = provider_class(spec.provider).key_variable(spec)
+    provider (or importing its SDK): a run that never calls a judge still redacts its key."""
+    variable = key_variable(spec)
     return (os.environ[variable],) if variable and os.environ.get(variable) else ()

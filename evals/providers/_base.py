@@ -149,12 +149,6 @@ class Provider(ABC):
     def __init__(self, spec: ProviderSpec):
         self.spec = spec
 
-    @classmethod
-    def key_variable(cls, spec: ProviderSpec) -> str | None:
-        """The environment variable holding the API key this provider sends for `spec`; None
-        when it sends none."""
-        return None
-
     @property
     def secrets(self) -> tuple[str, ...]:
         """Values that must never appear in a record or a message (API keys)."""

@@ -13,6 +13,7 @@ from typing import Any
 import anthropic
 
 from evals.errors import ProviderError, QuotaExhausted, TransientError
+from evals.providers import key_variable
 
 from ._batch import BatchAPI, BatchState, Outcome, line_error, not_run
 from ._base import (Completion, Provider, ProviderSpec, Request, Usage, api_key_from_env, json_list, json_object, json_text,
@@ -32,12 +33,8 @@ THINKING_BUDGET = 16000
 class AnthropicProvider(Provider):
     def __init__(self, spec: ProviderSpec):
         super().__init__(spec)
-        self._api_key = api_key_from_env(self.key_variable(spec), required=True)
+        self._api_key = api_key_from_env(key_variable(spec), required=True)
         self.client = anthropic.Anthropic(api_key=self._api_key, base_url=spec.base_url, max_retries=0)
-
-    @classmethod
-    def key_variable(cls, spec: ProviderSpec) -> str | None:
-        return spec.api_key_env or "ANTHROPIC_API_KEY"
 
     @property
     def secrets(self) -> tuple[str, ...]:

@@ -8,17 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import ProviderSpec, Request, is_openrouter
+from ._base import Request, is_openrouter
 from .openai import OpenAIProvider, chat_messages
 
-OPENROUTER_KEY_ENV = "OPENROUTER_API_KEY"
-
-
 class LiveProvider(OpenAIProvider):
-    @classmethod
-    def key_variable(cls, spec: ProviderSpec) -> str | None:
-        return spec.api_key_env or (OPENROUTER_KEY_ENV if is_openrouter(spec.base_url) else None)
-
     def _chat_kwargs(self, request: Request) -> dict[str, Any]:
         kwargs = chat_messages(self.spec.model, request)
         if request.max_tokens:

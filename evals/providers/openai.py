@@ -14,6 +14,7 @@ from typing import Any
 import openai
 
 from evals.errors import ProviderError, QuotaExhausted, TransientError, UsageError
+from evals.providers import key_variable
 
 from ._batch import FIND_LIMIT, BatchAPI, BatchState, Outcome, line_error, not_run
 from ._base import (Completion, MalformedReply, Provider, ProviderSpec, Request, Usage, api_key_from_env, json_list,
@@ -27,15 +28,11 @@ class BatchUnsupported(UsageError):
 class OpenAIProvider(Provider):
     def __init__(self, spec: ProviderSpec):
         super().__init__(spec)
-        variable = self.key_variable(spec)
+        variable = key_variable(spec)
         self._secrets = (api_key_from_env(variable, required=True),) if variable else ()
         # The SDK's own retries are off: `_retry` retries, honouring Retry-After and the throttle.
         # A local server usually checks no key, but the SDK insists on a non-empty one.
         self.client = openai.OpenAI(api_key=self._secrets[0] if self._secrets else "EMPTY", base_url=spec.base_url, max_retries=0)
-
-    @classmethod
-    def key_variable(cls, spec: ProviderSpec) -> str | None:
-        return spec.api_key_env or "OPENAI_API_KEY"
 
     @property
     def secrets(self) -> tuple[str, ...]:
