@@ -18,7 +18,7 @@ from evals.providers.anthropic import _result_outcome
 from evals.providers.openai import OpenAIBatch, OpenAIProvider
 from evals.batch import Call, _chunks
 from evals.providers import ProviderSpec, Request
-from evals.site import _cost
+from evals.site import _costs, _total
 from evals.results import BATCH_PRICE, without_timing
 from evals.verify import rescore
 from tests.harness import ROOT, harness_command, harness_env, questions, read_result, result_files, run_harness
@@ -307,6 +307,11 @@ def test_the_boards_suite_cost_prices_batched_tokens_at_the_share_the_result_fil
     plain = {"tokens": {"input": 1_000_000, "output": 1_000_000}}
     batched = {**plain, "batch": {"calls": 10, "tokens": {"input": 1_000_000, "output": 500_000}, "priceFactor": 0.5}}
     entry = {"name": "m", "price": {"input": 2.0, "output": 8.0}}
-    cost, _ = _cost(entry, {"freeform": plain, "multipleChoice": plain, "leetcode": {"overall": plain}})
-    discounted, _ = _cost(entry, {"freeform": batched, "multipleChoice": plain, "leetcode": {"overall": plain}})
+
+    def suite_cost(summaries):
+        costs, _ = _costs(entry, {key: {"summary": summary} for key, summary in summaries.items()})
+        return _total(entry, costs)
+
+    cost = suite_cost({"freeform": plain, "multipleChoice": plain, "leetcode": {"overall": plain}})
+    discounted = suite_cost({"freeform": batched, "multipleChoice": plain, "leetcode": {"overall": plain}})
     assert cost == 30.0 and discounted == 30.0 - 0.5 * 2.0 - 0.25 * 8.0
