@@ -452,7 +452,8 @@ def _labels(text: str, valid: str) -> list[Mention]:
 
 
 SHORT_REPLY_WORDS = 12  # longer one-line replies mention choices while weighing them
-_TOKEN = re.compile(f"{_ALONE_BEFORE}(?P<letter>[A-Za-z]){_ALONE_AFTER}")
+# Led by the letter, so that the engine skips to letters (a lookbehind first is tried everywhere).
+_TOKEN = re.compile(f"(?P<letter>[A-Za-z])(?<=(?:{_ALONE_BEFORE}).){_ALONE_AFTER}")
 # The text between two letters joined into one hedge or list: "B or C", "B/C", "A and B".
 _JOIN = re.compile(rf"{_CLOSE_RUN}\s*+{_JOINER}\s*+{_OPEN_RUN}")
 
@@ -491,7 +492,7 @@ def _short_reply(text: str, valid: str) -> list[Mention]:
 
 
 # What takes back the letters before it: "C... no, B", "A, I mean B", "D, actually B".
-_RETRACTION = re.compile(r"(?i:\b(?:no|wait|actually|scratch\s+that|i\s+mean|correction|sorry)\b)")
+_RETRACTION = re.compile(_cues(*(rf"{w}\b" for w in ("no", "wait", "actually", r"scratch\s+that", r"i\s+mean", "correction", "sorry"))))
 
 
 # -- the choice's text instead of its letter -------------------------------------------------------
