@@ -74,6 +74,18 @@ REPLIES = [
     _unit("boxed-spaces", " ", head="\\boxed{", tail="x"),
     _unit("boxed", "\\boxed{D} ", letter="D"),
     _unit("also-letters", ", (B", head="Answer: B", letter=None),
+    # -- the cues of the letter scorer: verbs, closing words, cues after the letter, lone lines ------
+    _unit("go-with-letters", "I'd go with B ", letter="B"),
+    _unit("so-letters", "so C. ", letter="C"),
+    _unit("it-is-after-letters", "C it is. ", letter="C"),
+    _unit("or-maybe-letters", "It's B. Or maybe C. "),
+    _unit("answer-tags", "<answer>D</answer>", letter="D"),
+    _unit("arrows", "\u2192 ", tail="\u2192 B", letter="B"),
+    _unit("doubt-words", "not if maybe ", tail="\nAnswer: B", letter="B"),
+    _unit("lone-letter-lines", "B\n", letter="B"),
+    _unit("alternating-letter-lines", "A\nB\n"),
+    _unit("dash-labels", "C \u2014 x\n", letter="C"),
+    _unit("subject-letters", "picking C would ", letter=None),
     # -- markdown, whitespace, long lines ---------------------------------------------------------
     _unit("nested-quotes-and-bold", "> > > > **_`# x`_** ", tail="\n"),
     _unit("star-lines", "*\n", head="x", tail="x"),

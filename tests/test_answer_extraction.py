@@ -2,13 +2,17 @@
 multiple choice question, or None when it commits to none, to several, or to a letter
 that is not one of the choices.
 
-The table is replies as models really write them. A reasonable reply that the function
-misreads is kept in the table as a strict xfail with the reason, not bent to fit."""
+The table is replies as models really write them, by shape: where the letter stands and what
+marks it, then hedges, distractors and lists that commit to nothing. A reasonable reply that
+the function misreads is kept in the table as a strict xfail with the reason, not bent to fit.
+Every letter of a 26-choice question is read in each of several shapes (`SHAPES`).
+`bench/mc_agreement.py` prints the agreement on this table and on real MMLU-Pro replies."""
 
 from __future__ import annotations
 
 import json
 import os
+import string
 from pathlib import Path
 
 import pytest
@@ -31,6 +35,8 @@ STORAGE = ["ReplicatedStorage", "ServerStorage", "StarterPlayerScripts", "Worksp
 TYPEOF = ["type", "typeof", "getmetatable", "rawequal"]
 # "Which event fires every frame after the physics simulation?"  ("Heartbeat" is inside A)
 FRAME = ["RunService.Heartbeat", "RunService.PreRender", "RunService.Stepped", "Heartbeat"]
+# Ten choices (A-J), as MMLU-Pro has: "I" is a choice letter as well as the pronoun.
+TEN = ["Humanoid", "Animator", "Tool", "Backpack", "Camera", "Team", "Sound", "Beam", "Attachment", "Trail"]
 
 
 def case(id: str, reply: str, choices: list[str], expected: str | None, *, xfail: str | None = None, raises=None):
@@ -39,7 +45,7 @@ def case(id: str, reply: str, choices: list[str], expected: str | None, *, xfail
 
 
 CASES = [
-    # -- one letter, bare or wrapped ---------------------------------------------------------
+    # -- one letter, bare or wrapped ---------------------------------------------------------------
     case("bold-letter", "**C**", WAIT, "C"),
     case("bare-letter", "D", REMOTE, "D"),
     case("bare-lowercase", "d", REMOTE, "D"),
@@ -79,7 +85,298 @@ CASES = [
         WAIT,
         "C",
     ),
-    # -- letters in the reasoning before the final one ------------------------------------------
+    case("bare-backticks", "`B`", WAIT, "B"),
+    case("bare-italics", "*B*", WAIT, "B"),
+    case("bare-underscores", "_B_", WAIT, "B"),
+    case("bare-header", "# B", WAIT, "B"),
+    case("bare-blockquote", "> B", WAIT, "B"),
+    case("bare-bold-paren", "**(B)**", WAIT, "B"),
+    case("bare-close-paren", "B)", WAIT, "B"),
+    case("bare-quotes", "'B'", WAIT, "B"),
+    case("bare-exclamation", "B!", WAIT, "B"),
+    case("bare-fenced", "```\nB\n```", WAIT, "B"),
+    # -- a letter alone on the first line, then the why --------------------------------------------
+    case("first-line-letter-then-why", "B\n\ntask.wait() resumes on the next Heartbeat after the time passes; wait() is throttled.", WAIT, "B"),
+    case("first-line-bold-then-others-named", "**B**\n\nExplanation: A is throttled to about 30 Hz; C and D are deprecated globals.", WAIT, "B"),
+    case("first-line-paren-then-why", "(D)\nFireServer is the client-to-server call.", REMOTE, "D"),
+    case("first-line-letter-dot-then-because", "B.\nBecause task.wait() is accurate.", WAIT, "B"),
+    case(
+        "first-line-bold-then-all-others-discussed",
+        "**B**\n\nA is throttled, C and D are deprecated, so B is the only accurate one.",
+        WAIT,
+        "B",
+    ),
+    # -- a letter alone on the last line, after the reasoning --------------------------------------
+    case(
+        "last-line-bold-after-reasoning",
+        "wait() is throttled; delay() and spawn() are deprecated. task.wait() is the modern scheduler.\n\n**B**",
+        WAIT,
+        "B",
+    ),
+    case("last-line-after-per-option-notes", "Let me weigh them.\n- A: throttled\n- B: accurate\n- C: deprecated\n- D: deprecated\n\nB", WAIT, "B"),
+    case("last-line-header", "ServerStorage never replicates to clients.\n\n### B", STORAGE, "B"),
+    case("last-line-blockquote", "FireServer goes from a client to the server.\n\n> D", REMOTE, "D"),
+    case("last-line-after-a-bullet", "Let me think.\n\nAnswer:\n- B", WAIT, "B"),
+    case("last-line-overrides-earlier-answer", "The answer is A... hmm, wait() is throttled, so no.\n\n**B**", WAIT, "B"),
+    # -- answer leads of every form: words, tags, JSON, arrows, dashes -----------------------------
+    case("answer-dash", "Answer - B", WAIT, "B"),
+    case("answer-em-dash", "Answer — B", WAIT, "B"),
+    case("answer-fat-arrow", "ANSWER => B", WAIT, "B"),
+    case("answer-arrow", "Answer → B", WAIT, "B"),
+    case("answer-emoji-arrow", "Answer ➡️ B", WAIT, "B"),
+    case("answer-equals", "answer=B", WAIT, "B"),
+    case("answer-tags", "<answer>B</answer>", WAIT, "B"),
+    case("answer-tags-on-lines", "<answer>\nB\n</answer>", WAIT, "B"),
+    case("answer-in-brackets", "[ANSWER] B", WAIT, "B"),
+    case("answer-json", '{"answer": "B"}', WAIT, "B"),
+    case("answer-json-with-reason", '{"answer": "D", "reason": "FireServer goes from client to server"}', REMOTE, "D"),
+    case("choice-json", '{"choice":"B"}', WAIT, "B"),
+    case("answer-colon-code-span", "answer: `B`", WAIT, "B"),
+    case("answer-colon-brackets", "Answer: [B]", WAIT, "B"),
+    case("answer-quoted-letter", "The answer is 'B'.", WAIT, "B"),
+    case("answer-curly-quoted-letter", "The answer is “B”.", WAIT, "B"),
+    case("answer-on-next-line", "Answer\nB", WAIT, "B"),
+    case("answer-is-list-item", "The answer is:\n\n* B", WAIT, "B"),
+    case("answer-abbreviated", "Ans: B", WAIT, "B"),
+    case("answer-space-only", "Let me think about this carefully.\n\nFinal answer B", WAIT, "B"),
+    case("answer-paren-after-space", "Final answer (B)", WAIT, "B"),
+    case("answer-must-be", "wait() is throttled.\n\nTherefore the answer must be B.", WAIT, "B"),
+    case("choice-colon", "Choice: B", WAIT, "B"),
+    case("pick-colon", "Pick: B", WAIT, "B"),
+    case("my-pick-colon", "My pick: B", WAIT, "B"),
+    case("my-choice-is", "My choice is B.", WAIT, "B"),
+    case("my-answer-would-be", "My answer would be B.", WAIT, "B"),
+    case("my-final-answer-bold", "My final answer: **B**", WAIT, "B"),
+    case("best-guess-colon", "Best guess: B", WAIT, "B"),
+    case("the-letter-is", "The letter is B.", WAIT, "B"),
+    case("the-right-call-is", "The right call is B.", WAIT, "B"),
+    case("correct-response-is", "The correct response is B.", WAIT, "B"),
+    case("correct-letter-colon", "Correct letter: B", WAIT, "B"),
+    case("correct-colon", "Correct: B", WAIT, "B"),
+    case("solution-colon", "Solution: B", WAIT, "B"),
+    case("correct-option-arrow", "Correct option → B", WAIT, "B"),
+    case("best-option-here-is", "The best option here is B.", WAIT, "B"),
+    case("hence-correct-option", "Hence the correct option is B", WAIT, "B"),
+    case("answer-choice-colon", "Answer choice: B", WAIT, "B"),
+    case("answer-ascii-arrow", "Answer -> B", WAIT, "B"),
+    case("answer-uppercase-lowercase-label", "ANSWER: b)", WAIT, "B"),
+    case("answer-paren-no-colon", "Answer (B)", WAIT, "B"),
+    case("correct-equals", "Correct = B", WAIT, "B"),
+    case("my-bet-colon", "My bet: B", WAIT, "B"),
+    case("selected-answer-colon", "Selected answer: B", WAIT, "B"),
+    case("short-answer-colon", "Short answer: B.", WAIT, "B"),
+    case("tldr-colon", "TL;DR: B", WAIT, "B"),
+    case("conclusion-colon", "Let me reason step by step.\n\n1. wait() is throttled.\n2. task.wait() is accurate.\n\nConclusion: B", WAIT, "B"),
+    case("result-colon", "Step 1: compare the throttles.\nStep 2: compare the yields.\n\nResult: B", WAIT, "B"),
+    case("the-right-one-is", "The right one is B.", WAIT, "B"),
+    case("correct-location-is", "ServerStorage is only visible to the server, unlike ReplicatedStorage (A), which replicates. "
+         "StarterPlayerScripts (C) and Workspace (D) replicate too. The correct location is B.", STORAGE, "B"),
+    case("best-approach-is", "The best approach is B.", WAIT, "B"),
+    case("bold-label-then-paren-and-text", "**Final answer:** (B) task.wait()", WAIT, "B"),
+    case("blockquote-answer-then-why", "> Answer: **B**\n>\n> task.wait() is accurate.", WAIT, "B"),
+    case("correct-answer-blockquote-label", "Correct answer:\n\n> **B. ServerStorage**", STORAGE, "B"),
+    case("answer-underlined-heading", "ANSWER\n-------\nB", WAIT, "B"),
+    case("so-my-answer-is-bold", "Here's my reasoning: wait() throttles, delay() and spawn() are deprecated.\nSo my answer is **B**.", WAIT, "B"),
+    case("final-answer-dollar-boxed", "So the final answer is $\\boxed{B}$.", WAIT, "B"),
+    case("answer-dollar-text", "Answer: $\\text{B}$", WAIT, "B"),
+    # -- verbs of choosing -------------------------------------------------------------------------
+    case("id-go-with", "I'd go with B.", WAIT, "B"),
+    case("so-ill-go-with", "wait() is throttled, so I'll go with B.", WAIT, "B"),
+    case("going-with-paren", "Going with (B).", WAIT, "B"),
+    case("going-with-then-why", "Going with B, task.wait() is the modern one.", WAIT, "B"),
+    case("im-going-with-option-here", "I'm going with option B here.", WAIT, "B"),
+    case("i-choose", "I choose B.", WAIT, "B"),
+    case("we-choose", "We choose D.", REMOTE, "D"),
+    case("pick-imperative", "Pick B.", WAIT, "B"),
+    case("ill-pick-no-period", "I'll pick B", WAIT, "B"),
+    case("pick-over-another", "wait() is throttled, so I'd pick B over A.", WAIT, "B"),
+    case("i-select", "I select B.", WAIT, "B"),
+    case("opt-for", "I'd opt for B.", WAIT, "B"),
+    case("settling-on", "Settling on B.", WAIT, "B"),
+    case("ill-take", "I'll take B.", WAIT, "B"),
+    case("id-answer-verb", "I would answer B.", WAIT, "B"),
+    case("mark-imperative", "Mark B.", WAIT, "B"),
+    case("lets-go-with", "Let's go with B.", WAIT, "B"),
+    case("go-with-paren-choice-text", "I'd go with B (task.wait()).", WAIT, "B"),
+    case("go-with-because", "I'd go with B because task.wait() is accurate.", WAIT, "B"),
+    case("unsure-but-go-with", "I don't know for sure, but I'd go with B.", WAIT, "B"),
+    case("going-to-go-with", "Going to go with B.", WAIT, "B"),
+    case("id-have-to-go-with", "I'd have to go with B.", WAIT, "B"),
+    case("im-choosing", "I'm choosing B.", WAIT, "B"),
+    case("my-pick-would-be", "My pick would be B.", WAIT, "B"),
+    case("i-vote", "I vote B.", WAIT, "B"),
+    case("id-lean", "I'd lean B.", WAIT, "B"),
+    case("id-put", "I'd put B.", WAIT, "B"),
+    case("one-word-answer", "I'll answer in one word: B.", WAIT, "B"),
+    case("tempted-then-go-with", "It's tempting to choose A since it's the classic call, but it's throttled. I'll go with B.", WAIT, "B"),
+    # -- a closing word before the letter: it must end its clause ----------------------------------
+    case("i-think-its", "I think it's B.", WAIT, "B"),
+    case("its", "It's B.", WAIT, "B"),
+    case("its-option", "It's option B.", WAIT, "B"),
+    case("it-is", "It is B.", WAIT, "B"),
+    case("its-then-choice-text", "It's B, task.wait().", WAIT, "B"),
+    case("id-say", "I'd say B.", WAIT, "B"),
+    case("id-say-its", "I'd say it's B.", WAIT, "B"),
+    case("ill-say", "I'll say B.", WAIT, "B"),
+    case("im-going-to-say", "I'm going to say B.", WAIT, "B"),
+    case("id-say-since", "I'd say B, since wait() is throttled.", WAIT, "B"),
+    case("id-say-over", "I'd say B over D.", WAIT, "B"),
+    case("so-letter", "So B.", WAIT, "B"),
+    case("therefore-comma", "Therefore, B.", WAIT, "B"),
+    case("thus-paren", "Thus (B).", WAIT, "B"),
+    case("so-dash-why", "So B — task.wait() is accurate.", WAIT, "B"),
+    case("so-definitely", "Lots of reasoning about it all.\n\nSo, definitely B.", WAIT, "B"),
+    case("that-makes-it", "That makes it B.", WAIT, "B"),
+    case("that-leaves", "Let's see: A is throttled, B yields, D is deprecated. That leaves C.", WAIT, "C"),
+    case("thats", "That's B.", WAIT, "B"),
+    case("that-would-be", "That would be B.", WAIT, "B"),
+    case("it-must-be", "It must be B.", WAIT, "B"),
+    case("it-has-to-be", "It has to be B.", WAIT, "B"),
+    case("it-should-be", "It should be B.", WAIT, "B"),
+    case("itll-be", "It'll be B.", WAIT, "B"),
+    case("its-gotta-be", "It's gotta be B.", WAIT, "B"),
+    case("i-believe", "I believe B.", WAIT, "B"),
+    case("i-guess", "I guess B.", WAIT, "B"),
+    case("i-reckon-its", "I reckon it's B", WAIT, "B"),
+    case("pretty-sure-its", "I'm pretty sure it's B.", WAIT, "B"),
+    case("gotta-be", "Gotta be B.", WAIT, "B"),
+    case("must-be-no-subject", "Must be B.", WAIT, "B"),
+    case("thatd-be", "That'd be B.", WAIT, "B"),
+    case("in-short", "In short, B.", WAIT, "B"),
+    case("yeah-letter", "Yeah, B.", WAIT, "B"),
+    case("ruled-out-then-leaves", "First, A is the legacy wait, which is throttled. So A is out. C and D don't yield at all, "
+         "so they're out too. That leaves B.", WAIT, "B"),
+    case("asked-and-answered-then-so", "Hmm. A? No — A is throttled. C? No, it doesn't yield. D? Same. So B.", WAIT, "B"),
+    case(
+        "others-in-parens-then-so",
+        "The client must call FireServer on the RemoteEvent. FireClient (A) goes the other way; InvokeServer (B) is for "
+        "RemoteFunctions; Fire (C) is for BindableEvents. So D.",
+        REMOTE,
+        "D",
+    ),
+    case("arrow-alone", "→ B", WAIT, "B"),
+    case("fat-arrow-alone", "=> B", WAIT, "B"),
+    case("or-rather-corrects", "I'd go with B, or rather C.", WAIT, "C"),
+    # -- a cue after the letter --------------------------------------------------------------------
+    case("letter-is-correct", "B is correct.", WAIT, "B"),
+    case("letter-is-the-answer", "B is the answer.", WAIT, "B"),
+    case("letter-is-right", "B is right.", WAIT, "B"),
+    case("paren-is-the-one", "(B) is the one.", WAIT, "B"),
+    case("option-is-the-one", "Option B is the one.", WAIT, "B"),
+    case("letter-it-is", "B it is.", WAIT, "B"),
+    case("letter-comma-it-is", "B, it is.", WAIT, "B"),
+    case("letter-it-is-then", "B it is then.", WAIT, "B"),
+    case("letter-wins", "B wins.", WAIT, "B"),
+    case("letter-for-sure", "B for sure", WAIT, "B"),
+    case("letter-all-the-way", "B all the way.", WAIT, "B"),
+    case("letter-is-my-answer", "B is my answer.", WAIT, "B"),
+    case("letter-is-my-final-answer", "B is my final answer.", WAIT, "B"),
+    case("letter-is-the-best-choice", "B is the best choice.", WAIT, "B"),
+    case("letter-is-the-correct-one", "B is the correct one.", WAIT, "B"),
+    case("letter-is-the-correct-answer-choice", "B is the correct answer choice.", WAIT, "B"),
+    case("letter-would-be-my-pick", "B would be my pick.", WAIT, "B"),
+    case("letter-seems-right", "B seems right.", WAIT, "B"),
+    case("letter-looks-correct", "B looks correct.", WAIT, "B"),
+    case("letter-sounds-right", "B sounds right.", WAIT, "B"),
+    case("letter-is-what-id-go-with", "B is what I'd go with.", WAIT, "B"),
+    case("letter-is-the-way-to-go", "B is the way to go.", WAIT, "B"),
+    case("confident-that-letter-is-correct", "After analyzing, I'm confident that B is correct.", WAIT, "B"),
+    case("letter-apostrophe-s-the-answer", "B's the answer.", WAIT, "B"),
+    case("letter-apostrophe-s-correct", "B's correct.", WAIT, "B"),
+    case("bold-letter-is-correct", "**B** is correct.", WAIT, "B"),
+    case("letter-would-be-correct", "B would be correct.", WAIT, "B"),
+    case("letter-is-the-most-accurate", "B is the most accurate.", WAIT, "B"),
+    case("letter-is-best", "B is best.", WAIT, "B"),
+    case("letter-is-the-correct-option-here", "B is the correct option here.", WAIT, "B"),
+    case("pick-after-reasons-then-letter-is-the-one", "If you pick A, you get throttling. If you pick C or D, you don't yield. "
+         "B is the one that yields without the throttle.\n\nB", WAIT, "B"),
+    case("bold-label-is-the-right-choice", "**B) task.wait()** is the right choice.", WAIT, "B"),
+    case("second-option-paren-is-correct", "The second option (B) is correct.", WAIT, "B"),
+    case("distractor-then-letter-is-correct", "A is tempting but B is correct.", WAIT, "B"),
+    # -- a leading letter with its why, a label with the choice's text -----------------------------
+    case("letter-em-dash-because", "B — because task.wait() is accurate.", WAIT, "B"),
+    case("letter-hyphen-why", "B - task.wait() resumes after the time passes.", WAIT, "B"),
+    case("letter-because", "B because it's the modern scheduler.", WAIT, "B"),
+    case("letter-comma-since", "B, since task.wait() is accurate.", WAIT, "B"),
+    case("bold-letter-em-dash", "**B** — the only one that is not deprecated.", WAIT, "B"),
+    case("letter-colon-choice-text", "B: task.wait()", WAIT, "B"),
+    case("option-em-dash-choice-text", "Option B — task.wait()", WAIT, "B"),
+    case("label-then-check-mark", "B) task.wait() ✅", WAIT, "B"),
+    case("letter-dot-then-why", "B. task.wait() is the modern API.", WAIT, "B"),
+    case("letter-then-paren-why", "B. (Because task.wait() is accurate.)", WAIT, "B"),
+    case("letter-then-final-answer-words", "B, final answer.", WAIT, "B"),
+    case("label-with-paren-choice-text", "(B) task.wait() — it resumes after the time passes.", WAIT, "B"),
+    # -- short replies: a letter and a word or two -------------------------------------------------
+    case("option-letter", "Option B", WAIT, "B"),
+    case("option-paren-letter", "Option (B)", WAIT, "B"),
+    case("choice-letter", "Choice B", WAIT, "B"),
+    case("letter-word", "Letter B", WAIT, "B"),
+    case("definitely-letter", "Definitely B", WAIT, "B"),
+    case("clearly-letter", "Clearly B", WAIT, "B"),
+    case("obviously-paren", "Obviously (B)", WAIT, "B"),
+    case("probably-letter", "Probably B.", WAIT, "B"),
+    case("letter-i-guess", "B, I guess.", WAIT, "B"),
+    case("sure-letter", "Sure, B.", WAIT, "B"),
+    case("hmm-letter", "Hmm... B.", WAIT, "B"),
+    case("check-mark-letter", "✔️ B", WAIT, "B"),
+    case("pointing-letter", "👉 B", WAIT, "B"),
+    case("letter-paren-choice-text", "B (task.wait())", WAIT, "B"),
+    case("choice-text-paren-letter", "task.wait() (B)", WAIT, "B"),
+    case("numbered-letter", "1. B", WAIT, "B"),
+    case("other-language", "答案: B", WAIT, "B"),
+    case("others-ruled-out-then-letter", "Not A, not C, not D — B.", WAIT, "B"),
+    case("letter-hands-down", "B, hands down.", WAIT, "B"),
+    case("letter-easy", "B. Easy.", WAIT, "B"),
+    case("letter-obviously-after", "B, obviously.", WAIT, "B"),
+    case("letter-for-this-one", "B for this one.", WAIT, "B"),
+    case("the-one-that-works-is", "The one that works is B.", WAIT, "B"),
+    case("struck-through-then-letter", "~~A~~ B", WAIT, "B"),
+    case("not-a-then-option", "Server-only storage: ServerStorage.\n\nOption B.", STORAGE, "B"),
+    case("distractor-then-so", "A is wrong, so B.", WAIT, "B"),
+    case("not-a-its-b", "Not A — it's B.", WAIT, "B"),
+    case("choice-text-then-letter", "Unlike wait(), task.wait() is accurate: B.", WAIT, "B"),
+    case("eliminate-then-leaving", "I'd eliminate A and D, leaving B.", WAIT, "B"),
+    case("rule-out-then-answer", "Rule out A; the answer is B.", WAIT, "B"),
+    # -- lowercase, where nothing else reads it ----------------------------------------------------
+    case("lowercase-go-with", "i'd go with b", WAIT, "B"),
+    case("lowercase-choose-dot", "i'd choose b.", WAIT, "B"),
+    case("lowercase-answer-is-because", "the answer is b because it's accurate", WAIT, "B"),
+    case("lowercase-i-think-its", "i think it's b.", WAIT, "B"),
+    case("lowercase-option", "option b", WAIT, "B"),
+    case("lowercase-bold", "**b**", WAIT, "B"),
+    case("lowercase-is-correct", "b is correct", WAIT, "B"),
+    case("lowercase-option-is-correct", "option b is correct", WAIT, "B"),
+    case("lowercase-answer-paren", "The answer: (b)", WAIT, "B"),
+    case("lowercase-a-at-end", "the answer is a", STORAGE, "A"),
+    case("lowercase-article-is-no-letter", "I'd go with a RemoteEvent", REMOTE, None),
+    # -- markdown around the answer ----------------------------------------------------------------
+    case("bold-label-and-bold-letter", "**Answer:** **B**", WAIT, "B"),
+    case("header-then-bold-letter", "## Final Answer\n\n**B**", WAIT, "B"),
+    case("blockquote-bold-label", "> **Answer:** B", WAIT, "B"),
+    case("italic-label-underscore-letter", "*Answer*: _B_", WAIT, "B"),
+    case("code-span-whole-answer", "`Answer: B`", WAIT, "B"),
+    case("bold-whole-sentence", "**The answer is B.**", WAIT, "B"),
+    case("bold-italic-letter", "Answer: ***B***", WAIT, "B"),
+    case("bold-answer-then-paren-text", "**Answer: B** (task.wait())", WAIT, "B"),
+    case("bold-label-colon-outside-bold", "Answer:** B", WAIT, "B"),
+    case("bold-correct-answer-with-text", "**Correct Answer: B. task.wait()**", WAIT, "B"),
+    case("bold-reasoning-then-bold-answer", "**Reasoning:** wait() is throttled.\n**Answer:** B", WAIT, "B"),
+    case("answer-bold-colon-then-text", "The answer is **B**: task.wait().", WAIT, "B"),
+    # -- text after the letter ---------------------------------------------------------------------
+    case("answer-dash-why", "Answer: B — task.wait() resumes accurately.", WAIT, "B"),
+    case("answer-comma-because", "The answer is B, because wait() is throttled and the others are deprecated.", WAIT, "B"),
+    case("answer-then-sentence-about-it", "Answer: D is the only call that goes from a client to the server.", REMOTE, "D"),
+    case("answer-then-rule", "Answer: B\n\n---\n\nExplanation: wait() is throttled.", WAIT, "B"),
+    case("answer-then-confidence", "Answer: B\nConfidence: high", WAIT, "B"),
+    case("answer-then-sign-off", "Sure! The answer is B. Hope this helps!", WAIT, "B"),
+    case("answer-then-offer", "wait() throttles. task.wait() does not.\n\n**Answer: B**\n\nLet me know if you want more detail!", WAIT, "B"),
+    case("answer-then-why-nots", "Answer: B.\n\nWhy not A? Because wait() is throttled. Why not C? delay() is deprecated.", WAIT, "B"),
+    case("answer-then-second-best", "Answer: B\n\nI'd say A is a close second.", WAIT, "B"),
+    case("answer-then-conditional-other", "Answer: B\n\nIf you picked A, you'd be wrong.", WAIT, "B"),
+    case("answer-then-hypothetical-other", "Answer: B\n\nNote: choosing C would hang the thread.", WAIT, "B"),
+    case("answer-then-others-joined", "Answer: B\n\nA or C would throttle.", WAIT, "B"),
+    case("answer-then-choice-both-compile", "The answer is B.\n\nBoth compile with A or C.", WAIT, "B"),
+    # -- letters in the reasoning before the final one ---------------------------------------------
     case(
         "analysis-of-each-option-then-answer",
         "Let's analyze:\n\n- **A. wait()**: deprecated, throttled to about 30 Hz.\n- **B. task.wait()**: accurate, "
@@ -113,7 +410,36 @@ CASES = [
     case("pronoun-i", "I think the answer is D.", REMOTE, "D"),
     case("letter-a-as-answer", "The answer is A.", STORAGE, "A"),
     case("letter-a-at-end", "Answer: A", STORAGE, "A"),
-    # -- self-corrections: the last commitment wins -----------------------------------------------
+    case(
+        "per-option-bold-then-best-choice",
+        "Let's go through the options:\n\n**A) wait()** — the legacy global, throttled to about 30 Hz.\n\n"
+        "**B) task.wait()** — the modern replacement; it resumes on the next Heartbeat.\n\n"
+        "**C) delay()** — deprecated; it schedules a function.\n\n**D) spawn()** — deprecated.\n\nSo the best choice is **B**.",
+        WAIT,
+        "B",
+    ),
+    case(
+        "per-option-checks-then-answer-heading",
+        "## Analysis\n\n- A: replicates to clients ❌\n- B: server only ✅\n- C: client scripts ❌\n- D: replicates ❌\n\n## Answer\n\nB",
+        STORAGE,
+        "B",
+    ),
+    case(
+        "table-then-bold-answer",
+        "| Option | Server only? |\n|---|---|\n| A | No |\n| B | Yes |\n| C | No |\n| D | No |\n\n**Answer: B**",
+        STORAGE,
+        "B",
+    ),
+    case("initially-thought-then-answer", "I initially thought A, but A is throttled. The answer is B.", WAIT, "B"),
+    case("letters-in-parens-then-answer", "wait() — throttled (A). task.wait() (B) — accurate. delay() (C) — deprecated. "
+         "spawn() (D) — deprecated.\n\nAnswer: B", WAIT, "B"),
+    case("answer-then-wrong-labels", "Answer: B\n\nA) wrong: throttled.\nC) wrong: deprecated.\nD) wrong: deprecated.", WAIT, "B"),
+    case("answer-then-you-might-be-tempted", "The answer is B. You might be tempted to pick A, but it's throttled.", WAIT, "B"),
+    case("answer-then-some-might-argue", "I think the answer is B, though some might argue for A.", WAIT, "B"),
+    case("answer-then-trap-in-parens", "Answer: B. (A is a common trap.)", WAIT, "B"),
+    case("answer-then-wouldnt-choose", "The answer is B. A would work in older code but it's throttled; C and D are deprecated, "
+         "so I wouldn't choose them.", WAIT, "B"),
+    # -- self-corrections: the last commitment wins ------------------------------------------------
     case(
         "self-correction-same-line",
         "The answer is (B)... wait, no. InvokeServer belongs to RemoteFunction. The correct answer is (D).",
@@ -123,6 +449,15 @@ CASES = [
     case("self-correction-reconsider", "Answer: B\n\nActually, let me reconsider. Answer: D", REMOTE, "D"),
     case("self-correction-final-answer", "Answer: B\nFinal answer: C", WAIT, "C"),
     case("boxed-twice", "\\boxed{B}\n\nActually no, \\boxed{D}", WAIT, "D"),
+    case("self-correction-say-then-its", "I'd say A... no wait, it's B.", WAIT, "B"),
+    case("self-correction-answer-then-its", "Answer: A\n\nHmm, actually, it's B.", WAIT, "B"),
+    case("self-correction-is-correct-twice", "B is correct. Wait — no, C is correct.", WAIT, "C"),
+    case("self-correction-scratch-that", "Option A... scratch that, I'll go with B.", WAIT, "B"),
+    case("self-correction-short-no", "C... no, B.", WAIT, "B"),
+    case("self-correction-short-i-mean", "A, I mean B.", WAIT, "B"),
+    case("self-correction-short-actually", "D — actually B.", WAIT, "B"),
+    case("self-correction-or-rather", "B, or rather C.", WAIT, "C"),
+    case("self-correction-label-then-final", "D) spawn()? No — B) task.wait(). Final: B", WAIT, "B"),
     # -- the choice's text instead of its letter ---------------------------------------------------
     case("quoted-choice-text", "The correct method is `task.wait()`.", WAIT, "B"),
     case("quoted-choice-after-answer-colon", "Answer: ServerStorage", STORAGE, "B"),
@@ -131,14 +466,69 @@ CASES = [
     case("quoted-shorter-choice-alone", "Heartbeat", FRAME, "D"),
     case("quoted-typeof", "Use typeof.", TYPEOF, "B"),
     case("quoted-type", "type", TYPEOF, "A"),
-    # -- commits to two letters: never guessed ----------------------------------------------------
+    # -- commits to two letters: never guessed -----------------------------------------------------
     case("two-letters-and", "B and D", WAIT, None),
     case("answer-is-two-letters", "The answer is B and D.", WAIT, None),
     case("answer-two-letters-comma", "Answer: B, D", WAIT, None),
     case("answer-two-letters-or", "Answer: (B) or (D)", WAIT, None),
     case("correct-answers-are-two", "The correct answers are B and D.", WAIT, None),
     case("three-letters", "The answer is A, B, or C", WAIT, None),
-    # -- no answer, empty, truncated ----------------------------------------------------------------
+    # -- hedges between letters: a commitment to none ----------------------------------------------
+    case("hedge-either-or", "either B or C", WAIT, None),
+    case("hedge-or-maybe", "B or maybe C", WAIT, None),
+    case("hedge-or", "B or C", WAIT, None),
+    case("hedge-slash-bare", "B/C", WAIT, None),
+    case("hedge-question-two", "Is it B or C?", WAIT, None),
+    case("hedge-torn-between", "I'm torn between B and C.", WAIT, None),
+    case("hedge-cant-decide", "I can't decide between A and C.", WAIT, None),
+    case("hedge-go-with-two", "I'd go with B or C.", WAIT, None),
+    case("hedge-answer-two-or", "Answer: B or C", WAIT, None),
+    case("hedge-its-either", "It's either B or C.", WAIT, None),
+    case("hedge-could-be-could-be", "Could be B, could be C.", WAIT, None),
+    case("hedge-not-sure-two", "Not sure — B or D.", WAIT, None),
+    case("hedge-hard-to-say", "Hmm, A or B. Hard to say.", WAIT, None),
+    case("hedge-answer-or-possibly", "The answer is B or possibly C.", WAIT, None),
+    case("hedge-pick-comma-or-maybe", "I'd pick B, or maybe D.", WAIT, None),
+    case("hedge-afterthought", "It's B. Or maybe C.", WAIT, None),
+    case("hedge-paren-or", "Answer: B (or C if you count legacy code)", WAIT, None),
+    case("hedge-maybe-one", "Maybe B.", WAIT, None),
+    case("hedge-possibly-one", "Possibly C", WAIT, None),
+    case("hedge-question-one", "B?", WAIT, None),
+    case("hedge-question-after-hmm", "Hmm, B?", WAIT, None),
+    case("hedge-could-be", "It could be B.", WAIT, None),
+    case("hedge-might-be", "It might be B.", WAIT, None),
+    case("hedge-both-correct", "B and C are both correct.", WAIT, None),
+    case("hedge-both-work", "Both B and C work.", WAIT, None),
+    case("hedge-three-or", "B, C or D.", WAIT, None),
+    case("hedge-could-be-either", "Could be either A or B.", WAIT, None),
+    case("hedge-is-it-question", "Hmm, is it B?", WAIT, None),
+    case("hedge-not-sure-maybe-question", "Not sure. Maybe B?", WAIT, None),
+    case("hedge-guess-two", "If I had to guess, B or C.", WAIT, None),
+    # -- distractors and descriptions: not commitments ---------------------------------------------
+    case("distractor-is-wrong", "A is wrong.", WAIT, None),
+    case("distractor-not", "Not B.", WAIT, None),
+    case("distractor-definitely-not", "Definitely not A.", WAIT, None),
+    case("distractor-eliminate", "Eliminate A.", WAIT, None),
+    case("distractor-and-so-is", "A is incorrect, and so is B.", WAIT, None),
+    case("distractor-rule-out", "I'd rule out D.", WAIT, None),
+    case("distractor-isnt-it", "A isn't it.", WAIT, None),
+    case("distractor-cant-be-right", "A can't be right.", WAIT, None),
+    case("distractor-its-not", "It's not D.", WAIT, None),
+    case("description-is-deprecated", "C is deprecated.", WAIT, None),
+    case("description-hypothetical-choice", "Note: choosing C would hang the thread.", WAIT, None),
+    case("description-options-named", "Options A and C both use deprecated globals.", WAIT, None),
+    case("description-possessive", "I'd go with B's cousin", WAIT, None),
+    case("distractor-is-not-correct", "B is not correct.", WAIT, None),
+    case("distractor-isnt-the-answer", "B isn't the answer.", WAIT, None),
+    case("description-possessive-is", "B's throttled.", WAIT, None),
+    case(
+        "description-others-in-parens-no-answer",
+        "The client must call FireServer on the RemoteEvent. FireClient (A) goes the other way; InvokeServer (B) is for "
+        "RemoteFunctions; Fire (C) is for BindableEvents.",
+        REMOTE,
+        None,
+    ),
+    # -- no answer, empty, truncated ---------------------------------------------------------------
     case("no-answer", "I'm not sure which of these is right; it depends on the game.", WAIT, None),
     case("empty", "", WAIT, None),
     case("whitespace-only", "  \n\t ", WAIT, None),
@@ -146,13 +536,35 @@ CASES = [
     case("truncated-mid-analysis", "Let's analyze each option in turn. Option A uses wait(), which is throttled. Option B", WAIT, None),
     case("truncated-label-only", "Answer:", WAIT, None),
     case("number-not-letter", "Answer: 2", WAIT, None),
+    case("cannot-determine", "I cannot determine the answer from the options given.", WAIT, None),
+    case("none-of-the-options", "None of the options is correct.", WAIT, None),
+    case("all-of-the-above", "All of the above.", WAIT, None),
+    case("i-dont-know", "I don't know.", WAIT, None),
+    # -- lists and echoes of the options: no commitment --------------------------------------------
+    case("options-echoed", "A) wait()\nB) task.wait()\nC) delay()\nD) spawn()", WAIT, None),
+    case("letters-listed-on-lines", "The options are:\nA\nB\nC\nD", WAIT, None),
+    case("letters-listed-in-a-line", "A, B, C, D", WAIT, None),
+    case("table-without-answer", "| Option | Server only? |\n|---|---|\n| A | No |\n| B | Yes |\n| C | No |\n| D | No |", STORAGE, None),
+    # -- "A" and "I": letters and words, ten choices -----------------------------------------------
+    case("ten-pronoun-then-letter", "I think it's C.", TEN, "C"),
+    case("ten-letter-i-after-verb", "I'd go with I.", TEN, "I"),
+    case("ten-letter-i-at-end", "I choose I", TEN, "I"),
+    case("ten-letter-i-then-comma", "The answer is I, because an Attachment anchors it.", TEN, "I"),
+    case("ten-letter-i-quoted", "I'd go with 'I'.", TEN, "I"),
+    case("ten-letter-i-is-correct", "I is correct.", TEN, "I"),
+    case("ten-answer-i", "Answer: I", TEN, "I"),
+    case("ten-article-then-letter", "A good choice is C", TEN, "C"),
+    case("ten-pronoun-fairly-sure", "I'm fairly sure it's C.", TEN, "C"),
+    case("ten-closest-option", "The closest option is H.", TEN, "H"),
+    case("ten-label-with-text", "E. Camera", TEN, "E"),
+    case("ten-a-is-the-trap", "I'd say A's the trap.", TEN, None),
     # -- letters outside A-D for four choices ------------------------------------------------------
     case("out-of-range-e", "The answer is E.", WAIT, None),
     case("out-of-range-f", "Answer: F", WAIT, None),
     case("out-of-range-bare", "E", WAIT, None),
     case("out-of-range-boxed", "The answer is \\boxed{E}", WAIT, None),
     case("out-of-range-i", "The answer is I.", WAIT, None),
-    # -- replies once misread, kept as regression cases -----------------------------------------------
+    # -- replies once misread, kept as regression cases --------------------------------------------
     case(
         "no-space-after-colon",
         "Answer:B",
@@ -213,6 +625,35 @@ CASES = [
         TYPEOF,
         "A",
     ),
+    # -- reasonable replies the function misreads --------------------------------------------------
+    case(
+        "xfail-hedge-then-pick-after-comma",
+        "Between A and B, B.",
+        WAIT,
+        "B",
+        xfail="the comma reads as joining the last B to the hedge 'A and B' (as in 'A, B or C'), so it is one hedge",
+    ),
+    case(
+        "xfail-not-x-but-y-in-reasoning",
+        "wait() is throttled and the others are deprecated.\n\nThe answer is not A but B.",
+        WAIT,
+        "B",
+        xfail="'but B' is no commitment cue, and the lead 'the answer is' is followed by 'not'; a short reply reads it",
+    ),
+    case(
+        "xfail-counterfactual-after-comma",
+        "If it were a RemoteFunction, the answer would be B.",
+        WAIT,
+        None,
+        xfail="the comma ends the 'if' clause, so 'the answer would be B' reads as a commitment",
+    ),
+    case(
+        "xfail-lowercase-then-slang",
+        "i'd say b tbh",
+        WAIT,
+        "B",
+        xfail="a lowercase letter followed by a word ('b tbh') reads as a word, like 'a matter'",
+    ),
 ]
 
 
@@ -221,9 +662,37 @@ def test_extract_letter(reply, choices, expected):
     assert extract_letter(reply, choices) == expected
 
 
+# A question with 26 choices, one per letter: every letter in each shape, "A" and "I" too.
+ALPHABET = [f"choice {i}" for i in range(26)]
+SHAPES = {
+    "answer-colon": "Answer: {L}",
+    "answer-is-paren": "The answer is ({L}).",
+    "bold-alone": "**{L}**",
+    "bare": "{L}",
+    "bare-lowercase": "{l}",
+    "go-with": "I'd go with {L}.",
+    "i-think-its": "I think it's {L}.",
+    "option-is-correct": "Option {L} is correct.",
+    "letter-it-is": "{L} it is.",
+    "dash-because": "{L} — because it fits best.",
+    "tags": "<answer>{L}</answer>",
+    "answer-lowercase": "answer: {l}",
+    "reasoning-then-answer": "Each choice is weighed above.\n\nSo the answer is {L}.",
+    "reasoning-then-bold-line": "Each choice is weighed above.\n\n**{L}**",
+    "first-line-then-why": "{L}\n\nIt is the only choice that fits.",
+}
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("letter", list(string.ascii_uppercase))
+def test_every_letter_in_every_shape(shape, letter):
+    reply = SHAPES[shape].format(L=letter, l=letter.lower())
+    assert extract_letter(reply, ALPHABET) == letter
+
+
 def test_table_is_varied():
-    """The table covers every letter as an answer, and None, with at least 45 replies."""
-    assert len(CASES) >= 45
+    """The table covers every letter as an answer, and None, with at least 150 replies."""
+    assert len(CASES) >= 150
     assert {c.values[2] for c in CASES} >= {"A", "B", "C", "D", None}
 
 

@@ -1,83 +1,42 @@
 """The answer letter a model finally commits to, parsed from its reply.
 
-The last commitment wins ("The answer is (B)... no, the correct answer is (D)" is D). A reply
-that commits to two letters at once, or to none, is unparseable: the harness counts it and
-never guesses.
+A scorer over the reply's letter mentions: each place where a letter may be an answer is
+found by what marks it there, then weighed by its context.
+
+- Explicit commitments: a cue before the letter, which is a lead ("the answer is", "Answer:",
+  "my pick:", `<answer>`, "Answer →"), a choosing verb ("I'd go with", "I choose", "Pick") or
+  a closing word ("so", "I think it's", "I'd say", "that makes it", "→"), the last only when
+  the letter ends its clause; a cue after it ("C is correct", "Option C is the one", "C it
+  is"); \\boxed{C}; a letter alone on the reply's last line, after the reasoning ("**C**").
+- Plain commitments: a letter alone on another line ("C", then the why), a letter in a short
+  one-line reply ("Option C", "Probably C."), a line's label ("C) delay()", "C — because").
+
+Context vetoes a mention: a doubt in its clause ("not", "wrong", "eliminate", "unlike", "if you
+pick", "maybe"), a rejection or a description after it ("A is wrong", "C is deprecated"), a
+question mark ("B?"), a list (labels or letter lines of several letters), a later "no" or
+"actually" in a short reply ("C... no, B"). A mention joined to another letter ("B or C",
+"(F) and (G)", "either B or C") commits to none. A word is no letter: "A" and "I" followed by
+a word ("A RemoteEvent", "I think"), a lowercase letter that does not end its clause ("a
+matter of").
+
+The last explicit commitment wins ("The answer is (B)... no, the correct answer is (D)" is D;
+"(F) and (G)" is None). Without one: the one letter the plain ones agree on, lone lines first,
+then a short reply's letters, then labels; then a choice's text quoted as the answer. Anything
+else is unparseable (None): the harness counts it and never guesses.
 
 Linear in the reply's length, whatever it holds (`bench/parse.py` measures it): no regex
 here can try every split of a run between two quantifiers that both take it (possessive
-quantifiers, *+, where they follow each other), and the checks on each commitment look at
-the text around it by position, never at a copy of the rest of the reply."""
+quantifiers, *+, where they follow each other), no regex starts with a run it would take
+again from each later position, and a mention's context is read by position within a bounded
+window around it, never as a copy of the rest of the reply."""
 
 from __future__ import annotations
 
 import re
 import string
+from typing import NamedTuple
 
 LETTERS = string.ascii_uppercase
-
-
-def _first_letters(*words: str) -> str:
-    """A class of the words' first letters, then the \\b before that letter (a lookbehind).
-
-    The regex engine tries a regex that starts with \\b, or with letters under IGNORECASE, at
-    every position of the reply; one that starts with a class of letters, it skips to them
-    (2-5x faster on prose, 8x on blank space). So the word-led regexes here start with this,
-    and pick their word by the letter behind (`_words`). The class holds both cases and what
-    else IGNORECASE takes for the letter."""
-    letters = sorted({w[0].lower() for w in words})
-    return "[" + "".join(c + c.upper() + _IGNORECASE_ALSO.get(c, "") for c in letters) + r"](?<=\b.)"
-
-
-# The characters besides a letter's two cases that IGNORECASE matches it with (all of them:
-# checked against `re` over every code point).
-_IGNORECASE_ALSO = {"i": "\u0130\u0131", "k": "\u212a", "s": "\u017f"}
-
-
-def _words(*words: str) -> str:
-    """One of the words, after `_first_letters` took its first letter: (?<=f)inal is "final"."""
-    return "(?:" + "|".join(f"(?<={w[0]}){w[1:]}" for w in words) + ")"
-
-
-_MARKUP = r"[\s*_`#>]*+"
-# What introduces a commitment: "the answer is", "Final answer:", "**Answer**: ", "### Answer\n",
-# "the correct option is", "the closest one, which is (A)". A bare "option is" is not one:
-# "the tempting wrong option is (A)" names a distractor. Case-insensitive.
-_ADJECTIVES = ("final", "correct", "right", "best", "closest")
-_LEAD = (
-    _first_letters(*_ADJECTIVES, "answer", "which", "is")
-    + rf"(?i:(?:{_words(*_ADJECTIVES)}\s+(?:answer|option|choice|one|expression)s?"
-    rf"|{_words('answer')}s?)"
-    rf"(?:{_MARKUP}(?::|=|\bis\b|\bwould\s+be\b|\bshould\s+be\b|\bwill\s+be\b)|[ \t*_`]*\n)"
-    rf"|{_words('which')}\s+is(?=\s*\()"
-    rf"|{_words('is')}(?=\s*\())"
-)
-# Words a reply puts between the lead and the letter: "Answer: Option B", "is clearly B".
-_FILLER = r"(?:(?:option|choice|letter|clearly|definitely|actually|probably|likely|indeed|therefore)\s+)*"
-# One letter, possibly wrapped: C, (C), **C**, **(C)**, [C], C., C), \textbf{C}
-_LETTER = rf"(?P<open>[\s:*_`\[(]|\\textbf\{{)*+{_FILLER}(?P<open2>[*_`\[(]*+)(?P<letter>[A-Za-z])(?![A-Za-z0-9'])(?P<close>[)\]*_`.}}:]*)"
-_COMMIT = re.compile(rf"(?:{_LEAD})(?i:{_LETTER})")
-_LEAD_RE = re.compile(_LEAD)
-# "Option C is correct": only "option" or "choice" case-insensitive.
-_IS_CORRECT = re.compile(
-    _first_letters("option", "choice")
-    + rf"(?i:{_words('option', 'choice')})\s+\(?(?P<letter>[A-Z])\)?\s+is\s+(?:the\s+)?(?:correct|right|best)\b"
-)
-_BOXED = re.compile(r"\\boxed\{\s*+(?:\\text(?:bf)?\{\s*+)?\(?(?P<letter>[A-Za-z])\)?\s*\}")
-_ALSO = re.compile(r"\s*(?:,|/|and|&|or|as well as)\s*[*_`(\[]*(?P<letter>[A-Z])(?![A-Za-z0-9])")
-_BARE = re.compile(r"^[\s*_`(\[]*(?P<letter>[A-Za-z])[\s*_`)\].:]*$")
-# A line that starts with a label, after blank space (not a newline) and markup: a run over
-# several lines was taken again from each line start in it (quadratic), and finds no other
-# label. Runs of one class at a time: quicker than an alternation per character.
-_LABEL = re.compile(r"^(?:[^\S\n]*+[*_`]*+)*+\(?(?P<letter>[A-Z])[).:]\s+\S", re.MULTILINE)
-_NEGATIVES = ("wrong", "incorrect", "tempting", "not", "distractor", "trap", "misleading")
-_NEGATIVE = re.compile(_first_letters(*_NEGATIVES) + rf"(?i:{_words(*_NEGATIVES)})\b")
-_WORD = re.compile(r"\s*([A-Za-z']+)")
-_NEGATIONS = ("not", "rather than", "instead of", "but not")
-_NEGATION = re.compile(_first_letters(*_NEGATIONS) + rf"(?i:{_words(*_NEGATIONS)})\b")
-# After an unwrapped "A" or "I", words that show it is the letter and not the article or pronoun.
-SHORT_REPLY_WORDS = 12  # longer one-line replies mention choices while weighing them
-_CONJUNCTIONS = {"because", "since", "as", "and", "or", "but", "which", "with", "for", "given", "so"}
 
 
 def extract_letter(reply: str, choices: list[str]) -> str | None:
@@ -85,57 +44,319 @@ def extract_letter(reply: str, choices: list[str]) -> str | None:
     text = reply.strip()
     if not text:
         return None
-    commitments = _commitments(text, valid)
-    if commitments:
-        return commitments[-1][1]
-    if bare := _BARE.match(text):
-        letter = bare.group("letter").upper()
-        return letter if letter in valid else None
-    labels = {m.group("letter") for m in _LABEL.finditer(text) if m.group("letter") in valid}
-    if len(labels) == 1:
-        return labels.pop()
+    explicit = [*_cued(text, valid), *_after_cues(text, valid), *_boxed(text, valid), *_last_line(text, valid)]
+    if explicit:
+        return max(explicit, key=lambda m: m.position).letter
+    for tier in (_lone_lines, _short_reply, _labels):
+        letters = {m.letter for m in tier(text, valid)}
+        if len(letters) == 1:
+            return letters.pop()
     return _quoted_choice(text, choices)
 
 
-def _commitments(text: str, valid: str) -> list[tuple[int, str | None]]:
-    """(position, letter) of every commitment; the letter is None for "(F) and (G)"."""
+class Mention(NamedTuple):
+    position: int
+    letter: str | None  # None: a commitment to several letters at once
+
+
+# -- regex building -------------------------------------------------------------------------------
+
+
+def _cues(*phrases: str) -> str:
+    """Phrases (regex fragments, each led by a plain character), as one alternative for each
+    first character: that character, the \\b before it when it is a letter (a lookbehind),
+    then the rests of the phrases it leads, case-insensitive.
+
+    Alternatives that each start with a character are what the regex engine skips through
+    fastest: it looks for those characters only, and at one, it tries only the alternative
+    that starts with it; a regex that starts with \\b, or with letters under IGNORECASE, it
+    tries at every position, and every alternative there (4-8x slower on prose and code,
+    8x on blank space: `bench/parse.py`'s replies). A letter's
+    alternative is there for both its cases and what else IGNORECASE takes for it."""
+    by_first: dict[str, list[str]] = {}
+    for phrase in phrases:
+        by_first.setdefault(phrase[0], []).append(phrase[1:])
+    alternatives = []
+    for first, rests in sorted(by_first.items()):
+        rest = f"(?i:{'|'.join(rests)})"
+        if first.isalpha():
+            alternatives += [rf"{c}(?<=\b.){rest}" for c in first + first.upper() + _IGNORECASE_ALSO.get(first, "")]
+        else:
+            alternatives.append(re.escape(first) + rest)
+    return f"(?:{'|'.join(alternatives)})"
+
+
+# The characters besides a letter's two cases that IGNORECASE matches it with (all of them:
+# checked against `re` over every code point).
+_IGNORECASE_ALSO = {"i": "\u0130\u0131", "k": "\u212a", "s": "\u017f"}
+
+_APOSTROPHE = "['\u2019]"
+# Where a letter standing alone starts and ends: not inside a word, nor a contraction's ("I'd",
+# "it's", "A's"), nor an abbreviation's ("e.g.", "U.S."); a quote around it is fine ('B').
+_ALONE_BEFORE = r"(?<![A-Za-z0-9])(?<![A-Za-z]['\u2019])(?<![A-Za-z]\.)"
+_ALONE_AFTER = r"(?![A-Za-z0-9])(?!['\u2019][A-Za-z])(?!\.[A-Za-z])"
+_OPENERS = "([{*_`\"'\u201c\u2018<>"  # what can wrap a letter on its left: (C) **C** `C` "C" <b>C
+_CLOSERS = ")]}*_`\"'\u201d\u2019<>"
+_CLOSE_RUN = r"""[)\]}*_`"'\u201d\u2019]*+"""  # a letter's closing markup: C) **C** "C"
+_OPEN_RUN = r"""[(\[{*_`"'\u201c\u2018]*+"""
+
+# -- explicit commitments: a cue before the letter ------------------------------------------------
+
+# What follows "answer" and the like before the letter: "Answer: C", "answer is C", "**Answer**: C",
+# "### Answer\nC", "[ANSWER] C", "<answer>C", '{"answer": "C"}', "Answer - C", "answer → C".
+_ARROWS = ("=>", "->", "\u2192", "\u21d2", "\u27f9", "\u27f6", "\u279c", "\u27a1")
+_ARROW = "(?:" + "|".join(_ARROWS) + ")"
+_SEPARATOR = (
+    rf"""[ \t*_`#"']*+(?:{_ARROW}|[:=>\]\n]|[-\u2013\u2014](?=\s)|is\b|{_APOSTROPHE}s\b|are\b|(?:would|should|will|must)\s+be\b"""
+    rf"""|(?<=[ \t])(?=[(\[*_`"']*+[A-Za-z]{_ALONE_AFTER}))"""  # or a space only: "Final answer B"
+)
+_COLON = rf"""[ \t*_`#"']*+(?:{_ARROW}|[:=>\]]|[-\u2013\u2014](?=\s))"""
+_NOUNS = r"(?:answer|option|choice|one|expression|pick|selection|letter|call|bet|guess|vote|response)s?"
+# A bare "option is" is not one: "the tempting wrong option is (A)" names a distractor; "is (A)"
+# is, unless its sentence says wrong or tempting (`_Sentences`).
+_LEADS = (
+    # "the final answer is", "the correct location is", "the best fit:"; "my answer is".
+    *(rf"{adjective}\s+[a-z]+{_SEPARATOR}" for adjective in ("final", "correct", "right", "best", "closest", "proper")),
+    *(rf"{pronoun}\s+{_NOUNS}{_SEPARATOR}" for pronoun in ("my", "our")),
+    rf"answers?{_SEPARATOR}",
+    rf"letter{_SEPARATOR}",
+    *(rf"{noun}{_COLON}" for noun in ("choice", "option", "pick", "selection", "verdict", "final", "correct", "solution", r"ans\.?")),
+    *(rf"{noun}{_COLON}" for noun in ("conclusion", "result", "summary", r"bottom\s+line", r"tl;\s*dr")),
+    r"which\s+is(?=\s*\()",
+    r"is(?=\s*\()",
+)
+# Verbs of choosing: they commit to a letter that reads as one ("I'd go with (C) task.wait()"),
+# unless it is the subject of what follows ("picking C would hang").
+_DECISIONS = (
+    r"go(?:ing|es)?\s+(?:with|for)\b",
+    r"went\s+(?:with|for)\b",
+    r"opt(?:ing)?\s+for\b",
+    r"settl(?:e|ing)\s+(?:on|for)\b",
+    r"choos(?:e|ing)\b",
+    r"chose\b",
+    r"select(?:ing)?\b",
+    r"pick(?:ing)?\b",
+    r"vote\s+for\b",
+    r"lean(?:ing)?\s+towards?\b",
+    r"answer(?:ing)?\b",  # the verb: "I'd answer C"
+    r"mark(?:ing)?\b",
+    r"circl(?:e|ing)\b",
+    rf"i(?:{_APOSTROPHE}ll|\s+will|{_APOSTROPHE}d|\s+would)\s+take\b",
+)
+# Words that commit only when the letter ends their clause: "So C.", "I think it's C", "I'd say
+# (C)." but not "so (A) is throttled", "I'd say A is tempting".
+_CONNECTIVES = (
+    r"so\b,?",
+    r"thus\b,?",
+    r"hence\b,?",
+    r"therefore\b,?",
+    *(rf"{w}(?:{_APOSTROPHE}s|\s+is|{_APOSTROPHE}d\s+be)\b" for w in ("it", "that", "this")),
+    r"be\b",  # "it must be C", "it'll be C", "has to be C"; "might be C" is doubted
+    r"say\b",
+    r"think\b",
+    r"believe\b",
+    r"guess\b",
+    r"reckon\b",
+    r"makes\s+it\b",
+    r"leav(?:es|ing)(?:\s+us\s+with)?\b",
+    r"or\s+rather\b",  # a correction: "B, or rather C"
+)
+# An afterthought that opens another letter: "It's B. Or maybe C." commits to neither.
+_HEDGES = (r"or(?:\s+(?:maybe|perhaps|possibly|even))?\b",)
+_SENTENCE_START = re.compile(r"(?:\A|[.!?\n\u2026\u2014])[\s*_]*+\Z")
+_GAP = r"""(?:[\s:*_`\[({"'\u201c\u2018<\ufe0f]|\\textbf\{)*+"""  # \ufe0f: the emoji form of "➡️"
+# Words a reply puts between the cue and the letter: "Answer: Option B", "is clearly B".
+_FILLER = r"(?:(?:option|choice|letter|answer|the|clearly|definitely|certainly|surely|obviously|actually|probably|likely|indeed|therefore|just|simply|still)\s++){0,3}+"
+_LETTER = rf"""{_GAP}{_FILLER}{_OPEN_RUN}(?P<letter>[A-Za-z]){_ALONE_AFTER}(?P<close>[)\]}}*_`.:"'\u201d\u2019>]*+)"""
+_CUED = re.compile(rf"{_cues(*_LEADS, *_DECISIONS, *_CONNECTIVES, *_ARROWS, *_HEDGES)}(?i:{_LETTER})")
+_CONNECTIVE_RE = re.compile(_cues(*_CONNECTIVES, *_ARROWS))
+_DECISION_RE = re.compile(_cues(*_DECISIONS))
+_HEDGE_RE = re.compile(_cues(*_HEDGES))
+_PAREN_LEAD = re.compile(r"(?i:which\s+is|is)(?=\s*\()")
+_LEAD_RE = re.compile(_cues(*_LEADS))
+
+# -- explicit commitments: a cue after the letter -------------------------------------------------
+
+_VERDICTS = r"(?:correct|right|best|accurate|appropriate|closest|answer|pick|choice|winner|call|bet|final)\b"
+_ADVERBS = r"(?:definitely|clearly|certainly|obviously|indeed|surely|probably|actually|also|still|then|so)"
+# A letter, then what commits to it: "C is correct", "(C) is the one", "C, it is", "C wins".
+# It starts at the letter, so that only a letter right before the cue costs a look.
+_AFTER = re.compile(
+    rf"""(?P<letter>[A-Za-z])(?<=(?:{_ALONE_BEFORE}).)(?:(?={_APOSTROPHE}s\s)|{_ALONE_AFTER}{_CLOSE_RUN},?[^\S\n]*+)"""
+    rf"(?i:(?:is|{_APOSTROPHE}s)\s++(?:(?P<it>it\b)|(?:{_ADVERBS}\s++){{0,2}}+(?:(?:the|my|our)\s++(?:most\s++)?(?:{_VERDICTS}|one\b|way\s+to\s+go\b)|(?:most\s++)?{_VERDICTS}))"
+    rf"|(?:are|seems|looks|sounds|feels|(?:must|should|would)\s+be)\s++(?:(?:the|my|our)\s++)?{_VERDICTS}"
+    r"|is\s++what\s++(?:i|we)\b"
+    r"|(?P<closing>it\s+is|wins|for\s+sure|all\s+the\s+way)\b)"
+)
+# Before a lowercase letter, a name that shows it is one: "option c is correct".
+_NAMED = re.compile(rf"(?i:option|choice|answer|letter)[^\S\n]++{_OPEN_RUN}\Z")
+
+# -- what vetoes or splits a commitment --------------------------------------------------------------
+
+# What joins two letters into one commitment to both, or a hedge between them: "B and D",
+# "(B) or (D)", "B/D", "B, or maybe C" ("B, or rather C" is a correction).
+_JOINER = (
+    r"(?:,|/|&|\band\b|\bor\b(?!\s+rather)|\bnor\b|\bvs\b\.?|\bversus\b|\bplus\b|\bas\s+well\s+as\b)"
+    r"(?:\s*+(?:or|and|maybe|perhaps|possibly|even|also|probably)\b)*+"
+)
+# Another letter joined to the committed one.
+_ALSO = re.compile(rf"{_CLOSE_RUN}\s*+\(?{_JOINER}\s*+{_OPEN_RUN}(?P<letter>[A-Za-z]){_ALONE_AFTER}")
+# A letter joined to the one before it: "B and C are correct" commits to neither alone.
+_JOINED_BEFORE = re.compile(rf"{_ALONE_BEFORE}[A-Z]{_CLOSE_RUN}\s*+{_JOINER}\s*+{_OPEN_RUN}.\Z")
+# What ends a letter's clause: the end, a line break, punctuation, a dash, a conjunction.
+_CLAUSE_END = re.compile(
+    r"""[)\]}*_`"'\u201d\u2019>]*+(?:\Z|[^\S\n]*+\n|[.,;:!](?=[\s*_`"'\u201d\u2019)\]<]|\Z)|[^\S\n]*+[-\u2013\u2014(]"""
+    r"|[^\S\n]++(?i:because|since|as|given|for|which|with|so|but|and|or|nor|then|though|although|while|whereas|over|here|now|too|again|instead|overall)\b)"
+)
+# A letter that a verb follows is that sentence's subject, described rather than chosen: "C is
+# deprecated", "picking C would hang".
+_SUBJECT = re.compile(
+    rf"{_CLOSE_RUN}\s++(?i:is|are|was|were|has|have|had|does|do|did|would|could|will|might|may|can|should|must|seems|looks|means|makes|leads|gives|causes|uses|runs|works|fails)\b"
+)
+_QUESTION = re.compile(rf"{_CLOSE_RUN}[^\S\n]*+\?")
+# After an unwrapped "A" or "I", a word that shows it is the article or the pronoun ("A good
+# one", "I think"): any word but a conjunction.
+_WORD = re.compile(r"\s*([A-Za-z'\u2019]+)")
+_CONJUNCTIONS = {"because", "since", "as", "and", "or", "but", "which", "with", "for", "given", "so"}
+# The context before a cue that makes it no commitment: a negation, a distractor, a condition,
+# a hedge ("I don't think the answer is B", "if you pick A", "maybe B", "eliminate A").
+_DOUBTS = (
+    *(rf"{w}\b" for w in ("not", "never", "wrong", "incorrect", "false", "unlike", "except", "tempting", "distractor", "trap")),
+    *(rf"{w}\b" for w in ("misleading", "if", "whether", "unless", "when", "might", "could", "may", "maybe", "perhaps")),
+    *(rf"{w}\b" for w in ("possibly", "either", "neither", "nor", "between", "over", "than")),
+    *(rf"{w}\w*" for w in ("eliminat", "avoid", "reject", "discard", "doubt", "suppos", "assum")),
+    r"rul(?:e|es|ed|ing)\s+out\b",
+    r"instead\s+of\b",
+    r"rather\s+than\b",
+    r"other\s+than\b",
+    r"why\s+not\b",
+    r"so\s+(?:is|are|was|does|do)\b",  # "A is wrong, and so is B"
+    r"as\s+(?:is|are|was|does|do)\b",
+    *(rf"{apostrophe}(?<=n{apostrophe})t\b" for apostrophe in "'\u2019"),  # "don't", "isn't"
+)
+# What ends a clause, so that a doubt before it does not reach the cue after it.
+_BREAKS = (
+    *".;:!?,\n\u2013\u2014",
+    *(rf"{w}\b" for w in ("but", "and", "then", "thus", "hence", "therefore", "however", "because", "since", "while")),
+    *(rf"{w}\b" for w in ("whereas", "though", "although")),
+    r"so\b(?!\s+(?:is|are|was|does|do)\b)",
+)
+# A doubt, then no break up to the end of the window: one search, which skips to the doubts'
+# first characters (`_cues`) and reads on only from a doubt; a loop over the breaks in Python
+# cost 20 us a cue.
+_DOUBTED = re.compile(rf"{_cues(*_DOUBTS)}(?:(?!{_cues(*_BREAKS)})(?s:.))*+\Z")
+_DOUBT_WINDOW = 48  # characters: a clause's doubt is near its cue (eight words or so)
+# After a plain mention, words that reject it: "A is wrong", "B isn't it", "C: incorrect".
+_REJECTED = (
+    rf"(?:(?:is|are|was|seems|looks|definitely|clearly|also|obviously|{_APOSTROPHE}s)\b\s*+)*+"
+    r"(?:not\b|never\b|wrong|incorrect|false|out\b|eliminated|ruled\s+out|a\s+(?:trap|distractor|red\s+herring)|tempting|misleading"
+    rf"|(?:is|are|was|can|could|does|do|would|should){_APOSTROPHE}?n{_APOSTROPHE}?t\b|cannot\b)"
+)
+_REJECTED_AFTER_WORD = re.compile(r"(?i:[\s:]*+" + _REJECTED + ")")
+_REJECTED_AFTER_LABEL = re.compile(r"(?i:[\s:.)*_`\u2013\u2014-]*+" + _REJECTED + ")")
+
+
+def _cued(text: str, valid: str) -> list[Mention]:
+    """Commitments led by a cue: "the answer is (B)", "Answer: c", "I'd go with C", "So C." """
     found = []
     sentences = _Sentences(text)
-    for match in _COMMIT.finditer(text):
-        letter, opening, opening2, closing = match.group("letter", "open", "open2", "close")
+    for match in _CUED.finditer(text):
+        letter = match.group("letter")
         if letter.upper() not in valid:
             continue
-        end = match.end()
-        wrapped = bool((opening or "").strip(" :\n\t") or opening2 or closing)
-        at_end = end == len(text) or text[end] == "\n"
-        if not (wrapped or at_end or _is_letter(letter, text, end)):
+        cue, start, end = match.start(), match.start("letter"), match.end("letter")
+        kind = _kind(text, cue)
+        if kind in ("connective", "hedge"):
+            # Only a letter that ends its clause: "So C." but not "so (A) is throttled".
+            if not _CLAUSE_END.match(text, end):
+                continue
+        elif not (text[start - 1] in _OPENERS or match.group("close") or _reads_as_letter(letter, text, end)):
             continue
-        if text[match.start() : match.start() + 2].lower() == "is" and sentences.names_a_wrong_option(match.start()):
+        elif kind == "decision" and _SUBJECT.match(text, end):
+            continue  # "picking C would hang" picks nothing
+        if kind == "lead" and _PAREN_LEAD.match(text, cue):
+            # "is (A)" in a sentence that says wrong or tempting names a distractor.
+            if text[cue : cue + 2].lower() == "is" and sentences.names_a_wrong_option(cue):
+                continue
+        elif _doubted(text, cue):
             continue
-        also = _ALSO.match(text, end)
-        several = bool(also and also.group("letter") in valid)
-        found.append((match.start(), None if several else letter.upper()))
-    for match in _IS_CORRECT.finditer(text):
-        if match.group("letter") in valid:
-            found.append((match.start(), match.group("letter")))
-    for match in _BOXED.finditer(text):
-        letter = match.group("letter").upper()
-        if letter in valid:
-            found.append((match.start(), letter))
-    return sorted(found)
+        if _QUESTION.match(text, end):
+            continue
+        if kind == "hedge":
+            # Only where it opens a sentence: "Both work with A or B." hedges nothing.
+            if _SENTENCE_START.search(text, max(0, cue - 8), cue):
+                found.append(Mention(cue, None))
+            continue
+        found.append(Mention(cue, _joined(letter, text, end, valid)))
+    return found
 
 
-def _is_letter(letter: str, text: str, end: int) -> bool:
+def _kind(text: str, cue: int) -> str:
+    """A cue's kind, told by matching it again where it starts (as named groups in `_CUED`
+    they doubled its time on plain text). A lead and a verb can share a word ("Answer: C", "I'd
+    answer C"): the lead is the one that needs no veto ("Answer: D is the only call ...")."""
+    if _CONNECTIVE_RE.match(text, cue):
+        return "connective"
+    if _HEDGE_RE.match(text, cue):
+        return "hedge"
+    if _LEAD_RE.match(text, cue):
+        return "lead"
+    return "decision"
+
+
+def _after_cues(text: str, valid: str) -> list[Mention]:
+    """Commitments whose cue follows the letter: "Option C is correct", "C it is", "(C) wins"."""
+    found = []
+    for match in _AFTER.finditer(text):
+        letter, start = match.group("letter"), match.start()
+        if letter.upper() not in valid:
+            continue
+        if letter.islower() and not (start == 0 or text[start - 1] in "\n" + _OPENERS or _NAMED.search(text, max(0, start - 12), start)):
+            continue
+        # "C it is" commits only at the end of its clause ("C, it is said, ..." does not).
+        if (match.group("it") or match.group("closing")) and not _CLAUSE_END.match(text, match.end()):
+            continue
+        if _doubted(text, start) or _JOINED_BEFORE.search(text, max(0, start - 12), start + 1):
+            continue
+        found.append(Mention(start, letter.upper()))
+    return found
+
+
+_BOXED = re.compile(r"\\boxed\{\s*+(?:\\text(?:bf)?\{\s*+)?\(?(?P<letter>[A-Za-z])\)?\s*\}")
+
+
+def _boxed(text: str, valid: str) -> list[Mention]:
+    return [Mention(m.start(), m.group("letter").upper()) for m in _BOXED.finditer(text) if m.group("letter").upper() in valid]
+
+
+def _reads_as_letter(letter: str, text: str, end: int) -> bool:
     """Whether an unwrapped letter followed by `text[end:]` is a choice letter, not a word.
 
-    Lowercase letters never are ("the answer is a matter of ..."); "A" and "I" are when
-    punctuation or a conjunction follows ("A, since ...", not "I think ...")."""
+    Lowercase letters are when they end their clause ("answer: c", not "the answer is a
+    matter of ..."); "A" and "I" when punctuation or a conjunction follows ("A, since ...",
+    not "I think ...")."""
     if letter.islower():
-        return False
-    word = _WORD.match(text, end)
-    if letter not in "AI" or not word or text[end : end + 1] in ",.;:!?)":
+        return bool(_CLAUSE_END.match(text, end))
+    if letter not in "AI" or text[end : end + 1] in ",.;:!?)":
         return True
-    return word.group(1).lower() in _CONJUNCTIONS
+    word = _WORD.match(text, end)
+    return not word or word.group(1).lower() in _CONJUNCTIONS
+
+
+def _joined(letter: str, text: str, end: int, valid: str) -> str | None:
+    """The committed letter, or None when another letter shares the commitment."""
+    also = _ALSO.match(text, end)
+    if also and also.group("letter").upper() in valid:
+        other = also.group("letter")
+        if text[also.start("letter") - 1] in _OPENERS or _reads_as_letter(other, text, also.end()):
+            return None
+    return letter.upper()
+
+
+def _doubted(text: str, position: int) -> bool:
+    """Whether the clause before `position` (within `_DOUBT_WINDOW` characters) negates,
+    conditions or hedges what follows."""
+    return _DOUBTED.search(text, max(0, position - _DOUBT_WINDOW), position) is not None
 
 
 class _Sentences:
@@ -162,6 +383,121 @@ class _Sentences:
         return self.negative
 
 
+_NEGATIVES = ("wrong", "incorrect", "tempting", "not", "distractor", "trap", "misleading")
+_NEGATIVE = re.compile(_cues(*(rf"{w}\b" for w in _NEGATIVES)))
+
+# -- plain commitments -----------------------------------------------------------------------------
+
+# A line that is one letter and its markup: "C", "**C**", "(c)", "> C", "# C", "Option C".
+# ("Answer: C" is a lead's.)
+_LONE = re.compile(
+    r"""^[ \t\r\f\v#>*_`+\-(\[{"'\u201c\u2018<]*+(?:(?i:option|choice|letter)[ \t]*+[:*_`]*+[ \t]*+[(\[{*_`"'\u201c\u2018]*+)?"""
+    r"""(?P<letter>[A-Za-z])[)\]}*_`"'\u201d\u2019.:!>]*+[ \t\r\f\v]*+$""",
+    re.MULTILINE,
+)
+_BLANK = re.compile(r"\s*+")
+
+
+def _last_line(text: str, valid: str) -> list[Mention]:
+    """The reply's last line when it is a letter alone: an explicit commitment, it ends the
+    reasoning ("...\n\n**C**"); unless the line before it is another letter's ("A\nB")."""
+    start = text.rfind("\n") + 1
+    last = _LONE.match(text, start)
+    if not last or last.group("letter").upper() not in valid:
+        return []
+    before = len(text[:start].rstrip())  # one copy a reply: walking back over blank lines was a step a character
+    previous = _LONE.match(text, text.rfind("\n", 0, before) + 1) if before else None
+    if previous and previous.group("letter").upper() != last.group("letter").upper():
+        return []
+    return [Mention(start, last.group("letter").upper())]
+
+
+def _lone_lines(text: str, valid: str) -> list[Mention]:
+    """Lines that are a letter alone, plain commitments ("C" then the why). Letter lines in a
+    run with another letter ("A\nB\nC") are a list, and commit to nothing."""
+    found: list[Mention] = []
+    run: list[Mention] = []  # the letter lines with nothing but blank lines between them
+    previous_end = -1
+    for match in _LONE.finditer(text):
+        if previous_end < 0 or _BLANK.match(text, previous_end).end() != match.start():
+            found += _unless_a_list(run)
+            run = []
+        letter = match.group("letter").upper()
+        run.append(Mention(match.start(), letter if letter in valid else None))
+        previous_end = match.end()
+    found += _unless_a_list(run)
+    return [m for m in found if m.letter]
+
+
+def _unless_a_list(run: list[Mention]) -> list[Mention]:
+    return run if len({m.letter for m in run}) == 1 else []
+
+
+# A line led by a label: "C) delay()", "**B. task.wait()**", "C — because ...", "C because ...".
+# The run of blank space and markup is taken one class at a time, within the line: a run
+# over several lines was taken again from each line start in it (quadratic).
+_LABEL = re.compile(
+    r"^(?:[^\S\n]*+[*_`>#]*+)*+(?:(?i:option|choice)[^\S\n]++)?\(?(?P<letter>[A-Z])[*_`]*+"
+    r"(?:[).:][*_`]*+\s++\S|[^\S\n]*+[\u2013\u2014][^\S\n]*+\S|[^\S\n]++-[^\S\n]++\S|,?[^\S\n]++(?i:because|since)\b)",
+    re.MULTILINE,
+)
+
+
+def _labels(text: str, valid: str) -> list[Mention]:
+    return [
+        Mention(m.start(), m.group("letter"))
+        for m in _LABEL.finditer(text)
+        if m.group("letter") in valid and not _REJECTED_AFTER_LABEL.match(text, m.end("letter"))
+    ]
+
+
+SHORT_REPLY_WORDS = 12  # longer one-line replies mention choices while weighing them
+# Led by the letter, so that the engine skips to letters (a lookbehind first is tried everywhere).
+_TOKEN = re.compile(f"(?P<letter>[A-Za-z])(?<=(?:{_ALONE_BEFORE}).){_ALONE_AFTER}")
+# The text between two letters joined into one hedge or list: "B or C", "B/C", "A and B".
+_JOIN = re.compile(rf"{_CLOSE_RUN}\s*+{_JOINER}\s*+{_OPEN_RUN}")
+
+
+def _short_reply(text: str, valid: str) -> list[Mention]:
+    """The letters of a short one-line reply that it commits to: "I think it's C.", "Option C",
+    "C is correct", "I'd go with c". Letters it joins ("either B or C"), rejects ("not B", "A is
+    wrong"), hedges ("maybe B", "B?"), describes ("C is deprecated") or takes back ("C... no,
+    B") are none."""
+    if "\n" in text or len(text.split(maxsplit=SHORT_REPLY_WORDS)) > SHORT_REPLY_WORDS:
+        return []
+    groups: list[list[re.Match]] = []  # letters joined by "or", "and", "/", ...
+    for token in _TOKEN.finditer(text):
+        letter, start, end = token.group("letter"), token.start(), token.end()
+        wrapped = (start > 0 and text[start - 1] in _OPENERS) or text[end : end + 1] in _CLOSERS
+        if not (wrapped or _reads_as_letter(letter, text, end)) or text[start - 1 : start] == "~":
+            continue  # a word, or struck through ("~~A~~ B")
+        join = _JOIN.match(text, groups[-1][-1].end()) if groups else None
+        if join and join.end() == start:
+            groups[-1].append(token)
+        else:
+            groups.append([token])
+    found: list[Mention] = []
+    previous_end = 0
+    for group in groups:
+        start, end = group[0].start(), group[-1].end()
+        if _RETRACTION.search(text, previous_end, start):
+            found = []
+        previous_end = end
+        letters = {t.group("letter").upper() for t in group}
+        if len(letters) > 1 or _doubted(text, start) or _SUBJECT.match(text, end) or _REJECTED_AFTER_WORD.match(text, end) or _QUESTION.match(text, end):
+            continue
+        if (letter := letters.pop()) in valid:
+            found.append(Mention(start, letter))
+    return found
+
+
+# What takes back the letters before it: "C... no, B", "A, I mean B", "D, actually B".
+_RETRACTION = re.compile(_cues(*(rf"{w}\b" for w in ("no", "wait", "actually", r"scratch\s+that", r"i\s+mean", "correction", "sorry"))))
+
+
+# -- the choice's text instead of its letter -------------------------------------------------------
+
+
 def _quoted_choice(text: str, choices: list[str]) -> str | None:
     """A reply that states the choice's text instead of its letter: right after its last
     "the answer is" (up to a "not ..."), or in a short one-line reply ("Use typeof.")."""
@@ -179,6 +515,10 @@ def _quoted_choice(text: str, choices: list[str]) -> str | None:
     # A longer choice can contain a shorter one ("Heartbeat" in "RunService.Heartbeat").
     hits = [i for i in hits if not any(j != i and _normalise(choices[i]) in _normalise(choices[j]) for j in hits)]
     return LETTERS[hits[0]] if len(hits) == 1 else None
+
+
+_NEGATIONS = ("not", "rather than", "instead of", "but not")
+_NEGATION = re.compile(_cues(*(rf"{w}\b" for w in _NEGATIONS)))
 
 
 def _normalise(text: str) -> str:

@@ -1,0 +1,75 @@
+"""Agreement of the answer-letter extractor with hand labels.
+
+    uv run python bench/mc_agreement.py [PATH]
+
+PATH is the MMLU-Pro reference file (39 real GPT-4o and DeepSeek replies to 10-option
+questions, each labelled with the letter the model finally commits to, or null); by default
+`shared/reference/mc-replies-mmlu-pro.jsonl` beside the repository, or $ROBLOX_EVALS_MC_REFERENCE.
+Then the repository's own table (`tests/test_answer_extraction.py`: CASES, and every letter of
+a 26-choice question in each shape). Each prints "agree N/M" and its disagreements; the table's
+known misreads (strict xfails) are marked as such.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import string
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from evals.grading.multiple_choice import extract_letter  # noqa: E402
+from tests.test_answer_extraction import ALPHABET, CASES, SHAPES  # noqa: E402
+
+DEFAULT_REFERENCE = ROOT.parent / "shared" / "reference" / "mc-replies-mmlu-pro.jsonl"
+
+
+def report(name: str, rows: list[tuple[str, str, list[str], str | None, str]]) -> None:
+    """rows: (id, reply, choices, expected, note); prints the agreement and each disagreement."""
+    wrong = [(id, reply, expected, got, note) for id, reply, choices, expected, note in rows if (got := extract_letter(reply, choices)) != expected]
+    print(f"{name}: agree {len(rows) - len(wrong)}/{len(rows)}")
+    for id, reply, expected, got, note in wrong:
+        shown = reply if len(reply) <= 100 else "..." + reply[-97:]
+        print(f"  {id}: expected {expected!r}, got {got!r}{f' ({note})' if note else ''}\n    {shown!r}")
+
+
+def reference_rows(path: Path) -> list[tuple[str, str, list[str], str | None, str]]:
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [(r["id"], r["response"], r["options"], r["expected"], ", ".join(r.get("tags", []))) for r in records]
+
+
+def table_rows() -> list[tuple[str, str, list[str], str | None, str]]:
+    rows = []
+    for case in CASES:
+        reply, choices, expected = case.values
+        xfail = next((m.kwargs.get("reason", "") for m in case.marks if m.name == "xfail"), None)
+        rows.append((case.id, reply, choices, expected, f"known misread: {xfail}" if xfail is not None else ""))
+    return rows
+
+
+def alphabet_rows() -> list[tuple[str, str, list[str], str | None, str]]:
+    return [
+        (f"{shape}-{letter}", template.format(L=letter, l=letter.lower()), ALPHABET, letter, "")
+        for shape, template in SHAPES.items()
+        for letter in string.ascii_uppercase
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("path", nargs="?", type=Path, default=Path(os.environ.get("ROBLOX_EVALS_MC_REFERENCE", DEFAULT_REFERENCE)))
+    args = parser.parse_args()
+    if args.path.is_file():
+        report(f"MMLU-Pro reference ({args.path.name})", reference_rows(args.path))
+    else:
+        print(f"MMLU-Pro reference: {args.path} is not there (pass its path, or set ROBLOX_EVALS_MC_REFERENCE)")
+    report("case table (tests/test_answer_extraction.py CASES)", table_rows())
+    report(f"every letter in every shape ({len(SHAPES)} shapes x 26 letters)", alphabet_rows())
+
+
+if __name__ == "__main__":
+    main()
