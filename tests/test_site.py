@@ -1,7 +1,7 @@
 """The leaderboard site: site data from models.json and result files (scores, average, suite
 cost), a deterministic data.js, `build --check`, bad data as one line; then the page itself in
-headless Chromium (tests/browser.py): no console errors, every published model, sorting, the
-chart, the empty board."""
+headless Chromium driven by Selenium (tests/browser.py): no console errors, every published
+model, sorting, the chart, the empty board."""
 
 from __future__ import annotations
 
@@ -14,12 +14,15 @@ import random
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webdriver import WebDriver
 
 from evals import site
 from evals import stats
@@ -31,7 +34,7 @@ from evals.providers import Completion, Usage
 from evals.registry import load_models
 from evals.results import summarize
 from evals.tasks import TASKS
-from tests.browser import ELEMENT, Browser, BrowserUnavailable
+from tests.browser import BrowserUnavailable, problems, start_chromium
 
 ROOT = Path(__file__).resolve().parents[1]
 STATIC = ("index.html", "model.html", "common.js", "app.js", "model.js", "style.css")
@@ -719,15 +722,16 @@ class Page:
     each browser test fails (not skips) with the install line."""
 
     def __init__(self):
-        self._browser: Browser | None = None
+        self._browser: WebDriver | None = None
         self._error: str | None = None
+        self._profile = tempfile.TemporaryDirectory(prefix="chromium-profile-", ignore_cleanup_errors=True)
 
-    def browser(self) -> Browser:
+    def browser(self) -> WebDriver:
         if self._error:
             pytest.fail(self._error, pytrace=False)
         if self._browser is None:
             try:
-                self._browser = Browser.start()
+                self._browser = start_chromium(Path(self._profile.name))
             except BrowserUnavailable as error:
                 self._error = f"the site tests need headless Chromium: {error}"
             if self._error:
@@ -735,15 +739,18 @@ class Page:
             self._browser.set_window_size(1400, 1000)  # the whole table in view: no sideways scrolling
         return self._browser
 
-    def open(self, url: str) -> Browser:
+    def open(self, url: str) -> WebDriver:
         browser = self.browser()
-        browser.console_log()  # drop what earlier pages logged
+        browser.get_log("browser")  # drop what earlier pages logged
         browser.get(url)
         return browser
 
     def close(self) -> None:
-        if self._browser is not None:
-            self._browser.quit()
+        try:
+            if self._browser is not None:
+                self._browser.quit()
+        finally:
+            self._profile.cleanup()
 
 
 @pytest.fixture(scope="module")
@@ -780,13 +787,8 @@ def served(tmp_path_factory) -> tuple[str, Path]:
     server.server_close()
 
 
-def problems(browser: Browser) -> list[str]:
-    """Console entries of warning level or worse (page errors, failed loads, console.error)."""
-    return [f"{e['level']}: {e['message']}" for e in browser.console_log() if e["level"] in ("SEVERE", "WARNING")]
-
-
-def names(browser: Browser) -> list[str]:
-    return [link.text for link in browser.find_all("#leaderboard tbody th[data-key=name] a.model-link")]
+def names(browser: WebDriver) -> list[str]:
+    return [link.text for link in browser.find_elements(By.CSS_SELECTOR, "#leaderboard tbody th[data-key=name] a.model-link")]
 
 
 @pytest.mark.parametrize("scheme", ["http", "file"])
@@ -795,50 +797,51 @@ def test_page_loads_without_console_errors_and_shows_every_published_model(page,
     browser = page.open(f"{base}/board/" if scheme == "http" else (root / "board" / "index.html").as_uri())
     assert browser.title == "Roblox LLM leaderboard"
     assert names(browser) == ["beta-2", "alpha-1", "qwen-local-70b"]
-    assert "gamma-preview" not in browser.find("body").text
-    assert browser.execute("return document.querySelector('#leaderboard caption').textContent") == "Scores and suite cost of every published model"
-    assert browser.find("th[data-key=average]").attribute("aria-sort") == "descending"
+    assert "gamma-preview" not in browser.find_element(By.CSS_SELECTOR, "body").text
+    assert browser.execute_script("return document.querySelector('#leaderboard caption').textContent") == "Scores and suite cost of every published model"
+    assert browser.find_element(By.CSS_SELECTOR, "th[data-key=average]").get_dom_attribute("aria-sort") == "descending"
 
-    alpha = browser.find("#leaderboard tbody tr[data-name='alpha-1']")
-    cells = {key: alpha.find(f"[data-key={key}]").text for key in (
+    alpha = browser.find_element(By.CSS_SELECTOR, "#leaderboard tbody tr[data-name='alpha-1']")
+    cells = {key: alpha.find_element(By.CSS_SELECTOR, f"[data-key={key}]").text for key in (
         "provider", "releaseDate", "size", "freeform", "multipleChoice", "leetcode", "leetcodeEasy", "leetcodeMedium", "leetcodeHard", "average", "cost")}
     assert cells == {"provider": "OpenAI", "releaseDate": "2025-08-07", "size": "—", "freeform": "70.0%", "multipleChoice": "85.0%",
                      "leetcode": "58.3%", "leetcodeEasy": "100.0%", "leetcodeMedium": "50.0%", "leetcodeHard": "25.0%",
                      "average": "71.1%", "cost": "$0.255"}
-    assert alpha.find("a.model-link").attribute("href").endswith("model.html?model=alpha-1")  # its page
-    assert alpha.find("a.external").attribute("href") == "https://example.com/alpha-1"  # its site
+    assert alpha.find_element(By.CSS_SELECTOR, "a.model-link").get_dom_attribute("href").endswith("model.html?model=alpha-1")  # its page
+    assert alpha.find_element(By.CSS_SELECTOR, "a.external").get_dom_attribute("href") == "https://example.com/alpha-1"  # its site
     # every cell sits under its own column header
-    misplaced = browser.execute(
+    misplaced = browser.execute_script(
         "const row = document.querySelector('#leaderboard tbody tr'); return Array.from(row.children).filter(cell => {"
         " const th = document.querySelector(`thead th[data-key=${cell.dataset.key}]`).getBoundingClientRect();"
         " const td = cell.getBoundingClientRect(); return Math.abs(th.left - td.left) > 1 || Math.abs(th.right - td.right) > 1;"
         " }).map(cell => cell.dataset.key);")
     assert misplaced == []
-    assert len(browser.find_all("#leaderboard tbody tr:first-child > *")) == len(browser.find_all("thead th[data-key]")) == 12
-    assert browser.find("tr[data-name='qwen-local-70b'] [data-key=size]").text == "70.6 GB"
+    first_row = browser.find_elements(By.CSS_SELECTOR, "#leaderboard tbody tr:first-child > *")
+    assert len(first_row) == len(browser.find_elements(By.CSS_SELECTOR, "thead th[data-key]")) == 12
+    assert browser.find_element(By.CSS_SELECTOR, "tr[data-name='qwen-local-70b'] [data-key=size]").text == "70.6 GB"
     assert problems(browser) == []
 
 
 def test_clicking_average_sorts_ascending_then_descending(page, served):
     base, _ = served
     browser = page.open(f"{base}/board/")
-    header = browser.find("th[data-key=average]")
+    header = browser.find_element(By.CSS_SELECTOR, "th[data-key=average]")
     header.click()
     assert names(browser) == ["qwen-local-70b", "alpha-1", "beta-2"]
-    assert header.attribute("aria-sort") == "ascending"
+    assert header.get_dom_attribute("aria-sort") == "ascending"
     header.click()
     assert names(browser) == ["beta-2", "alpha-1", "qwen-local-70b"]
-    assert header.attribute("aria-sort") == "descending"
+    assert header.get_dom_attribute("aria-sort") == "descending"
 
     # another column: ascending first, text columns alphabetically, and only one aria-sort
-    browser.find("th[data-key=provider]").click()
+    browser.find_element(By.CSS_SELECTOR, "th[data-key=provider]").click()
     assert names(browser) == ["beta-2", "alpha-1", "qwen-local-70b"]  # Anthropic, OpenAI, Qwen
-    assert [th.attribute("data-key") for th in browser.find_all("th[aria-sort]")] == ["provider"]
-    browser.find("th[data-key=cost]").click()
+    assert [th.get_dom_attribute("data-key") for th in browser.find_elements(By.CSS_SELECTOR, "th[aria-sort]")] == ["provider"]
+    browser.find_element(By.CSS_SELECTOR, "th[data-key=cost]").click()
     assert names(browser) == ["alpha-1", "qwen-local-70b", "beta-2"]  # $0.2552, $0.3375, $0.5784
-    browser.find("th[data-key=size]").click()
+    browser.find_element(By.CSS_SELECTOR, "th[data-key=size]").click()
     assert names(browser)[0] == "qwen-local-70b"  # the only size; "—" last
-    browser.find("th[data-key=size]").click()
+    browser.find_element(By.CSS_SELECTOR, "th[data-key=size]").click()
     assert names(browser)[0] == "qwen-local-70b"  # still first: "—" is last either way
     assert problems(browser) == []
 
@@ -846,12 +849,12 @@ def test_clicking_average_sorts_ascending_then_descending(page, served):
 def test_chart_draws_one_labelled_point_per_model(page, served):
     base, _ = served
     browser = page.open(f"{base}/board/")
-    points = browser.find_all("#chart svg circle[data-model]")
-    assert sorted(p.attribute("data-model") for p in points) == ["alpha-1", "beta-2", "qwen-local-70b"]
-    labels = [t.text for t in browser.find_all("#chart svg text.point-label")]
+    points = browser.find_elements(By.CSS_SELECTOR, "#chart svg circle[data-model]")
+    assert sorted(p.get_dom_attribute("data-model") for p in points) == ["alpha-1", "beta-2", "qwen-local-70b"]
+    labels = [t.text for t in browser.find_elements(By.CSS_SELECTOR, "#chart svg text.point-label")]
     assert sorted(labels) == ["alpha-1", "beta-2", "qwen-local-70b"]
     # higher average is drawn higher, dearer further right
-    at = browser.execute(
+    at = browser.execute_script(
         "const out = {}; document.querySelectorAll('#chart circle[data-model]').forEach(c => {"
         " out[c.dataset.model] = [Number(c.getAttribute('cx')), Number(c.getAttribute('cy'))]; }); return out;")
     assert at["beta-2"][1] < at["alpha-1"][1] < at["qwen-local-70b"][1]
@@ -862,9 +865,9 @@ def test_chart_draws_one_labelled_point_per_model(page, served):
 def test_empty_board_says_so(page, served):
     base, _ = served
     browser = page.open(f"{base}/empty/")
-    assert browser.find("#empty").text == "No published models yet."
-    assert browser.find_all("#leaderboard tbody tr") == []
-    assert browser.find_all("#chart circle") == []
+    assert browser.find_element(By.CSS_SELECTOR, "#empty").text == "No published models yet."
+    assert browser.find_elements(By.CSS_SELECTOR, "#leaderboard tbody tr") == []
+    assert browser.find_elements(By.CSS_SELECTOR, "#chart circle") == []
     assert problems(browser) == []
 
 
@@ -873,14 +876,14 @@ def test_every_score_has_a_whisker_with_its_interval_in_the_title(page, served):
     browser = page.open(f"{base}/board/")
     scores = ("freeform", "multipleChoice", "leetcode", "leetcodeEasy", "leetcodeMedium", "leetcodeHard", "average")
     for name in ("beta-2", "alpha-1", "qwen-local-70b"):
-        row = browser.find(f"#leaderboard tbody tr[data-name='{name}']")
-        assert len(row.find_all(".whisker .whisker-range")) == len(scores) == len(row.find_all(".whisker"))
-    alpha = browser.find("#leaderboard tbody tr[data-name='alpha-1']")
-    assert alpha.find("[data-key=freeform]").attribute("title") == "70.0% (95% CI 39.7–89.2)"
-    assert alpha.find("[data-key=leetcodeEasy]").attribute("title") == "100.0% (95% CI 51.0–100.0)"
-    assert alpha.find("[data-key=average]").attribute("title") == "71.1% (95% CI 58.4–83.8)"
+        row = browser.find_element(By.CSS_SELECTOR, f"#leaderboard tbody tr[data-name='{name}']")
+        assert len(row.find_elements(By.CSS_SELECTOR, ".whisker .whisker-range")) == len(scores) == len(row.find_elements(By.CSS_SELECTOR, ".whisker"))
+    alpha = browser.find_element(By.CSS_SELECTOR, "#leaderboard tbody tr[data-name='alpha-1']")
+    assert alpha.find_element(By.CSS_SELECTOR, "[data-key=freeform]").get_dom_attribute("title") == "70.0% (95% CI 39.7–89.2)"
+    assert alpha.find_element(By.CSS_SELECTOR, "[data-key=leetcodeEasy]").get_dom_attribute("title") == "100.0% (95% CI 51.0–100.0)"
+    assert alpha.find_element(By.CSS_SELECTOR, "[data-key=average]").get_dom_attribute("title") == "71.1% (95% CI 58.4–83.8)"
     # the band spans the interval on a 0-100% track, the tick stands at the score
-    box = browser.execute(
+    box = browser.execute_script(
         "const cell = document.querySelector(\"tr[data-name='alpha-1'] [data-key=freeform] .whisker\");"
         " const track = cell.getBoundingClientRect(), band = cell.firstChild.getBoundingClientRect(), tick = cell.lastChild.getBoundingClientRect();"
         " return [(band.left - track.left) / track.width, (band.right - track.left) / track.width, (tick.left + tick.width / 2 - track.left) / track.width];")
@@ -891,7 +894,7 @@ def test_every_score_has_a_whisker_with_its_interval_in_the_title(page, served):
 def test_chart_draws_an_error_bar_through_each_point(page, served):
     base, _ = served
     browser = page.open(f"{base}/board/")
-    bars = browser.execute(
+    bars = browser.execute_script(
         "const out = {}; document.querySelectorAll('#chart .error-bar').forEach(g => { const line = g.querySelector('line');"
         " const point = document.querySelector(`#chart circle[data-model='${g.dataset.model}']`);"
         " out[g.dataset.model] = [Number(line.getAttribute('y1')), Number(line.getAttribute('y2')), Number(point.getAttribute('cy')),"
@@ -904,75 +907,78 @@ def test_chart_draws_an_error_bar_through_each_point(page, served):
     assert problems(browser) == []
 
 
-def pick(browser: Browser, select: str, label: str) -> None:
+def pick(browser: WebDriver, select: str, label: str) -> None:
     """Choose the option shown as `label` in a select, as a user does."""
-    option = next(o for o in browser.find_all(f"{select} option") if o.text == label)
+    option = next(o for o in browser.find_elements(By.CSS_SELECTOR, f"{select} option") if o.text == label)
     option.click()
 
 
-def compared(browser: Browser) -> dict[str, str]:
-    return {li.attribute("data-key"): li.find(".compare-text").text for li in browser.find_all("#compare-results li[data-key]")}
+def compared(browser: WebDriver) -> dict[str, str]:
+    return {li.get_dom_attribute("data-key"): li.find_element(By.CSS_SELECTOR, ".compare-text").text
+            for li in browser.find_elements(By.CSS_SELECTOR, "#compare-results li[data-key]")}
 
 
 def test_picking_two_models_says_how_they_differ_on_each_eval(page, served):
     base, _ = served
     browser = page.open(f"{base}/board/")
-    assert [o.text for o in browser.find_all("#compare-a option")] == ["beta-2", "alpha-1", "qwen-local-70b"]
+    assert [o.text for o in browser.find_elements(By.CSS_SELECTOR, "#compare-a option")] == ["beta-2", "alpha-1", "qwen-local-70b"]
     said = compared(browser)  # the first two on the board, to begin with
     assert said["freeform"] == "beta-2 vs alpha-1: +20.0 points, not distinguishable (95% CI [-6.1, +46.1])"
     assert list(said) == ["freeform", "multipleChoice", "leetcode", "leetcodeEasy", "leetcodeMedium", "leetcodeHard"]
-    assert browser.find("#compare-results li[data-key=freeform] .compare-detail").text == (
+    assert browser.find_element(By.CSS_SELECTOR, "#compare-results li[data-key=freeform] .compare-detail").text == (
         "McNemar p = 0.5 (beta-2 alone right on 2, alpha-1 alone on 0); 10 shared questions")
 
     pick(browser, "#compare-b", "qwen-local-70b")
     said = compared(browser)
     assert said["multipleChoice"] == "beta-2 vs qwen-local-70b: +30.0 points, 95% CI [+9.4, +50.6]"
     assert said["leetcode"] == "beta-2 vs qwen-local-70b: +41.7 points, 95% CI [+12.5, +70.8]"
-    assert "better" in browser.find("#compare-results li[data-key=multipleChoice]").attribute("class")
+    assert "better" in browser.find_element(By.CSS_SELECTOR, "#compare-results li[data-key=multipleChoice]").get_dom_attribute("class")
 
-    browser.find("#compare-swap").click()  # qwen-local-70b vs beta-2: the signs turn round
+    browser.find_element(By.CSS_SELECTOR, "#compare-swap").click()  # qwen-local-70b vs beta-2: the signs turn round
     said = compared(browser)
     assert said["multipleChoice"] == "qwen-local-70b vs beta-2: -30.0 points, 95% CI [-50.6, -9.4]"
-    assert browser.find("#compare-results li[data-key=multipleChoice] .compare-detail").text == (
+    assert browser.find_element(By.CSS_SELECTOR, "#compare-results li[data-key=multipleChoice] .compare-detail").text == (
         "McNemar p = 0.031 (qwen-local-70b alone right on 0, beta-2 alone on 6); 20 shared questions")
 
     pick(browser, "#compare-b", "qwen-local-70b")
-    assert browser.find("#compare-results li").text == "Pick two different models."
+    assert browser.find_element(By.CSS_SELECTOR, "#compare-results li").text == "Pick two different models."
     assert problems(browser) == []
 
 
 def test_the_model_name_opens_its_page(page, served):
     base, _ = served
     browser = page.open(f"{base}/board/")
-    browser.find("#leaderboard tbody tr[data-name='alpha-1'] a.model-link").click()
+    browser.find_element(By.CSS_SELECTOR, "#leaderboard tbody tr[data-name='alpha-1'] a.model-link").click()
     wait_ready(browser)
-    assert browser.execute("return location.pathname + location.search") == "/board/model.html?model=alpha-1"
-    assert (browser.title, browser.find("h1").text) == ("alpha-1 — Roblox LLM leaderboard", "alpha-1")
-    scores = {row.attribute("data-key"): row.find("td.score").attribute("title") for row in browser.find_all("#scores tbody tr")}
+    assert browser.execute_script("return location.pathname + location.search") == "/board/model.html?model=alpha-1"
+    assert (browser.title, browser.find_element(By.CSS_SELECTOR, "h1").text) == ("alpha-1 — Roblox LLM leaderboard", "alpha-1")
+    scores = {row.get_dom_attribute("data-key"): row.find_element(By.CSS_SELECTOR, "td.score").get_dom_attribute("title")
+              for row in browser.find_elements(By.CSS_SELECTOR, "#scores tbody tr")}
     assert scores["freeform"] == "70.0% (95% CI 39.7–89.2)" and scores["leetcodeHard"] == "25.0% (95% CI 4.6–69.9)"
-    assert len(browser.find_all("#scores .whisker-range")) == 7
-    runs = {card.attribute("data-eval"): card.text for card in browser.find_all(".run-card")}
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#scores .whisker-range")) == 7
+    runs = {card.get_dom_attribute("data-eval"): card.text for card in browser.find_elements(By.CSS_SELECTOR, ".run-card")}
     assert "Judge agreement\n100.0% of graded answers unanimous" in runs["freeform"]
     assert "Cost\n$0.06 (at $2 / $8 per million input / output tokens)" in runs["freeform"]
     assert "Tokens\n10,000 input, 5,000 output, 2,500 reasoning, 0 cached" in runs["freeform"]
-    browser.find(".run-card[data-eval=leetcode] details.identity summary").click()
-    identity = {row.find("th").text: row.find("td").text for row in browser.find_all(".run-card[data-eval=leetcode] table.config tr")}
+    browser.find_element(By.CSS_SELECTOR, ".run-card[data-eval=leetcode] details.identity summary").click()
+    identity = {row.find_element(By.CSS_SELECTOR, "th").text: row.find_element(By.CSS_SELECTOR, "td").text
+                for row in browser.find_elements(By.CSS_SELECTOR, ".run-card[data-eval=leetcode] table.config tr")}
     assert identity["model"] == "alpha-1" and identity["promptVersion"] == "lc-v1" and '"sha256": ' not in identity["dataset"]
     assert json.loads(identity["dataset"]) == {"sha256": "0" * 64, "source": "bundled"}
-    assert browser.find("#item-count").text == "42 items" and len(browser.find_all("#items .item")) == 42
+    assert browser.find_element(By.CSS_SELECTOR, "#item-count").text == "42 items" and len(browser.find_elements(By.CSS_SELECTOR, "#items .item")) == 42
     assert problems(browser) == []
 
 
-def wait_ready(browser: Browser, timeout: float = 10.0) -> None:
+def wait_ready(browser: WebDriver, timeout: float = 10.0) -> None:
     """Until the model page has shown its data (or said why not)."""
     deadline = time.monotonic() + timeout
-    while not browser.execute("return document.body.dataset.ready || ''"):
+    while not browser.execute_script("return document.body.dataset.ready || ''"):
         assert time.monotonic() < deadline, "the model page never got ready"
         time.sleep(0.05)
-    assert browser.execute("return document.body.dataset.ready") == "1", browser.find("#empty").text
+    assert browser.execute_script("return document.body.dataset.ready") == "1", browser.find_element(By.CSS_SELECTOR, "#empty").text
 
 
-def open_model(page, served, name: str, scheme: str = "http") -> Browser:
+def open_model(page, served, name: str, scheme: str = "http") -> WebDriver:
     base, root = served
     url = f"{base}/board/model.html" if scheme == "http" else (root / "board" / "model.html").as_uri()
     browser = page.open(f"{url}?model={name}")
@@ -980,14 +986,14 @@ def open_model(page, served, name: str, scheme: str = "http") -> Browser:
     return browser
 
 
-def shown_items(browser: Browser) -> tuple[str, int]:
-    return browser.find("#item-count").text, len(browser.find_all("#items .item"))
+def shown_items(browser: WebDriver) -> tuple[str, int]:
+    return browser.find_element(By.CSS_SELECTOR, "#item-count").text, len(browser.find_elements(By.CSS_SELECTOR, "#items .item"))
 
 
-def search(browser: Browser, text: str) -> None:
-    box = browser.find("#filter-search")
-    browser.execute("arguments[0].value = ''", {ELEMENT: box.id})
-    browser.command("POST", f"/element/{box.id}/value", {"text": text})
+def search(browser: WebDriver, text: str) -> None:
+    box = browser.find_element(By.CSS_SELECTOR, "#filter-search")
+    browser.execute_script("arguments[0].value = ''", box)
+    box.send_keys(text)
 
 
 @pytest.mark.parametrize("scheme", ["http", "file"])
@@ -996,17 +1002,17 @@ def test_model_page_filters_and_search_change_the_items_shown(page, served, sche
     assert shown_items(browser) == ("42 items", 42)
     pick(browser, "#filter-eval", "LeetCode (12)")
     assert shown_items(browser) == ("12 of 42 items match", 12)
-    assert {item.attribute("data-eval") for item in browser.find_all("#items .item")} == {"leetcode"}
+    assert {item.get_dom_attribute("data-eval") for item in browser.find_elements(By.CSS_SELECTOR, "#items .item")} == {"leetcode"}
     pick(browser, "#filter-band", "hard (4)")
     assert shown_items(browser) == ("4 of 42 items match", 4)
     pick(browser, "#filter-status", "wrong (11)")  # alpha-1 solved 1 of 4 hard problems
     assert shown_items(browser) == ("3 of 42 items match", 3)
-    item = browser.find("#items .item")
-    assert item.find(".verdict").text == "tests 3/5 passed · 2 tests failed"
-    assert [b.text for b in item.find_all(".badge")] == ["wrong", "LeetCode", "hard"]
+    item = browser.find_element(By.CSS_SELECTOR, "#items .item")
+    assert item.find_element(By.CSS_SELECTOR, ".verdict").text == "tests 3/5 passed · 2 tests failed"
+    assert [b.text for b in item.find_elements(By.CSS_SELECTOR, ".badge")] == ["wrong", "LeetCode", "hard"]
 
     pick(browser, "#filter-eval", "Freeform (10)")  # a band is leetcode's: it no longer filters
-    assert browser.find("#filter-band").attribute("disabled") == "true"
+    assert browser.find_element(By.CSS_SELECTOR, "#filter-band").get_dom_attribute("disabled") == "true"
     assert shown_items(browser) == ("3 of 42 items match", 3)  # freeform's 3 wrong answers
     pick(browser, "#filter-eval", "All evals")
     pick(browser, "#filter-band", "All bands")
@@ -1026,23 +1032,23 @@ def test_a_hostile_reply_shows_as_text(page, served):
     browser = open_model(page, served, "alpha-1")
     search(browser, "alert(1)")
     assert shown_items(browser) == ("1 of 42 items match", 1)
-    item = browser.find("#items .item")
-    assert item.find(".item-id").text == "fr-0009"
-    assert browser.execute("return arguments[0].textContent", {ELEMENT: item.find(".reply .text").id}) == HOSTILE
-    assert item.find(".question .text").text == question_of("fr-0009")
-    item.find(".reasoning summary").click()  # the reasoning, collapsed until asked for
-    assert item.find(".reasoning .text").text == "Thinking about fr-0009."
-    assert browser.execute("return [window.__pwned, document.querySelectorAll('#items img, #items script').length]") == [None, 0]
+    item = browser.find_element(By.CSS_SELECTOR, "#items .item")
+    assert item.find_element(By.CSS_SELECTOR, ".item-id").text == "fr-0009"
+    assert browser.execute_script("return arguments[0].textContent", item.find_element(By.CSS_SELECTOR, ".reply .text")) == HOSTILE
+    assert item.find_element(By.CSS_SELECTOR, ".question .text").text == question_of("fr-0009")
+    item.find_element(By.CSS_SELECTOR, ".reasoning summary").click()  # the reasoning, collapsed until asked for
+    assert item.find_element(By.CSS_SELECTOR, ".reasoning .text").text == "Thinking about fr-0009."
+    assert browser.execute_script("return [window.__pwned, document.querySelectorAll('#items img, #items script').length]") == [None, 0]
     assert problems(browser) == []
 
 
 def test_a_model_whose_run_folders_are_not_here_shows_its_rows(page, served):
     browser = open_model(page, served, "qwen-local-70b")
     assert shown_items(browser) == ("42 items", 42)
-    assert len(browser.find_all("#items .item .missing")) == 42 and browser.find_all("#items .reply") == []
-    first = browser.find("#items .item .missing").text
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#items .item .missing")) == 42 and browser.find_elements(By.CSS_SELECTOR, "#items .reply") == []
+    first = browser.find_element(By.CSS_SELECTOR, "#items .item .missing").text
     assert first.startswith("Question and reply not in this checkout (data/runs/freeform/") and "is not here" in first
-    runs = {card.attribute("data-eval"): card.text for card in browser.find_all(".run-card")}
+    runs = {card.get_dom_attribute("data-eval"): card.text for card in browser.find_elements(By.CSS_SELECTOR, ".run-card")}
     assert "(not in this checkout)" in runs["leetcode"]
     assert "(0.95 kWh at $0.15 per kWh)" in runs["leetcode"]
     assert problems(browser) == []
@@ -1052,9 +1058,9 @@ def test_a_link_to_no_published_model_says_so(page, served):
     base, _ = served
     browser = page.open(f"{base}/board/model.html?model=gamma-preview")
     wait_for = time.monotonic() + 5
-    while browser.find("#empty").attribute("hidden") is not None and time.monotonic() < wait_for:
+    while browser.find_element(By.CSS_SELECTOR, "#empty").get_dom_attribute("hidden") is not None and time.monotonic() < wait_for:
         time.sleep(0.05)
-    assert browser.find("#empty").text == "No published model has this page: pick one on the leaderboard."
+    assert browser.find_element(By.CSS_SELECTOR, "#empty").text == "No published model has this page: pick one on the leaderboard."
     assert problems(browser) == []
 
 
@@ -1084,12 +1090,12 @@ def test_a_page_of_2000_items_is_ready_within_a_second(page, tmp_path_factory):
 
     browser = page.open((root / "model.html").as_uri() + "?model=big-1")
     wait_ready(browser)
-    timing = browser.execute("return window.modelPageTiming")
+    timing = browser.execute_script("return window.modelPageTiming")
     elapsed = timing["ready"] - timing["domContentLoaded"]
     print(f"2,000-item model page: {elapsed:.0f} ms from DOMContentLoaded to ready ({timing['ready']:.0f} ms after navigation)")
     assert shown_items(browser) == ("2,000 items; showing the first 100", 100)
     assert elapsed < 1000, f"{elapsed:.0f} ms"
-    browser.find("#show-more").click()
+    browser.find_element(By.CSS_SELECTOR, "#show-more").click()
     assert shown_items(browser) == ("2,000 items; showing the first 200", 200)
     pick(browser, "#filter-eval", "LeetCode (600)")
     assert shown_items(browser) == ("600 of 2,000 items match; showing the first 100", 100)
