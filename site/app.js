@@ -417,15 +417,18 @@
 
   // ---- start -------------------------------------------------------------------------------
 
+  // body[data-ready] says the page is drawn ("1") or has said why not ("error"), for tests and tools.
   const empty = document.getElementById("empty");
   if (!models) {
     empty.textContent = "The leaderboard data (data.js) did not load: run `uv run build --write`.";
     empty.hidden = false;
+    document.body.dataset.ready = "error";
     return;
   }
   if (!models.length) {
     empty.textContent = "No published models yet.";
     empty.hidden = false;
+    document.body.dataset.ready = "1";
     return;
   }
   makeSortable();
@@ -438,4 +441,5 @@
     setUpComparison();
     document.getElementById("compare-section").hidden = false;
   }
+  document.body.dataset.ready = "1";
 })();

@@ -740,9 +740,11 @@ class Page:
         return self._browser
 
     def open(self, url: str) -> WebDriver:
+        """The page at `url`, once its script has drawn it (or said why not)."""
         browser = self.browser()
         browser.get_log("browser")  # drop what earlier pages logged
         browser.get(url)
+        wait_ready(browser)
         return browser
 
     def close(self) -> None:
@@ -970,19 +972,18 @@ def test_the_model_name_opens_its_page(page, served):
 
 
 def wait_ready(browser: WebDriver, timeout: float = 10.0) -> None:
-    """Until the model page has shown its data (or said why not)."""
+    """Until the page has drawn its data, or said why not (then the test reads what it said)."""
     deadline = time.monotonic() + timeout
     while not browser.execute_script("return document.body.dataset.ready || ''"):
-        assert time.monotonic() < deadline, "the model page never got ready"
+        assert time.monotonic() < deadline, "the page never got ready"
         time.sleep(0.05)
-    assert browser.execute_script("return document.body.dataset.ready") == "1", browser.find_element(By.CSS_SELECTOR, "#empty").text
 
 
 def open_model(page, served, name: str, scheme: str = "http") -> WebDriver:
     base, root = served
     url = f"{base}/board/model.html" if scheme == "http" else (root / "board" / "model.html").as_uri()
     browser = page.open(f"{url}?model={name}")
-    wait_ready(browser)
+    assert browser.execute_script("return document.body.dataset.ready") == "1", browser.find_element(By.CSS_SELECTOR, "#empty").text
     return browser
 
 
