@@ -488,9 +488,34 @@ def test_command_in_a_subprocess(registry):
     assert alpha["resultFiles"]["freeform"] in one_line_refusal(run("--check"))
 
 
-@pytest.mark.parametrize("damage", ["missing", "truncated", "binary", "not an object", "no summary", "wrong eval", "huge token count", "no n",
-                                    "no ci95", "ci95 not a pair", "ci95 reversed", "ci95 over 1", "row without id", "bad epoch"])
+RESULT_DAMAGE = {
+    # damage -> the end of the line that names it ("" where only the file is named)
+    "missing": "resultFiles.leetcode: names ",  # the file, found missing by models.json's check
+    "truncated": "",
+    "binary": "",
+    "not an object": "must be a result file: a JSON object with config, summary and results (got 42)",
+    "no summary": "summary.hard: missing (must be a summary: an object with n, correct, accuracy, ci95, apiErrors and tokens, and the other counts when there)",
+    "wrong eval": "it is a freeform result, not leetcode",
+    "huge token count": "summary.overall.tokens.input: must be a count from 0 to 2**53 - 1 (got 100000000000000000000000000000000000000000000000000000000...)",
+    "no n": "summary.overall.n: missing (must be a count from 0 to 2**53 - 1)",
+    "no ci95": "summary.medium.ci95: missing (must be a [low, high] pair of fractions, low <= high)",
+    "ci95 not a pair": "summary.overall.ci95: must be a [low, high] pair of fractions, low <= high (got [0.3])",
+    "ci95 reversed": "summary.overall.ci95: must be a [low, high] pair of fractions, low <= high (got [0.8, 0.3])",
+    "ci95 over 1": "summary.overall.ci95: must be a [low, high] pair of fractions, low <= high (got [0.3, 1.5])",
+    "row without id": "results[3].id: missing (must be a string)",
+    "bad epoch": "results[3].epoch: must be a count from 1 to 2**53 - 1 (got 0)",
+    "bad difficulty": 'results[3].difficulty: must be one of easy, medium, hard (got "Easy")',
+    "bad passAt": 'summary.easy.passAt: must be an object of fractions by k (1, 2, ...) (got {"1": "all"})',
+    "bad batch": "summary.overall.batch.priceFactor: must be a fraction from 0 to 1 (got 2)",
+    "unknown eval": 'config.eval: must be one of freeform, multiple_choice, leetcode (got "luau")',
+    "two errors": 'config.provider: must be a string (got null), and 1 more',
+}
+
+
+@pytest.mark.parametrize("damage", list(RESULT_DAMAGE))
 def test_bad_result_file_is_one_line_naming_it(registry, damage, capsys):
+    """Missing, corrupt, or a field the site or the publish rules read of the wrong shape:
+    one line naming the file, the field and what it must be, and how to fix it."""
     models, results, site_dir = registry
     alpha = json.loads(models.read_text())[0]
     path = results / "leetcode" / alpha["resultFiles"]["leetcode"]
@@ -517,21 +542,29 @@ def test_bad_result_file_is_one_line_naming_it(registry, damage, capsys):
             summary["overall"]["ci95"] = {"ci95 not a pair": [0.3], "ci95 reversed": [0.8, 0.3], "ci95 over 1": [0.3, 1.5]}[damage]
         elif damage == "row without id":
             del row["id"]
-        else:
+        elif damage == "bad epoch":
             row["epoch"] = 0
+        elif damage == "bad difficulty":
+            row["difficulty"] = "Easy"
+        elif damage == "bad passAt":
+            summary["easy"]["passAt"] = {"1": "all"}
+        elif damage == "bad batch":
+            summary["overall"]["batch"] = {"calls": 1, "tokens": {"input": 1, "output": 1}, "priceFactor": 2}
+        elif damage == "unknown eval":
+            result["config"]["eval"] = "luau"
+        else:
+            result["config"]["provider"] = None
+            result["config"]["model"] = 5
         path.write_text(json.dumps(result))
     else:
         shutil.copy(results / "freeform" / alpha["resultFiles"]["freeform"], path)
     assert site.main(cli(models, results, site_dir, "--write")) == 2  # an exception would fail the test
     out, err = capsys.readouterr()
     assert out == ""
-    assert err.count("\n") == 1 and err.startswith("build: ")
-    assert path.name in err, err
-    if damage.startswith("ci95") or damage == "no ci95":
-        part = "medium" if damage == "no ci95" else "overall"
-        assert err.endswith(f"summary.{part}.ci95 is missing or not a [low, high] pair of fractions; rerun its eval to write it again\n")
-    if damage in ("row without id", "bad epoch"):
-        assert "results[3] lacks a string id or status" in err, err
+    assert err.count("\n") == 1 and err.startswith(f"build: {models if damage == 'missing' else path}: "), err
+    assert RESULT_DAMAGE[damage] in err and path.name in err, err
+    if damage not in ("missing", "wrong eval"):
+        assert err.endswith("; rerun its eval to write it again\n"), err
     assert not (site_dir / "data.js").exists()
 
 
@@ -547,12 +580,12 @@ def edit_entry(models: Path, name: str, **fields) -> None:
 @pytest.mark.parametrize(
     "field, value, message",
     [
-        ("price", {"input": float("inf"), "output": 8.0}, "price.input must be a finite number >= 0, not inf"),
-        ("size", 10**400, "size must be a byte count from 1 to 2**53 - 1, or null, not 1000"),
-        ("releaseDate", "20260801", "releaseDate must be a real date written YYYY-MM-DD, not '20260801'"),
-        ("url", "ftp://x", "url must be an http(s) URL with a host, not 'ftp://x'"),
-        ("kilowattHour", {"freeform": float("inf")}, "kilowattHour.freeform must be a finite number of kWh >= 0, not inf"),
-        ("allowErrors", "yes", "allowErrors must be true or false, not 'yes'"),
+        ("price", {"input": float("inf"), "output": 8.0}, "price.input: must be a finite number >= 0, in USD per million input tokens (got Infinity)"),
+        ("size", 10**400, "size: must be a byte count from 1 to 2**53 - 1, or null (got 1000"),
+        ("releaseDate", "20260801", 'releaseDate: must be a real date written YYYY-MM-DD (got "20260801")'),
+        ("url", "ftp://x", 'url: must be an http(s) URL with a host (got "ftp://x")'),
+        ("kilowattHour", {"freeform": float("inf")}, "kilowattHour.freeform: must be a finite number >= 0, in kWh (got Infinity)"),
+        ("allowErrors", "yes", 'allowErrors: must be true or false (got "yes")'),
     ],
     ids=["inf price", "huge size", "undashed date", "ftp url", "inf kWh", "allowErrors not a boolean"],
 )
@@ -560,7 +593,7 @@ def test_bad_metadata_is_one_line_naming_the_field(registry, field, value, messa
     models, results, site_dir = registry
     edit_entry(models, "alpha-1", **{field: value})
     err = one_line_refusal(build_command(models, results, site_dir, mode))
-    assert err.startswith(f"build: {models}: 'alpha-1': {message}"), err
+    assert err.startswith(f"build: {models}: entry 'alpha-1': {message}"), err
     assert not (site_dir / "data.js").exists()
 
 
