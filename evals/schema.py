@@ -1,8 +1,10 @@
-"""The shapes of data/models.json and of a result file, declared once as pydantic models and
-validated with them (`registry.check_entry`, `results.read_result`).
+"""The shapes of data/models.json and of a result file, declared once as pydantic models:
+validated with them (`registry.check_entry`, `results.read_result`) and written out as JSON
+Schemas (`SCHEMAS`, site/schema/ by `build --write`), so an editor checks the same rules.
 
 Only validation: callers keep the plain dicts (keys in the file's order, values as written);
-a model says what a valid file is. Each value's type says what it must be (`_rule`); rules no type can state are validators here
+a model says what a valid file is. Each value's type says what it must be (`_rule`), and that
+is also its description in the JSON Schema; rules no type can state are validators here
 (`Price`'s two bases, an interval's low <= high, a real date) or stay with their caller (a
 result file filed under its eval, the publish rules in publish.py, names unique in models.json).
 
@@ -21,7 +23,8 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from urllib.parse import urlsplit
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, ValidationError, WrapValidator, create_model, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, TypeAdapter, ValidationError, WrapValidator, create_model, model_validator
+from pydantic.json_schema import GenerateJsonSchema
 from pydantic_core import PydanticCustomError
 
 from evals.datasets.leetcode import DIFFICULTIES
@@ -33,7 +36,7 @@ SHOWN = 60  # characters of a value a message shows
 
 def _rule(base: Any, should: str, *checks: Any) -> Any:
     """`base` with `checks` (pydantic constraints and validators): any failure is one error,
-    "must be {should}", which is also the value's description."""
+    "must be {should}", which is also the value's description in the JSON Schema."""
 
     def must(value: Any, handler: Any) -> Any:
         try:
@@ -359,3 +362,43 @@ def _shown(value: Any) -> str:
     except ValueError:  # an int of more than 4300 digits
         text = "a number too long to print"
     return text if len(text) <= SHOWN else text[:SHOWN - 3] + "..."
+
+
+# ---- JSON Schemas ----------------------------------------------------------------------------
+
+
+class _JsonSchema(GenerateJsonSchema):
+    """pydantic's JSON Schema without a title per field (the field's name is its key) and
+    without `"default": null` for keys that are simply absent."""
+
+    def field_title_should_be_set(self, schema: Any) -> bool:
+        return False
+
+    def default_schema(self, schema: Any) -> Any:
+        generated = super().default_schema(schema)
+        if generated.get("default", 0) is None:
+            del generated["default"]
+        return generated
+
+
+def _schema(tp: Any, title: str, description: str) -> dict[str, Any]:
+    generated = TypeAdapter(tp).json_schema(schema_generator=_JsonSchema)
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": title, "description": description, **generated}
+
+
+def models_schema() -> dict[str, Any]:
+    return _schema(list[Entry], "data/models.json", "The leaderboard's models: an array of entries, names unique.")
+
+
+def result_schema() -> dict[str, Any]:
+    return _schema(Result | BandedResult, "result file",
+                   "A run's result file, data/results/<eval>/<run>.json: the fields the harness reads.")
+
+
+# site/schema/<name> -> its schema
+SCHEMAS = {"models.schema.json": models_schema, "result.schema.json": result_schema}
+
+
+def schema_text(name: str) -> str:
+    """The file's text: deterministic (pydantic's key order, two-space indent, a trailing newline)."""
+    return json.dumps(SCHEMAS[name](), indent=2, ensure_ascii=False) + "\n"

@@ -1,5 +1,7 @@
 """The leaderboard site: data/models.json, the result files it names and their run folders ->
-site/data.js and a page of data per model (site/models/<file name>.js).
+site/data.js and a page of data per model (site/models/<file name>.js); and the JSON Schemas
+of models.json and of a result file (site/schema/, from evals/schema.py), kept as true as the
+data by `--check`.
 
 The generated files are committed; `site/index.html` + `app.js` read data.js as
 `window.LEADERBOARD`, `site/model.html?model=<file name>` + `model.js` read data.js and the
@@ -46,7 +48,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evals import stats
+from evals import schema, stats
 from evals.atomic import write_text_atomic
 from evals.cache import RunCache
 from evals.errors import RegistryError
@@ -59,6 +61,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "site"
 DATA_JS = "data.js"
 MODEL_PAGES = "models"  # site/models/<file name>.js, read by site/model.html
+SCHEMA_DIR = "schema"  # site/schema/models.schema.json and result.schema.json (evals/schema.py)
 SCORE_DIGITS = 4  # accuracies are fractions, as in the result files (0.8125)
 COST_DIGITS = 6  # USD, as in result summaries
 LEETCODE_BANDS = ("easy", "medium", "hard")
@@ -284,9 +287,11 @@ def question_scores(rows: list[dict[str, Any]], band: str | None = None) -> dict
 # ---- a model's page ------------------------------------------------------------------------
 
 def _pages(board: list[Published], *, runs_dir: Path, site_dir: Path) -> dict[Path, str]:
-    """Every generated file of the site and its text: data.js and each model's page."""
+    """Every generated file of the site and its text: data.js, the JSON Schemas of models.json
+    and of a result file, and each model's page."""
     data = _site_data(board)
     pages = {site_dir / DATA_JS: render(data)}
+    pages |= {site_dir / SCHEMA_DIR / name: schema.schema_text(name) for name in schema.SCHEMAS}
     for published, row in zip(board, data["models"]):
         pages[site_dir / MODEL_PAGES / f"{published.page}.js"] = render_model(model_page(published, row, runs_dir=runs_dir))
     return pages

@@ -21,14 +21,14 @@ from pathlib import Path
 
 import pytest
 
-from evals import site
+from evals import schema, site
 from evals import stats
 from evals.cache import RunCache
 from evals.config import run_name
 from evals.errors import ProviderError
 from evals.names import attempt_key
 from evals.providers import Completion, Usage
-from evals.registry import load_models
+from evals.registry import ENTRY_ORDER, load_models
 from evals.results import summarize
 from evals.tasks import TASKS
 from tests.browser import ELEMENT, Browser, BrowserUnavailable
@@ -435,7 +435,7 @@ def test_write_is_deterministic_and_rebuild_is_byte_identical(registry, capsys):
 def test_check_catches_stale_data_js(registry, capsys):
     models, results, site_dir = registry
     assert site.main(cli(models, results, site_dir, "--check")) == 1  # never built
-    assert capsys.readouterr().err.strip().endswith("and 2 more are stale: run `uv run build --write`")
+    assert capsys.readouterr().err.strip().endswith("and 4 more are stale: run `uv run build --write`")  # 2 model pages, 2 schemas
 
     site.main(cli(models, results, site_dir, "--write"))
     capsys.readouterr()
@@ -453,6 +453,29 @@ def test_check_catches_stale_data_js(registry, capsys):
 
     assert site.main(cli(models, results, site_dir, "--write")) == 0
     assert site.main(cli(models, results, site_dir, "--check")) == 0
+
+
+def test_the_json_schemas_are_written_and_checked_like_data_js(registry, capsys):
+    """site/schema/: the models' JSON Schemas, as `evals/schema.py` declares them; a schema
+    file that is not what the models say is stale."""
+    models, results, site_dir = registry
+    assert site.main(cli(models, results, site_dir, "--write")) == 0
+    written = {path.name: path.read_text() for path in (site_dir / "schema").iterdir()}
+    assert written == {name: schema.schema_text(name) for name in ("models.schema.json", "result.schema.json")}
+    models_schema, result_schema = (json.loads(written[name]) for name in ("models.schema.json", "result.schema.json"))
+    assert models_schema["type"] == "array" and models_schema["items"] == {"$ref": "#/$defs/Entry"}
+    entry = models_schema["$defs"]["Entry"]
+    assert list(entry["properties"]) == list(ENTRY_ORDER) and entry["required"] == ["name", "provider", "url", "releaseDate", "price"]
+    assert entry["properties"]["size"]["anyOf"][0]["exclusiveMaximum"] == 2**53
+    assert [ref["$ref"] for ref in result_schema["anyOf"]] == ["#/$defs/Result", "#/$defs/BandedResult"]
+    assert result_schema["$defs"]["Summary"]["properties"]["ci95"]["description"] == "a [low, high] pair of fractions, low <= high"
+    capsys.readouterr()
+
+    (site_dir / "schema" / "result.schema.json").write_text("{}\n")
+    assert site.main(cli(models, results, site_dir, "--check")) == 1
+    assert capsys.readouterr().err == f"{site_dir / 'schema' / 'result.schema.json'} is stale: run `uv run build --write`\n"
+    assert site.main(cli(models, results, site_dir, "--write")) == 0
+    assert (site_dir / "schema" / "result.schema.json").read_text() == written["result.schema.json"]
 
 
 def build_command(models: Path, results: Path, site_dir: Path, *flags: str) -> subprocess.CompletedProcess:
@@ -477,10 +500,10 @@ def test_command_in_a_subprocess(registry):
 
     check = run("--check")
     assert (check.returncode, check.stdout) == (1, "")
-    assert check.stderr == f"{site_dir / 'data.js'}, {site_dir / 'models' / 'alpha-1.js'} and 2 more are stale: run `uv run build --write`\n"
+    assert check.stderr == f"{site_dir / 'data.js'}, {site_dir / 'models' / 'alpha-1.js'} and 4 more are stale: run `uv run build --write`\n"
     write = run("--write")
     assert (write.returncode, write.stderr) == (0, "")
-    assert write.stdout == f"wrote {site_dir / 'data.js'}, {site_dir / 'models' / 'alpha-1.js'} and 2 more (3 published models)\n"
+    assert write.stdout == f"wrote {site_dir / 'data.js'}, {site_dir / 'models' / 'alpha-1.js'} and 4 more (3 published models)\n"
     assert (run("--check").returncode, run("--write").stdout) == (0, f"{site_dir} is up to date (3 published models); nothing written\n")
 
     alpha = json.loads(models.read_text())[0]
