@@ -339,7 +339,7 @@ def _measured_kwh(finished: dict[str, Path]) -> dict[str, float]:
     for key, path in finished.items():
         measured = read_result(path).get("energy") or {}
         figures = measured.get("bands", {}) if key == "leetcode" else {key: measured.get("kWh")}
-        kwh.update({k: v for k, v in figures.items() if isinstance(v, (int, float))})
+        kwh.update({k: v for k, v in figures.items() if v is not None})
     for key in registry.KWH_KEYS:
         if key not in kwh:
             print(f"  warning: no energy measured for {key} (its requests ran without --energy, or the source took no readings then)")

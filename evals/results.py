@@ -158,6 +158,9 @@ def write_result(path: Path, result: dict[str, Any]) -> None:
 
 
 def read_result(path: Path) -> dict[str, Any]:
+    """The result file at `path`, checked (`schema.Result`, `schema.BandedResult` for leetcode):
+    a file that is missing, not JSON or of the wrong shape is a RegistryError, one line naming
+    the file, the field and what it must be."""
     try:
         result = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -166,11 +169,12 @@ def read_result(path: Path) -> dict[str, Any]:
         raise RegistryError(f"{path}: truncated or corrupt result file ({error.msg}); rerun its eval to write it again") from None
     except UnicodeDecodeError:
         raise RegistryError(f"{path}: not a text file, so not a result file; rerun its eval to write it again") from None
-    if not isinstance(result, dict):
-        raise RegistryError(f"{path}: not a result file (a JSON {type(result).__name__}); rerun its eval to write it again")
-    missing = [k for k in ("config", "summary", "results") if k not in result]
-    if missing:
-        raise RegistryError(f"{path}: not a result file (missing {', '.join(missing)}); rerun its eval to write it again")
+    except ValueError as error:  # e.g. a number of more than 4300 digits
+        raise RegistryError(f"{path}: corrupt result file ({error}); rerun its eval to write it again") from None
+    from evals import schema
+
+    if problem := schema.problem(schema.result_model(result), result):
+        raise RegistryError(f"{path}: {problem}; rerun its eval to write it again")
     return result
 
 

@@ -1,5 +1,7 @@
 """The leaderboard site: data/models.json, the result files it names and their run folders ->
-site/data.js and a page of data per model (site/models/<file name>.js).
+site/data.js and a page of data per model (site/models/<file name>.js); and the JSON Schemas
+of models.json and of a result file (site/schema/, from evals/schema.py), kept as true as the
+data by `--check`.
 
 The generated files are committed; `site/index.html` + `app.js` read data.js as
 `window.LEADERBOARD`, `site/model.html?model=<file name>` + `model.js` read data.js and the
@@ -29,10 +31,10 @@ leaves a stale site; publishing renders the site itself (`site_changes`) from th
 it is about to write.
 
 Bad data is one line naming the file, exit 2: models.json invalid (see registry.check_entry), a
-result file missing, truncated or not the eval it should be, or one that cannot be on the board
-by the publish rules (not publishable by its own config and summary, with the entry's
-allowErrors; renamed or edited so its name is not its run's; the entry's three files from
-different runs)."""
+result file missing, truncated or of the wrong shape (see results.read_result: the line names
+the field), or one that cannot be on the board by the publish rules (not publishable by its own
+config and summary, with the entry's allowErrors; another eval's result; renamed or edited so
+its name is not its run's; the entry's three files from different runs)."""
 
 from __future__ import annotations
 
@@ -46,19 +48,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evals import stats
+from evals import schema, stats
 from evals.atomic import write_text_atomic
 from evals.cache import RunCache
 from evals.errors import RegistryError
 from evals.names import attempt_key, file_name
 from evals.publish import board_refusals, identity_mismatch
-from evals.registry import KWH_KEYS, MAX_EXACT, MODELS, RESULT_KEYS, RESULTS, is_amount, load_models, lock, result_path
+from evals.registry import MODELS, RESULT_KEYS, RESULTS, load_models, lock, result_path
 from evals.results import read_result
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "site"
 DATA_JS = "data.js"
 MODEL_PAGES = "models"  # site/models/<file name>.js, read by site/model.html
+SCHEMA_DIR = "schema"  # site/schema/models.schema.json and result.schema.json (evals/schema.py)
 SCORE_DIGITS = 4  # accuracies are fractions, as in the result files (0.8125)
 COST_DIGITS = 6  # USD, as in result summaries
 LEETCODE_BANDS = ("easy", "medium", "hard")
@@ -204,7 +207,6 @@ def _published(models: list[dict[str, Any]], results_dir: Path) -> list[Publishe
         for key in RESULT_KEYS:
             path = paths[key] = result_path(entry, key, results_dir)
             result = results[key] = read_result(path)
-            _check_fields(path, key, result)
             reasons = board_refusals(key, path, result, allow_errors=entry.get("allowErrors", False))
             if reasons:
                 raise RegistryError(f"{path}: cannot be on the board as resultFiles.{key} of {entry['name']!r}: {'; '.join(reasons)}")
@@ -285,9 +287,11 @@ def question_scores(rows: list[dict[str, Any]], band: str | None = None) -> dict
 # ---- a model's page ------------------------------------------------------------------------
 
 def _pages(board: list[Published], *, runs_dir: Path, site_dir: Path) -> dict[Path, str]:
-    """Every generated file of the site and its text: data.js and each model's page."""
+    """Every generated file of the site and its text: data.js, the JSON Schemas of models.json
+    and of a result file, and each model's page."""
     data = _site_data(board)
     pages = {site_dir / DATA_JS: render(data)}
+    pages |= {site_dir / SCHEMA_DIR / name: schema.schema_text(name) for name in schema.SCHEMAS}
     for published, row in zip(board, data["models"]):
         pages[site_dir / MODEL_PAGES / f"{published.page}.js"] = render_model(model_page(published, row, runs_dir=runs_dir))
     return pages
@@ -358,61 +362,6 @@ def _items(key: str, rows: list[dict[str, Any]], cache: RunCache | None) -> list
     return items
 
 
-def _check_fields(path: Path, key: str, result: dict[str, Any]) -> None:
-    """The fields the site and the publish rules read (config: eval, provider, model, effort,
-    route, split; summary, leetcode's overall and each band: accuracy, ci95, n, failure and
-    token counts, and epochs, questions and passAt when there; each row: id, status, correct,
-    and epoch when there, leetcode's difficulty); anything else is a one-line RegistryError
-    naming the file."""
-    eval_name = RESULT_KEYS[key]
-    config = result["config"]
-    if not isinstance(config, dict):
-        raise RegistryError(f"{path}: config is missing; rerun its eval to write it again")
-    if config.get("eval") != eval_name:
-        raise RegistryError(f"{path}: is a {config.get('eval')} result, not {eval_name}; fix resultFiles.{key} in data/models.json")
-    for field in ("provider", "model", "effort", "route", "split"):  # the run's name is made of them
-        value = config.get(field)
-        if not isinstance(value, str) and (field in ("provider", "model") or value is not None):
-            raise RegistryError(f"{path}: config.{field} is not a string; rerun its eval to write it again")
-    summary = result["summary"]
-    parts = ["overall", *LEETCODE_BANDS] if key == "leetcode" else [None]
-    for part in parts:
-        where = summary.get(part) if part and isinstance(summary, dict) else summary
-        field = f"summary.{part}" if part else "summary"
-        if not isinstance(where, dict):
-            raise RegistryError(f"{path}: {field} is missing; rerun its eval to write it again")
-        if not _is_fraction(where.get("accuracy")):
-            raise RegistryError(f"{path}: {field}.accuracy is missing or not a fraction; rerun its eval to write it again")
-        interval = where.get("ci95")
-        if not (isinstance(interval, list) and len(interval) == 2 and all(map(_is_fraction, interval)) and interval[0] <= interval[1]):
-            raise RegistryError(f"{path}: {field}.ci95 is missing or not a [low, high] pair of fractions; rerun its eval to write it again")
-        counts = [where.get("n"), where.get("apiErrors", 0), where.get("unparseable", 0), where.get("judgeUnparseable", 0),
-                  where.get("epochs", 1), where.get("questions", 0)]
-        if not all(_is_count(n) for n in counts):
-            raise RegistryError(f"{path}: {field} lacks its n, apiErrors or unparseable counts, or its epochs or questions "
-                                "are not counts; rerun its eval to write it again")
-        pass_at = where.get("passAt", {})
-        if not (isinstance(pass_at, dict) and all(map(_is_fraction, pass_at.values()))):
-            raise RegistryError(f"{path}: {field}.passAt is not an object of fractions; rerun its eval to write it again")
-        tokens = where.get("tokens")
-        if not isinstance(tokens, dict) or not all(_is_count(tokens.get(k)) for k in ("input", "output")):
-            raise RegistryError(f"{path}: {field}.tokens lacks input/output counts; rerun its eval to write it again")
-        batch = where.get("batch")
-        if batch is not None and not (isinstance(batch, dict) and isinstance(batch.get("tokens"), dict)
-                                      and all(_is_count(batch["tokens"].get(k)) for k in ("input", "output"))
-                                      and is_amount(batch.get("priceFactor")) and batch["priceFactor"] <= 1):
-            raise RegistryError(f"{path}: {field}.batch lacks its token counts or price factor; rerun its eval to write it again")
-    rows = result["results"]
-    if not isinstance(rows, list):
-        raise RegistryError(f"{path}: results is not a list of rows; rerun its eval to write it again")
-    for index, row in enumerate(rows):
-        if not (isinstance(row, dict) and isinstance(row.get("id"), str) and isinstance(row.get("status"), str)
-                and isinstance(row.get("correct"), bool) and (_is_count(row.get("epoch")) and row["epoch"] >= 1 or "epoch" not in row)
-                and (key != "leetcode" or row.get("difficulty") in LEETCODE_BANDS)):
-            raise RegistryError(f"{path}: results[{index}] lacks a string id or status, a true/false correct, a count epoch "
-                                "or a leetcode difficulty; rerun its eval to write it again")
-
-
 def _costs(entry: dict[str, Any], results: dict[str, dict[str, Any]]) -> tuple[dict[str, float | None], str]:
     """USD per eval (resultFiles key), unrounded, and the basis. Token prices: the candidate's
     input and output tokens of the result file (leetcode: overall) at the entry's prices, those
@@ -456,16 +405,8 @@ def _interval(summary: dict[str, Any]) -> list[float]:
     return [round(float(bound), SCORE_DIGITS) for bound in summary["ci95"]]
 
 
-def _is_fraction(value: Any) -> bool:
-    return is_amount(value) and value <= 1
-
-
 def _accuracy(summary: dict[str, Any]) -> float:
     return round(float(summary["accuracy"]), SCORE_DIGITS)
-
-
-def _is_count(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < MAX_EXACT
 
 
 def _shown(path: Path) -> str:

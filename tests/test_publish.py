@@ -121,17 +121,17 @@ def test_publishing_with_allow_errors_is_recorded_in_the_entry(tmp_path):
 @pytest.mark.parametrize(
     "field, value, message",
     [
-        ("price", {"input": math.inf, "output": 2}, "price.input must be a finite number >= 0, not inf"),
-        ("size", 10**400, "size must be a byte count from 1 to 2**53 - 1, or null, not 1000000000"),
-        ("releaseDate", "20260801", "releaseDate must be a real date written YYYY-MM-DD, not '20260801'"),
-        ("url", "ftp://x", "url must be an http(s) URL with a host, not 'ftp://x'"),
+        ("price", {"input": math.inf, "output": 2}, "price.input: must be a finite number >= 0, in USD per million input tokens (got Infinity)"),
+        ("size", 10**400, "size: must be a byte count from 1 to 2**53 - 1, or null (got 1000000000"),
+        ("releaseDate", "20260801", 'releaseDate: must be a real date written YYYY-MM-DD (got "20260801")'),
+        ("url", "ftp://x", 'url: must be an http(s) URL with a host (got "ftp://x")'),
     ],
     ids=["inf price", "huge size", "undashed date", "ftp url"],
 )
 def test_bad_metadata_is_refused_and_nothing_is_written(tmp_path, field, value, message):
     with pytest.raises(RegistryError) as error:
         publish("M", result_files(tmp_path), metadata={**TOKENS, field: value}, models_path=tmp_path / "models.json", results_dir=tmp_path / "results")
-    assert str(error.value).startswith(f"{tmp_path / 'models.json'}: 'M': {message}") and "\n" not in str(error.value)
+    assert str(error.value).startswith(f"{tmp_path / 'models.json'}: entry 'M': {message}") and "\n" not in str(error.value)
     assert not (tmp_path / "models.json").exists()
 
 

@@ -24,14 +24,14 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 
-from evals import site
+from evals import schema, site
 from evals import stats
 from evals.cache import RunCache
 from evals.config import run_name
 from evals.errors import ProviderError
 from evals.names import attempt_key
 from evals.providers import Completion, Usage
-from evals.registry import load_models
+from evals.registry import ENTRY_ORDER, load_models
 from evals.results import summarize
 from evals.tasks import TASKS
 from tests.browser import BrowserUnavailable, problems, start_chromium
@@ -438,7 +438,7 @@ def test_write_is_deterministic_and_rebuild_is_byte_identical(registry, capsys):
 def test_check_catches_stale_data_js(registry, capsys):
     models, results, site_dir = registry
     assert site.main(cli(models, results, site_dir, "--check")) == 1  # never built
-    assert capsys.readouterr().err.strip().endswith("and 2 more are stale: run `uv run build --write`")
+    assert capsys.readouterr().err.strip().endswith("and 4 more are stale: run `uv run build --write`")  # 2 model pages, 2 schemas
 
     site.main(cli(models, results, site_dir, "--write"))
     capsys.readouterr()
@@ -456,6 +456,29 @@ def test_check_catches_stale_data_js(registry, capsys):
 
     assert site.main(cli(models, results, site_dir, "--write")) == 0
     assert site.main(cli(models, results, site_dir, "--check")) == 0
+
+
+def test_the_json_schemas_are_written_and_checked_like_data_js(registry, capsys):
+    """site/schema/: the models' JSON Schemas, as `evals/schema.py` declares them; a schema
+    file that is not what the models say is stale."""
+    models, results, site_dir = registry
+    assert site.main(cli(models, results, site_dir, "--write")) == 0
+    written = {path.name: path.read_text() for path in (site_dir / "schema").iterdir()}
+    assert written == {name: schema.schema_text(name) for name in ("models.schema.json", "result.schema.json")}
+    models_schema, result_schema = (json.loads(written[name]) for name in ("models.schema.json", "result.schema.json"))
+    assert models_schema["type"] == "array" and models_schema["items"] == {"$ref": "#/$defs/Entry"}
+    entry = models_schema["$defs"]["Entry"]
+    assert list(entry["properties"]) == list(ENTRY_ORDER) and entry["required"] == ["name", "provider", "url", "releaseDate", "price"]
+    assert entry["properties"]["size"]["anyOf"][0]["exclusiveMaximum"] == 2**53
+    assert [ref["$ref"] for ref in result_schema["anyOf"]] == ["#/$defs/Result", "#/$defs/BandedResult"]
+    assert result_schema["$defs"]["Summary"]["properties"]["ci95"]["description"] == "a [low, high] pair of fractions, low <= high"
+    capsys.readouterr()
+
+    (site_dir / "schema" / "result.schema.json").write_text("{}\n")
+    assert site.main(cli(models, results, site_dir, "--check")) == 1
+    assert capsys.readouterr().err == f"{site_dir / 'schema' / 'result.schema.json'} is stale: run `uv run build --write`\n"
+    assert site.main(cli(models, results, site_dir, "--write")) == 0
+    assert (site_dir / "schema" / "result.schema.json").read_text() == written["result.schema.json"]
 
 
 def build_command(models: Path, results: Path, site_dir: Path, *flags: str) -> subprocess.CompletedProcess:
@@ -480,10 +503,10 @@ def test_command_in_a_subprocess(registry):
 
     check = run("--check")
     assert (check.returncode, check.stdout) == (1, "")
-    assert check.stderr == f"{site_dir / 'data.js'}, {site_dir / 'models' / 'alpha-1.js'} and 2 more are stale: run `uv run build --write`\n"
+    assert check.stderr == f"{site_dir / 'data.js'}, {site_dir / 'models' / 'alpha-1.js'} and 4 more are stale: run `uv run build --write`\n"
     write = run("--write")
     assert (write.returncode, write.stderr) == (0, "")
-    assert write.stdout == f"wrote {site_dir / 'data.js'}, {site_dir / 'models' / 'alpha-1.js'} and 2 more (3 published models)\n"
+    assert write.stdout == f"wrote {site_dir / 'data.js'}, {site_dir / 'models' / 'alpha-1.js'} and 4 more (3 published models)\n"
     assert (run("--check").returncode, run("--write").stdout) == (0, f"{site_dir} is up to date (3 published models); nothing written\n")
 
     alpha = json.loads(models.read_text())[0]
@@ -491,9 +514,34 @@ def test_command_in_a_subprocess(registry):
     assert alpha["resultFiles"]["freeform"] in one_line_refusal(run("--check"))
 
 
-@pytest.mark.parametrize("damage", ["missing", "truncated", "binary", "not an object", "no summary", "wrong eval", "huge token count", "no n",
-                                    "no ci95", "ci95 not a pair", "ci95 reversed", "ci95 over 1", "row without id", "bad epoch"])
+RESULT_DAMAGE = {
+    # damage -> the end of the line that names it ("" where only the file is named)
+    "missing": "resultFiles.leetcode: names ",  # the file, found missing by models.json's check
+    "truncated": "",
+    "binary": "",
+    "not an object": "must be a result file: a JSON object with config, summary and results (got 42)",
+    "no summary": "summary.hard: missing (must be a summary: an object with n, correct, accuracy, ci95, apiErrors and tokens, and the other counts when there)",
+    "wrong eval": "it is a freeform result, not leetcode",
+    "huge token count": "summary.overall.tokens.input: must be a count from 0 to 2**53 - 1 (got 100000000000000000000000000000000000000000000000000000000...)",
+    "no n": "summary.overall.n: missing (must be a count from 0 to 2**53 - 1)",
+    "no ci95": "summary.medium.ci95: missing (must be a [low, high] pair of fractions, low <= high)",
+    "ci95 not a pair": "summary.overall.ci95: must be a [low, high] pair of fractions, low <= high (got [0.3])",
+    "ci95 reversed": "summary.overall.ci95: must be a [low, high] pair of fractions, low <= high (got [0.8, 0.3])",
+    "ci95 over 1": "summary.overall.ci95: must be a [low, high] pair of fractions, low <= high (got [0.3, 1.5])",
+    "row without id": "results[3].id: missing (must be a string)",
+    "bad epoch": "results[3].epoch: must be a count from 1 to 2**53 - 1 (got 0)",
+    "bad difficulty": 'results[3].difficulty: must be one of easy, medium, hard (got "Easy")',
+    "bad passAt": 'summary.easy.passAt: must be an object of fractions by k (1, 2, ...) (got {"1": "all"})',
+    "bad batch": "summary.overall.batch.priceFactor: must be a fraction from 0 to 1 (got 2)",
+    "unknown eval": 'config.eval: must be one of freeform, multiple_choice, leetcode (got "luau")',
+    "two errors": 'config.provider: must be a string (got null), and 1 more',
+}
+
+
+@pytest.mark.parametrize("damage", list(RESULT_DAMAGE))
 def test_bad_result_file_is_one_line_naming_it(registry, damage, capsys):
+    """Missing, corrupt, or a field the site or the publish rules read of the wrong shape:
+    one line naming the file, the field and what it must be, and how to fix it."""
     models, results, site_dir = registry
     alpha = json.loads(models.read_text())[0]
     path = results / "leetcode" / alpha["resultFiles"]["leetcode"]
@@ -520,21 +568,29 @@ def test_bad_result_file_is_one_line_naming_it(registry, damage, capsys):
             summary["overall"]["ci95"] = {"ci95 not a pair": [0.3], "ci95 reversed": [0.8, 0.3], "ci95 over 1": [0.3, 1.5]}[damage]
         elif damage == "row without id":
             del row["id"]
-        else:
+        elif damage == "bad epoch":
             row["epoch"] = 0
+        elif damage == "bad difficulty":
+            row["difficulty"] = "Easy"
+        elif damage == "bad passAt":
+            summary["easy"]["passAt"] = {"1": "all"}
+        elif damage == "bad batch":
+            summary["overall"]["batch"] = {"calls": 1, "tokens": {"input": 1, "output": 1}, "priceFactor": 2}
+        elif damage == "unknown eval":
+            result["config"]["eval"] = "luau"
+        else:
+            result["config"]["provider"] = None
+            result["config"]["model"] = 5
         path.write_text(json.dumps(result))
     else:
         shutil.copy(results / "freeform" / alpha["resultFiles"]["freeform"], path)
     assert site.main(cli(models, results, site_dir, "--write")) == 2  # an exception would fail the test
     out, err = capsys.readouterr()
     assert out == ""
-    assert err.count("\n") == 1 and err.startswith("build: ")
-    assert path.name in err, err
-    if damage.startswith("ci95") or damage == "no ci95":
-        part = "medium" if damage == "no ci95" else "overall"
-        assert err.endswith(f"summary.{part}.ci95 is missing or not a [low, high] pair of fractions; rerun its eval to write it again\n")
-    if damage in ("row without id", "bad epoch"):
-        assert "results[3] lacks a string id or status" in err, err
+    assert err.count("\n") == 1 and err.startswith(f"build: {models if damage == 'missing' else path}: "), err
+    assert RESULT_DAMAGE[damage] in err and path.name in err, err
+    if damage not in ("missing", "wrong eval"):
+        assert err.endswith("; rerun its eval to write it again\n"), err
     assert not (site_dir / "data.js").exists()
 
 
@@ -550,12 +606,12 @@ def edit_entry(models: Path, name: str, **fields) -> None:
 @pytest.mark.parametrize(
     "field, value, message",
     [
-        ("price", {"input": float("inf"), "output": 8.0}, "price.input must be a finite number >= 0, not inf"),
-        ("size", 10**400, "size must be a byte count from 1 to 2**53 - 1, or null, not 1000"),
-        ("releaseDate", "20260801", "releaseDate must be a real date written YYYY-MM-DD, not '20260801'"),
-        ("url", "ftp://x", "url must be an http(s) URL with a host, not 'ftp://x'"),
-        ("kilowattHour", {"freeform": float("inf")}, "kilowattHour.freeform must be a finite number of kWh >= 0, not inf"),
-        ("allowErrors", "yes", "allowErrors must be true or false, not 'yes'"),
+        ("price", {"input": float("inf"), "output": 8.0}, "price.input: must be a finite number >= 0, in USD per million input tokens (got Infinity)"),
+        ("size", 10**400, "size: must be a byte count from 1 to 2**53 - 1, or null (got 1000"),
+        ("releaseDate", "20260801", 'releaseDate: must be a real date written YYYY-MM-DD (got "20260801")'),
+        ("url", "ftp://x", 'url: must be an http(s) URL with a host (got "ftp://x")'),
+        ("kilowattHour", {"freeform": float("inf")}, "kilowattHour.freeform: must be a finite number >= 0, in kWh (got Infinity)"),
+        ("allowErrors", "yes", 'allowErrors: must be true or false (got "yes")'),
     ],
     ids=["inf price", "huge size", "undashed date", "ftp url", "inf kWh", "allowErrors not a boolean"],
 )
@@ -563,7 +619,7 @@ def test_bad_metadata_is_one_line_naming_the_field(registry, field, value, messa
     models, results, site_dir = registry
     edit_entry(models, "alpha-1", **{field: value})
     err = one_line_refusal(build_command(models, results, site_dir, mode))
-    assert err.startswith(f"build: {models}: 'alpha-1': {message}"), err
+    assert err.startswith(f"build: {models}: entry 'alpha-1': {message}"), err
     assert not (site_dir / "data.js").exists()
 
 

@@ -1,6 +1,7 @@
 """Start-up: a run imports the SDK of each provider it calls and nothing heavier. A judge's
 SDK (anthropic, seconds to import) is not imported by a run that asks no judge, though its
-key is still redacted; torch and huggingface_hub only when a local model or the Hub is used."""
+key is still redacted; torch and huggingface_hub only when a local model or the Hub is used;
+pydantic only when there is a models.json entry or a result file to check."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from tests.loopback import OpenAIServer
 PROBE = """
 import json, sys, pytest
 code = pytest.main(sys.argv[1:])
-print(json.dumps({"exit": int(code), "modules": sorted(m for m in ("openai", "anthropic", "torch", "transformers", "huggingface_hub", "httpx") if m in sys.modules)}))
+print(json.dumps({"exit": int(code), "modules": sorted(m for m in ("openai", "anthropic", "torch", "transformers", "huggingface_hub", "httpx", "pydantic") if m in sys.modules)}))
 """
 
 
@@ -37,8 +38,9 @@ def test_an_openai_run_without_judged_items_imports_only_the_openai_sdk(tmp_path
 
 
 def test_an_offline_run_imports_no_sdk(tmp_path):
+    """Nor pydantic: with nothing in models.json, no schema is needed (evals/schema.py)."""
     seen = imported("--provider=reference", "--limit=2", tmp_path=tmp_path)
-    assert seen["exit"] == 0 and not {"openai", "anthropic", "torch", "transformers", "huggingface_hub"} & set(seen["modules"]), seen
+    assert seen["exit"] == 0 and not {"openai", "anthropic", "torch", "transformers", "huggingface_hub", "pydantic"} & set(seen["modules"]), seen
 
 
 @pytest.mark.parametrize("judge", ["anthropic:claude-judge"])

@@ -1,0 +1,404 @@
+"""The shapes of data/models.json and of a result file, declared once as pydantic models:
+validated with them (`registry.check_entry`, `results.read_result`) and written out as JSON
+Schemas (`SCHEMAS`, site/schema/ by `build --write`), so an editor checks the same rules.
+
+Only validation: callers keep the plain dicts (keys in the file's order, values as written);
+a model says what a valid file is. Each value's type says what it must be (`_rule`), and that
+is also its description in the JSON Schema; rules no type can state are validators here
+(`Price`'s two bases, an interval's low <= high, a real date) or stay with their caller (a
+result file filed under its eval, the publish rules in publish.py, names unique in models.json).
+
+`problem` turns a ValidationError into the one line the harness prints: the first error's
+field path, what the value must be, the value found, and how many more errors there are.
+
+Imported at first use, by registry and results: a run that reads an empty models.json and no
+result file never loads pydantic."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import types
+from pathlib import Path
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from urllib.parse import urlsplit
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, TypeAdapter, ValidationError, WrapValidator, create_model, model_validator
+from pydantic.json_schema import GenerateJsonSchema
+from pydantic_core import PydanticCustomError
+
+from evals.datasets.leetcode import DIFFICULTIES
+from evals.registry import KWH_KEYS, RESULT_KEYS
+
+MAX_EXACT = 2**53  # integers are exact in JavaScript (the site) below this
+SHOWN = 60  # characters of a value a message shows
+
+
+def _rule(base: Any, should: str, *checks: Any) -> Any:
+    """`base` with `checks` (pydantic constraints and validators): any failure is one error,
+    "must be {should}", which is also the value's description in the JSON Schema."""
+
+    def must(value: Any, handler: Any) -> Any:
+        try:
+            return handler(value)
+        except ValidationError:
+            raise PydanticCustomError("invalid", "must be {should}", {"should": should}) from None
+
+    return Annotated[base, *checks, WrapValidator(must), Field(description=should)]
+
+
+def _real_date(value: str) -> str:
+    dt.date.fromisoformat(value)  # the pattern alone takes 2026-13-01
+    return value
+
+
+def _web_url(value: str) -> str:
+    if any(c.isspace() or not c.isprintable() for c in value):
+        raise ValueError("whitespace or an unprintable character")
+    parts = urlsplit(value)  # a malformed [IPv6] host is a ValueError
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError("not an http(s) URL with a host")
+    return value
+
+
+def _file_name(value: str) -> str:
+    if value in ("", ".", "..") or Path(value).name != value or not value.isprintable():
+        raise ValueError("not a plain file name")
+    return value
+
+
+Text = _rule(str, "a non-empty string", Strict(), Field(pattern=r"\S"))
+String = _rule(str, "a string", Strict())
+Flag = _rule(bool, "true or false", Strict())
+Count = _rule(int, "a count from 0 to 2**53 - 1", Strict(), Field(ge=0, lt=MAX_EXACT))
+Epoch = _rule(int, "a count from 1 to 2**53 - 1", Strict(), Field(ge=1, lt=MAX_EXACT))
+Fraction = _rule(float, "a fraction from 0 to 1", Strict(), Field(ge=0, le=1, allow_inf_nan=False))
+Band = _rule(Literal[DIFFICULTIES], f"one of {', '.join(DIFFICULTIES)}")
+
+
+def _amount(unit: str | None = None) -> Any:
+    return _rule(float, "a finite number >= 0" + (f", in {unit}" if unit else ""), Strict(), Field(ge=0, allow_inf_nan=False))
+
+
+Amount = _amount()
+
+
+CLOSED = ConfigDict(extra="forbid")  # a key of no field is an error (a typo), not ignored
+
+
+# ---- data/models.json ------------------------------------------------------------------------
+
+PRICES = ({"input", "output"}, {"electricity"})
+
+
+class Price(BaseModel):
+    """{"input", "output"} in USD per million tokens or {"electricity"} in USD per kWh"""
+
+    model_config = ConfigDict(**CLOSED, json_schema_extra={"oneOf": [
+        {"required": ["input", "output"], "not": {"required": ["electricity"]}},
+        {"required": ["electricity"], "maxProperties": 1},
+    ]})
+
+    input: _amount("USD per million input tokens") = Field(None)
+    output: _amount("USD per million output tokens") = Field(None)
+    electricity: _amount("USD per kWh") = Field(None)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_basis(cls, value: Any) -> Any:
+        if not isinstance(value, dict) or set(value) not in PRICES:
+            raise PydanticCustomError("invalid", "must be {should}", {"should": cls.__doc__})
+        return value
+
+
+KilowattHour = create_model(
+    "KilowattHour", __doc__=f"a map of some of {', '.join(KWH_KEYS)} to kWh", __config__=CLOSED,
+    **{key: (_amount("kWh"), Field(None)) for key in KWH_KEYS})
+ResultFiles = create_model(
+    "ResultFiles", __doc__=f"a map of all of {', '.join(RESULT_KEYS)} to file names", __config__=CLOSED,
+    **{key: (_rule(str, f"a file name in results/{folder}/", Strict(), AfterValidator(_file_name)), ...)
+       for key, folder in RESULT_KEYS.items()})
+
+
+class Entry(BaseModel):
+    """a model entry: an object with name, provider, url, releaseDate, size, price, ..."""
+
+    name: Text
+    provider: Text
+    url: _rule(str, "an http(s) URL with a host", Strict(), AfterValidator(_web_url), Field(json_schema_extra={"format": "uri"}))
+    releaseDate: _rule(str, "a real date written YYYY-MM-DD", Strict(), Field(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"),
+                       AfterValidator(_real_date))
+    size: _rule(Annotated[int, Strict(), Field(gt=0, lt=MAX_EXACT)] | None, "a byte count from 1 to 2**53 - 1, or null") = None
+    price: Price
+    kilowattHour: KilowattHour | None = None
+    resultFiles: ResultFiles | None = None
+    allowErrors: Flag = False
+
+
+# ---- result files ----------------------------------------------------------------------------
+
+EVALS = ", ".join(RESULT_KEYS.values())
+
+
+class Config(BaseModel):
+    """the run's config: an object with eval, provider and model, and effort, route, split and
+    limit when set (the identity's other fields are not checked here)"""
+
+    eval: _rule(Literal["multiple_choice", "freeform"], f"one of {EVALS}")
+    provider: String
+    model: String
+    effort: _rule(Annotated[str, Strict()] | None, "a string or null") = None
+    route: _rule(Annotated[str, Strict()] | None, "a string or null") = None
+    split: _rule(Annotated[str, Strict()] | None, "a string or null") = None
+    limit: _rule(Annotated[int, Strict(), Field(gt=0, lt=MAX_EXACT)] | None, "a count from 1 to 2**53 - 1, or null") = None
+
+
+class BandedConfig(Config):
+    eval: _rule(Literal["leetcode"], f"one of {EVALS}")
+
+
+class Tokens(BaseModel):
+    """an object of token counts: input and output, and reasoning and cached"""
+
+    input: Count
+    output: Count
+    reasoning: Count = 0
+    cached: Count = 0
+
+
+class Batch(BaseModel):
+    """an object with calls, tokens and priceFactor (the share of the listed price they cost): the Batch API's part of the run"""
+
+    calls: Count
+    tokens: Tokens
+    priceFactor: Fraction
+
+
+def _ordered(interval: list[float]) -> list[float]:
+    if interval[0] > interval[1]:
+        raise ValueError("low > high")
+    return interval
+
+
+class Summary(BaseModel):
+    """a summary: an object with n, correct, accuracy, ci95, apiErrors and tokens, and the
+    other counts when there"""
+
+    n: Count
+    correct: Count
+    accuracy: Fraction
+    ci95: _rule(Annotated[list[Fraction], Field(min_length=2, max_length=2)], "a [low, high] pair of fractions, low <= high",
+                AfterValidator(_ordered))
+    epochs: Epoch = 1
+    questions: Count = Field(None)
+    apiErrors: Count = 0
+    unparseable: Count = 0
+    judgeUnparseable: Count = 0
+    datasetErrors: Count = 0
+    passAt: _rule(dict[Annotated[str, Field(pattern=r"^[1-9][0-9]*$")], Fraction], "an object of fractions by k (1, 2, ...)") = Field(None)
+    tokens: Tokens
+    judgeTokens: Tokens = Field(None)
+    batch: Batch = Field(None)
+    cost: _amount("USD") = Field(None)
+
+
+BandedSummary = create_model(
+    "BandedSummary", __doc__=f"a leetcode summary: an object with overall, {', '.join(DIFFICULTIES)}, each a summary",
+    **{part: (Summary, ...) for part in ("overall", *DIFFICULTIES)})
+
+
+class Row(BaseModel):
+    """a row: an object with a string id and status, a true/false correct and an epoch from 1 when there"""
+
+    id: String
+    status: String
+    correct: Flag
+    epoch: Epoch = Field(None)
+
+
+class BandedRow(Row):
+    """a leetcode row: an object with a string id and status, a true/false correct, its difficulty, and an epoch from 1 when there"""
+
+    difficulty: Band
+
+
+class Prices(BaseModel):
+    """an object with input and output, in USD per million tokens: the prices of the cost"""
+
+    model_config = CLOSED
+
+    input: Amount
+    output: Amount
+
+
+class Timing(BaseModel):
+    """an object with wallSeconds and finishedAt when there: how long the run took (verify does not compare it)"""
+
+    wallSeconds: _amount("seconds") = Field(None)
+    finishedAt: String = Field(None)
+
+
+class Energy(BaseModel):
+    """an object with kWh, source and method, and bands (leetcode): the energy the run's requests used"""
+
+    kWh: _amount("kWh")
+    bands: _rule(dict[Literal[DIFFICULTIES], Amount], f"an object of kWh by band ({', '.join(DIFFICULTIES)})") = Field(None)
+    source: String
+    method: String
+
+
+class Result(BaseModel):
+    """a result file: a JSON object with config, summary and results"""
+
+    config: Config
+    summary: Summary
+    prices: Prices | None = None
+    publishable: Flag = Field(None)
+    notPublishable: list[String] = Field(None, description="a list of strings, the reasons")
+    timing: Timing = Field(None)
+    energy: Energy = Field(None)
+    results: list[Row] = Field(description="a list of rows, one per answer")
+
+
+class BandedResult(Result):
+    """a leetcode result file: a result file whose summary has overall and one per difficulty,
+    and whose rows have their difficulty"""
+
+    config: BandedConfig
+    summary: BandedSummary
+    results: list[BandedRow] = Field(description="a list of leetcode rows, one per answer")
+
+
+def result_model(result: Any) -> type[Result]:
+    """The model a result file is checked with: by its config's eval (leetcode has bands)."""
+    config = result.get("config") if isinstance(result, dict) else None
+    return BandedResult if isinstance(config, dict) and config.get("eval") == "leetcode" else Result
+
+
+# ---- one line per ValidationError ------------------------------------------------------------
+
+
+def problem(model: type[BaseModel], data: Any) -> str | None:
+    """None when `data` is valid by `model`, else one line: `price.input: must be a finite
+    number >= 0 (got "1.5")`: the first error's field path (none for the whole value), what
+    the value must be and what it is; a key no field has is its object's error; ", and N more"
+    when there are more errors."""
+    try:
+        model.model_validate(data)
+    except ValidationError as error:
+        errors = error.errors(include_url=False)
+    else:
+        return None
+    first = errors[0]
+    loc, value = first["loc"], first.get("input")
+    if first["type"] == "extra_forbidden":
+        loc = loc[:-1]
+        value = _at(data, loc)
+    should = _description(model, loc)
+    if first["type"] == "missing":
+        reason = "missing" + (f" (must be {should})" if should else "")
+    else:
+        if first["type"] == "invalid":  # a `_rule`'s, or a validator's: "must be ..."
+            reason = first["msg"]
+        else:
+            reason = f"must be {should}" if should else first["msg"][:1].lower() + first["msg"][1:]
+        reason += f" (got {_shown(value)})"
+    more = f", and {len(errors) - 1} more" if len(errors) > 1 else ""
+    return f"{_path(loc)}: {reason}{more}" if loc else f"{reason}{more}"
+
+
+def _path(loc: tuple[str | int, ...]) -> str:
+    """("results", 3, "id") -> "results[3].id"."""
+    return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc).lstrip(".")
+
+
+def _at(data: Any, loc: tuple[str | int, ...]) -> Any:
+    for part in loc:
+        data = data[part]
+    return data
+
+
+def _description(tp: Any, loc: tuple[str | int, ...]) -> str | None:
+    """What the value at `loc` of a `tp` must be: its `_rule`'s description, else its model's
+    docstring; None where the path leaves the declared fields."""
+    description = None
+    for part in loc:
+        tp = _inner(tp)
+        if isinstance(tp, type) and issubclass(tp, BaseModel) and isinstance(part, str) and part in tp.model_fields:
+            field = tp.model_fields[part]
+            tp, description = field.annotation, field.description
+        elif get_origin(tp) in (list, dict):
+            tp = get_args(tp)[-1]
+            description = _rule_description(tp)
+        else:
+            return None
+    tp = _inner(tp)
+    if description is None and isinstance(tp, type) and issubclass(tp, BaseModel) and tp.__doc__:
+        description = " ".join(tp.__doc__.split())
+    return description
+
+
+def _inner(tp: Any) -> Any:
+    """Optional[Annotated[X, ...]] -> X."""
+    while True:
+        if get_origin(tp) is Annotated:
+            tp = get_args(tp)[0]
+        elif get_origin(tp) in (Union, types.UnionType):
+            tp = next(arg for arg in get_args(tp) if arg is not type(None))
+        else:
+            return tp
+
+
+def _rule_description(tp: Any) -> str | None:
+    if get_origin(tp) is Annotated:
+        return next((m.description for m in get_args(tp)[1:] if getattr(m, "description", None)), None)
+    return None
+
+
+def _shown(value: Any) -> str:
+    """A value as JSON for a one-line message, cut short."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except ValueError:  # an int of more than 4300 digits
+        text = "a number too long to print"
+    return text if len(text) <= SHOWN else text[:SHOWN - 3] + "..."
+
+
+# ---- JSON Schemas ----------------------------------------------------------------------------
+
+
+class _JsonSchema(GenerateJsonSchema):
+    """pydantic's JSON Schema without a title per field (the field's name is its key) and
+    without `"default": null` for keys that are simply absent."""
+
+    def field_title_should_be_set(self, schema: Any) -> bool:
+        return False
+
+    def default_schema(self, schema: Any) -> Any:
+        generated = super().default_schema(schema)
+        if generated.get("default", 0) is None:
+            del generated["default"]
+        return generated
+
+
+def _schema(tp: Any, title: str, description: str) -> dict[str, Any]:
+    generated = TypeAdapter(tp).json_schema(schema_generator=_JsonSchema)
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": title, "description": description, **generated}
+
+
+def models_schema() -> dict[str, Any]:
+    return _schema(list[Entry], "data/models.json", "The leaderboard's models: an array of entries, names unique.")
+
+
+def result_schema() -> dict[str, Any]:
+    return _schema(Result | BandedResult, "result file",
+                   "A run's result file, data/results/<eval>/<run>.json: the fields the harness reads.")
+
+
+# site/schema/<name> -> its schema
+SCHEMAS = {"models.schema.json": models_schema, "result.schema.json": result_schema}
+
+
+def schema_text(name: str) -> str:
+    """The file's text: deterministic (pydantic's key order, two-space indent, a trailing newline)."""
+    return json.dumps(SCHEMAS[name](), indent=2, ensure_ascii=False) + "\n"
