@@ -1,0 +1,311 @@
+"""Side by side with a peer: this harness and inspect_ai on the same multiple-choice workload.
+
+    uv run python bench/vs_inspect.py [--scenarios 400x16,400x64,2000x64] [--repetitions 3]
+                                      [--latency 0.2] [--inspect-version 0.3.285] [--venv DIR]
+
+For each scenario (ITEMS x IN-FLIGHT) the same generated questions go through
+`pytest --provider live ... --concurrency N -n 0` (a fresh run folder each time: cold cache) and
+through `inspect eval task.py --model openai-api/loopback/bench-model --max-connections N`
+(a fresh log dir each time), against ONE loopback OpenAI-compatible server in its own process
+that answers every request after --latency seconds. The repetitions alternate (harness,
+inspect, harness, inspect, ...) so the machine's other load hits both alike.
+
+inspect_ai lives in its own venv, never in this project's: created once with `uv venv` +
+`uv pip install inspect_ai==VERSION openai==<this project's openai>` (default
+~/.cache/roblox-evals/bench-inspect-venv, or --venv). Its task file sends exactly the
+harness's prompt (system + user message, Chat Completions); inspect's `openai-api` provider is
+its counterpart of `--provider live` (its `openai` provider would take an unknown model name
+for a frontier model: the Responses API and an extra reasoning probe request). Every
+repetition checks that both sides made the same requests: the same count (= items), the same
+path, the same message lists; a difference stops the script.
+
+Per run it prints the wall time of the whole command and its ratio to ideal
+(items x latency / in-flight), the ratio harness / inspect (the goal: <= 0.5), CPU seconds
+(user + sys of the command's process tree), peak memory (largest process's RSS), the requests
+at the server and the most that were in flight at once, and each tool's own time for the work
+without its start-up (the harness's result file `timing.wallSeconds`; inspect's log
+`stats.started_at` to `completed_at`).
+
+Both commands run with bytecode caching on, in a cache of the benchmark's own
+(PYTHONPYCACHEPREFIX), after one untimed warm-up run each, as a user's second run would: the
+sandbox sets PYTHONDONTWRITEBYTECODE and uv installs without .pyc, which would make every
+start-up compile both tools from source.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from importlib.metadata import version as installed_version
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from evals.tasks import MultipleChoice  # noqa: E402
+from tests.loopback import ServerProcess  # noqa: E402
+from throughput import write_dataset  # noqa: E402
+
+GOAL = 0.5  # harness wall / inspect wall, in every scenario
+CACHE = Path.home() / ".cache" / "roblox-evals"
+MODEL = "bench-model"
+FAKE_KEY = "fake-openai-key-for-the-loopback"
+
+# The inspect task: the harness's own prompts (written by `write_inspect_samples`), one
+# generate() each, scored by the answer line the prompt asks for.
+TASK_FILE = '''
+import json
+from pathlib import Path
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import ChatMessageSystem, ChatMessageUser
+from inspect_ai.scorer import pattern
+from inspect_ai.solver import generate
+
+
+@task
+def bench():
+    lines = (Path(__file__).parent / "samples.jsonl").read_text().splitlines()
+    samples = [
+        Sample(id=r["id"], target=r["answer"],
+               input=[ChatMessageSystem(content=r["system"]), ChatMessageUser(content=r["prompt"])])
+        for r in map(json.loads, lines)
+    ]
+    return Task(dataset=MemoryDataset(samples), solver=generate(), scorer=pattern(r"Answer:\\s*([A-Z])"))
+'''
+
+# Run in inspect's venv after a run (untimed): the log's status, counts and timestamps.
+READ_LOG = '''
+import json, sys
+from datetime import datetime
+from inspect_ai.log import list_eval_logs, read_eval_log
+(info,) = list_eval_logs(sys.argv[1])
+log = read_eval_log(info, header_only=True)
+seconds = (datetime.fromisoformat(log.stats.completed_at) - datetime.fromisoformat(log.stats.started_at)).total_seconds()
+print(json.dumps({"status": log.status, "completed": log.results.completed_samples if log.results else 0,
+                  "seconds": seconds, "error": str(log.error.message) if log.error else None}))
+'''
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scenarios", default="400x16,400x64,2000x64", help="ITEMSxIN_FLIGHT, comma-separated")
+    parser.add_argument("--repetitions", type=int, default=3, help="runs of each side per scenario")
+    parser.add_argument("--latency", type=float, default=0.2, help="seconds the server takes per reply")
+    parser.add_argument("--inspect-version", default="0.3.285")
+    parser.add_argument("--venv", type=Path, default=CACHE / "bench-inspect-venv", help="inspect_ai's venv (made once)")
+    parser.add_argument("--inspect-arg", action="append", default=[], metavar="ARG",
+                        help="one more argument for `inspect eval`, repeatable (e.g. --inspect-arg=--no-log-realtime)")
+    args = parser.parse_args()
+    scenarios = [tuple(map(int, s.lower().split("x"))) for s in args.scenarios.split(",")]
+
+    inspect_bin, inspect_version = inspect_venv(args.venv, args.inspect_version)
+    env = {**os.environ, "PYTHONPYCACHEPREFIX": str(CACHE / "bench-pycache")}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    print(f"inspect_ai {inspect_version} ({args.venv}), openai {installed_version('openai')} on both sides,"
+          f" pytest {installed_version('pytest')}, Python {sys.version.split()[0]}, {os.cpu_count()} cores,"
+          f" load average {os.getloadavg()[0]:.1f} at the start", flush=True)
+
+    sides = {"harness": Harness(env), "inspect": Inspect(inspect_bin, env, args.inspect_arg)}
+    with tempfile.TemporaryDirectory(prefix="vs-inspect-") as tmp:
+        print("warm-up (untimed): one small run each, to fill the bytecode and file caches", flush=True)
+        run_scenario(Path(tmp) / "warm-up", sides, 16, 16, 1, args.latency, quiet=True)
+        table = []
+        for items, in_flight in scenarios:
+            print(f"\n{items} items, {in_flight} in flight, {args.latency * 1000:.0f} ms per reply", flush=True)
+            runs = run_scenario(Path(tmp) / f"{items}x{in_flight}", sides, items, in_flight, args.repetitions, args.latency)
+            table.append(summarize(items, in_flight, args.latency, runs))
+    print_table(table, args.repetitions, inspect_version)
+
+
+# -- inspect's own environment ----------------------------------------------------------------
+
+
+def inspect_venv(venv: Path, wanted: str) -> tuple[Path, str]:
+    """The `inspect` command of a venv holding inspect_ai==wanted, made with uv if missing."""
+    inspect_bin = venv / "bin" / "inspect"
+    if not (inspect_bin.exists() and inspect_version(inspect_bin) == wanted):
+        uv = os.environ.get("UV") or shutil.which("uv")
+        if not uv:
+            sys.exit("uv not found (run this script with `uv run`)")
+        print(f"making {venv}: inspect_ai=={wanted}", flush=True)
+        subprocess.run([uv, "venv", "--quiet", "--python", "3.12", str(venv)], check=True)
+        subprocess.run([uv, "pip", "install", "--quiet", "--python", str(venv / "bin" / "python"),
+                        f"inspect_ai=={wanted}", f"openai=={installed_version('openai')}"], check=True)
+    return inspect_bin, inspect_version(inspect_bin)
+
+
+def inspect_version(inspect_bin: Path) -> str:
+    done = subprocess.run([str(inspect_bin), "--version"], capture_output=True, text=True)
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+# -- one scenario: the same questions, one server, the two sides taking turns -----------------
+
+
+@dataclass
+class Run:
+    side: str
+    wall: float  # seconds, the whole command
+    cpu: float  # user + sys seconds of the command and every process it waited for
+    peak_mb: float  # the largest RSS of any of those processes
+    own: float  # the tool's own figure for the work, without start-up
+    requests: list[dict]  # what reached the server, in arrival order
+
+
+def run_scenario(work: Path, sides: dict, items: int, in_flight: int, repetitions: int, latency: float,
+                 quiet: bool = False) -> list[Run]:
+    work.mkdir(parents=True)
+    dataset = work / "questions.jsonl"
+    write_dataset(dataset, items)
+    write_inspect_samples(dataset, work / "samples.jsonl")
+    (work / "task.py").write_text(TASK_FILE)
+    runs: list[Run] = []
+    with ServerProcess("openai", latency=latency, log_path=work / "requests.jsonl") as server:
+        for repetition in range(repetitions):
+            for name, side in sides.items():
+                seen = len(server.requests())
+                folder = work / f"{name}-{repetition}"
+                wall, cpu, peak_mb, own = side.run(server.url, work, folder, in_flight)
+                run = Run(name, wall, cpu, peak_mb, own, server.requests()[seen:])
+                runs.append(run)
+                if not quiet:
+                    print(f"  {name:8} {wall:6.2f} s wall, {wall / (items * latency / in_flight):5.2f} x ideal,"
+                          f" {cpu:5.1f} s CPU, {peak_mb:4.0f} MB, {len(run.requests)} requests,"
+                          f" at most {peak_in_flight(run.requests, latency)} in flight", flush=True)
+            check_same_work(runs[-2], runs[-1], items)
+    return runs
+
+
+def write_inspect_samples(dataset: Path, out: Path) -> None:
+    """The harness's own system prompt and prompt for each question, for the inspect task."""
+    task = MultipleChoice()
+    questions, _ = task.load(f"{dataset}", "test")
+    with out.open("w") as f:
+        for question in questions:
+            request = task.request(question, system_prompt_prefix=None, max_tokens=None)
+            f.write(json.dumps({"id": question.id, "system": request.system, "prompt": request.prompt,
+                                "answer": question.answer}) + "\n")
+
+
+def measure(command: list[str], cwd: Path, env: dict, folder: Path) -> tuple[float, float, float]:
+    """(wall seconds, CPU seconds, peak MB) of a command; its output goes to folder/out.txt."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / "out.txt").open("w") as out:
+        started = time.monotonic()
+        process = subprocess.Popen(command, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.monotonic() - started
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+class Harness:
+    def __init__(self, env: dict):
+        self.env = env
+
+    def run(self, url: str, work: Path, folder: Path, in_flight: int) -> tuple[float, float, float, float]:
+        command = [
+            sys.executable, "-m", "pytest", "-q", "--provider=live", f"--model={MODEL}", f"--base-url={url}/v1",
+            f"--dataset=mc={work / 'questions.jsonl'}", "-m", "multiple_choice", f"--concurrency={in_flight}",
+            f"--run-dir={folder / 'runs'}", f"--results-dir={folder / 'results'}", "-n", "0",
+        ]
+        wall, cpu, peak_mb = measure(command, ROOT, self.env, folder)
+        output = (folder / "out.txt").read_text()
+        results = list((folder / "results" / "multiple_choice").glob("*.json"))
+        if "result file:" not in output or len(results) != 1:
+            sys.exit(f"the harness run failed ({folder / 'out.txt'}):\n{output[-3000:]}")
+        result = json.loads(results[0].read_text())
+        if result["summary"]["apiErrors"]:
+            sys.exit(f"the harness run had API errors: {result['summary']}")
+        return wall, cpu, peak_mb, result["timing"]["wallSeconds"]
+
+
+class Inspect:
+    def __init__(self, inspect_bin: Path, env: dict, extra_args: list[str]):
+        self.bin, self.extra_args = inspect_bin, extra_args
+        # The provider `openai-api/loopback/...` reads LOOPBACK_BASE_URL and LOOPBACK_API_KEY.
+        self.env = {k: v for k, v in env.items() if not k.startswith(("INSPECT_", "OPENAI_"))}
+
+    def run(self, url: str, work: Path, folder: Path, in_flight: int) -> tuple[float, float, float, float]:
+        command = [
+            str(self.bin), "eval", "task.py", f"--model=openai-api/loopback/{MODEL}", f"--max-connections={in_flight}",
+            f"--log-dir={folder / 'logs'}", "--display=none", *self.extra_args,
+        ]
+        env = {**self.env, "LOOPBACK_BASE_URL": f"{url}/v1", "LOOPBACK_API_KEY": FAKE_KEY}
+        wall, cpu, peak_mb = measure(command, work, env, folder)
+        done = subprocess.run([str(self.bin.parent / "python"), "-c", READ_LOG, str(folder / "logs")],
+                              capture_output=True, text=True)
+        log = json.loads(done.stdout) if done.returncode == 0 else {"status": done.stderr[-2000:]}
+        if log["status"] != "success":
+            output = (folder / "out.txt").read_text()
+            sys.exit(f"the inspect run failed ({folder / 'out.txt'}): {log}\n{output[-3000:]}")
+        return wall, cpu, peak_mb, log["seconds"]
+
+
+def check_same_work(harness: Run, inspect: Run, items: int) -> None:
+    """Both sides made `items` requests, to the same path, with the same message lists."""
+    def work(run: Run) -> list[str]:
+        return sorted(json.dumps([r["method"], r["path"], r["body"].get("messages")]) for r in run.requests)
+
+    counts = {run.side: len(run.requests) for run in (harness, inspect)}
+    if set(counts.values()) != {items}:
+        sys.exit(f"request counts differ: {counts}, {items} items")
+    if work(harness) != work(inspect):
+        sys.exit("the two sides sent different requests (see the server log)")
+
+
+def peak_in_flight(requests: list[dict], latency: float) -> int:
+    """Most requests at once: each is answered `latency` after it arrives."""
+    times = sorted(r["timestamp"] for r in requests)
+    most, first = 0, 0
+    for last, arrived in enumerate(times):
+        while times[first] <= arrived - latency:
+            first += 1
+        most = max(most, last - first + 1)
+    return most
+
+
+# -- the figures ------------------------------------------------------------------------------
+
+
+def summarize(items: int, in_flight: int, latency: float, runs: list[Run]) -> dict:
+    ideal = items * latency / in_flight
+    median = {}
+    for side in ("harness", "inspect"):
+        mine = [run for run in runs if run.side == side]
+        median[side] = {field: statistics.median(getattr(run, field) for run in mine)
+                        for field in ("wall", "cpu", "peak_mb", "own")}
+        median[side]["requests"] = len(mine[0].requests)
+    ratios = [h.wall / i.wall for h, i in zip(runs[0::2], runs[1::2])]  # each harness run / the inspect run after it
+    return {"scenario": f"{items:,}/{in_flight}", "ideal": ideal, **median, "ratios": ratios}
+
+
+def print_table(table: list[dict], repetitions: int, version: str) -> None:
+    print(f"\nmedians of {repetitions} alternating runs each; inspect_ai {version}; goal: harness wall <= {GOAL} x inspect's")
+    print("| scenario | ideal | harness wall (x ideal) | inspect wall (x ideal) | harness / inspect (goal <= 0.5) |"
+          " CPU s harness / inspect | peak MB harness / inspect | own time harness / inspect | requests each |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for row in table:
+        h, i, ideal = row["harness"], row["inspect"], row["ideal"]
+        ratio = statistics.median(row["ratios"])
+        spread = f"{min(row['ratios']):.2f}-{max(row['ratios']):.2f}"
+        verdict = "met" if max(row["ratios"]) <= GOAL else "NOT met"
+        print(f"| {row['scenario']} | {ideal:.1f} s | {h['wall']:.1f} s ({h['wall'] / ideal:.2f}) |"
+              f" {i['wall']:.1f} s ({i['wall'] / ideal:.2f}) | {ratio:.2f} ({spread}; {verdict}) |"
+              f" {h['cpu']:.1f} / {i['cpu']:.1f} | {h['peak_mb']:.0f} / {i['peak_mb']:.0f} |"
+              f" {h['own']:.1f} s / {i['own']:.1f} s | {h['requests']} |")
+
+
+if __name__ == "__main__":
+    main()
