@@ -7,8 +7,8 @@
 For each scenario (ITEMS x IN-FLIGHT) the same generated questions go through
 `pytest --provider live ... --concurrency N -n 0` (a fresh run folder each time: cold cache) and
 through `inspect eval task.py --model openai-api/loopback/bench-model --max-connections N`
-(a fresh log dir each time; `--no-log-realtime` by default, inspect's cheapest logging, see
-bench/README.md), against ONE loopback OpenAI-compatible server in its own process
+(a fresh log dir each time; `--no-log-realtime` by default, the lighter of its logging modes,
+see bench/README.md), against ONE loopback OpenAI-compatible server in its own process
 that answers every request after --latency seconds. The repetitions alternate (harness,
 inspect, harness, inspect, ...) so the machine's other load hits both alike.
 
@@ -89,14 +89,13 @@ def bench():
     return Task(dataset=MemoryDataset(samples), solver=generate(), scorer=pattern(r"Answer:\\s*([A-Z])"))
 '''
 
-# Run in inspect's venv after a run (untimed): the log's status and how many samples it has.
+# Run in inspect's venv after a run (untimed): the log's status.
 READ_LOG = '''
 import json, sys
 from inspect_ai.log import list_eval_logs, read_eval_log
 (info,) = list_eval_logs(sys.argv[1])
 log = read_eval_log(info, header_only=True)
-print(json.dumps({"status": log.status, "completed": log.results.completed_samples if log.results else 0,
-                  "error": str(log.error.message) if log.error else None}))
+print(json.dumps({"status": log.status, "error": str(log.error.message) if log.error else None}))
 '''
 
 
@@ -108,7 +107,7 @@ def main() -> None:
     parser.add_argument("--inspect-version", default="0.3.285")
     parser.add_argument("--venv", type=Path, default=CACHE / "bench-inspect-venv", help="inspect_ai's venv (made once)")
     parser.add_argument("--inspect-args", default="--no-log-realtime",
-                        help="more arguments for `inspect eval` (default: %(default)s, its fastest logging;"
+                        help="more arguments for `inspect eval` (default: %(default)s, its lighter logging;"
                              " --inspect-args= runs it with its defaults)")
     args = parser.parse_args()
     scenarios = [tuple(map(int, s.lower().split("x"))) for s in args.scenarios.split(",")]
@@ -143,7 +142,7 @@ def inspect_venv(venv: Path, wanted: str) -> tuple[Path, str]:
         if not uv:
             sys.exit("uv not found (run this script with `uv run`)")
         print(f"making {venv}: inspect_ai=={wanted}", flush=True)
-        subprocess.run([uv, "venv", "--quiet", "--python", "3.12", str(venv)], check=True)
+        subprocess.run([uv, "venv", "--quiet", "--clear", "--python", "3.12", str(venv)], check=True)
         subprocess.run([uv, "pip", "install", "--quiet", "--python", str(venv / "bin" / "python"),
                         f"inspect_ai=={wanted}", f"openai=={installed_version('openai')}"], check=True)
     return inspect_bin, inspect_version(inspect_bin)
