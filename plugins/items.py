@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from _pytest.mark import MarkMatcher  # how pytest itself matches -m against an item's markers
+from _pytest.mark.expression import Expression
 
 from evals import registry
 from evals.atomic import remove_stale_temp_files
@@ -45,7 +47,7 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     s = settings(config)
     try:
-        config.stash[loaded_key] = {name: plan(task, s.identity) for name, task in TASKS.items()}
+        config.stash[loaded_key] = {name: plan(TASKS[name], s.identity) for name in reachable_evals(config)}
         published = registry.published_files(s.results_root.parent / "models.json", results=s.results_root)
     except EvalError as error:
         raise pytest.UsageError(str(error)) from None
@@ -54,6 +56,20 @@ def pytest_configure(config: pytest.Config) -> None:
         names = ", ".join(sorted(config.stash[published_key]))
         raise pytest.UsageError(f"--force: the {names} run is published in models.json and stays as it is (remove its resultFiles there first)")
     config.stash[runs_key] = {}
+
+
+def reachable_evals(config: pytest.Config) -> list[str]:
+    """The evals whose items -m can select: only they are planned, their datasets loaded
+    (a Hugging Face set downloaded) and their run folders looked at. An eval item carries its
+    eval's marker and no other, so the expression decides it exactly. A malformed -m is
+    pytest's to report."""
+    if not config.option.markexpr:
+        return list(TASKS)
+    try:
+        expression = Expression.compile(config.option.markexpr)
+    except SyntaxError:  # pytest reports it
+        return list(TASKS)
+    return [name for name in TASKS if expression.evaluate(MarkMatcher.from_markers([getattr(pytest.mark, name).mark]))]
 
 
 def loaded(config: pytest.Config) -> dict[str, Planned]:
@@ -80,6 +96,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         return
     if loaded_key not in metafunc.config.stash:
         raise pytest.UsageError("eval items need the run identity: pass --model and --provider (or --provider reference)")
+    if name not in loaded(metafunc.config):  # -m deselects it: nothing planned
+        metafunc.parametrize("sample", [])
+        return
     samples = loaded(metafunc.config)[name].samples
     metafunc.parametrize("sample", samples, ids=[s.id for s in samples])
 

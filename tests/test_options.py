@@ -285,3 +285,17 @@ def test_harness_tests_in_the_repo_need_no_flags(pytester, monkeypatch):
     assert result.ret == 0, "\n".join(result.outlines + result.errlines)
     assert any("test_judges.py::test_parse_verdict" in line for line in result.outlines)
     assert not any("test_robloxqa" in line for line in result.outlines)
+
+
+@pytest.mark.parametrize("markexpr", ["multiple_choice", "not freeform", "multiple_choice or leetcode"])
+def test_only_the_evals_m_can_select_are_planned(run, tmp_path, markexpr):
+    """Another eval's dataset is not even loaded: here it does not exist, and nothing minds."""
+    result = run("--provider", "reference", "-m", markexpr, "--limit=1", f"--dataset=ff={tmp_path / 'missing.jsonl'}")
+    assert result.ret == 0, result.stdout.str()[-2000:]
+    assert "freeform" not in "".join(line for line in result.stdout.lines if "result file:" in line)
+
+
+def test_an_eval_m_can_select_is_planned(run, tmp_path):
+    result = run("--provider", "reference", "-m", "freeform or multiple_choice", "--limit=1", f"--dataset=ff={tmp_path / 'missing.jsonl'}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "missing.jsonl: no such file" in result.stderr.str() + result.stdout.str()
