@@ -3,8 +3,8 @@
 Every call (candidate and judge) is one JSON record holding the request, the response text,
 the reasoning text, usage, latency and finish reason, or the call's final error. Records are
 written atomically; a corrupt one (cut short, or any field of the wrong type) is moved aside,
-reported and redone, never a crash. A per-record file lock makes concurrent processes ask each
-question once. Every record is scrubbed (`evals.scrub`) before it is written, and what the
+reported and redone, never a crash (records are not fsynced: see `evals.atomic`). A
+per-record file lock makes concurrent processes ask each question once. Every record is scrubbed (`evals.scrub`) before it is written, and what the
 cache hands back is what it wrote, so a first run and its rerun see the same text."""
 
 from __future__ import annotations
@@ -102,7 +102,7 @@ class RunCache:
             record["error"] = {"kind": outcome.kind, "status": outcome.status, "message": str(outcome)}
             record["session"] = self.session
         record = self.scrub(record)
-        write_json_atomic(self.record_path(item_id, role), record)
+        write_json_atomic(self.record_path(item_id, role), record, durable=False)
         return _outcome(record)
 
 
