@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock, Timeout
+from filelock import FileLock
 
 from evals.atomic import write_json_atomic
 from evals.cache import RunCache
@@ -185,15 +185,13 @@ class EvalRun:
             if cached is None:
                 raise BatchWaiting(waiting.batch, waiting.status)
         if cached is None and wait and (asking := self._asking.get(key)):
-            asking.wait()  # a prefetch thread of this process is asking: no need to poll the file lock
+            asking.wait()  # a prefetch thread of this process is asking: no need to take the file lock
             cached = self.cache.lookup(item_id, role, record)
         if cached is None:
             path = self.cache.record_path(item_id, role)
-            lock = self._keep(path, lambda: self.cache.lock(item_id, role))
-            try:
-                self._keep(path, lambda: lock.acquire(timeout=-1 if wait else 0, poll_interval=0.005))
-            except Timeout:
-                raise _Busy from None
+            lock = self.cache.lock(item_id, role)
+            if not self._keep(path, lambda: lock.acquire(wait=wait)):
+                raise _Busy
             done = self._asking.setdefault(key, threading.Event())
             try:
                 cached = self.cache.lookup(item_id, role, record)
@@ -233,8 +231,6 @@ class EvalRun:
         it ends the run. What was written before stays: each record is written whole or not."""
         try:
             return write()
-        except TimeoutError:  # a busy file lock (filelock's Timeout is an OSError too)
-            raise
         except OSError as error:
             raise self._end(StorageError(f"cannot write {path} ({error.strerror or error}): every answer kept so far is in "
                                          f"{self.folder}; free space (or fix the folder) and run the same command again")) from None
