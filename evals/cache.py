@@ -37,12 +37,15 @@ class RunCache:
         # error (the offline rescoring of a published run).
         self.session = session
         self.scrub = scrub
+        self._where: dict[tuple[str, str], list[Path]] = {}  # (item, role) -> `_paths`
 
     def record_path(self, item_id: str, role: str) -> Path:
-        return self.root / "calls" / file_name(item_id) / f"{file_name(role)}.json"
+        return self._paths(item_id, role)[0]
 
     def lock(self, item_id: str, role: str) -> RecordLock:
-        return RecordLock(self.root / "locks" / file_name(item_id) / f"{file_name(role)}.lock")
+        # All in one folder, so a record's first lock makes no folder of its own; a role holds
+        # no `.`, so no two records share a lock file.
+        return RecordLock(self.root / "locks" / f"{file_name(item_id)}.{file_name(role)}.lock")
 
     def read(self, item_id: str, role: str, *, aside: bool = True) -> dict[str, Any] | None:
         """The usable record, or None when there is none (missing, corrupt, stale). A record
@@ -57,10 +60,13 @@ class RunCache:
 
     def _paths(self, item_id: str, role: str) -> list[Path]:
         """Where the record is, and where it was before names were filed injectively: ids
-        that were not plain file names were cut to 120 characters, any other character `_`."""
-        path = self.record_path(item_id, role)
-        before = self.root / "calls" / _before(item_id) / f"{_before(role)}.json"
-        return [path] if before == path or _before(item_id) in ("", ".", "..") else [path, before]
+        that were not plain file names were cut to 120 characters, any other character `_`.
+        Worked out once per record: a call reads it two or three times."""
+        if (paths := self._where.get((item_id, role))) is None:
+            path = self.root / "calls" / file_name(item_id) / f"{file_name(role)}.json"
+            before = self.root / "calls" / _before(item_id) / f"{_before(role)}.json"
+            paths = self._where[item_id, role] = [path] if before == path or _before(item_id) in ("", ".", "..") else [path, before]
+        return paths
 
     def _load(self, path: Path, *, aside: bool = True) -> dict[str, Any] | None:
         try:
