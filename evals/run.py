@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock, Timeout
+from filelock import FileLock
 
 from evals.atomic import write_json_atomic
 from evals.cache import RunCache
@@ -84,6 +84,9 @@ class EvalRun:
         self.luau = luau
         self._stop = threading.Event()
         self._asking: dict[tuple[str, str], threading.Event] = {}  # calls in flight in this process
+        # What this process stored, kept for the item that reads it next (a prefetch thread
+        # asked, the item takes it): the answer as the cache wrote it, without reading it back.
+        self._stored: dict[tuple[str, str], tuple[dict[str, Any], Completion | ProviderError]] = {}
         self.fatal: FatalError | None = None
         # --energy: takes the wall-clock span of each candidate request
         self.spans = spans
@@ -179,21 +182,23 @@ class EvalRun:
     def _call(self, item_id: str, role: str, provider: Provider, request: Request, *, wait: bool) -> Completion:
         record = self.call_record(provider, request)
         key = (item_id, role)
-        cached = self.cache.lookup(item_id, role, record)
+        cached = self._stored_here(key, record)
+        if cached is None:
+            cached = self.cache.lookup(item_id, role, record)
         if cached is None and self.waiting is not None and (waiting := self.waiting.get(key)):
             cached = self.cache.lookup(item_id, role, record)  # collected meanwhile, by another process
             if cached is None:
                 raise BatchWaiting(waiting.batch, waiting.status)
         if cached is None and wait and (asking := self._asking.get(key)):
-            asking.wait()  # a prefetch thread of this process is asking: no need to poll the file lock
-            cached = self.cache.lookup(item_id, role, record)
+            asking.wait()  # a prefetch thread of this process is asking: no need to take the file lock
+            cached = self._stored_here(key, record)
+            if cached is None:
+                cached = self.cache.lookup(item_id, role, record)
         if cached is None:
             path = self.cache.record_path(item_id, role)
-            lock = self._keep(path, lambda: self.cache.lock(item_id, role))
-            try:
-                self._keep(path, lambda: lock.acquire(timeout=-1 if wait else 0, poll_interval=0.005))
-            except Timeout:
-                raise _Busy from None
+            lock = self.cache.lock(item_id, role)
+            if not self._keep(path, lambda: lock.acquire(wait=wait)):
+                raise _Busy
             done = self._asking.setdefault(key, threading.Event())
             try:
                 cached = self.cache.lookup(item_id, role, record)
@@ -206,6 +211,7 @@ class EvalRun:
                         cached = self._end(self.scrub.error(cached))
                     else:  # from here on, the answer as the cache wrote it: the same text a rerun reads
                         cached = self._keep(path, lambda: self.cache.store(item_id, role, record, cached))
+                        self._stored[key] = (record, cached)
             finally:
                 lock.release()
                 self._asking.pop(key, None)
@@ -213,6 +219,11 @@ class EvalRun:
         if isinstance(cached, ProviderError):
             raise cached
         return cached
+
+    def _stored_here(self, key: tuple[str, str], record: dict[str, Any]) -> Completion | ProviderError | None:
+        """The answer to `record` this process stored, taken once."""
+        stored = self._stored.pop(key, None)
+        return stored[1] if stored is not None and stored[0] == record else None
 
     def _record_span(self, item_id: str, started: float) -> None:
         self._keep(self.folder, lambda: self.spans.record(Span(started, time.time(), self.energy_label(self.folder), self._bands.get(item_id))))
@@ -233,8 +244,6 @@ class EvalRun:
         it ends the run. What was written before stays: each record is written whole or not."""
         try:
             return write()
-        except TimeoutError:  # a busy file lock (filelock's Timeout is an OSError too)
-            raise
         except OSError as error:
             raise self._end(StorageError(f"cannot write {path} ({error.strerror or error}): every answer kept so far is in "
                                          f"{self.folder}; free space (or fix the folder) and run the same command again")) from None

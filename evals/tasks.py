@@ -75,6 +75,7 @@ class Task(ABC):
     bands: tuple[str, ...] = ()  # sub-scores beside "overall", e.g. difficulties
     has_splits = True  # False: --split does not apply, the test problems always run
     uses_judges = False
+    grades_locally = False  # True: scoring does CPU work of its own (xdist workers share it)
 
     def band(self, row: dict[str, Any]) -> str:
         raise NotImplementedError
@@ -217,6 +218,7 @@ class LeetCode(Task):
     prompt_version = "lc-v1"
     bands = DIFFICULTIES
     has_splits = False
+    grades_locally = True  # each reply's tests run in the Luau sandbox
 
     def load(self, source: str, split: str):
         return load_problems(source, split)

@@ -102,6 +102,11 @@ class ResultsCollector:
                 continue
             self.lines.extend(_describe(label, result, path))
 
+        if (workers := self.config.getoption("numprocesses", None)) and self.rows and not any(TASKS[name].grades_locally for name in self.rows):
+            # An API-bound run gains nothing from workers (bench/xdist.py), yet -n is a habit of pytest users.
+            self.lines.append(f"-n {workers}: xdist does not speed up these evals (their items wait on the model, --concurrency calls "
+                              "at a time whatever -n, and each worker starts pytest again): run them without -n; it helps LeetCode, "
+                              "whose grading runs Luau in each worker")
         if s.publish:
             self.lines.extend(f"publish: {line}" for line in self._publish(s))
         if not self.reproduced or self.unwritten:

@@ -208,14 +208,16 @@ def _selected_samples(items: list[pytest.Item]) -> dict[str, list[Any]]:
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """Start answering this process's selected items in the background."""
+    """Start answering this process's selected items in the background, in their order. An
+    xdist worker does not know which items it will run: the load scheduler hands them out in
+    this order, a chunk at a time to whichever worker is free. So every worker prefetches every
+    item in this order too, and their threads share one front (a call another worker is asking
+    is skipped, not waited for): the answers come in the order some worker needs them. (Workers
+    that started at different points each answered items no worker would run for a while:
+    at 2,000 items, half of them were still to run when the last answer came.)"""
     if runs_key not in session.config.stash or session.config.option.collectonly or stopping_key in session.config.stash:
         return  # stopping: pytest_collection_modifyitems said why (this hook runs in its `finally`)
-    worker = getattr(session.config, "workerinput", None)
     for name, samples in _selected_samples(session.items).items():
-        if worker:  # workers start at different points so they do not queue on the same locks
-            start = int(worker["workerid"].removeprefix("gw")) * len(samples) // worker["workercount"]
-            samples = samples[start:] + samples[:start]
         run = eval_run(session.config, name)
         run.prefetch(samples, threads=run.concurrency)
 
@@ -227,6 +229,10 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 class ApiError(Exception):
     """The item's model call failed for good: reported as an error, not a wrong answer."""
+
+
+class WrongAnswer(pytest.fail.Exception):
+    """The model's wrong answer: the item fails with its one-line explanation."""
 
 
 @dataclass(frozen=True)
@@ -242,7 +248,7 @@ class Outcome:
         """Fail the item with its one-line explanation: a wrong answer is not a Python bug,
         and formatting hundreds of tracebacks would cost more than the run itself."""
         if not self.passed:
-            pytest.fail(self.explanation, pytrace=False)
+            raise WrongAnswer(self.explanation, pytrace=False)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -250,8 +256,21 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     report = yield
     if call.excinfo is not None and call.excinfo.errisinstance((ApiError, EvalError)):
         report.longrepr = f"{call.excinfo.typename}: {call.excinfo.value}"
-    elif call.when == "call" and report.failed and "graded" in getattr(item, "fixturenames", ()):
-        report.wrong_answer = True  # the model's wrong answer (rides to the xdist controller with the report)
+    return report
+
+
+@pytest.hookimpl(tryfirst=True, specname="pytest_runtest_makereport")
+def pytest_runtest_makereport_of_wrong_answer(item: pytest.Item, call: pytest.CallInfo) -> pytest.TestReport | None:
+    """A wrong answer's report, made as pytest makes it but with its one line as the failure:
+    pytest's own would filter and format the failure's traceback (a stat of every file in
+    it), ~1 ms of CPU per wrong answer, for a traceback nobody sees (the collector lists
+    wrong answers itself)."""
+    if call.when != "call" or call.excinfo is None or not call.excinfo.errisinstance(WrongAnswer):
+        return None
+    sections = [(f"Captured {key} {when}", content) for when, key, content in item._report_sections]
+    report = pytest.TestReport(item.nodeid, item.location, dict.fromkeys(item.keywords, 1), "failed", str(call.excinfo.value), "call",
+                               sections, call.duration, call.start, call.stop, user_properties=item.user_properties)
+    report.wrong_answer = True  # the model's wrong answer (rides to the xdist controller with the report)
     return report
 
 

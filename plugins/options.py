@@ -21,7 +21,7 @@ from evals.atomic import why_unwritable
 from evals.errors import EvalError
 from evals.grading.judges import JudgeSpec, default_judges
 from evals.identity import FIELD, Identity, add_identity_options, from_values, parse_datasets
-from evals.providers import PROVIDERS, Provider, api_key_from_env, make_provider
+from evals.providers import PROVIDERS, Provider, api_key_from_env, check_key, make_provider
 from evals.results import Prices
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -81,7 +81,7 @@ def _declare(group: pytest.OptionGroup) -> Callable[..., None]:
 @dataclass(frozen=True)
 class Settings:
     identity: Identity
-    candidate: Provider
+    candidate: Provider | None  # None in an xdist controller, which asks nothing (its workers do)
     concurrency: int
     batch: str | None  # None, "submit" (end once submitted) or "wait"
     force: bool
@@ -214,12 +214,21 @@ def _settings(config: pytest.Config) -> Settings:
     if PROVIDERS[identity.spec.provider].in_process and (worker or config.getoption("numprocesses", None)):
         raise EvalError(f"--provider {identity.spec.provider} loads the model once per process and batches prompts in it: "
                         "run it without -n (or -n 0)")
-    try:
-        candidate = make_provider(identity.spec)  # a missing API key: fail now, not on every item
+    batch = opt("batch") or opt("batch_wait")
+    # An xdist controller asks nothing (with --batch, it asks whether there is a Batch API):
+    # making the provider there would import its SDK (~0.7 s of CPU for openai's) before the
+    # workers even start. Its key is checked all the same.
+    controller = not worker and config.getoption("dist", "no") != "no" and not batch
+    try:  # a missing API key: fail now, not on every item
+        if controller:
+            check_key(identity.spec)
+            candidate = None
+        else:
+            candidate = make_provider(identity.spec)
     except EvalError as error:
         hint = " (or name another variable with --api-key-env)" if "environment variable" in str(error) else ""
         raise EvalError(f"{error}{hint}") from None
-    if (opt("batch") or opt("batch_wait")) and candidate.batch_api() is None:
+    if batch and candidate.batch_api() is None:
         raise EvalError(f"--batch: --provider {identity.spec.provider} has no Batch API (openai, anthropic, and live endpoints "
                         "that speak OpenAI's have one); run without --batch")
     if not worker:

@@ -229,19 +229,19 @@ def test_a_full_disk_stops_before_anything_runs(evals_run, tmp_path, monkeypatch
 
 FILLS_UP = '''
 import errno, os
-_fsync, _done = os.fsync, []
+_write, _done = os.write, []
 
 
-def fsync(fd):
-    """A disk that fills up after FULL_AFTER cache records."""
+def write(fd, data):
+    """A disk that fills up after FULL_AFTER cache records (each written in one call)."""
     if "/calls/" in os.readlink(f"/proc/self/fd/{fd}"):
         if len(_done) >= int(os.environ["FULL_AFTER"]):
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         _done.append(fd)
-    return _fsync(fd)
+    return _write(fd, data)
 
 
-os.fsync = fsync
+os.write = write
 '''
 
 

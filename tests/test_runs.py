@@ -82,6 +82,14 @@ def test_xdist_and_serial_runs_write_the_same_result_files(server, tmp_path):
     assert serial.returncode == parallel.returncode == 1
     for name in ("multiple_choice", "freeform"):
         assert without_timing(read_result(tmp_path / "ra", name)) == without_timing(read_result(tmp_path / "rb", name))
+    assert "xdist does not speed up" not in serial.stdout + parallel.stdout  # LeetCode's grading ran in the workers
+
+
+def test_an_xdist_run_that_only_waits_on_the_model_says_to_run_it_without_n(server, tmp_path):
+    done = run_harness(*model_args(server), "-m", "multiple_choice", "--limit=4", "-n", "2", run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+    assert read_result(tmp_path / "results", "multiple_choice")["summary"]["n"] == 4, done.stdout[-3000:]
+    (line,) = [line for line in done.stdout.splitlines() if "xdist does not speed up" in line]
+    assert line.startswith("-n 2: ") and "run them without -n" in line
 
 
 def test_a_run_killed_midway_resumes_without_asking_finished_items_again(student, tmp_path):

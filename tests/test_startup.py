@@ -49,3 +49,18 @@ def test_a_judged_run_imports_the_judges_sdk(tmp_path, judge):
         seen = imported("--provider=openai", "--model=m", f"--base-url={server.url}/v1", f"--judge={judge}@{server.url}",
                         "-m", "freeform", "--limit=1", tmp_path=tmp_path)
     assert "anthropic" in seen["modules"]
+
+
+def test_an_xdist_controller_imports_no_sdk_and_still_checks_the_key(tmp_path):
+    """The controller asks nothing, its workers do: importing the SDK there only delays the
+    workers' start. A missing key still stops the command with one line."""
+    with OpenAIServer() as server:
+        args = ("--provider=openai", "--model=m", f"--base-url={server.url}/v1", "-m", "multiple_choice", "--limit=4", "-n", "2")
+        seen = imported(*args, tmp_path=tmp_path)
+        assert seen["exit"] in (0, 1) and len(server.requests) == 4, seen
+        assert not {"openai", "anthropic"} & set(seen["modules"]), seen
+        missing = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--run-dir={tmp_path / 'runs'}",
+                                  f"--results-dir={tmp_path / 'results'}", *args],
+                                 cwd=ROOT, env={**harness_env(), "OPENAI_API_KEY": ""}, capture_output=True, text=True, timeout=120)
+    assert missing.returncode == 4 and "OPENAI_API_KEY is not set" in missing.stderr + missing.stdout, missing.stdout[-2000:] + missing.stderr[-2000:]
+    assert len(server.requests) == 4

@@ -26,6 +26,7 @@ __all__ = [
     "Usage",
     "api_key_from_env",
     "call_with_retries",
+    "check_key",
     "configured_secrets",
     "effective_spec",
     "is_openrouter",
@@ -101,12 +102,24 @@ def make_provider(spec: ProviderSpec) -> Provider:
 
 
 def provider_class(provider: str) -> type[Provider]:
+    module, cls = _info(provider).path.split(":")
+    return getattr(importlib.import_module(module), cls)
+
+
+def check_key(spec: ProviderSpec) -> None:
+    """Raise what making the provider would raise for an unknown provider or a missing API
+    key, without making it (and so without importing its SDK)."""
+    _info(spec.provider)
+    if variable := key_variable(spec):
+        api_key_from_env(variable, required=True)
+
+
+def _info(provider: str) -> ProviderInfo:
     if provider in PLANNED:
         raise UsageError(f"--provider {provider}: {PLANNED[provider]}")
     if provider not in PROVIDERS:
         raise UsageError(f"--provider {provider!r} is unknown; choose one of {', '.join(PROVIDERS)}")
-    module, cls = PROVIDERS[provider].path.split(":")
-    return getattr(importlib.import_module(module), cls)
+    return PROVIDERS[provider]
 
 
 def key_variable(spec: ProviderSpec) -> str | None:

@@ -88,7 +88,9 @@ class Throttle:
             sent = self._in_flight.pop(threading.get_ident(), None)
             if sent is not None:
                 self._latencies.append(self._clock() - sent)
-            self._cond.notify_all()
+            # One slot is free: one waiter is woken. Waking all of them (up to twice the limit:
+            # the prefetch threads) made each one retake the lock and recount per request.
+            self._cond.notify()
 
     def rate_limited(self, *, sent: float | None = None) -> None:
         """A 429 to a request sent at `sent`: halve the limit, unless a cut already answered
