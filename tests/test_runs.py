@@ -183,14 +183,17 @@ def test_a_corrupt_cache_record_is_reported_kept_aside_and_redone(server, tmp_pa
     run_harness(*args, run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
     (record,) = (tmp_path / "runs").glob("multiple_choice/*/calls/mc-002/candidate.json")
     record.write_text(record.read_text()[:40])  # a write cut short
+    (empty,) = (tmp_path / "runs").glob("multiple_choice/*/calls/mc-003/candidate.json")
+    empty.write_text("")  # renamed into place before its data reached the disk (records are not fsynced), then a power cut
     before = len(server.requests)
 
     done = run_harness(*args, run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
 
-    assert "corrupt cache record" in done.stdout and "mc-002" in done.stdout
-    assert len(server.requests) == before + 1
-    assert list(record.parent.glob("candidate.corrupt-*"))
+    assert "corrupt cache record" in done.stdout and "mc-002" in done.stdout and "mc-003" in done.stdout
+    assert len(server.requests) == before + 2
+    assert list(record.parent.glob("candidate.corrupt-*")) and list(empty.parent.glob("candidate.corrupt-*"))
     assert json.loads(record.read_text())["response"]["text"].endswith("Answer: " + questions("multiple_choice")[1]["answer"])
+    assert json.loads(empty.read_text())["response"]["text"].endswith("Answer: " + questions("multiple_choice")[2]["answer"])
 
 
 def test_force_starts_over_and_keeps_the_old_run_folder(server, tmp_path):
