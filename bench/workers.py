@@ -12,7 +12,7 @@ workers grade in parallel (goal: faster with each worker, up to the cores).
 Runs alternate (-n 0, 1, 2, -n 0, ...) so that the machine's other load falls on all of them;
 each line gives the median of `--repeat` runs and its ratio to -n 0's median.
 
-    uv run python bench/xdist.py [--repeat 3] [--mc-items 400] [--epochs 4] [--lc-latency 1.0]
+    uv run python bench/workers.py [--repeat 3] [--mc-items 400] [--epochs 4] [--lc-latency 1.0]
 """
 
 from __future__ import annotations
