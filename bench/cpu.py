@@ -13,7 +13,11 @@ figure's goal:
   workers too) beyond a one-item run of the same command (start-up), divided by the items
   beyond one. The total per item, start-up included, is printed beside it.
 
-    uv run python bench/cpu.py [--cases 400/16 400/64 2000/64] [-n 0] [--repeat 1] [--latency 0.2]
+`--breakdown` adds one run of the last case with a probe plugin (`_cpu_probe.py`) that splits
+the session's CPU time per item between pytest's thread and the prefetch threads, and names
+the SDK's request and the cache's lookups, locks and stores (each thread's own CPU time).
+
+    uv run python bench/cpu.py [--cases 400/16 400/64 2000/64] [-n 0] [--repeat 1] [--latency 0.2] [--breakdown]
 """
 
 from __future__ import annotations
@@ -46,12 +50,13 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def run_command(url: str, dataset: Path, work: Path, concurrency: int, workers: str, extra: list[str] = ()) -> tuple[float, float]:
+def run_command(url: str, dataset: Path, work: Path, concurrency: int, workers: str, extra: list[str] = (),
+                env_extra: dict[str, str] | None = None) -> tuple[float, float]:
     """(wall seconds, CPU seconds) of one harness command, cold cache."""
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--provider=live", "--model=bench-model",
                f"--base-url={url}/v1", f"--dataset=mc={dataset}", "-m", "multiple_choice", f"--concurrency={concurrency}",
                f"--run-dir={work / 'runs'}", f"--results-dir={work / 'results'}", "-n", workers, *extra]
-    env = {**os.environ, "OPENAI_API_KEY": "fake-bench-key", "PYTHONPYCACHEPREFIX": str(PYCACHE)}
+    env = {**os.environ, "OPENAI_API_KEY": "fake-bench-key", "PYTHONPYCACHEPREFIX": str(PYCACHE), **(env_extra or {})}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as a user's second run: bytecode compiled once, not at every launch
     cpu = children_cpu()  # the server is a child too, but still running: not counted until it is waited for
     started = time.monotonic()
@@ -84,12 +89,29 @@ def measure(items: int, concurrency: int, latency: float, workers: str) -> dict[
     }
 
 
+def breakdown(items: int, concurrency: int, latency: float) -> None:
+    """One -n 0 run with `_cpu_probe`: the session's CPU per item, by thread and part."""
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        dataset = work / "bench.jsonl"
+        write_dataset(dataset, items)
+        with ServerProcess("openai", latency=latency) as server:
+            env = {"PYTHONPATH": str(ROOT / "bench"), "CPU_PROBE": str(work / "probe.json")}
+            run_command(server.url, dataset, work, concurrency, "0", ["-p", "_cpu_probe"], env)
+        figures = json.loads((work / "probe.json").read_text())
+    n = figures.pop("items")
+    print(f"breakdown at {items}/{concurrency}, -n 0, CPU ms per item (each thread's own time):")
+    for part in sorted(figures, key=lambda part: (part != "session", part)):
+        print(f"  {part:<45} {1000 * figures[part] / n:6.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", nargs="+", default=["400/16", "400/64", "2000/64"], help="ITEMS/IN_FLIGHT")
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("-n", dest="workers", default="0", help="xdist workers (default 0)")
     parser.add_argument("--repeat", type=int, default=1, help="runs per case; the median is printed")
+    parser.add_argument("--breakdown", action="store_true", help="and one probed run of the last case: where its CPU goes")
     args = parser.parse_args()
 
     print(f"latency {args.latency} s, xdist -n {args.workers}, median of {args.repeat}")
@@ -105,6 +127,8 @@ def main() -> None:
             print(f"{'':<16} {'  '.join(f'{run['request']:.2f}' for run in runs):>20}"
                   f" {'  '.join(f'{run['command']:.2f}' for run in runs):>14}"
                   f" {'  '.join(f'{run['cpu_ms']:.2f}' for run in runs):>12}")
+    if args.breakdown:
+        breakdown(*map(int, args.cases[-1].split("/")), args.latency)
 
 
 if __name__ == "__main__":
