@@ -94,6 +94,9 @@ class EvalRun:
         # With --batch (or batches left by an earlier run): where a call waits in a batch
         # (`evals.batch.WaitingCalls`), asked before making it directly.
         self.waiting: Any = None
+        # With `evals.fetcher`: waits until the child process that asks ahead of the items is
+        # done with an item's calls (then they are in the cache, or the item makes them).
+        self.ahead: Callable[[str], None] | None = None
 
     # -- what an item does -------------------------------------------------------------
 
@@ -189,6 +192,11 @@ class EvalRun:
             cached = self.cache.lookup(item_id, role, record)  # collected meanwhile, by another process
             if cached is None:
                 raise BatchWaiting(waiting.batch, waiting.status)
+        if cached is None and wait and self.ahead is not None:
+            self.ahead(item_id)  # the process asking ahead of the items (`evals.fetcher`) is done with it
+            if self.fatal:
+                raise self.fatal
+            cached = self.cache.lookup(item_id, role, record)
         if cached is None and wait and (asking := self._asking.get(key)):
             asking.wait()  # a prefetch thread of this process is asking: no need to take the file lock
             cached = self._stored_here(key, record)
@@ -208,7 +216,7 @@ class EvalRun:
                     if self.spans is not None and role == "candidate":
                         self._record_span(item_id, started)
                     if isinstance(cached, FatalProviderError):
-                        cached = self._end(self.scrub.error(cached))
+                        cached = self.end_with(self.scrub.error(cached))
                     else:  # from here on, the answer as the cache wrote it: the same text a rerun reads
                         cached = self._keep(path, lambda: self.cache.store(item_id, role, record, cached))
                         self._stored[key] = (record, cached)
@@ -233,7 +241,7 @@ class EvalRun:
         """How a run's energy spans are told apart from other runs' (other evals, other identities)."""
         return f"{folder.parent.name}/{folder.name}"
 
-    def _end(self, error: FatalError) -> FatalError:
+    def end_with(self, error: FatalError) -> FatalError:
         """End the run: every later item meets the same error, prefetching stops."""
         self.fatal = self.fatal or error
         self._stop.set()
@@ -245,7 +253,7 @@ class EvalRun:
         try:
             return write()
         except OSError as error:
-            raise self._end(StorageError(f"cannot write {path} ({error.strerror or error}): every answer kept so far is in "
+            raise self.end_with(StorageError(f"cannot write {path} ({error.strerror or error}): every answer kept so far is in "
                                          f"{self.folder}; free space (or fix the folder) and run the same command again")) from None
 
     def _ask(self, provider: Provider, request: Request) -> Completion | ProviderError:
@@ -259,8 +267,9 @@ class EvalRun:
 
     # -- ahead of the items ------------------------------------------------------------
 
-    def prefetch(self, samples: Sequence[Any], *, threads: int) -> list[threading.Thread]:
-        """Answer `samples` on background threads; items then find their calls cached."""
+    def prefetch(self, samples: Sequence[Any], *, threads: int, done: Callable[[Any], None] | None = None) -> list[threading.Thread]:
+        """Answer `samples` on background threads; items then find their calls cached.
+        `done(sample)` is told of each sample once its calls are made, failed or skipped."""
         pending = collections.deque(samples)
 
         def work() -> None:
@@ -273,10 +282,15 @@ class EvalRun:
                     self._prefetch_one(sample)
                 except Exception:  # noqa: BLE001 - busy, failed or fatal: the item meets and reports it
                     pass
+                if done is not None:
+                    done(sample)
 
-        # Twice as many threads as requests allowed in flight: a thread sleeping in a retry's
-        # backoff or waiting on a stalled reply must not leave a free slot unused.
-        workers = [threading.Thread(target=work, name=f"prefetch-{i}", daemon=True) for i in range(max(1, 2 * threads))]
+        # A quarter more threads than requests allowed in flight: a thread sleeping in a retry's
+        # backoff, or waiting on a stalled reply (which stops counting against the limit),
+        # must not leave a free slot unused. Not more: every thread beyond those takes its
+        # turn at the GIL and at the kernel's locks (twice as many threads: the request phase
+        # at 2,000 items and 64 in flight took 1.9 x ideal instead of 1.5-1.6, `bench/cpu.py`).
+        workers = [threading.Thread(target=work, name=f"prefetch-{i}", daemon=True) for i in range(threads + threads // 4 + 1)]
         for worker in workers:
             worker.start()
         return workers

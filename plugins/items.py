@@ -23,9 +23,10 @@ from evals.atomic import remove_stale_temp_files
 from evals.config import results_path, run_dir
 from evals.energy import SpanLog
 from evals.errors import DatasetError, EvalError, FatalError, StorageError
+from evals.fetcher import Fetcher, Work
 from evals.luau import run_tests_isolated
 from evals.plan import Planned, plan
-from evals.providers import configured_secrets
+from evals.providers import PROVIDERS, configured_secrets
 from evals.run import BatchWaiting, EvalRun, start_over
 from evals.tasks import TASKS
 from evals.verify import CachedOnly
@@ -39,6 +40,7 @@ loaded_key = pytest.StashKey[dict[str, Planned]]()
 published_key = pytest.StashKey[set[str]]()
 runs_key = pytest.StashKey[dict[str, EvalRun]]()
 stopping_key = pytest.StashKey[str]()
+fetcher_key = pytest.StashKey[Fetcher]()
 
 
 @pytest.hookimpl(trylast=True)
@@ -46,8 +48,12 @@ def pytest_configure(config: pytest.Config) -> None:
     if settings_key not in config.stash:
         return
     s = settings(config)
+    reachable = reachable_evals(config)
+    if fetching(config, reachable):  # started first: it imports the SDKs while this process plans and collects
+        config.stash[fetcher_key] = Fetcher([s.identity.spec.provider, *(j.provider_spec().provider for j in s.identity.judges
+                                                                        if any(TASKS[name].uses_judges for name in reachable))])
     try:
-        config.stash[loaded_key] = {name: plan(TASKS[name], s.identity) for name in reachable_evals(config)}
+        config.stash[loaded_key] = {name: plan(TASKS[name], s.identity) for name in reachable}
         published = registry.published_files(s.results_root.parent / "models.json", results=s.results_root)
     except EvalError as error:
         raise pytest.UsageError(str(error)) from None
@@ -56,6 +62,17 @@ def pytest_configure(config: pytest.Config) -> None:
         names = ", ".join(sorted(config.stash[published_key]))
         raise pytest.UsageError(f"--force: the {names} run is published in models.json and stays as it is (remove its resultFiles there first)")
     config.stash[runs_key] = {}
+
+
+def fetching(config: pytest.Config, reachable: list[str]) -> bool:
+    """Whether a child process makes this process's model calls (`evals.fetcher`): for
+    providers that ask over the network, not in an xdist controller (it asks nothing), nor
+    with --batch (the Batch API pass asks from here)."""
+    s = settings(config)
+    judged = any(TASKS[name].uses_judges for name in reachable)
+    specs = [s.identity.spec, *(j.provider_spec() for j in s.identity.judges if judged)]
+    return (s.candidate is not None and not s.batch and not config.option.collectonly
+            and all(spec.provider in PROVIDERS and PROVIDERS[spec.provider].network for spec in specs))
 
 
 def reachable_evals(config: pytest.Config) -> list[str]:
@@ -217,14 +234,32 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     at 2,000 items, half of them were still to run when the last answer came.)"""
     if runs_key not in session.config.stash or session.config.option.collectonly or stopping_key in session.config.stash:
         return  # stopping: pytest_collection_modifyitems said why (this hook runs in its `finally`)
+    config, work = session.config, []
+    fetcher = config.stash.get(fetcher_key, None)
     for name, samples in _selected_samples(session.items).items():
-        run = eval_run(session.config, name)
-        run.prefetch(samples, threads=run.concurrency)
+        run = eval_run(config, name)
+        if fetcher is not None and not published(config, name) and run.waiting is None:
+            s = settings(config)
+            judges = [(j.name, j.provider_spec()) for j in s.identity.judges] if run.judges else []
+            work.append(Work(name, run.config, samples, s.identity.spec, judges, [j.provider_spec() for j in s.identity.judges],
+                             run.folder, s.session, run.concurrency, bool(s.energy)))
+            run.ahead = functools.partial(fetcher.wait, name)
+        else:
+            run.prefetch(samples, threads=run.concurrency)
+    if fetcher is not None and work:
+        fetcher.start(work, on_fatal={each.eval: eval_run(config, each.eval).end_with for each in work})
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     for run in session.config.stash.get(runs_key, {}).values():
         run.stop()
+    fetcher = session.config.stash.get(fetcher_key, None)
+    if fetcher is not None and (problem := fetcher.stop()):
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None and not hasattr(session.config, "workerinput"):
+            reporter.write_line(f"note: {problem}")
+        else:
+            print(f"note: {problem}", file=sys.stderr)
 
 
 class ApiError(Exception):

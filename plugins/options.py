@@ -21,7 +21,7 @@ from evals.atomic import why_unwritable
 from evals.errors import EvalError
 from evals.grading.judges import JudgeSpec, default_judges
 from evals.identity import FIELD, Identity, add_identity_options, from_values, parse_datasets
-from evals.providers import PROVIDERS, Provider, api_key_from_env, check_key, make_provider
+from evals.providers import PROVIDERS, Provider, api_key_from_env, check_key, deferred_provider
 from evals.results import Prices
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -224,7 +224,7 @@ def _settings(config: pytest.Config) -> Settings:
             check_key(identity.spec)
             candidate = None
         else:
-            candidate = make_provider(identity.spec)
+            candidate = deferred_provider(identity.spec)
     except EvalError as error:
         hint = " (or name another variable with --api-key-env)" if "environment variable" in str(error) else ""
         raise EvalError(f"{error}{hint}") from None
@@ -271,7 +271,7 @@ def _session(config: pytest.Config) -> str:
 def judge_provider(judge: JudgeSpec) -> tuple[str, Provider]:
     """A judge's provider; an unknown provider or a missing key names the --judge."""
     try:
-        return judge.name, make_provider(judge.provider_spec())
+        return judge.name, deferred_provider(judge.provider_spec())
     except EvalError as error:
         raise EvalError(f"--judge {judge.name}: {error}; or pick judges you have keys for with --judge PROVIDER:MODEL") from None
 

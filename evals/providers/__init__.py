@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import os
+import threading
 from dataclasses import dataclass
 
 from evals.errors import UsageError
@@ -28,6 +29,7 @@ __all__ = [
     "call_with_retries",
     "check_key",
     "configured_secrets",
+    "deferred_provider",
     "effective_spec",
     "is_openrouter",
     "kind_of",
@@ -55,6 +57,8 @@ class ProviderInfo:
     records: tuple[str, ...] = ()  # the config keys `recorder` sets (read back from a result file)
     # It loads the model into the process that asks: one process (-n 0), batching in it.
     in_process: bool = False
+    # It asks over the network: its calls can be made by another process (`evals.fetcher`).
+    network: bool = True
     # The variable its API key is read from (--api-key-env overrides it), and the one it reads
     # on OpenRouter; neither: it sends no key. Known here so that redacting a judge's key
     # never imports the judge's SDK.
@@ -71,12 +75,13 @@ PROVIDERS = {
                               key_env="ANTHROPIC_API_KEY"),
     "live": ProviderInfo("evals.providers.live:LiveProvider", frozenset({"base_url", "effort", "thinking", "route", "max_tokens"}),
                          OPENAI_EFFORTS, needs_base_url=True, openrouter_key_env="OPENROUTER_API_KEY"),
-    "reference": ProviderInfo("evals.providers.reference:ReferenceProvider"),
+    "reference": ProviderInfo("evals.providers.reference:ReferenceProvider", network=False),
     # A Hugging Face checkpoint folder (and a PEFT adapter folder) run with transformers in
     # process: greedy, so no temperature; the run records the files' hashes, not their paths.
     "local": ProviderInfo("evals.providers.local:LocalProvider", frozenset({"thinking", "max_tokens", "adapter", "dtype"}),
                           sampling=False, recorder="evals.providers.checkpoint:recorded",
-                          records=("model", "adapter", "dtype", "chatTemplate", "decoding", "maxNewTokens"), in_process=True),
+                          records=("model", "adapter", "dtype", "chatTemplate", "decoding", "maxNewTokens"), in_process=True,
+                          network=False),
 }
 PLANNED: dict[str, str] = {}  # providers named before they exist: provider -> what to use meanwhile
 
@@ -99,6 +104,36 @@ def effective_spec(spec: ProviderSpec) -> ProviderSpec:
 
 def make_provider(spec: ProviderSpec) -> Provider:
     return provider_class(spec.provider)(spec)
+
+
+def deferred_provider(spec: ProviderSpec) -> Provider:
+    """`make_provider(spec)` made at its first call: a run whose calls a child process makes
+    (`evals.fetcher`) never imports the SDK in pytest's process. Its key is checked now."""
+    check_key(spec)
+    return _Deferred(spec) if _info(spec.provider).network else make_provider(spec)
+
+
+class _Deferred(Provider):
+    def __init__(self, spec: ProviderSpec):
+        super().__init__(spec)
+        self._made: Provider | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        return configured_secrets(self.spec)
+
+    def complete(self, request: Request, *, timeout: float) -> Completion:
+        return self._provider().complete(request, timeout=timeout)
+
+    def batch_api(self):
+        return self._provider().batch_api()
+
+    def _provider(self) -> Provider:
+        with self._lock:
+            if self._made is None:
+                self._made = make_provider(self.spec)
+            return self._made
 
 
 def provider_class(provider: str) -> type[Provider]:

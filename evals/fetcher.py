@@ -1,0 +1,225 @@
+"""The process that asks the model: a child of pytest's process that makes a run's model calls.
+
+pytest runs items one at a time on one thread, and every reply costs some CPU (the SDK's
+request and parsing, the cache record): under one GIL, at 64 requests in flight, the items'
+own work and the replies' work take turns. So the calls are made by a child process on the
+other core: it answers the items ahead of pytest, in their order, through the same `EvalRun`
+code and into the same run folder, and tells the parent each item it is done with. The
+parent's items wait for that line, then read their answers from the cache, which stays the
+source of truth: a call the child could not make (busy in another process, or the child
+gone) is made by the item itself, as without a child.
+
+It also takes the SDK's import (a second or more) off pytest's start-up: the child is started
+as soon as the provider is known and imports the SDK while pytest plans and collects.
+
+Wire protocol, all in memory: the parent writes one pickled list of `Work` to the child's
+stdin and keeps stdin open (its end is the child's signal to stop); the child writes one JSON
+array per line to stdout: `["done", eval, item_id]` or `["fatal", eval, class, message, kind,
+status]` (already scrubbed). No key crosses the pipe: the child reads the same environment.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evals.config import RunConfig
+from evals.errors import FatalError, FatalProviderError, QuotaExhausted, StorageError
+from evals.providers import ProviderSpec
+
+# The fatal errors a run can end with, rebuilt on the parent's side by name.
+_FATAL = {cls.__name__: cls for cls in (FatalProviderError, QuotaExhausted, StorageError)}
+
+
+@dataclass(frozen=True)
+class Work:
+    """One eval's part of the child's work: what `EvalRun` is built from, without a key."""
+
+    eval: str
+    config: RunConfig
+    samples: Sequence[Any]
+    candidate: ProviderSpec
+    judges: Sequence[tuple[str, ProviderSpec]]
+    redacted: Sequence[ProviderSpec]  # whose keys are redacted though this eval does not call them
+    folder: Path
+    session: str
+    concurrency: int
+    energy: bool
+
+
+class Fetcher:
+    """The parent's side: starts the child, hands it the work, and lets items wait for it."""
+
+    def __init__(self, providers: Sequence[str]):
+        self._lock = threading.Lock()
+        self._done: set[tuple[str, str]] = set()
+        self._ended: set[str] = set()  # evals the child stopped working on (a fatal error)
+        self._waiters: dict[tuple[str, str], threading.Event] = {}
+        self._gone = threading.Event()
+        self._fatal: dict[str, Callable[[FatalError], Any]] = {}
+        self._stderr: list[str] = []
+        self.started = False
+        package_root = str(Path(__file__).resolve().parents[1])
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
+        self._child = subprocess.Popen([sys.executable, "-m", "evals.fetcher", *sorted(set(providers))], stdin=subprocess.PIPE,
+                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, close_fds=True)
+
+    def start(self, work: Sequence[Work], on_fatal: dict[str, Callable[[FatalError], Any]]) -> None:
+        """Hand the child its work; `on_fatal[eval]` ends that eval's run in this process."""
+        self._fatal = dict(on_fatal)
+        self.started = True
+        try:
+            pickle.dump(list(work), self._child.stdin)
+            self._child.stdin.flush()
+        except OSError:  # the child is gone already: the items ask themselves
+            self._gone.set()
+            return
+        threading.Thread(target=self._read, name="fetcher-reader", daemon=True).start()
+        threading.Thread(target=self._read_stderr, name="fetcher-stderr", daemon=True).start()
+
+    def wait(self, eval: str, item_id: str) -> None:
+        """Return once the child is done with the item's calls (or will make none)."""
+        key = (eval, item_id)
+        with self._lock:
+            if key in self._done or eval in self._ended or self._gone.is_set():
+                return
+            event = self._waiters.setdefault(key, threading.Event())
+        event.wait()
+
+    def stop(self) -> str | None:
+        """End the child; what went wrong with it, if anything did (one line)."""
+        if not self.started:  # no work was handed over: nothing of the run's is in it
+            self._child.kill()
+        try:
+            self._child.stdin.close()
+        except OSError:
+            pass
+        try:
+            code = self._child.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self._child.kill()
+            code = self._child.wait()
+        self._release_all()
+        if code not in (0, -9) and self.started:
+            last = self._stderr[-1] if self._stderr else "no message"
+            return f"the process asking the model ended with exit code {code} ({last}); pytest's process asked the rest itself"
+        return None
+
+    def _read(self) -> None:
+        for raw in self._child.stdout:
+            try:
+                message = json.loads(raw)
+            except ValueError:
+                continue
+            if message[0] == "done":
+                self._mark((message[1], message[2]))
+            elif message[0] == "fatal":
+                _, eval, name, text, kind, status = message
+                cls = _FATAL.get(name)
+                error = (cls(text) if cls is StorageError else cls(text, kind=kind, status=status)) if cls else FatalError(text)
+                if eval in self._fatal:
+                    self._fatal[eval](error)
+                with self._lock:
+                    self._ended.add(eval)
+                    for (waiting_eval, _), event in self._waiters.items():
+                        if waiting_eval == eval:
+                            event.set()
+        self._release_all()
+
+    def _read_stderr(self) -> None:
+        for line in self._child.stderr:
+            text = line.decode(errors="replace").strip()
+            if text:
+                self._stderr = [*self._stderr[-19:], text]
+
+    def _mark(self, key: tuple[str, str]) -> None:
+        with self._lock:
+            self._done.add(key)
+            event = self._waiters.pop(key, None)
+        if event is not None:
+            event.set()
+
+    def _release_all(self) -> None:
+        with self._lock:
+            self._gone.set()
+            for event in self._waiters.values():
+                event.set()
+            self._waiters.clear()
+
+
+# -- the child's side ----------------------------------------------------------------------
+
+
+def main(providers: Sequence[str]) -> None:
+    from evals.providers import provider_class
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it closes stdin
+    for name in providers:  # the SDKs, imported while the parent plans and collects
+        provider_class(name)
+    try:
+        work: list[Work] = pickle.load(sys.stdin.buffer)
+    except EOFError:  # the parent needed no calls
+        return
+    threading.Thread(target=_exit_when_parent_leaves, daemon=True).start()
+    threads = [thread for each in work for thread in _answer(each)]
+    for thread in threads:
+        thread.join()
+
+
+def _answer(work: Work) -> list[threading.Thread]:
+    from evals.energy import SpanLog
+    from evals.providers import configured_secrets, make_provider
+    from evals.run import EvalRun
+    from evals.tasks import TASKS
+
+    run = EvalRun(
+        TASKS[work.eval],
+        work.config,
+        work.samples,
+        candidate=make_provider(work.candidate),
+        judges=[(name, make_provider(spec)) for name, spec in work.judges],
+        folder=work.folder,
+        session=work.session,
+        concurrency=work.concurrency,
+        secrets=[key for spec in work.redacted for key in configured_secrets(spec)],
+        spans=SpanLog(work.folder) if work.energy else None,
+    )
+    told_fatal = threading.Lock()
+
+    def done(sample: Any) -> None:
+        if run.fatal is not None and told_fatal.acquire(blocking=False):
+            error = run.fatal
+            _say(["fatal", work.eval, type(error).__name__, str(error), getattr(error, "kind", None), getattr(error, "status", None)])
+        _say(["done", work.eval, sample.id])
+
+    return run.prefetch(work.samples, threads=work.concurrency, done=done)
+
+
+_say_lock = threading.Lock()
+
+
+def _say(message: list[Any]) -> None:
+    line = (json.dumps(message) + "\n").encode()
+    with _say_lock:
+        sys.stdout.buffer.write(line)
+        sys.stdout.buffer.flush()
+
+
+def _exit_when_parent_leaves() -> None:
+    """The parent closes stdin when its session ends (or dies): nothing is left to answer."""
+    while os.read(0, 65536):  # the raw descriptor: a buffered read here would hold its lock at exit
+        pass
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
