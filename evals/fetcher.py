@@ -12,10 +12,10 @@ gone) is made by the item itself, as without a child.
 It also takes the SDK's import (a second or more) off pytest's start-up: the child is started
 as soon as the provider is known and imports the SDK while pytest plans and collects.
 
-Wire protocol, all in memory: the parent writes one pickled list of `Work` to the child's
-stdin and keeps stdin open (its end is the child's signal to stop); the child writes one JSON
+Wire protocol, all in memory: the parent writes to the child's stdin a pickled list of the
+`ProviderSpec`s it will call, then, once collected, one pickled list of `Work`, and keeps stdin open (its end is the child's signal to stop); the child writes one JSON
 array per line to stdout: `["done", eval, item_id]` or `["fatal", eval, class, message, kind,
-status]` (already scrubbed). No key crosses the pipe: the child reads the same environment.
+status]` or `["warning", category, message]` (already scrubbed). No key crosses the pipe: the child reads the same environment.
 """
 
 from __future__ import annotations
@@ -27,14 +27,19 @@ import signal
 import subprocess
 import sys
 import threading
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evals.config import RunConfig
+from typing import TYPE_CHECKING
+
 from evals.errors import FatalError, FatalProviderError, QuotaExhausted, StorageError
-from evals.providers import ProviderSpec
+
+if TYPE_CHECKING:  # the child's first job is to import the SDK: the rest of the harness waits
+    from evals.config import RunConfig
+    from evals.providers import ProviderSpec
 
 # The fatal errors a run can end with, rebuilt on the parent's side by name.
 _FATAL = {cls.__name__: cls for cls in (FatalProviderError, QuotaExhausted, StorageError)}
@@ -59,7 +64,9 @@ class Work:
 class Fetcher:
     """The parent's side: starts the child, hands it the work, and lets items wait for it."""
 
-    def __init__(self, providers: Sequence[str]):
+    def __init__(self, providers: Sequence[ProviderSpec]):
+        """Start the child: it makes `providers` (importing their SDKs) while this process
+        plans and collects, and then waits for its work."""
         self._lock = threading.Lock()
         self._done: set[tuple[str, str]] = set()
         self._ended: set[str] = set()  # evals the child stopped working on (a fatal error)
@@ -70,21 +77,27 @@ class Fetcher:
         self.started = False
         package_root = str(Path(__file__).resolve().parents[1])
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
-        self._child = subprocess.Popen([sys.executable, "-m", "evals.fetcher", *sorted(set(providers))], stdin=subprocess.PIPE,
+        self._child = subprocess.Popen([sys.executable, "-m", "evals.fetcher"], stdin=subprocess.PIPE,
                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, close_fds=True)
+        self._send(list(dict.fromkeys(providers)))
 
     def start(self, work: Sequence[Work], on_fatal: dict[str, Callable[[FatalError], Any]]) -> None:
         """Hand the child its work; `on_fatal[eval]` ends that eval's run in this process."""
         self._fatal = dict(on_fatal)
         self.started = True
-        try:
-            pickle.dump(list(work), self._child.stdin)
-            self._child.stdin.flush()
-        except OSError:  # the child is gone already: the items ask themselves
+        if not self._send(list(work)):  # the child is gone already: the items ask themselves
             self._gone.set()
             return
         threading.Thread(target=self._read, name="fetcher-reader", daemon=True).start()
         threading.Thread(target=self._read_stderr, name="fetcher-stderr", daemon=True).start()
+
+    def _send(self, value: Any) -> bool:
+        try:
+            pickle.dump(value, self._child.stdin)
+            self._child.stdin.flush()
+        except OSError:
+            return False
+        return True
 
     def wait(self, eval: str, item_id: str) -> None:
         """Return once the child is done with the item's calls (or will make none)."""
@@ -99,6 +112,8 @@ class Fetcher:
         """End the child; what went wrong with it, if anything did (one line)."""
         if not self.started:  # no work was handed over: nothing of the run's is in it
             self._child.kill()
+        self._release_all()
+        ended_by_itself = self._child.poll() is not None
         try:
             self._child.stdin.close()
         except OSError:
@@ -108,11 +123,10 @@ class Fetcher:
         except subprocess.TimeoutExpired:
             self._child.kill()
             code = self._child.wait()
-        self._release_all()
-        if code not in (0, -9) and self.started:
-            last = self._stderr[-1] if self._stderr else "no message"
-            return f"the process asking the model ended with exit code {code} ({last}); pytest's process asked the rest itself"
-        return None
+        if not (self.started and ended_by_itself and code):
+            return None
+        how = f"was killed by signal {-code}" if code < 0 else f"ended with exit code {code} ({self._stderr[-1] if self._stderr else 'no message'})"
+        return f"the process asking the model {how}; pytest's process asked what it had not"
 
     def _read(self) -> None:
         for raw in self._child.stdout:
@@ -122,6 +136,10 @@ class Fetcher:
                 continue
             if message[0] == "done":
                 self._mark((message[1], message[2]))
+            elif message[0] == "warning":
+                from evals.cache import CacheWarning
+
+                warnings.warn(CacheWarning(message[2]) if message[1] == "CacheWarning" else UserWarning(message[2]), stacklevel=1)
             elif message[0] == "fatal":
                 _, eval, name, text, kind, status = message
                 cls = _FATAL.get(name)
@@ -159,23 +177,25 @@ class Fetcher:
 # -- the child's side ----------------------------------------------------------------------
 
 
-def main(providers: Sequence[str]) -> None:
-    from evals.providers import provider_class
-
+def main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it closes stdin
-    for name in providers:  # the SDKs, imported while the parent plans and collects
-        provider_class(name)
+    # A warning (a corrupt cache record moved aside) is the user's to see: the parent repeats it.
+    warnings.showwarning = lambda message, category, *_, **__: _say(["warning", category.__name__, str(message)])
     try:
+        specs: list[ProviderSpec] = pickle.load(sys.stdin.buffer)
+        from evals.providers import make_provider
+
+        providers = {spec: make_provider(spec) for spec in specs}  # the SDKs, while the parent plans and collects
         work: list[Work] = pickle.load(sys.stdin.buffer)
     except EOFError:  # the parent needed no calls
         return
     threading.Thread(target=_exit_when_parent_leaves, daemon=True).start()
-    threads = [thread for each in work for thread in _answer(each)]
+    threads = [thread for each in work for thread in _answer(each, providers)]
     for thread in threads:
         thread.join()
 
 
-def _answer(work: Work) -> list[threading.Thread]:
+def _answer(work: Work, providers: dict[ProviderSpec, Any]) -> list[threading.Thread]:
     from evals.energy import SpanLog
     from evals.providers import configured_secrets, make_provider
     from evals.run import EvalRun
@@ -185,14 +205,15 @@ def _answer(work: Work) -> list[threading.Thread]:
         TASKS[work.eval],
         work.config,
         work.samples,
-        candidate=make_provider(work.candidate),
-        judges=[(name, make_provider(spec)) for name, spec in work.judges],
+        candidate=providers.get(work.candidate) or make_provider(work.candidate),
+        judges=[(name, providers.get(spec) or make_provider(spec)) for name, spec in work.judges],
         folder=work.folder,
         session=work.session,
         concurrency=work.concurrency,
         secrets=[key for spec in work.redacted for key in configured_secrets(spec)],
         spans=SpanLog(work.folder) if work.energy else None,
     )
+    run.hands_over = False
     told_fatal = threading.Lock()
 
     def done(sample: Any) -> None:
@@ -222,4 +243,4 @@ def _exit_when_parent_leaves() -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()

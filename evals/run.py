@@ -87,6 +87,7 @@ class EvalRun:
         # What this process stored, kept for the item that reads it next (a prefetch thread
         # asked, the item takes it): the answer as the cache wrote it, without reading it back.
         self._stored: dict[tuple[str, str], tuple[dict[str, Any], Completion | ProviderError]] = {}
+        self.hands_over = True  # False where no item runs (`evals.fetcher`'s process): nothing is kept
         self.fatal: FatalError | None = None
         # --energy: takes the wall-clock span of each candidate request
         self.spans = spans
@@ -219,7 +220,8 @@ class EvalRun:
                         cached = self.end_with(self.scrub.error(cached))
                     else:  # from here on, the answer as the cache wrote it: the same text a rerun reads
                         cached = self._keep(path, lambda: self.cache.store(item_id, role, record, cached))
-                        self._stored[key] = (record, cached)
+                        if self.hands_over:
+                            self._stored[key] = (record, cached)
             finally:
                 lock.release()
                 self._asking.pop(key, None)

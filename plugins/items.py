@@ -50,8 +50,8 @@ def pytest_configure(config: pytest.Config) -> None:
     s = settings(config)
     reachable = reachable_evals(config)
     if fetching(config, reachable):  # started first: it imports the SDKs while this process plans and collects
-        config.stash[fetcher_key] = Fetcher([s.identity.spec.provider, *(j.provider_spec().provider for j in s.identity.judges
-                                                                        if any(TASKS[name].uses_judges for name in reachable))])
+        judged = any(TASKS[name].uses_judges for name in reachable)
+        config.stash[fetcher_key] = Fetcher([s.identity.spec, *(j.provider_spec() for j in s.identity.judges if judged)])
     try:
         config.stash[loaded_key] = {name: plan(TASKS[name], s.identity) for name in reachable}
         published = registry.published_files(s.results_root.parent / "models.json", results=s.results_root)
@@ -255,6 +255,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         run.stop()
     fetcher = session.config.stash.get(fetcher_key, None)
     if fetcher is not None and (problem := fetcher.stop()):
+        problem = next(iter(session.config.stash[runs_key].values())).scrub.text(problem)  # its last line may quote anything
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
         if reporter is not None and not hasattr(session.config, "workerinput"):
             reporter.write_line(f"note: {problem}")

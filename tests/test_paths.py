@@ -233,7 +233,8 @@ _write, _done = os.write, []
 
 
 def write(fd, data):
-    """A disk that fills up after FULL_AFTER cache records (each written in one call)."""
+    """A disk that fills up after FULL_AFTER cache records (each written in one call), in
+    whichever process writes them (a sitecustomize: the process asking the model too)."""
     if "/calls/" in os.readlink(f"/proc/self/fd/{fd}"):
         if len(_done) >= int(os.environ["FULL_AFTER"]):
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
@@ -248,13 +249,13 @@ os.write = write
 def test_a_disk_that_fills_up_during_a_run_stops_it_with_one_line_and_loses_no_finished_answer(tmp_path):
     from tests.harness import harness_env, questions
 
-    (tmp_path / "fills_up.py").write_text(FILLS_UP)
+    (tmp_path / "sitecustomize.py").write_text(FILLS_UP)
     full = harness_env(PYTHONPATH=str(tmp_path), FULL_AFTER="10")
     folders = {"run_dir": tmp_path / "runs", "results_dir": tmp_path / "results"}
     n = len(questions("multiple_choice"))
     with OpenAIServer(lambda request: Answer("Answer: A")) as server:
         args = ["--provider=openai", "--model=m", f"--base-url={server.url}/v1", "-m", "multiple_choice", "--concurrency=2"]
-        stopped = run_harness(*args, "-p", "fills_up", **folders, env=full)
+        stopped = run_harness(*args, **folders, env=full)
         kept = list((tmp_path / "runs").glob("multiple_choice/*/calls/*/candidate.json"))
         leftovers = list((tmp_path / "runs").rglob("*.tmp")) + list(tmp_path.glob("results/*/*"))
         asked = len(server.requests)

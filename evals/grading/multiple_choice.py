@@ -62,6 +62,21 @@ class Mention(NamedTuple):
 # -- regex building -------------------------------------------------------------------------------
 
 
+class _lazy:
+    """A pattern compiled at its first use: compiling this module's patterns takes ~0.1-0.2 s,
+    which every pytest command would pay at start-up, before its first request."""
+
+    __slots__ = ("_args", "_compiled")
+
+    def __init__(self, *args):
+        self._args, self._compiled = args, None
+
+    def __getattr__(self, name: str):
+        if self._compiled is None:
+            self._compiled = re.compile(*self._args)
+        return getattr(self._compiled, name)
+
+
 def _cues(*phrases: str) -> str:
     """Phrases (regex fragments, each led by a plain character), as one alternative for each
     first character: that character, the \\b before it when it is a letter (a lookbehind),
@@ -163,17 +178,17 @@ _CONNECTIVES = (
 )
 # An afterthought that opens another letter: "It's B. Or maybe C." commits to neither.
 _HEDGES = (r"or(?:\s+(?:maybe|perhaps|possibly|even))?\b",)
-_SENTENCE_START = re.compile(r"(?:\A|[.!?\n\u2026\u2014])[\s*_]*+\Z")
+_SENTENCE_START = _lazy(r"(?:\A|[.!?\n\u2026\u2014])[\s*_]*+\Z")
 _GAP = r"""(?:[\s:*_`\[({"'\u201c\u2018<\ufe0f]|\\textbf\{)*+"""  # \ufe0f: the emoji form of "➡️"
 # Words a reply puts between the cue and the letter: "Answer: Option B", "is clearly B".
 _FILLER = r"(?:(?:option|choice|letter|answer|the|clearly|definitely|certainly|surely|obviously|actually|probably|likely|indeed|therefore|just|simply|still)\s++){0,3}+"
 _LETTER = rf"""{_GAP}{_FILLER}{_OPEN_RUN}(?P<letter>[A-Za-z]){_ALONE_AFTER}(?P<close>[)\]}}*_`.:"'\u201d\u2019>]*+)"""
-_CUED = re.compile(rf"{_cues(*_LEADS, *_DECISIONS, *_CONNECTIVES, *_ARROWS, *_HEDGES)}(?i:{_LETTER})")
-_CONNECTIVE_RE = re.compile(_cues(*_CONNECTIVES, *_ARROWS))
-_DECISION_RE = re.compile(_cues(*_DECISIONS))
-_HEDGE_RE = re.compile(_cues(*_HEDGES))
-_PAREN_LEAD = re.compile(r"(?i:which\s+is|is)(?=\s*\()")
-_LEAD_RE = re.compile(_cues(*_LEADS))
+_CUED = _lazy(rf"{_cues(*_LEADS, *_DECISIONS, *_CONNECTIVES, *_ARROWS, *_HEDGES)}(?i:{_LETTER})")
+_CONNECTIVE_RE = _lazy(_cues(*_CONNECTIVES, *_ARROWS))
+_DECISION_RE = _lazy(_cues(*_DECISIONS))
+_HEDGE_RE = _lazy(_cues(*_HEDGES))
+_PAREN_LEAD = _lazy(r"(?i:which\s+is|is)(?=\s*\()")
+_LEAD_RE = _lazy(_cues(*_LEADS))
 
 # -- explicit commitments: a cue after the letter -------------------------------------------------
 
@@ -181,7 +196,7 @@ _VERDICTS = r"(?:correct|right|best|accurate|appropriate|closest|answer|pick|cho
 _ADVERBS = r"(?:definitely|clearly|certainly|obviously|indeed|surely|probably|actually|also|still|then|so)"
 # A letter, then what commits to it: "C is correct", "(C) is the one", "C, it is", "C wins".
 # It starts at the letter, so that only a letter right before the cue costs a look.
-_AFTER = re.compile(
+_AFTER = _lazy(
     rf"""(?P<letter>[A-Za-z])(?<=(?:{_ALONE_BEFORE}).)(?:(?={_APOSTROPHE}s\s)|{_ALONE_AFTER}{_CLOSE_RUN},?[^\S\n]*+)"""
     rf"(?i:(?:is|{_APOSTROPHE}s)\s++(?:(?P<it>it\b)|(?:{_ADVERBS}\s++){{0,2}}+(?:(?:the|my|our)\s++(?:most\s++)?(?:{_VERDICTS}|one\b|way\s+to\s+go\b)|(?:most\s++)?{_VERDICTS}))"
     rf"|(?:are|seems|looks|sounds|feels|(?:must|should|would)\s+be)\s++(?:(?:the|my|our)\s++)?{_VERDICTS}"
@@ -189,7 +204,7 @@ _AFTER = re.compile(
     r"|(?P<closing>it\s+is|wins|for\s+sure|all\s+the\s+way)\b)"
 )
 # Before a lowercase letter, a name that shows it is one: "option c is correct".
-_NAMED = re.compile(rf"(?i:option|choice|answer|letter)[^\S\n]++{_OPEN_RUN}\Z")
+_NAMED = _lazy(rf"(?i:option|choice|answer|letter)[^\S\n]++{_OPEN_RUN}\Z")
 
 # -- what vetoes or splits a commitment --------------------------------------------------------------
 
@@ -200,23 +215,23 @@ _JOINER = (
     r"(?:\s*+(?:or|and|maybe|perhaps|possibly|even|also|probably)\b)*+"
 )
 # Another letter joined to the committed one.
-_ALSO = re.compile(rf"{_CLOSE_RUN}\s*+\(?{_JOINER}\s*+{_OPEN_RUN}(?P<letter>[A-Za-z]){_ALONE_AFTER}")
+_ALSO = _lazy(rf"{_CLOSE_RUN}\s*+\(?{_JOINER}\s*+{_OPEN_RUN}(?P<letter>[A-Za-z]){_ALONE_AFTER}")
 # A letter joined to the one before it: "B and C are correct" commits to neither alone.
-_JOINED_BEFORE = re.compile(rf"{_ALONE_BEFORE}[A-Z]{_CLOSE_RUN}\s*+{_JOINER}\s*+{_OPEN_RUN}.\Z")
+_JOINED_BEFORE = _lazy(rf"{_ALONE_BEFORE}[A-Z]{_CLOSE_RUN}\s*+{_JOINER}\s*+{_OPEN_RUN}.\Z")
 # What ends a letter's clause: the end, a line break, punctuation, a dash, a conjunction.
-_CLAUSE_END = re.compile(
+_CLAUSE_END = _lazy(
     r"""[)\]}*_`"'\u201d\u2019>]*+(?:\Z|[^\S\n]*+\n|[.,;:!](?=[\s*_`"'\u201d\u2019)\]<]|\Z)|[^\S\n]*+[-\u2013\u2014(]"""
     r"|[^\S\n]++(?i:because|since|as|given|for|which|with|so|but|and|or|nor|then|though|although|while|whereas|over|here|now|too|again|instead|overall)\b)"
 )
 # A letter that a verb follows is that sentence's subject, described rather than chosen: "C is
 # deprecated", "picking C would hang".
-_SUBJECT = re.compile(
+_SUBJECT = _lazy(
     rf"{_CLOSE_RUN}\s++(?i:is|are|was|were|has|have|had|does|do|did|would|could|will|might|may|can|should|must|seems|looks|means|makes|leads|gives|causes|uses|runs|works|fails)\b"
 )
-_QUESTION = re.compile(rf"{_CLOSE_RUN}[^\S\n]*+\?")
+_QUESTION = _lazy(rf"{_CLOSE_RUN}[^\S\n]*+\?")
 # After an unwrapped "A" or "I", a word that shows it is the article or the pronoun ("A good
 # one", "I think"): any word but a conjunction.
-_WORD = re.compile(r"\s*([A-Za-z'\u2019]+)")
+_WORD = _lazy(r"\s*([A-Za-z'\u2019]+)")
 _CONJUNCTIONS = {"because", "since", "as", "and", "or", "but", "which", "with", "for", "given", "so"}
 # The context before a cue that makes it no commitment: a negation, a distractor, a condition,
 # a hedge ("I don't think the answer is B", "if you pick A", "maybe B", "eliminate A").
@@ -244,7 +259,7 @@ _BREAKS = (
 # A doubt, then no break up to the end of the window: one search, which skips to the doubts'
 # first characters (`_cues`) and reads on only from a doubt; a loop over the breaks in Python
 # cost 20 us a cue.
-_DOUBTED = re.compile(rf"{_cues(*_DOUBTS)}(?:(?!{_cues(*_BREAKS)})(?s:.))*+\Z")
+_DOUBTED = _lazy(rf"{_cues(*_DOUBTS)}(?:(?!{_cues(*_BREAKS)})(?s:.))*+\Z")
 _DOUBT_WINDOW = 48  # characters: a clause's doubt is near its cue (eight words or so)
 # After a plain mention, words that reject it: "A is wrong", "B isn't it", "C: incorrect".
 _REJECTED = (
@@ -252,8 +267,8 @@ _REJECTED = (
     r"(?:not\b|never\b|wrong|incorrect|false|out\b|eliminated|ruled\s+out|a\s+(?:trap|distractor|red\s+herring)|tempting|misleading"
     rf"|(?:is|are|was|can|could|does|do|would|should){_APOSTROPHE}?n{_APOSTROPHE}?t\b|cannot\b)"
 )
-_REJECTED_AFTER_WORD = re.compile(r"(?i:[\s:]*+" + _REJECTED + ")")
-_REJECTED_AFTER_LABEL = re.compile(r"(?i:[\s:.)*_`\u2013\u2014-]*+" + _REJECTED + ")")
+_REJECTED_AFTER_WORD = _lazy(r"(?i:[\s:]*+" + _REJECTED + ")")
+_REJECTED_AFTER_LABEL = _lazy(r"(?i:[\s:.)*_`\u2013\u2014-]*+" + _REJECTED + ")")
 
 
 def _cued(text: str, valid: str) -> list[Mention]:
@@ -322,7 +337,7 @@ def _after_cues(text: str, valid: str) -> list[Mention]:
     return found
 
 
-_BOXED = re.compile(r"\\boxed\{\s*+(?:\\text(?:bf)?\{\s*+)?\(?(?P<letter>[A-Za-z])\)?\s*\}")
+_BOXED = _lazy(r"\\boxed\{\s*+(?:\\text(?:bf)?\{\s*+)?\(?(?P<letter>[A-Za-z])\)?\s*\}")
 
 
 def _boxed(text: str, valid: str) -> list[Mention]:
@@ -384,18 +399,18 @@ class _Sentences:
 
 
 _NEGATIVES = ("wrong", "incorrect", "tempting", "not", "distractor", "trap", "misleading")
-_NEGATIVE = re.compile(_cues(*(rf"{w}\b" for w in _NEGATIVES)))
+_NEGATIVE = _lazy(_cues(*(rf"{w}\b" for w in _NEGATIVES)))
 
 # -- plain commitments -----------------------------------------------------------------------------
 
 # A line that is one letter and its markup: "C", "**C**", "(c)", "> C", "# C", "Option C".
 # ("Answer: C" is a lead's.)
-_LONE = re.compile(
+_LONE = _lazy(
     r"""^[ \t\r\f\v#>*_`+\-(\[{"'\u201c\u2018<]*+(?:(?i:option|choice|letter)[ \t]*+[:*_`]*+[ \t]*+[(\[{*_`"'\u201c\u2018]*+)?"""
     r"""(?P<letter>[A-Za-z])[)\]}*_`"'\u201d\u2019.:!>]*+[ \t\r\f\v]*+$""",
     re.MULTILINE,
 )
-_BLANK = re.compile(r"\s*+")
+_BLANK = _lazy(r"\s*+")
 
 
 def _last_line(text: str, valid: str) -> list[Mention]:
@@ -436,7 +451,7 @@ def _unless_a_list(run: list[Mention]) -> list[Mention]:
 # A line led by a label: "C) delay()", "**B. task.wait()**", "C — because ...", "C because ...".
 # The run of blank space and markup is taken one class at a time, within the line: a run
 # over several lines was taken again from each line start in it (quadratic).
-_LABEL = re.compile(
+_LABEL = _lazy(
     r"^(?:[^\S\n]*+[*_`>#]*+)*+(?:(?i:option|choice)[^\S\n]++)?\(?(?P<letter>[A-Z])[*_`]*+"
     r"(?:[).:][*_`]*+\s++\S|[^\S\n]*+[\u2013\u2014][^\S\n]*+\S|[^\S\n]++-[^\S\n]++\S|,?[^\S\n]++(?i:because|since)\b)",
     re.MULTILINE,
@@ -453,9 +468,9 @@ def _labels(text: str, valid: str) -> list[Mention]:
 
 SHORT_REPLY_WORDS = 12  # longer one-line replies mention choices while weighing them
 # Led by the letter, so that the engine skips to letters (a lookbehind first is tried everywhere).
-_TOKEN = re.compile(f"(?P<letter>[A-Za-z])(?<=(?:{_ALONE_BEFORE}).){_ALONE_AFTER}")
+_TOKEN = _lazy(f"(?P<letter>[A-Za-z])(?<=(?:{_ALONE_BEFORE}).){_ALONE_AFTER}")
 # The text between two letters joined into one hedge or list: "B or C", "B/C", "A and B".
-_JOIN = re.compile(rf"{_CLOSE_RUN}\s*+{_JOINER}\s*+{_OPEN_RUN}")
+_JOIN = _lazy(rf"{_CLOSE_RUN}\s*+{_JOINER}\s*+{_OPEN_RUN}")
 
 
 def _short_reply(text: str, valid: str) -> list[Mention]:
@@ -492,7 +507,7 @@ def _short_reply(text: str, valid: str) -> list[Mention]:
 
 
 # What takes back the letters before it: "C... no, B", "A, I mean B", "D, actually B".
-_RETRACTION = re.compile(_cues(*(rf"{w}\b" for w in ("no", "wait", "actually", r"scratch\s+that", r"i\s+mean", "correction", "sorry"))))
+_RETRACTION = _lazy(_cues(*(rf"{w}\b" for w in ("no", "wait", "actually", r"scratch\s+that", r"i\s+mean", "correction", "sorry"))))
 
 
 # -- the choice's text instead of its letter -------------------------------------------------------
@@ -518,7 +533,7 @@ def _quoted_choice(text: str, choices: list[str]) -> str | None:
 
 
 _NEGATIONS = ("not", "rather than", "instead of", "but not")
-_NEGATION = re.compile(_cues(*(rf"{w}\b" for w in _NEGATIONS)))
+_NEGATION = _lazy(_cues(*(rf"{w}\b" for w in _NEGATIONS)))
 
 
 def _normalise(text: str) -> str:

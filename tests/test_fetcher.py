@@ -1,0 +1,64 @@
+"""The process that asks the model (`evals.fetcher`): whatever becomes of it, the run loses nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from tests.harness import ROOT, harness_command, harness_env
+from tests.loopback import OpenAIServer
+
+
+def asking_children(parent: int) -> list[int]:
+    """The pids of `parent`'s child processes running `evals.fetcher`."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            status = (proc / "status").read_text()
+            command = (proc / "cmdline").read_bytes().split(b"\0")
+        except (OSError, ValueError):
+            continue
+        ppid = next((int(line.split()[1]) for line in status.splitlines() if line.startswith("PPid:")), None)
+        if ppid == parent and b"evals.fetcher" in command:
+            found.append(int(proc.name))
+    return found
+
+
+def test_a_killed_asking_process_loses_nothing_and_says_so(tmp_path):
+    """Killed halfway (an OOM killer, a stray signal): the items it had not answered are asked
+    by pytest's process itself, every answer is kept, and the end of the run says what happened."""
+    with OpenAIServer(lambda request: "Answer: A", latency=0.4) as server:
+        command = harness_command("-q", "-p", "no:cacheprovider", "--provider=openai", "--model=m", f"--base-url={server.url}/v1",
+                                  "-m", "multiple_choice", "--limit=8", "--concurrency=2", run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+        run = subprocess.Popen(command, cwd=ROOT, env=harness_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        deadline = time.monotonic() + 60
+        while not server.requests and time.monotonic() < deadline:
+            time.sleep(0.02)
+        children = asking_children(run.pid)
+        assert len(children) == 1, children
+        os.kill(children[0], signal.SIGKILL)
+        output, _ = run.communicate(timeout=120)
+        asked = len(server.requests)
+    result = json.loads(next((tmp_path / "results").rglob("*.json")).read_text())
+    assert run.returncode in (0, 1), output
+    assert [row["status"] for row in result["results"]].count("apiError") == 0 and len(result["results"]) == 8, output
+    assert "note: the process asking the model was killed by signal 9; pytest's process asked what it had not" in output, output
+    assert 8 <= asked <= 8 + 2  # at most the calls in flight when it was killed are asked again
+
+
+def test_a_rerun_of_a_finished_run_asks_nothing_and_leaves_no_process(tmp_path):
+    with OpenAIServer(lambda request: "Answer: A") as server:
+        args = ("-q", "-p", "no:cacheprovider", "--provider=openai", "--model=m", f"--base-url={server.url}/v1", "-m", "multiple_choice", "--limit=4")
+        first = subprocess.run(harness_command(*args, run_dir=tmp_path / "runs", results_dir=tmp_path / "results"),
+                               cwd=ROOT, env=harness_env(), capture_output=True, text=True, timeout=120)
+        asked = len(server.requests)
+        again = subprocess.Popen(harness_command(*args, run_dir=tmp_path / "runs", results_dir=tmp_path / "results"),
+                                 cwd=ROOT, env=harness_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        output, _ = again.communicate(timeout=120)
+        assert len(server.requests) == asked == 4, first.stdout[-2000:]
+    assert again.returncode == first.returncode and "note:" not in output, output
+    assert asking_children(again.pid) == []
