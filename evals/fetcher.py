@@ -20,6 +20,7 @@ status]` or `["warning", category, message]` (already scrubbed). No key crosses 
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import pickle
@@ -64,9 +65,9 @@ class Work:
 class Fetcher:
     """The parent's side: starts the child, hands it the work, and lets items wait for it."""
 
-    def __init__(self, providers: Sequence[ProviderSpec]):
-        """Start the child: it makes `providers` (importing their SDKs) while this process
-        plans and collects, and then waits for its work."""
+    def __init__(self, sdks: Sequence[str] = ()):
+        """Start the child: it imports the SDKs of the providers named `sdks` at once, makes
+        the providers `prepare` sends, and then waits for its work."""
         self._lock = threading.Lock()
         self._done: set[tuple[str, str]] = set()
         self._ended: set[str] = set()  # evals the child stopped working on (a fatal error)
@@ -77,9 +78,14 @@ class Fetcher:
         self.started = False
         package_root = str(Path(__file__).resolve().parents[1])
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
-        self._child = subprocess.Popen([sys.executable, "-m", "evals.fetcher"], stdin=subprocess.PIPE,
+        self._child = subprocess.Popen([sys.executable, "-m", "evals.fetcher", *sdks], stdin=subprocess.PIPE,
                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, close_fds=True)
+
+    def prepare(self, providers: Sequence[ProviderSpec]) -> Fetcher:
+        """The providers the child will call: it makes them (their SDKs, their clients) while
+        this process plans and collects."""
         self._send(list(dict.fromkeys(providers)))
+        return self
 
     def start(self, work: Sequence[Work], on_fatal: dict[str, Callable[[FatalError], Any]]) -> None:
         """Hand the child its work; `on_fatal[eval]` ends that eval's run in this process."""
@@ -177,8 +183,46 @@ class Fetcher:
 # -- the child's side ----------------------------------------------------------------------
 
 
-def main() -> None:
+_prestarted: Fetcher | None = None
+
+
+def prestart(argv: Sequence[str]) -> None:
+    """Start the child as pytest loads the plugins, before it parses the command line, when
+    the command line names a provider that asks over the network: the child imports that SDK
+    (the longest step before a run's first request) while pytest starts. Only a head start:
+    the provider really used is the one parsed later (`fetcher_for`); a child nobody takes is
+    ended at exit."""
+    global _prestarted
+    from evals.providers import PROVIDERS
+
+    named = [value.removeprefix("--provider=") for value in argv if value.startswith("--provider=")]
+    named += [after for flag, after in zip(argv, argv[1:]) if flag == "--provider"]
+    if _prestarted is None and named and named[-1] in PROVIDERS and PROVIDERS[named[-1]].network:
+        _prestarted = Fetcher([named[-1]])
+        atexit.register(discard_prestarted)
+
+
+def fetcher_for(providers: Sequence[ProviderSpec]) -> Fetcher:
+    """The child that will call `providers`: the one started ahead, or a new one."""
+    global _prestarted
+    fetcher, _prestarted = _prestarted or Fetcher(), None
+    return fetcher.prepare(providers)
+
+
+def discard_prestarted() -> None:
+    """End the child started ahead, when this process will not use it."""
+    global _prestarted
+    if _prestarted is not None:
+        _prestarted.stop()
+        _prestarted = None
+
+
+def main(sdks: Sequence[str]) -> None:
+    from evals.providers import provider_class
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it closes stdin
+    for name in sdks:  # imported while the parent starts
+        provider_class(name)
     # A warning (a corrupt cache record moved aside) is the user's to see: the parent repeats it.
     warnings.showwarning = lambda message, category, *_, **__: _say(["warning", category.__name__, str(message)])
     try:
@@ -243,4 +287,4 @@ def _exit_when_parent_leaves() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -23,7 +23,7 @@ from evals.atomic import remove_stale_temp_files
 from evals.config import results_path, run_dir
 from evals.energy import SpanLog
 from evals.errors import DatasetError, EvalError, FatalError, StorageError
-from evals.fetcher import Fetcher, Work
+from evals.fetcher import Fetcher, Work, discard_prestarted, fetcher_for
 from evals.luau import run_tests_isolated
 from evals.plan import Planned, plan
 from evals.providers import PROVIDERS, configured_secrets
@@ -46,12 +46,15 @@ fetcher_key = pytest.StashKey[Fetcher]()
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
     if settings_key not in config.stash:
+        discard_prestarted()
         return
     s = settings(config)
     reachable = reachable_evals(config)
-    if fetching(config, reachable):  # started first: it imports the SDKs while this process plans and collects
+    if fetching(config, reachable):  # first: it makes the providers while this process plans and collects
         judged = any(TASKS[name].uses_judges for name in reachable)
-        config.stash[fetcher_key] = Fetcher([s.identity.spec, *(j.provider_spec() for j in s.identity.judges if judged)])
+        config.stash[fetcher_key] = fetcher_for([s.identity.spec, *(j.provider_spec() for j in s.identity.judges if judged)])
+    else:
+        discard_prestarted()
     try:
         config.stash[loaded_key] = {name: plan(TASKS[name], s.identity) for name in reachable}
         published = registry.published_files(s.results_root.parent / "models.json", results=s.results_root)
