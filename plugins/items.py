@@ -23,7 +23,7 @@ from evals.atomic import remove_stale_temp_files
 from evals.config import results_path, run_dir
 from evals.energy import SpanLog
 from evals.errors import DatasetError, EvalError, FatalError, StorageError
-from evals.fetcher import Fetcher, Work, discard_prestarted, fetcher_for
+from evals.fetcher import Fetchers, Work, discard_prestarted
 from evals.luau import run_tests_isolated
 from evals.plan import Planned, plan
 from evals.providers import PROVIDERS, configured_secrets
@@ -40,7 +40,7 @@ loaded_key = pytest.StashKey[dict[str, Planned]]()
 published_key = pytest.StashKey[set[str]]()
 runs_key = pytest.StashKey[dict[str, EvalRun]]()
 stopping_key = pytest.StashKey[str]()
-fetcher_key = pytest.StashKey[Fetcher]()
+fetcher_key = pytest.StashKey[Fetchers]()
 
 
 @pytest.hookimpl(trylast=True)
@@ -52,7 +52,7 @@ def pytest_configure(config: pytest.Config) -> None:
     reachable = reachable_evals(config)
     if fetching(config, reachable):  # first: it makes the providers while this process plans and collects
         judged = any(TASKS[name].uses_judges for name in reachable)
-        config.stash[fetcher_key] = fetcher_for([s.identity.spec, *(j.provider_spec() for j in s.identity.judges if judged)])
+        config.stash[fetcher_key] = Fetchers([s.identity.spec, *(j.provider_spec() for j in s.identity.judges if judged)], s.concurrency)
     else:
         discard_prestarted()
     try:

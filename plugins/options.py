@@ -21,7 +21,7 @@ from evals.atomic import why_unwritable
 from evals.errors import EvalError
 from evals.grading.judges import JudgeSpec, default_judges
 from evals.identity import FIELD, Identity, add_identity_options, from_values, parse_datasets
-from evals.providers import PROVIDERS, Provider, api_key_from_env, check_key, deferred_provider
+from evals.providers import PROVIDERS, Provider, api_key_from_env, check_key, deferred_provider, limit_share
 from evals.results import Prices
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -125,11 +125,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def worker_share(limit: int, worker: dict[str, Any]) -> int:
-    """An xdist worker's part of --concurrency: the parts add up to the limit (the first
-    workers take one more when it does not divide); at least 1, so with fewer requests
-    allowed than workers each worker still asks one at a time."""
-    index, count = int(worker["workerid"].removeprefix("gw")), worker["workercount"]
-    return max(1, limit // count + (index < limit % count))
+    """An xdist worker's part of --concurrency (`limit_share`)."""
+    return limit_share(limit, int(worker["workerid"].removeprefix("gw")), worker["workercount"])
 
 
 def _check_values_apart(config: pytest.Config) -> None:

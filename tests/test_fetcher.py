@@ -62,3 +62,22 @@ def test_a_rerun_of_a_finished_run_asks_nothing_and_leaves_no_process(tmp_path):
         assert len(server.requests) == asked == 4, first.stdout[-2000:]
     assert again.returncode == first.returncode and "note:" not in output, output
     assert asking_children(again.pid) == []
+
+
+def test_with_many_requests_in_flight_the_items_are_split_between_asking_processes(tmp_path):
+    """One asking process per 32 requests allowed in flight (at most one per core): at 64, on
+    a machine with two cores or more, two, each asking half of the items, each once."""
+    expected = min(os.cpu_count() or 1, 2)
+    with OpenAIServer(lambda request: "Answer: A", latency=0.5) as server:
+        command = harness_command("-q", "-p", "no:cacheprovider", "--provider=openai", "--model=m", f"--base-url={server.url}/v1",
+                                  "-m", "multiple_choice", "--limit=8", "--concurrency=64", run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+        run = subprocess.Popen(command, cwd=ROOT, env=harness_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        deadline = time.monotonic() + 60
+        while not server.requests and time.monotonic() < deadline:
+            time.sleep(0.02)
+        children = asking_children(run.pid)
+        output, _ = run.communicate(timeout=120)
+        prompts = [json.dumps(request.body["messages"]) for request in server.requests]
+    assert len(children) == expected, children
+    assert run.returncode in (0, 1) and "note:" not in output, output
+    assert len(prompts) == len(set(prompts)) == 8

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from evals.errors import UsageError
 
 from ._base import Completion, Provider, ProviderSpec, Request, Usage, api_key_from_env, is_openrouter, kind_of
-from ._retry import RetryPolicy, Throttle, call_with_retries, endpoint_throttle, redact
+from ._retry import RetryPolicy, Throttle, call_with_retries, endpoint_throttle, limit_share, redact
 
 __all__ = [
     "PLANNED",
@@ -33,6 +33,7 @@ __all__ = [
     "effective_spec",
     "is_openrouter",
     "kind_of",
+    "limit_share",
     "make_provider",
     "provider_class",
     "redact",

@@ -151,6 +151,13 @@ _endpoint_throttles: dict[tuple[Any, ...], Throttle] = {}
 _endpoint_throttles_lock = threading.Lock()
 
 
+def limit_share(limit: int, index: int, count: int) -> int:
+    """Part `index` of `count` of a limit on requests in flight (xdist workers, asking
+    processes): the parts add up to the limit (the first take one more when it does not
+    divide); at least 1, so with fewer requests allowed than parts each still asks one at a time."""
+    return max(1, limit // count + (index < limit % count))
+
+
 def endpoint_throttle(spec: ProviderSpec, limit: int) -> Throttle:
     """The one `Throttle` of an endpoint (provider, base URL, model) in this process: every
     eval, and the candidate and judge roles, that ask the same endpoint share its limit, so
