@@ -1,16 +1,20 @@
-"""A pytest plugin for `bench/cpu.py --breakdown`: where the session's CPU time goes, per item.
+"""A probe for `bench/cpu.py --breakdown`: where a run's CPU time goes, per item.
 
-Loaded with `-p _cpu_probe` (bench/ on PYTHONPATH). It wraps a few of the harness's functions
-and adds up the CPU time of the thread that runs them (`time.thread_time`: the kernel's time
-for that thread, so what the GIL's hand-offs cost is counted where they happen), then writes
-{"items": N, "session": s, "main thread": s, "<part>": s, ...} to $CPU_PROBE at the end of
-the session (the process running the items: -n 0)."""
+Loaded into pytest's process with `-p _cpu_probe` (bench/ on PYTHONPATH), and into each
+process asking the model (`evals.fetcher`) by the `sitecustomize` that `cpu.py` puts on
+PYTHONPATH. It wraps a few of the harness's functions and adds up the CPU time of the thread
+that runs them (`time.thread_time`: the kernel's time for that thread, so what the GIL's
+hand-offs cost is counted where they happen). pytest's process writes {"items": N, "session":
+s, "main thread": s, "<part>": s, ...} to $CPU_PROBE at the end of its session; each asking
+process writes {"process": s, "<part>": s, ...} to $CPU_PROBE.<pid> when it ends."""
 
 from __future__ import annotations
 
+import atexit
 import collections
 import json
 import os
+import sys
 import threading
 import time
 
@@ -39,17 +43,14 @@ def _timed(owner: type, name: str, part: str) -> None:
     setattr(owner, name, timed)
 
 
-_timed(run.EvalRun, "_prefetch_one", "prefetch threads: all")
-_timed(openai_provider.OpenAIProvider, "complete", "prefetch threads: the SDK's request")
-_timed(cache.RunCache, "lookup", "cache: lookups")
-if hasattr(cache, "RecordLock"):
-    _timed(cache.RecordLock, "acquire", "cache: locks")
-else:  # the harness before cd6e8cb took filelock's FileLock
-    import filelock
-
-    _timed(filelock.BaseFileLock, "acquire", "cache: locks")
-_timed(cache.RunCache, "store", "cache: stores")
-_timed(run.EvalRun, "answer", "main thread: the harness's part of an item")
+ASKING = "evals.fetcher" in sys.orig_argv
+where = "asking processes" if ASKING else "pytest's process"
+_timed(run.EvalRun, "_prefetch_one", f"{where}: answering ahead (threads)")
+_timed(openai_provider.OpenAIProvider, "complete", f"{where}: the SDK's request")
+_timed(cache.RunCache, "lookup", f"{where}: cache lookups")
+_timed(cache.RecordLock, "acquire", f"{where}: record locks")
+_timed(cache.RunCache, "store", f"{where}: storing records")
+_timed(run.EvalRun, "answer", f"{where}: the harness's part of an item")
 
 _started: dict[str, float] = {}
 
@@ -65,3 +66,12 @@ def pytest_sessionfinish(session) -> None:
                "main thread": time.thread_time() - _started["main"], **_spent}
     with open(os.environ["CPU_PROBE"], "w") as out:
         json.dump(figures, out)
+
+
+def _write_asking_figures() -> None:
+    with open(f"{os.environ['CPU_PROBE']}.{os.getpid()}", "w") as out:
+        json.dump({"process": time.process_time(), **_spent}, out)
+
+
+if ASKING and os.environ.get("CPU_PROBE"):
+    atexit.register(_write_asking_figures)

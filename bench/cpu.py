@@ -13,9 +13,10 @@ figure's goal:
   workers too) beyond a one-item run of the same command (start-up), divided by the items
   beyond one. The total per item, start-up included, is printed beside it.
 
-`--breakdown` adds one run of the last case with a probe plugin (`_cpu_probe.py`) that splits
-the session's CPU time per item between pytest's thread and the prefetch threads, and names
-the SDK's request and the cache's lookups, locks and stores (each thread's own CPU time).
+`--breakdown` adds one run of the last case with a probe (`_cpu_probe.py`, in pytest's process
+and in the processes asking the model) that splits the CPU time per item between pytest's
+thread and the asking processes, and names the SDK's request and the cache's lookups, locks
+and stores (each thread's own CPU time).
 
     uv run python bench/cpu.py [--cases 400/16 400/64 2000/64] [-n 0] [--repeat 1] [--latency 0.2] [--breakdown]
 """
@@ -90,19 +91,26 @@ def measure(items: int, concurrency: int, latency: float, workers: str) -> dict[
 
 
 def breakdown(items: int, concurrency: int, latency: float) -> None:
-    """One -n 0 run with `_cpu_probe`: the session's CPU per item, by thread and part."""
+    """One -n 0 run with `_cpu_probe` in pytest's process and in the asking processes: the
+    CPU per item, by process, thread and part."""
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         dataset = work / "bench.jsonl"
         write_dataset(dataset, items)
+        (work / "sitecustomize.py").write_text("import sys\nif 'evals.fetcher' in sys.orig_argv:\n    import _cpu_probe\n")
         with ServerProcess("openai", latency=latency) as server:
-            env = {"PYTHONPATH": str(ROOT / "bench"), "CPU_PROBE": str(work / "probe.json")}
+            env = {"PYTHONPATH": os.pathsep.join([str(work), str(ROOT / "bench")]), "CPU_PROBE": str(work / "probe.json")}
             run_command(server.url, dataset, work, concurrency, "0", ["-p", "_cpu_probe"], env)
         figures = json.loads((work / "probe.json").read_text())
+        asking = [json.loads(path.read_text()) for path in work.glob("probe.json.*")]
     n = figures.pop("items")
-    print(f"breakdown at {items}/{concurrency}, -n 0, CPU ms per item (each thread's own time):")
-    for part in sorted(figures, key=lambda part: (part != "session", part)):
-        print(f"  {part:<45} {1000 * figures[part] / n:6.2f}")
+    for child in asking:
+        child["asking processes: all their CPU, start-up included"] = child.pop("process")
+        for part, spent in child.items():
+            figures[part] = figures.get(part, 0) + spent
+    print(f"breakdown at {items}/{concurrency}, -n 0, {len(asking)} asking processes, CPU ms per item (each thread's own time):")
+    for part in sorted(figures, key=lambda part: (part not in ("session", "main thread"), part)):
+        print(f"  {part:<62} {1000 * figures[part] / n:6.2f}")
 
 
 def main() -> None:

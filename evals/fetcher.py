@@ -1,21 +1,23 @@
-"""The process that asks the model: a child of pytest's process that makes a run's model calls.
+"""The processes that ask the model: children of pytest's process that make a run's model calls.
 
 pytest runs items one at a time on one thread, and every reply costs some CPU (the SDK's
 request and parsing, the cache record): under one GIL, at 64 requests in flight, the items'
-own work and the replies' work take turns. So the calls are made by a child process on the
-other core: it answers the items ahead of pytest, in their order, through the same `EvalRun`
-code and into the same run folder, and tells the parent each item it is done with. The
-parent's items wait for that line, then read their answers from the cache, which stays the
-source of truth: a call the child could not make (busy in another process, or the child
-gone) is made by the item itself, as without a child.
+own work and the replies' work take turns. So the calls are made by child processes, on the
+other cores: each answers its items ahead of pytest, in their order, through the same
+`EvalRun` code and into the same run folder, and tells the parent each item it is done with.
+The parent's items wait for that line, then read their answers from the cache, which stays
+the source of truth: a call a child did not make (busy in another process, or the child gone)
+is made by the item itself, as without children.
 
-It also takes the SDK's import (a second or more) off pytest's start-up: the child is started
-as soon as the provider is known and imports the SDK while pytest plans and collects.
+They also take the SDK's import (0.7 s to 2 s) off pytest's start-up: the first child is
+started as the plugins load and imports the SDK while pytest starts, plans and collects.
 
-Wire protocol, all in memory: the parent writes to the child's stdin a pickled list of the
-`ProviderSpec`s it will call, then, once collected, one pickled list of `Work`, and keeps stdin open (its end is the child's signal to stop); the child writes one JSON
-array per line to stdout: `["done", eval, item_id]` or `["fatal", eval, class, message, kind,
-status]` or `["warning", category, message]` (already scrubbed). No key crosses the pipe: the child reads the same environment.
+Wire protocol, all in memory: the parent writes to a child's stdin a pickled list of the
+`ProviderSpec`s it will call, then, once collected, one pickled list of `Work`, and keeps
+stdin open (its end is the child's signal to stop); the child writes one JSON array per line
+to stdout: `["done", eval, item_id]`, `["fatal", eval, class, message, kind, status]` or
+`["warning", category, message]` (scrubbed, as everything the harness writes). No key crosses
+the pipe: the child reads the same environment.
 """
 
 from __future__ import annotations
@@ -33,18 +35,16 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from evals.errors import FatalError, FatalProviderError, QuotaExhausted, StorageError
 from evals.providers._retry import limit_share
 
-if TYPE_CHECKING:  # the child's first job is to import the SDK: the rest of the harness waits
+if TYPE_CHECKING:  # a child's first job is to import the SDK: the rest of the harness waits
     from evals.config import RunConfig
     from evals.providers import ProviderSpec
 
-REQUESTS_PER_PROCESS = 32
+REQUESTS_PER_PROCESS = 32  # one process's threads keep up with ~32 replies of 200 ms on one core
 # The fatal errors a run can end with, rebuilt on the parent's side by name.
 _FATAL = {cls.__name__: cls for cls in (FatalProviderError, QuotaExhausted, StorageError)}
 

@@ -50,9 +50,12 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     s = settings(config)
     reachable = reachable_evals(config)
-    if fetching(config, reachable):  # first: it makes the providers while this process plans and collects
+    if fetching(config, reachable):  # first: they make the providers while this process plans and collects
         judged = any(TASKS[name].uses_judges for name in reachable)
-        config.stash[fetcher_key] = Fetchers([s.identity.spec, *(j.provider_spec() for j in s.identity.judges if judged)], s.concurrency)
+        try:
+            config.stash[fetcher_key] = Fetchers([s.identity.spec, *(j.provider_spec() for j in s.identity.judges if judged)], s.concurrency)
+        except OSError:  # no process can be started (a process limit): this one asks, on its threads
+            discard_prestarted()
     else:
         discard_prestarted()
     try:

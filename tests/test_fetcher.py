@@ -28,16 +28,22 @@ def asking_children(parent: int) -> list[int]:
     return found
 
 
+def asking_run(server: OpenAIServer, tmp_path: Path, *args: str) -> subprocess.Popen:
+    """An 8-item run against `server`, returned once the first request has arrived."""
+    command = harness_command("-q", "-p", "no:cacheprovider", "--provider=openai", "--model=m", f"--base-url={server.url}/v1",
+                              "-m", "multiple_choice", "--limit=8", *args, run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+    run = subprocess.Popen(command, cwd=ROOT, env=harness_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 60
+    while not server.requests and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return run
+
+
 def test_a_killed_asking_process_loses_nothing_and_says_so(tmp_path):
     """Killed halfway (an OOM killer, a stray signal): the items it had not answered are asked
     by pytest's process itself, every answer is kept, and the end of the run says what happened."""
     with OpenAIServer(lambda request: "Answer: A", latency=0.4) as server:
-        command = harness_command("-q", "-p", "no:cacheprovider", "--provider=openai", "--model=m", f"--base-url={server.url}/v1",
-                                  "-m", "multiple_choice", "--limit=8", "--concurrency=2", run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
-        run = subprocess.Popen(command, cwd=ROOT, env=harness_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        deadline = time.monotonic() + 60
-        while not server.requests and time.monotonic() < deadline:
-            time.sleep(0.02)
+        run = asking_run(server, tmp_path, "--concurrency=2")
         children = asking_children(run.pid)
         assert len(children) == 1, children
         os.kill(children[0], signal.SIGKILL)
@@ -69,12 +75,7 @@ def test_with_many_requests_in_flight_the_items_are_split_between_asking_process
     a machine with two cores or more, two, each asking half of the items, each once."""
     expected = min(os.cpu_count() or 1, 2)
     with OpenAIServer(lambda request: "Answer: A", latency=0.5) as server:
-        command = harness_command("-q", "-p", "no:cacheprovider", "--provider=openai", "--model=m", f"--base-url={server.url}/v1",
-                                  "-m", "multiple_choice", "--limit=8", "--concurrency=64", run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
-        run = subprocess.Popen(command, cwd=ROOT, env=harness_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        deadline = time.monotonic() + 60
-        while not server.requests and time.monotonic() < deadline:
-            time.sleep(0.02)
+        run = asking_run(server, tmp_path, "--concurrency=64")
         children = asking_children(run.pid)
         output, _ = run.communicate(timeout=120)
         prompts = [json.dumps(request.body["messages"]) for request in server.requests]
