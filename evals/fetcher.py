@@ -276,7 +276,7 @@ def main(sdks: Sequence[str]) -> None:
 
 def _answer(work: Work, providers: dict[ProviderSpec, Any]) -> list[threading.Thread]:
     from evals.energy import SpanLog
-    from evals.providers import configured_secrets, make_provider
+    from evals.providers import configured_secrets, deferred_provider, make_provider
     from evals.run import EvalRun
     from evals.tasks import TASKS
 
@@ -285,7 +285,9 @@ def _answer(work: Work, providers: dict[ProviderSpec, Any]) -> list[threading.Th
         work.config,
         work.samples,
         candidate=providers.get(work.candidate) or make_provider(work.candidate),
-        judges=[(name, providers.get(spec) or make_provider(spec)) for name, spec in work.judges],
+        # Made at their first call: their SDK (anthropic's takes ~2 s) is imported while the
+        # candidate's requests are already in flight, and only by a run that asks a judge.
+        judges=[(name, providers.get(spec) or deferred_provider(spec)) for name, spec in work.judges],
         folder=work.folder,
         session=work.session,
         concurrency=work.concurrency,

@@ -25,7 +25,7 @@ from evals.tasks import TASKS
 from evals.verify import differences
 
 from .items import ROW_PROPERTY, WAITING_PROPERTY, loaded, published
-from .options import settings, settings_key
+from .options import settings, settings_key, workers_skipped_key
 
 WRONG_SHOWN = 20  # wrong answers listed at the end of a run, one line each
 
@@ -102,11 +102,13 @@ class ResultsCollector:
                 continue
             self.lines.extend(_describe(label, result, path))
 
-        if (workers := self.config.getoption("numprocesses", None)) and self.rows and not any(TASKS[name].grades_locally for name in self.rows):
-            # An API-bound run gains nothing from workers (bench/xdist.py), yet -n is a habit of pytest users.
-            self.lines.append(f"-n {workers}: xdist does not speed up these evals (their items wait on the model, --concurrency calls "
-                              "at a time whatever -n, and each worker starts pytest again): run them without -n; it helps LeetCode, "
-                              "whose grading runs Luau in each worker")
+        # An API-bound run gains nothing from workers (bench/workers.py), yet -n is a habit of pytest users.
+        why = ("their items wait on the model, --concurrency calls at a time whatever -n, and each worker would start pytest again; "
+               "-n helps LeetCode, whose grading runs Luau in each worker")
+        if workers_skipped_key in self.config.stash:
+            self.lines.append(f"-n {self.config.stash[workers_skipped_key]}: these evals ran in one process ({why})")
+        elif (workers := self.config.getoption("numprocesses", None)) and self.rows and not any(TASKS[name].grades_locally for name in self.rows):
+            self.lines.append(f"-n {workers}: xdist does not speed up these evals ({why}): run them without -n")
         if s.publish:
             self.lines.extend(f"publish: {line}" for line in self._publish(s))
         if not self.reproduced or self.unwritten:

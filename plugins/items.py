@@ -15,8 +15,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from _pytest.mark import MarkMatcher  # how pytest itself matches -m against an item's markers
-from _pytest.mark.expression import Expression
 
 from evals import registry
 from evals.atomic import remove_stale_temp_files
@@ -31,7 +29,7 @@ from evals.run import BatchWaiting, EvalRun, start_over
 from evals.tasks import TASKS
 from evals.verify import CachedOnly
 
-from .options import judge_provider, settings, settings_key, verifying
+from .options import judge_provider, reachable_evals, settings, settings_key, verifying
 
 ROW_PROPERTY = "eval_row"
 WAITING_PROPERTY = "eval_waiting"  # an item whose call waits in a Batch API batch
@@ -50,10 +48,9 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     s = settings(config)
     reachable = reachable_evals(config)
-    if fetching(config, reachable):  # first: they make the providers while this process plans and collects
-        judged = any(TASKS[name].uses_judges for name in reachable)
+    if fetching(config, reachable):  # first: they make the candidate's provider while this process plans and collects
         try:
-            config.stash[fetcher_key] = Fetchers([s.identity.spec, *(j.provider_spec() for j in s.identity.judges if judged)], s.concurrency)
+            config.stash[fetcher_key] = Fetchers([s.identity.spec], s.concurrency)
         except OSError:  # no process can be started (a process limit): this one asks, on its threads
             discard_prestarted()
     else:
@@ -79,20 +76,6 @@ def fetching(config: pytest.Config, reachable: list[str]) -> bool:
     specs = [s.identity.spec, *(j.provider_spec() for j in s.identity.judges if judged)]
     return (s.candidate is not None and not s.batch and not config.option.collectonly
             and all(spec.provider in PROVIDERS and PROVIDERS[spec.provider].network for spec in specs))
-
-
-def reachable_evals(config: pytest.Config) -> list[str]:
-    """The evals whose items -m can select: only they are planned, their datasets loaded
-    (a Hugging Face set downloaded) and their run folders looked at. An eval item carries its
-    eval's marker and no other, so the expression decides it exactly. A malformed -m is
-    pytest's to report."""
-    if not config.option.markexpr:
-        return list(TASKS)
-    try:
-        expression = Expression.compile(config.option.markexpr)
-    except SyntaxError:  # pytest reports it
-        return list(TASKS)
-    return [name for name in TASKS if expression.evaluate(MarkMatcher.from_markers([getattr(pytest.mark, name).mark]))]
 
 
 def loaded(config: pytest.Config) -> dict[str, Planned]:

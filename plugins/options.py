@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _pytest.mark import MarkMatcher  # how pytest itself matches -m against an item's markers
+from _pytest.mark.expression import Expression
 
 from evals.atomic import why_unwritable
 from evals.errors import EvalError
@@ -23,6 +25,7 @@ from evals.grading.judges import JudgeSpec, default_judges
 from evals.identity import FIELD, Identity, add_identity_options, from_values, parse_datasets
 from evals.providers import PROVIDERS, Provider, api_key_from_env, check_key, deferred_provider, limit_share
 from evals.results import Prices
+from evals.tasks import TASKS
 
 ROOT = Path(__file__).resolve().parents[1]
 EVALS_DIR = ROOT / "tests_evals"
@@ -96,6 +99,7 @@ class Settings:
     session: str
 
 
+workers_skipped_key = pytest.StashKey[int]()  # -n N that this run did not use (API-bound)
 settings_key = pytest.StashKey[Settings]()
 
 
@@ -118,10 +122,39 @@ def pytest_configure(config: pytest.Config) -> None:
     _check_values_apart(config)
     if verifying(config) or not targets_eval_items(config):
         return
+    _in_one_process_when_workers_cannot_help(config)
     try:
         config.stash[settings_key] = _settings(config)
     except EvalError as error:
         raise pytest.UsageError(str(error)) from None
+
+
+def reachable_evals(config: pytest.Config) -> list[str]:
+    """The evals whose items -m can select: only they are planned, their datasets loaded
+    (a Hugging Face set downloaded) and their run folders looked at. An eval item carries its
+    eval's marker and no other, so the expression decides it exactly. A malformed -m is
+    pytest's to report."""
+    if not config.option.markexpr:
+        return list(TASKS)
+    try:
+        expression = Expression.compile(config.option.markexpr)
+    except SyntaxError:  # pytest reports it
+        return list(TASKS)
+    return [name for name in TASKS if expression.evaluate(MarkMatcher.from_markers([getattr(pytest.mark, name).mark]))]
+
+
+def _in_one_process_when_workers_cannot_help(config: pytest.Config) -> None:
+    """`-n N` for evals whose items only wait on the model: run them in this one process.
+    Workers would keep no more requests in flight (--concurrency holds for the command) and
+    each would start pytest again, ~1 s that an API-bound run cannot win back (`bench/workers.py`:
+    1.12-1.16 x the time of -n 0). They help where the items work themselves: LeetCode's
+    grading. Decided before xdist starts its workers (its configure hook runs last), from the
+    evals -m can reach; the run says so at its end."""
+    workers = config.getoption("numprocesses", None)
+    if (workers and config.getoption("dist", "no") != "no" and not hasattr(config, "workerinput")
+            and not config.option.collectonly and not any(TASKS[name].grades_locally for name in reachable_evals(config))):
+        config.option.dist = "no"
+        config.stash[workers_skipped_key] = workers
 
 
 def worker_share(limit: int, worker: dict[str, Any]) -> int:

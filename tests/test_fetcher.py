@@ -82,3 +82,16 @@ def test_with_many_requests_in_flight_the_items_are_split_between_asking_process
     assert len(children) == expected, children
     assert run.returncode in (0, 1) and "note:" not in output, output
     assert len(prompts) == len(set(prompts)) == 8
+
+
+def test_a_judge_whose_key_is_missing_stops_nothing_when_no_judged_item_runs(tmp_path):
+    """-k picks multiple-choice items only; freeform is reachable by -m, and its default judges
+    include an Anthropic model with no key set. The asking process makes a judge only when it
+    has judged items to ask (its key is checked then, by pytest's process, with one line)."""
+    with OpenAIServer(lambda request: "Answer: A") as server:
+        done = subprocess.run(harness_command("-q", "-p", "no:cacheprovider", "--provider=openai", "--model=m", f"--base-url={server.url}/v1",
+                                              "-k", "mc-00", run_dir=tmp_path / "runs", results_dir=tmp_path / "results"),
+                              cwd=ROOT, env=harness_env(), capture_output=True, text=True, timeout=120)
+        asked = len(server.requests)
+    assert done.returncode == 1 and "note:" not in done.stdout + done.stderr, done.stdout[-3000:] + done.stderr[-2000:]
+    assert asked == 9

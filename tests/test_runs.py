@@ -85,9 +85,20 @@ def test_xdist_and_serial_runs_write_the_same_result_files(server, tmp_path):
     assert "xdist does not speed up" not in serial.stdout + parallel.stdout  # LeetCode's grading ran in the workers
 
 
-def test_an_xdist_run_that_only_waits_on_the_model_says_to_run_it_without_n(server, tmp_path):
+def test_n_for_evals_that_only_wait_on_the_model_runs_them_in_one_process_and_says_so(server, tmp_path):
+    """Workers would each start pytest again and keep no more requests in flight (-m picks
+    only multiple choice here, so no item can need them)."""
     done = run_harness(*model_args(server), "-m", "multiple_choice", "--limit=4", "-n", "2", run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
     assert read_result(tmp_path / "results", "multiple_choice")["summary"]["n"] == 4, done.stdout[-3000:]
+    assert "[gw0]" not in done.stdout and "workers" not in done.stdout.split("eval results")[0], done.stdout[-3000:]
+    (line,) = [line for line in done.stdout.splitlines() if line.startswith("-n 2: ")]
+    assert line.startswith("-n 2: these evals ran in one process (their items wait on the model"), line
+
+
+def test_an_xdist_run_whose_selection_only_waits_on_the_model_says_to_run_it_without_n(server, tmp_path):
+    """-k picks the items after the workers started: they ran, and the run says they did not help."""
+    done = run_harness(*model_args(server), "-k", "mc-00", "-n", "2", run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+    assert "2 workers [9 items]" in done.stdout and "note:" not in done.stdout + done.stderr, done.stdout[-3000:] + done.stderr[-2000:]
     (line,) = [line for line in done.stdout.splitlines() if "xdist does not speed up" in line]
     assert line.startswith("-n 2: ") and "run them without -n" in line
 
