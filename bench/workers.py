@@ -2,8 +2,9 @@
 
 API-bound: generated multiple-choice items (`--mc-items`, default 400) through `pytest
 --provider live` against a loopback server in its own process that answers every request
-after 200 ms, 16 in flight: the model's latency is the work, so each worker only adds its own
-start-up (goal: -n N within 5% of -n 0, or the harness says to drop -n).
+after 200 ms, 16 in flight: the model's latency is the work, so each worker would only add
+its own start-up; the harness runs such a command (`-m` reaches no eval that grades locally)
+in one process whatever -n says (goal: -n N within 5% of -n 0).
 Grading-bound: the bundled Luau LeetCode problems, each asked `--epochs` times, against a
 loopback server that answers with the problem's reference solution after `--lc-latency`
 seconds: each reply's tests run in the Luau sandbox, one item at a time per process, so

@@ -193,7 +193,8 @@ class Fetchers:
     request phase at 2,000 items took ~1.65 x ideal with one, ~1.26 with two, `bench/cpu.py`)."""
 
     def __init__(self, providers: Sequence[ProviderSpec], concurrency: int):
-        count = max(1, min(os.cpu_count() or 1, -(-concurrency // REQUESTS_PER_PROCESS)))
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1  # the cores it may use
+        count = max(1, min(cores, -(-concurrency // REQUESTS_PER_PROCESS)))
         sdks = sorted({spec.provider for spec in providers})
         self._children = [fetcher_for(providers), *(Fetcher(sdks).prepare(providers) for _ in range(count - 1))]
         self._owner: dict[tuple[str, str], Fetcher] = {}
