@@ -78,11 +78,15 @@ class Fetcher:
         self._gone = threading.Event()
         self._fatal: dict[str, Callable[[FatalError], Any]] = {}
         self._stderr: list[str] = []
+        self._stderr_reader = threading.Thread(target=self._read_stderr, name="fetcher-stderr", daemon=True)
         self.started = False
         package_root = str(Path(__file__).resolve().parents[1])
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
-        self._child = subprocess.Popen([sys.executable, "-m", "evals.fetcher", *sdks], stdin=subprocess.PIPE,
+        # -P: the working folder is not put on the child's path (a folder of the user's named
+        # `evals` would be imported instead of this package); PYTHONPATH names this one first.
+        self._child = subprocess.Popen([sys.executable, "-P", "-m", "evals.fetcher", *sdks], stdin=subprocess.PIPE,
                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, close_fds=True)
+        self._stderr_reader.start()
 
     def prepare(self, providers: Sequence[ProviderSpec]) -> Fetcher:
         """The providers the child will call: it makes them (their SDKs, their clients) while
@@ -98,7 +102,6 @@ class Fetcher:
             self._gone.set()
             return
         threading.Thread(target=self._read, name="fetcher-reader", daemon=True).start()
-        threading.Thread(target=self._read_stderr, name="fetcher-stderr", daemon=True).start()
 
     def _send(self, value: Any) -> bool:
         try:
@@ -134,6 +137,8 @@ class Fetcher:
             code = self._child.wait()
         if not (self.started and ended_by_itself and code):
             return None
+        if self._stderr_reader.is_alive():
+            self._stderr_reader.join(timeout=1)  # its last words, the reason
         how = f"was killed by signal {-code}" if code < 0 else f"ended with exit code {code} ({self._stderr[-1] if self._stderr else 'no message'})"
         return f"the process asking the model {how}; pytest's process asked what it had not"
 

@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -95,3 +96,18 @@ def test_a_judge_whose_key_is_missing_stops_nothing_when_no_judged_item_runs(tmp
         asked = len(server.requests)
     assert done.returncode == 1 and "note:" not in done.stdout + done.stderr, done.stdout[-3000:] + done.stderr[-2000:]
     assert asked == 9
+
+
+def test_a_folder_named_evals_where_the_command_runs_is_not_what_the_asking_process_imports(tmp_path):
+    """The asking process runs `python -P -m evals.fetcher`: without -P, `-m` would put the
+    working folder first on its path, and a user's own `evals` package there would be run."""
+    (tmp_path / "evals").mkdir()
+    (tmp_path / "evals" / "__init__.py").write_text("raise ImportError('the wrong evals package')\n")
+    pytest_script = Path(sys.executable).with_name("pytest")  # the console script: its own folder first on its path
+    with OpenAIServer(lambda request: "Answer: A") as server:
+        done = subprocess.run([str(pytest_script), f"--rootdir={ROOT}", "-c", str(ROOT / "pyproject.toml"), str(ROOT / "tests_evals"),
+                               "-q", "-p", "no:cacheprovider", "--provider=openai", "--model=m", f"--base-url={server.url}/v1",
+                               "-m", "multiple_choice", "--limit=2", f"--run-dir={tmp_path / 'runs'}", f"--results-dir={tmp_path / 'results'}"],
+                              cwd=tmp_path, env=harness_env(), capture_output=True, text=True, timeout=120)
+        asked = len(server.requests)
+    assert "note:" not in done.stdout + done.stderr and asked == 2, done.stdout[-3000:] + done.stderr[-2000:]
