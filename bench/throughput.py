@@ -4,7 +4,7 @@ Runs 400 generated multiple-choice items through `pytest --provider live` agains
 OpenAI-compatible server (its own process) that answers every request after 200 ms, with 16
 requests in flight, and prints wall time / ideal, where ideal = 400 x 0.2 s / 16. The harness
 wall time includes pytest's start-up, as a user sees it; the session's own time (from the
-result file's timing) is printed beside it, since start-up is a fixed cost of ~3 s here. Then it reruns the finished run and
+result file's timing) is printed beside it, since start-up is a fixed cost (~1 s here, ~3 s before the SDK moved to the asking process). Then it reruns the finished run and
 checks that the rerun makes zero requests.
 
     uv run python bench/throughput.py [--items 400] [--latency 0.2] [--concurrency 16] [-n 0]
