@@ -271,7 +271,8 @@ class EvalRun:
 
     def prefetch(self, samples: Sequence[Any], *, threads: int, done: Callable[[Any], None] | None = None) -> list[threading.Thread]:
         """Answer `samples` on background threads; items then find their calls cached.
-        `done(sample)` is told of each sample once its calls are made, failed or skipped."""
+        `done(sample)` is told of each sample once its calls are made, failed or skipped.
+        Returns the thread that ends once every sample is answered (or the run stopped)."""
         pending = collections.deque(samples)
 
         def work() -> None:
@@ -287,15 +288,30 @@ class EvalRun:
                 if done is not None:
                     done(sample)
 
-        # A quarter more threads than requests allowed in flight: a thread sleeping in a retry's
-        # backoff, or waiting on a stalled reply (which stops counting against the limit),
-        # must not leave a free slot unused. Not more: every thread beyond those takes its
-        # turn at the GIL and at the kernel's locks (twice as many threads: the request phase
-        # at 2,000 items and 64 in flight took 1.9 x ideal instead of 1.5-1.6, `bench/cpu.py`).
-        workers = [threading.Thread(target=work, name=f"prefetch-{i}", daemon=True) for i in range(threads + threads // 4 + 1)]
-        for worker in workers:
-            worker.start()
-        return workers
+        # A quarter more threads than requests allowed in flight, and one more for each request
+        # that keeps a thread without holding a slot (stalled, or a retry sleeping out its
+        # backoff: `Throttle.set_aside`), so neither leaves a free slot unused. Not a fixed
+        # reserve: every idle thread takes its turn at the GIL and at the kernel's locks (twice
+        # as many threads made the request phase at 2,000 items and 64 in flight 1.9 x ideal
+        # instead of 1.5-1.6, `bench/cpu.py`; too few made a storm of 30 s stalls 25% slower,
+        # `bench/storm.py`).
+        base = threads + threads // 4 + 1
+        throttles = {id(t): t for t in (self._throttle(p) for p in (self.candidate, *(p for _, p in self.judges)))}.values()
+
+        def supervise() -> None:
+            workers: list[threading.Thread] = []
+            while pending and not self._stop.is_set():
+                alive = sum(worker.is_alive() for worker in workers)
+                for _ in range(base + sum(t.set_aside() for t in throttles) - alive):
+                    workers.append(threading.Thread(target=work, name=f"prefetch-{len(workers)}", daemon=True))
+                    workers[-1].start()
+                self._stop.wait(0.25)
+            for worker in workers:
+                worker.join()
+
+        supervisor = threading.Thread(target=supervise, name="prefetch", daemon=True)
+        supervisor.start()
+        return [supervisor]
 
     def _prefetch_one(self, sample: Any) -> None:
         """The item's model calls only: the candidate, then the judges, which need its reply.

@@ -119,3 +119,19 @@ def test_concurrency_is_one_limit_per_endpoint_across_evals_and_workers(tmp_path
     assert set(peaks) == {"student-1", "judge-a", "judge-b", "judge-c"}
     assert all(peak <= 3 for peak in peaks.values()), peaks
     assert peaks["student-1"] >= 2  # and the limit is used, not one request at a time
+
+
+def test_threads_held_by_stalled_requests_are_made_up_for(tmp_path):
+    """The first three requests stall for 12 s, as many as the threads a limit of 2 starts
+    with: once they count as stalled (5 s), the pool grows by as many threads, and the other
+    items are asked while the stalls go on, instead of after them."""
+    from tests.loopback import Fault
+
+    with OpenAIServer(lambda request: "Answer: A") as server:
+        server.inject(Fault(delay=12.0), 3)
+        done = run_harness("--provider=openai", "--model=m", f"--base-url={server.url}/v1", "-m", "multiple_choice",
+                           "--concurrency=2", run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+        arrivals = [request.timestamp for request in server.requests]
+    assert "result file:" in done.stdout, done.stdout[-3000:]
+    assert len(arrivals) == 40
+    assert sum(arrival < arrivals[0] + 11 for arrival in arrivals) == 40  # every item asked before the stalls end

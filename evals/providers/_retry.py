@@ -7,10 +7,12 @@ that it means "come back tomorrow") does."""
 from __future__ import annotations
 
 import collections
+import contextlib
 import random
 import statistics
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 
@@ -67,6 +69,7 @@ class Throttle:
         self._in_flight: dict[int, float] = {}  # thread id -> when its request was sent
         self._latencies: collections.deque[float] = collections.deque(maxlen=64)
         self._successes = 0
+        self._backing_off = 0  # requests whose retry sleeps out its backoff
         self._last_cut = float("-inf")  # when the limit was last halved
         self._last_change = clock()  # when it last changed either way
         self._cond = threading.Condition()
@@ -121,6 +124,22 @@ class Throttle:
     def in_flight(self) -> int:
         with self._cond:
             return len(self._in_flight)
+
+    def set_aside(self) -> int:
+        """Requests that keep a thread busy without holding a slot: stalled ones, and retries
+        sleeping out their backoff. A pool of threads grows by as many (`EvalRun.prefetch`)."""
+        with self._cond:
+            return len(self._in_flight) - self._counted(self._clock()) + self._backing_off
+
+    @contextlib.contextmanager
+    def backing_off(self) -> Iterator[None]:
+        with self._cond:
+            self._backing_off += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._backing_off -= 1
 
     def _stall_after(self) -> float:
         median = statistics.median(self._latencies) if self._latencies else 0.0
@@ -201,7 +220,8 @@ def call_with_retries(
                 give_up = attempt >= policy.attempts
             if give_up:
                 raise _final(error, attempt, provider) from None
-            sleep(delay)
+            with throttle.backing_off():
+                sleep(delay)
             continue
         except ProviderError as error:
             raise _final(error, attempt, provider) from None
