@@ -188,9 +188,6 @@ class Fetcher:
             self._waiters.clear()
 
 
-# -- the child's side ----------------------------------------------------------------------
-
-
 class Fetchers:
     """This process's asking children: one per `REQUESTS_PER_PROCESS` requests allowed in flight
     (up to one per core), each asking every n-th item of each eval with its part of the limit.
@@ -256,6 +253,9 @@ def discard_prestarted() -> None:
     if _prestarted is not None:
         _prestarted.stop()
         _prestarted = None
+
+
+# -- the child's side ----------------------------------------------------------------------
 
 
 def main(sdks: Sequence[str]) -> None:

@@ -186,6 +186,10 @@ class EvalRun:
     def _call(self, item_id: str, role: str, provider: Provider, request: Request, *, wait: bool) -> Completion:
         record = self.call_record(provider, request)
         key = (item_id, role)
+        if wait and self.ahead is not None:
+            self.ahead(item_id)  # the process asking ahead of the items (`evals.fetcher`) is done with it
+            if self.fatal:
+                raise self.fatal
         cached = self._stored_here(key, record)
         if cached is None:
             cached = self.cache.lookup(item_id, role, record)
@@ -193,11 +197,6 @@ class EvalRun:
             cached = self.cache.lookup(item_id, role, record)  # collected meanwhile, by another process
             if cached is None:
                 raise BatchWaiting(waiting.batch, waiting.status)
-        if cached is None and wait and self.ahead is not None:
-            self.ahead(item_id)  # the process asking ahead of the items (`evals.fetcher`) is done with it
-            if self.fatal:
-                raise self.fatal
-            cached = self.cache.lookup(item_id, role, record)
         if cached is None and wait and (asking := self._asking.get(key)):
             asking.wait()  # a prefetch thread of this process is asking: no need to take the file lock
             cached = self._stored_here(key, record)
