@@ -57,18 +57,31 @@ def test_a_killed_asking_process_loses_nothing_and_says_so(tmp_path):
     assert 8 <= asked <= 8 + 2  # at most the calls in flight when it was killed are asked again
 
 
+def processes_marked(marker: str) -> list[int]:
+    """The pids of live processes whose environment carries RUN_MARK=`marker`: a run's
+    processes, whoever their parent is now (a child left behind is re-parented)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            environ = (proc / "environ").read_bytes().split(b"\0")
+        except (OSError, ValueError):
+            continue
+        if f"RUN_MARK={marker}".encode() in environ:
+            found.append(int(proc.name))
+    return found
+
+
 def test_a_rerun_of_a_finished_run_asks_nothing_and_leaves_no_process(tmp_path):
+    env = harness_env(RUN_MARK=tmp_path.name)
     with OpenAIServer(lambda request: "Answer: A") as server:
         args = ("-q", "-p", "no:cacheprovider", "--provider=openai", "--model=m", f"--base-url={server.url}/v1", "-m", "multiple_choice", "--limit=4")
-        first = subprocess.run(harness_command(*args, run_dir=tmp_path / "runs", results_dir=tmp_path / "results"),
-                               cwd=ROOT, env=harness_env(), capture_output=True, text=True, timeout=120)
+        command = harness_command(*args, run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+        first = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
         asked = len(server.requests)
-        again = subprocess.Popen(harness_command(*args, run_dir=tmp_path / "runs", results_dir=tmp_path / "results"),
-                                 cwd=ROOT, env=harness_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        output, _ = again.communicate(timeout=120)
+        again = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
         assert len(server.requests) == asked == 4, first.stdout[-2000:]
-    assert again.returncode == first.returncode and "note:" not in output, output
-    assert asking_children(again.pid) == []
+    assert again.returncode == first.returncode and "note:" not in again.stdout + again.stderr, again.stdout[-2000:]
+    assert processes_marked(tmp_path.name) == []  # no asking process outlives its run
 
 
 def test_with_many_requests_in_flight_the_items_are_split_between_asking_processes(tmp_path):

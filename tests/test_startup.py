@@ -49,7 +49,6 @@ def imported(*args: str, tmp_path, env_extra: dict[str, str] | None = None) -> d
     processes = [json.loads(path.read_text()) for path in seen.glob("*.json")]
     asking = [p["modules"] for p in processes if "evals.fetcher" in p["argv"]]
     pytest_processes = [p["modules"] for p in processes if "evals.fetcher" not in p["argv"]]  # pytest's, and xdist workers
-    assert len(asking) <= 1 + args.count("-n") * 8, processes
     return {"exit": done.returncode, "pytest": sorted({m for modules in pytest_processes for m in modules}),
             "asking": sorted({m for modules in asking for m in modules}), "askers": len(asking), "output": done.stdout[-2000:]}
 
