@@ -1,0 +1,125 @@
+"""The registries of the harness's extension points: evals (`Task`s), providers and power
+sources. Nothing outside an extension's own module names it; everything that is a list of
+them (pytest markers, `evaluate --evals`, dataset detection, models.json's resultFiles, the
+result-file schema, the board's columns) is read from here.
+
+The built-in extensions register exactly as a third party's do: through the entry-point group
+`roblox_evals` (see pyproject.toml). An entry point names a module; importing it registers
+what it defines with the decorators below:
+
+    # pyproject.toml of a package of yours
+    [project.entry-points.roblox_evals]
+    echo = "echo_eval"
+
+    # echo_eval/__init__.py
+    from evals.extensions import register_task
+    from evals.tasks import Task
+
+    @register_task
+    class Echo(Task): ...
+
+The groups are loaded on the first question asked of a registry (not at import), so that a
+command that never asks pays nothing, and a module an entry point names should import little
+at its top (its SDK, torch, pydantic at first use)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from importlib.metadata import entry_points
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from evals.errors import UsageError
+
+if TYPE_CHECKING:
+    from evals.tasks import Task
+
+GROUP = "roblox_evals"
+DISTRIBUTION = "roblox-evals"  # the harness's own, whose extensions are the built-ins
+
+T = TypeVar("T")
+
+_tasks: dict[str, Task] = {}
+_loaded = False
+_loading = threading.RLock()
+
+
+def register_task(cls: type[T]) -> type[T]:
+    """Class decorator: register an eval (a `Task` subclass), by its `name`. Its name, tag and
+    resultFiles key must be new; a second registration of the same class is ignored (a module
+    imported twice, as __main__ and by name)."""
+    task = cls()
+    for existing in _tasks.values():
+        if type(existing).__qualname__ == cls.__qualname__ and type(existing).__module__ == cls.__module__:
+            return cls
+        for attr in ("name", "tag", "key"):
+            if getattr(existing, attr) == getattr(task, attr):
+                raise UsageError(f"eval {task.name!r} ({cls.__module__}): its {attr} {getattr(task, attr)!r} is {existing.name!r}'s already")
+    _tasks[task.name] = task  # type: ignore[assignment]
+    ordered = sorted(_tasks.values(), key=lambda t: (t.position, t.name))
+    _tasks.clear()
+    _tasks.update((t.name, t) for t in ordered)
+    return cls
+
+
+def tasks() -> dict[str, Task]:
+    """Every registered eval by name, in the order of their `position` (then name)."""
+    load()
+    return _tasks
+
+
+def task_tags() -> dict[str, str]:
+    """Each eval's tag -> its name ("ff" -> "freeform")."""
+    return {task.tag: task.name for task in tasks().values()}
+
+
+def on_board() -> dict[str, Task]:
+    """The evals on the leaderboard, by name: every published model has one result file each."""
+    return {name: task for name, task in tasks().items() if task.on_board}
+
+
+def load() -> None:
+    """Import every module the entry-point group names (once): each registers its extensions.
+    A module that fails to import is one line naming the entry point and the package."""
+    global _loaded
+    if _loaded:
+        return
+    with _loading:
+        if _loaded:
+            return
+        _loaded = True  # before importing: a module that asks the registry while it registers sees what is there
+        # The harness's own first (a third party's eval may build on them).
+        found = sorted(entry_points(group=GROUP), key=lambda ep: (ep.dist is None or ep.dist.name != DISTRIBUTION, ep.name))
+        seen: set[str] = set()
+        for point in found:
+            if point.value in seen:  # the same distribution twice on the path
+                continue
+            seen.add(point.value)
+            try:
+                point.load()
+            except UsageError:
+                raise
+            except Exception as error:
+                owner = point.dist.name if point.dist else "an installed package"
+                raise UsageError(f"the {GROUP} entry point {point.name!r} of {owner} ({point.value}) failed to load: "
+                                 f"{type(error).__name__}: {error}; fix or uninstall it") from None
+
+
+class Registry(Mapping[str, T]):
+    """A read-only, lazily loaded view of one registry (`tasks()` and the like), for module
+    constants that used to be dicts: `TASKS["leetcode"]` keeps working."""
+
+    def __init__(self, read: Callable[[], Mapping[str, T]]):
+        self._read = read
+
+    def __getitem__(self, name: str) -> T:
+        return self._read()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._read()))
+
+    def __len__(self) -> int:
+        return len(self._read())
+
+    def __repr__(self) -> str:
+        return f"Registry({list(self)})"

@@ -1,0 +1,155 @@
+"""What an eval is: how a sample becomes a prompt, how a reply is scored, and what the rest
+of the harness needs to know about it (its marker, datasets, bands, board columns, kWh keys,
+the versions of its graders).
+
+A `Task` knows nothing about pytest, caching or providers beyond the `Scoring` it is handed:
+`score` may make further model calls through it (the judges, cached like the candidate's) or
+run Luau in the sandbox. Concrete evals live in modules of their own and register themselves
+with `evals.extensions.register_task`; nothing outside them names one."""
+
+from __future__ import annotations
+
+import dataclasses
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from evals.names import attempt_key
+from evals.providers import Completion, Request
+
+SYSTEM_PROMPT = "You are an expert Roblox game developer who knows the Roblox engine APIs and the Luau language in depth."
+
+
+class Scoring(Protocol):
+    """What `EvalRun` hands `Task.score`: cached judge calls and the Luau sandbox."""
+
+    judge_names: list[str]
+
+    def judge(self, item_id: str, index: int, request: Request) -> Completion: ...
+
+    def work_budget(self, problem: Any) -> int | None: ...
+
+    def run_luau(self, problem: Any, solution: str, work_budget: int | None) -> Any: ...
+
+
+@dataclass(frozen=True)
+class Column:
+    """A score on the leaderboard: its key in the board's data (`freeform`, `leetcodeEasy`),
+    its heading, the summary it is read from (None: the eval's own, or `overall` when the eval
+    has bands; else a band), and whether it counts in the board's average."""
+
+    key: str
+    label: str
+    band: str | None = None
+    averaged: bool = True
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """The k-th answer to a sample under `--epochs K`: an item of its own, cached under its own
+    records (`names.attempt_key`), asked and scored as the sample it wraps."""
+
+    sample: Any
+    epoch: int
+
+    @property
+    def id(self) -> str:
+        return attempt_key(self.sample.id, self.epoch)
+
+    def __getattr__(self, name: str) -> Any:  # the sample's own fields: question, choices, test...
+        if name == "sample":  # not set yet (while being copied): not the sample's to answer
+            raise AttributeError(name)
+        return getattr(self.sample, name)
+
+
+def question_of(sample: Any) -> Any:
+    """The dataset's sample behind an item: itself, or the one an `Attempt` answers again."""
+    return sample.sample if isinstance(sample, Attempt) else sample
+
+
+def row_identity(sample: Any) -> dict[str, Any]:
+    """How a row names its item: the question's id, and the epoch under `--epochs`."""
+    if isinstance(sample, Attempt):
+        return {"id": sample.sample.id, "epoch": sample.epoch}
+    return {"id": sample.id}
+
+
+class Task(ABC):
+    name: str  # the pytest marker, the results folder
+    tag: str  # its short name in `evaluate --evals` and `--dataset TAG=SOURCE`
+    key: str  # its key in a models.json entry's resultFiles
+    title: str = ""  # how people call it ("RobloxQA multiple choice"); default: the name
+    marker_help: str = ""  # the pytest marker's description
+    prompt_version: str
+    # Where it comes in every list of evals (markers, `--evals`, messages, the board's columns):
+    # lower first, then by name. Entry points come in no reliable order.
+    position = 100
+    bands: tuple[str, ...] = ()  # sub-scores beside "overall", e.g. difficulties
+    has_splits = True  # False: --split does not apply, the test problems always run
+    uses_judges = False
+    grades_locally = False  # True: scoring does CPU work of its own (xdist workers share it)
+    # On the leaderboard: its result file is one of every published model's resultFiles, and
+    # `board` its columns. An eval off the board runs, writes result files and verifies alike.
+    on_board = True
+    board: tuple[Column, ...] = ()  # default: one column, `key`, averaged
+    # Published datasets by --dataset name that serve this eval.
+    named_datasets: tuple[str, ...] = ()
+    # What graded a row, by part, each with its version: recorded in every result file, so
+    # that a change of grading is told apart from a changed record. Bump a part's version
+    # whenever what it gives for the same record can change.
+    graders: dict[str, str] = {}
+
+    def serves(self, columns: set[str]) -> bool:
+        """Whether a dataset file with these columns (of its first record) is one of this
+        eval's, for a bare `--dataset FILE`."""
+        return False
+
+    def columns(self) -> tuple[Column, ...]:
+        return self.board or (Column(self.key, self.title or self.name),)
+
+    def kilowatt_hour_keys(self) -> tuple[str, ...]:
+        """Its keys in a models.json entry's kilowattHour: one per band, else its key."""
+        return self.bands or (self.key,)
+
+    def band(self, row: dict[str, Any]) -> str:
+        raise NotImplementedError
+
+    @abstractmethod
+    def load(self, source: str, split: str) -> tuple[list[Any], dict[str, Any]]: ...
+
+    @abstractmethod
+    def prompt(self, sample: Any) -> str: ...
+
+    def gold_reply(self, sample: Any) -> str:
+        """What the offline `reference` provider answers."""
+        return sample.answer
+
+    @abstractmethod
+    def score(self, sample: Any, completion: Completion, scoring: Scoring) -> dict[str, Any]:
+        """Row fields: at least `status` ("correct", "wrong", "unparseable") and `correct`."""
+
+    def summarize(self, rows: list[dict[str, Any]]) -> dict[str, Any]:
+        """Task-specific summary fields, beside the common ones."""
+        return {}
+
+    def sample_fields(self, sample: Any) -> dict[str, Any]:
+        """Fields every row of the sample carries, an API error's included (its band)."""
+        return {}
+
+    def identity_extra(self, samples: list[Any]) -> dict[str, Any]:
+        """Task-specific parts of the run identity."""
+        return {}
+
+    def judge_request(self, sample: Any, completion: Completion) -> Request | None:
+        """What the judges are asked about this reply; None when no judge is asked."""
+        return None
+
+    def explain(self, row: dict[str, Any]) -> str:
+        """One line for a failed item's report."""
+        return f"{row['status']}: {row.get('note') or ''}".strip(": ")
+
+    def request(self, sample: Any, *, system_prompt_prefix: str | None, max_tokens: int | None) -> Request:
+        system = f"{system_prompt_prefix}\n\n{SYSTEM_PROMPT}" if system_prompt_prefix else SYSTEM_PROMPT
+        return Request(prompt=self.prompt(sample), system=system, max_tokens=max_tokens, context={"gold": self.gold_reply(sample)})
+
+

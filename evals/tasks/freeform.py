@@ -1,0 +1,77 @@
+"""RobloxQA freeform: the same kind of question without choices; an ensemble of LLM judges
+compares the reply with the reference answer (majority vote), and an unparseable verdict is
+counted, never a pass."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from evals.datasets import robloxqa
+from evals.extensions import register_task
+from evals.grading import judges
+from evals.providers import Request, Usage
+from evals.tasks import Task
+
+
+@register_task
+class Freeform(Task):
+    name = "freeform"
+    tag = "ff"
+    key = "freeform"
+    title = "Freeform"
+    marker_help = "RobloxQA freeform items, graded by LLM judges"
+    position = 10
+    prompt_version = "ff-v1"
+    uses_judges = True
+    named_datasets = ("robloxqa-openended-v1", "robloxqa-v2")
+    graders = {"verdicts": "1"}  # evals.grading.judges.parse_verdict and the majority vote
+
+    def serves(self, columns):
+        return "test" not in columns and (not columns & {"choices", "options"} or "incorrect_0" in columns)
+
+    def load(self, source: str, split: str):
+        return robloxqa.load_freeform(source, split)
+
+    def prompt(self, sample: robloxqa.FreeformQuestion) -> str:
+        return f"Answer the following question about Roblox development precisely and concisely.\n\n{sample.question}"
+
+    def judge_request(self, sample, completion):
+        reply = completion.text
+        if not reply.strip():
+            return None
+        return Request(
+            prompt=judges.judge_prompt(sample.question, sample.answer, reply),
+            temperature=judges.TEMPERATURE,
+            seed=judges.SEED,
+            context={"reply": reply, "reference": sample.answer},
+        )
+
+    def score(self, sample, completion, scoring):
+        request = self.judge_request(sample, completion)
+        if request is None:
+            return {"status": "wrong", "correct": False, "verdicts": [], "agreed": True, "note": "empty reply"}
+        replies = [scoring.judge(sample.id, i, request) for i in range(len(scoring.judge_names))]
+        verdicts = [judges.parse_verdict(reply.text) for reply in replies]
+        correct = judges.majority(verdicts)
+        return {
+            "status": "correct" if correct else "wrong",
+            "correct": correct,
+            "verdicts": [
+                {"judge": name, "verdict": None if v is None else ("CORRECT" if v else "INCORRECT")}
+                for name, v in zip(scoring.judge_names, verdicts)
+            ],
+            "agreed": judges.unanimous(verdicts),
+            "judgeUsage": dataclasses.asdict(sum((reply.usage for reply in replies), Usage())),
+        }
+
+    def explain(self, row):
+        if not row["verdicts"]:
+            return row.get("note", "wrong")
+        votes = ", ".join(f"{v['judge']}: {v['verdict'] or 'unparseable'}" for v in row["verdicts"])
+        return f"judged wrong by majority ({votes})"
+
+    def summarize(self, rows):
+        graded = [r for r in rows if "verdicts" in r and r["verdicts"]]
+        unparseable = sum(v["verdict"] is None for r in graded for v in r["verdicts"])
+        agreement = round(sum(r["agreed"] for r in graded) / len(graded), 4) if graded else None
+        return {"judgeUnparseable": unparseable, "judgeAgreement": agreement}

@@ -1,0 +1,93 @@
+"""Luau LeetCode: the model writes a Luau module, run in the sandboxed Luau VM against the
+problem's Jest-Lua tests; the item passes only if every test passes. Scored per difficulty."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evals import stats
+from evals.datasets.leetcode import DIFFICULTIES, Problem, load_problems
+from evals.errors import DatasetError
+from evals.extensions import register_task
+from evals.grading.luau_code import extract_code
+from evals.luau import WORK_BUDGET_FACTOR, WORK_BUDGET_FLOOR
+from evals.tasks import Column, Task
+
+
+@register_task
+class LeetCode(Task):
+    name = "leetcode"
+    tag = "lc"
+    key = "leetcode"
+    title = "LeetCode"
+    marker_help = "Luau LeetCode items"
+    position = 30
+    prompt_version = "lc-v1"
+    bands = DIFFICULTIES
+    board = (Column("leetcode", "LeetCode"), *(Column(f"leetcode{band.title()}", band.title(), band, averaged=False) for band in DIFFICULTIES))
+    named_datasets = ("luau-leetcode",)
+    # evals.grading.luau_code.extract_code; the sandbox and work meter (evals.luau.runner,
+    # instrument); the Jest-Lua layer (evals/luau/jest.luau)
+    graders = {"code": "1", "luau": "1", "jest": "1"}
+
+    def serves(self, columns):
+        return "test" in columns
+    has_splits = False
+    grades_locally = True  # each reply's tests run in the Luau sandbox
+
+    def load(self, source: str, split: str):
+        return load_problems(source, split)
+
+    def prompt(self, sample: Problem) -> str:
+        return (
+            "Solve the following programming problem in Luau, Roblox's dialect of Lua.\n\n"
+            f"{sample.description.strip()}\n\n"
+            "Complete this starter code:\n\n"
+            f"```luau\n{sample.starter_code.strip()}\n```\n\n"
+            "Reply with the complete module in one ```luau code block: it must keep the starter code's "
+            f"names and signatures, define `{sample.entry_point}`, and end with the same `return` statement. "
+            "It is loaded as a ModuleScript and called by a Jest test file; it gets no Roblox services, "
+            "files or network."
+        )
+
+    def gold_reply(self, sample: Problem) -> str:
+        return f"```luau\n{sample.solution or ''}\n```"
+
+    def score(self, sample, completion, scoring):
+        try:
+            budget = scoring.work_budget(sample)
+        except DatasetError as error:  # the problem's fault, whatever the reply: not scored
+            return {"status": "datasetError", "correct": False, "difficulty": sample.difficulty, "error": str(error)}
+        code = extract_code(completion.text, sample.entry_point)
+        if code is None:
+            return {"status": "wrong", "correct": False, "note": "no code in the reply"}
+        run = scoring.run_luau(sample, code, budget)
+        counts = run.aggregated
+        row = {
+            "status": "correct" if run.passed else "wrong",
+            "correct": run.passed,
+            "tests": f"{counts['numPassedTests']}/{counts['numTotalTests']}",
+            "note": run.reason,
+            "work": run.work,
+            "workBudget": budget,
+        }
+        if run.unmetered:  # code the instrumenter could not handle ran under the wall clock only
+            row["unmetered"] = run.unmetered
+        return row
+
+    def band(self, row: dict[str, Any]) -> str:
+        return row["difficulty"]
+
+    def summarize(self, rows):
+        """With --epochs K: pass@1 and pass@K, unbiased (HumanEval's estimator) over problems."""
+        epochs = max((r.get("epoch", 1) for r in rows), default=1)
+        if epochs == 1:
+            return {}
+        by_problem = stats.per_question(rows)
+        return {"passAt": {str(k): stats.mean_pass_at_k(by_problem, k) for k in (1, epochs)}}
+
+    def sample_fields(self, sample: Problem) -> dict[str, Any]:
+        return {"difficulty": sample.difficulty}
+
+    def identity_extra(self, samples):
+        return {"workBudget": {"factor": WORK_BUDGET_FACTOR, "floor": WORK_BUDGET_FLOOR}}

@@ -1,0 +1,56 @@
+"""RobloxQA multiple choice: a question with lettered choices; the answer letter is read from
+the reply (`evals.grading.multiple_choice`), and a reply without one is counted as
+unparseable, never guessed."""
+
+from __future__ import annotations
+
+from evals.datasets import robloxqa
+from evals.extensions import register_task
+from evals.grading.multiple_choice import LETTERS, extract_letter
+from evals.tasks import Task
+
+
+@register_task
+class MultipleChoice(Task):
+    name = "multiple_choice"
+    tag = "mc"
+    key = "multipleChoice"
+    title = "Multiple choice"
+    marker_help = "RobloxQA multiple choice items"
+    position = 20
+    prompt_version = "mc-v1"
+    named_datasets = ("robloxqa-v1", "robloxqa-v2")
+    graders = {"letters": "1"}  # evals.grading.multiple_choice.extract_letter
+
+    def serves(self, columns):
+        return bool(columns & {"choices", "options", "incorrect_0"})
+
+    def load(self, source: str, split: str):
+        return robloxqa.load_multiple_choice(source, split)
+
+    def prompt(self, sample: robloxqa.MultipleChoiceQuestion) -> str:
+        options = "\n".join(f"{LETTERS[i]}) {choice}" for i, choice in enumerate(sample.choices))
+        return (
+            "Answer the following multiple choice question about Roblox.\n\n"
+            f"Question: {sample.question}\n\n{options}\n\n"
+            'Think it through if you need to, then end your reply with a line of the form "Answer: X", '
+            "where X is the letter of the single correct choice."
+        )
+
+    def gold_reply(self, sample: robloxqa.MultipleChoiceQuestion) -> str:
+        return f"Answer: {sample.answer}"
+
+    def score(self, sample, completion, scoring):
+        letter = extract_letter(completion.text, list(sample.choices))
+        if letter is None:
+            return {"status": "unparseable", "correct": False, "expected": sample.answer, "answer": None}
+        correct = letter == sample.answer
+        return {"status": "correct" if correct else "wrong", "correct": correct, "expected": sample.answer, "answer": letter}
+
+    def summarize(self, rows):
+        return {"unparseable": sum(r["status"] == "unparseable" for r in rows)}
+
+    def explain(self, row):
+        if row["answer"] is None:
+            return f"no answer letter found in the reply; expected {row['expected']}"
+        return f"answered {row['answer']}, expected {row['expected']}"
