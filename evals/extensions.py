@@ -40,6 +40,7 @@ DISTRIBUTION = "roblox-evals"  # the harness's own, whose extensions are the bui
 T = TypeVar("T")
 
 _tasks: dict[str, Task] = {}
+_own_modules: set[str] = set()  # the modules the harness's own entry points name
 _loaded = False
 _loading = threading.RLock()
 
@@ -78,6 +79,37 @@ def on_board() -> dict[str, Task]:
     return {name: task for name, task in tasks().items() if task.on_board}
 
 
+def builtin(name: str) -> bool:
+    """Whether the harness itself registers the eval: its items have a test function of their
+    own in tests_evals/, a third party's come from the generic one there."""
+    module = type(tasks()[name]).__module__
+    return any(module == own or module.startswith(own + ".") for own in _own_modules)
+
+
+def on_board_keys() -> dict[str, str]:
+    """The board evals' resultFiles keys -> their names ("multipleChoice" -> "multiple_choice")."""
+    return {task.key: task.name for task in on_board().values()}
+
+
+def kilowatt_hour_keys() -> tuple[str, ...]:
+    """A models.json entry's kilowattHour keys: every board eval's, in the board's order."""
+    return tuple(dict.fromkeys(key for task in on_board().values() for key in task.kilowatt_hour_keys()))
+
+
+# How messages speak of a list of evals: "mc, ff or lc", "all three".
+NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def in_words(count: int) -> str:
+    """3 -> "three" (a count in a message), 12 -> "12"."""
+    return NUMBERS[count] if 0 <= count < len(NUMBERS) else str(count)
+
+
+def either(words: list[str] | tuple[str, ...]) -> str:
+    """["mc", "ff", "lc"] -> "mc, ff or lc"."""
+    return " or ".join(filter(None, [", ".join(words[:-1]), *words[-1:]]))
+
+
 def load() -> None:
     """Import every module the entry-point group names (once): each registers its extensions.
     A module that fails to import is one line naming the entry point and the package."""
@@ -95,6 +127,8 @@ def load() -> None:
             if point.value in seen:  # the same distribution twice on the path
                 continue
             seen.add(point.value)
+            if point.dist is not None and point.dist.name == DISTRIBUTION:
+                _own_modules.add(point.module)
             try:
                 point.load()
             except UsageError:

@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 from evals.datasets import evals_served, source_of
 from evals.errors import DatasetError, UsageError
+from evals.extensions import either
 from evals.grading.judges import JudgeSpec
 from evals.providers import PLANNED, PROVIDERS, ProviderSpec, effective_spec, is_openrouter
 from evals.tasks import TAGS
@@ -60,7 +61,11 @@ FIELD = {f.name: f for f in FIELDS}
 # The keys that say which model answered and how: equal across a model's three result files.
 MODEL_KEYS = tuple(f.key for f in FIELDS if f.name not in ("limit", "split"))
 JUDGE_HELP = "a freeform judge, PROVIDER:MODEL[@BASE_URL] (repeatable; default: three judges from different vendors)"
-DATASET_HELP = "bundled, a published dataset name, or a .jsonl/.parquet path; EVAL is mc, ff or lc (repeatable)"
+
+
+def dataset_help() -> str:
+    """--dataset's help: what a source is, and the evals' tags."""
+    return f"bundled, a published dataset name, or a .jsonl/.parquet path; EVAL is {either(list(TAGS))} (repeatable)"
 
 
 @dataclass(frozen=True)
@@ -99,7 +104,7 @@ def add_identity_options(add: Callable[..., Any], *, defaults: bool) -> None:
             add(f.flag, action="store_true", default=default, help=f.help)
         else:
             add(f.flag, type=f.kind, default=default, help=f.help)
-    add("--dataset", action="append", default=[] if defaults else None, metavar="[EVAL=]SOURCE", help=DATASET_HELP)
+    add("--dataset", action="append", default=[] if defaults else None, metavar="[EVAL=]SOURCE", help=dataset_help())
     add("--judge", action="append", default=[] if defaults else None, metavar="PROVIDER:MODEL[@BASE_URL]", help=JUDGE_HELP)
 
 

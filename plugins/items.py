@@ -21,6 +21,7 @@ from evals.atomic import remove_stale_temp_files
 from evals.config import results_path, run_dir
 from evals.energy import SpanLog
 from evals.errors import DatasetError, EvalError, FatalError, StorageError
+from evals.extensions import builtin
 from evals.fetcher import Fetchers, Work, discard_prestarted
 from evals.luau import run_tests_isolated
 from evals.plan import Planned, plan
@@ -94,24 +95,41 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """One item per sample. A test function with an eval's marker takes that eval's samples;
+    one without (tests_evals/test_registered.py) takes those of every eval another package
+    registers, each item with its eval's marker and an id `EVAL:SAMPLE` (a marker has no ':',
+    so two evals' ids never meet)."""
     if "sample" not in metafunc.fixturenames:
         return
-    name = _task_name(metafunc.definition)
+    names = _eval_markers(metafunc.definition)
     if verifying(metafunc.config):
         metafunc.parametrize("sample", [])  # deselected: verify mode runs only the verify items
         return
     if loaded_key not in metafunc.config.stash:
         raise pytest.UsageError("eval items need the run identity: pass --model and --provider (or --provider reference)")
-    if name not in loaded(metafunc.config):  # -m deselects it: nothing planned
-        metafunc.parametrize("sample", [])
+    planned = loaded(metafunc.config)  # the evals -m can reach: one that it deselects has nothing planned
+    if not names:
+        params = [pytest.param(s, marks=getattr(pytest.mark, name), id=f"{name}:{s.id}")
+                  for name, item in planned.items() if not builtin(name) for s in item.samples]
+        if not params:  # -m reaches none of them: its one empty item is deselected as theirs are
+            for name in (name for name in TASKS if not builtin(name)):
+                metafunc.definition.add_marker(name)
+        metafunc.parametrize("sample", params)
         return
-    samples = loaded(metafunc.config)[name].samples
+    samples = planned[names[0]].samples if names[0] in planned else []
     metafunc.parametrize("sample", samples, ids=[s.id for s in samples])
 
 
-def _task_name(node: pytest.Item) -> str:
+def _eval_markers(node: pytest.Item) -> list[str]:
     names = [m.name for m in node.iter_markers() if m.name in TASKS]
-    if len(names) != 1:
+    if len(names) > 1:
+        raise pytest.UsageError(f"{node.nodeid}: an eval item needs exactly one eval marker ({', '.join(TASKS)})")
+    return names
+
+
+def _task_name(node: pytest.Item) -> str:
+    names = _eval_markers(node)
+    if not names:
         raise pytest.UsageError(f"{node.nodeid}: an eval item needs exactly one eval marker ({', '.join(TASKS)})")
     return names[0]
 

@@ -116,9 +116,8 @@ def targets_eval_items(config: pytest.Config) -> bool:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "multiple_choice: RobloxQA multiple choice items")
-    config.addinivalue_line("markers", "freeform: RobloxQA freeform items, graded by LLM judges")
-    config.addinivalue_line("markers", "leetcode: Luau LeetCode items")
+    for task in TASKS.values():  # each eval's items carry its marker
+        config.addinivalue_line("markers", f"{task.name}: {task.marker_help or f'{task.title or task.name} items'}")
     _check_values_apart(config)
     if verifying(config) or not targets_eval_items(config):
         return

@@ -1,18 +1,26 @@
-"""Datasets of every eval, and which evals a `--dataset` source serves."""
+"""Datasets of every eval, and which evals a `--dataset` source serves: each eval says which
+published datasets serve it (`Task.named_datasets`), which files' columns are its
+(`Task.serves`) and how it recognises its own published files (`Task.dataset_source`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from evals.extensions import Registry, tasks
+
 from ._files import read_records
 
+
+def _named() -> dict[str, set[str]]:
+    named: dict[str, set[str]] = {}
+    for task in tasks().values():
+        for source in task.named_datasets:
+            named.setdefault(source, set()).add(task.name)
+    return named
+
+
 # Published datasets by name -> the evals they serve.
-NAMED = {
-    "robloxqa-v1": {"multiple_choice"},
-    "robloxqa-openended-v1": {"freeform"},
-    "robloxqa-v2": {"multiple_choice", "freeform"},
-    "luau-leetcode": {"leetcode"},
-}
+NAMED: Registry[set[str]] = Registry(_named)
 
 
 def evals_served(source: str) -> set[str]:
@@ -20,27 +28,15 @@ def evals_served(source: str) -> set[str]:
     if source in NAMED:
         return NAMED[source]
     if source == "bundled":
-        return {"multiple_choice", "freeform", "leetcode"}
+        return set(tasks())
     records = read_records(Path(source))
     columns = set(records[0][1]) if records else set()
-    if "test" in columns:
-        return {"leetcode"}
-    if "incorrect_0" in columns:
-        return {"multiple_choice", "freeform"}
-    if columns & {"choices", "options"}:
-        return {"multiple_choice"}
-    return {"freeform"}
+    return {task.name for task in tasks().values() if task.serves(columns)}
 
 
 def source_of(identity: dict) -> str | None:
     """The `--dataset` source a result file's dataset identity came from, or None for a
     local file, which is known only by its name and hash."""
-    from . import leetcode, robloxqa
-
     if identity["name"] == "bundled":
         return "bundled"
-    for source, files in [*robloxqa.HUB.items(), ("luau-leetcode", leetcode.HUB)]:
-        for file in files.values():
-            if file.identity()["name"] == identity["name"] and file.path == identity.get("file"):
-                return source  # at the commit the run recorded: a branch may have moved since
-    return None
+    return next((source for task in tasks().values() if (source := task.dataset_source(identity))), None)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from evals import hub
 from evals.errors import DatasetError
@@ -28,6 +29,16 @@ class HubFile:
 
     def identity(self) -> dict[str, str]:
         return {"name": f"hf:{self.repo}", "revision": self.revision, "file": self.path}
+
+
+def hub_source_of(identity: dict[str, Any], sources: dict[str, dict[str, HubFile]]) -> str | None:
+    """Which of `sources` (name -> its files by split) a run's dataset identity came from: the
+    same repository and file, at whatever commit the run recorded (a branch may have moved)."""
+    for source, files in sources.items():
+        for file in files.values():
+            if file.identity()["name"] == identity["name"] and file.path == identity.get("file"):
+                return source
+    return None
 
 
 def fetch(file: HubFile) -> tuple[Path, dict[str, str]]:

@@ -12,11 +12,16 @@ from typing import Any
 from evals.errors import DatasetError
 
 from ._files import column, file_digest, load_each, read_records
-from ._hf import HubFile, fetch
+from ._hf import HubFile, fetch, hub_source_of
 
 BUNDLED = Path(__file__).resolve().parents[2] / "data" / "leetcode" / "problems.jsonl"
 HUB = {"test": HubFile("TorpedoSoftware/LuauLeetcode", "e67a12285d002c45b013285c40349ec16d6eb5f5", "test.parquet")}
 DIFFICULTIES = ("easy", "medium", "hard")
+
+
+def source_of(identity: dict[str, Any]) -> str | None:
+    """`luau-leetcode` when a run's dataset identity names its file (`Task.dataset_source`)."""
+    return hub_source_of(identity, {"luau-leetcode": HUB})
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from typing import Any
 from evals.errors import DatasetError
 
 from ._files import Numbered, column, file_digest, load_each, read_records
-from ._hf import HubFile, fetch
+from ._hf import HubFile, fetch, hub_source_of
 
 BUNDLED_DIR = Path(__file__).resolve().parents[2] / "data" / "robloxqa"
 LETTERS = string.ascii_uppercase
@@ -57,6 +57,11 @@ HUB = {
     },
 }
 BUNDLED = {"multiple_choice": "multiple_choice.jsonl", "freeform": "freeform.jsonl"}
+
+
+def source_of(identity: dict[str, Any]) -> str | None:
+    """The published dataset a run's dataset identity names (`Task.dataset_source`)."""
+    return hub_source_of(identity, HUB)
 
 
 def resolve(source: str, eval_name: str, split: str) -> tuple[Path, dict[str, Any], bool]:

@@ -104,6 +104,11 @@ class Task(ABC):
         eval's, for a bare `--dataset FILE`."""
         return False
 
+    def dataset_source(self, identity: dict[str, Any]) -> str | None:
+        """The name of the published dataset (one of `named_datasets`) that a result file's
+        dataset identity came from, or None when it is none of this eval's."""
+        return None
+
     def columns(self) -> tuple[Column, ...]:
         return self.board or (Column(self.key, self.title or self.name),)
 

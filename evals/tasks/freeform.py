@@ -29,6 +29,9 @@ class Freeform(Task):
     def serves(self, columns):
         return "test" not in columns and (not columns & {"choices", "options"} or "incorrect_0" in columns)
 
+    def dataset_source(self, identity):
+        return robloxqa.source_of(identity)
+
     def load(self, source: str, split: str):
         return robloxqa.load_freeform(source, split)
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from evals import stats
 from evals.datasets.leetcode import DIFFICULTIES, Problem, load_problems
+from evals.datasets.leetcode import source_of as leetcode_source_of
 from evals.errors import DatasetError
 from evals.extensions import register_task
 from evals.grading.luau_code import extract_code
@@ -34,6 +35,9 @@ class LeetCode(Task):
         return "test" in columns
     has_splits = False
     grades_locally = True  # each reply's tests run in the Luau sandbox
+
+    def dataset_source(self, identity):
+        return leetcode_source_of(identity)
 
     def load(self, source: str, split: str):
         return load_problems(source, split)

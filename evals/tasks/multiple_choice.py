@@ -23,7 +23,10 @@ class MultipleChoice(Task):
     graders = {"letters": "1"}  # evals.grading.multiple_choice.extract_letter
 
     def serves(self, columns):
-        return bool(columns & {"choices", "options", "incorrect_0"})
+        return "test" not in columns and bool(columns & {"choices", "options", "incorrect_0"})
+
+    def dataset_source(self, identity):
+        return robloxqa.source_of(identity)
 
     def load(self, source: str, split: str):
         return robloxqa.load_multiple_choice(source, split)
