@@ -1,4 +1,4 @@
-"""`evaluate`: run the three leaderboard evals for one model, then publish the results.
+"""`evaluate`: run the leaderboard's evals for one model, then publish the results.
 
     uv run evaluate "GPT 5.5" --model gpt-5.5 --provider openai --effort medium \
         --provider-name OpenAI --url https://openai.com --release-date 2026-08-01 \
@@ -13,8 +13,8 @@ model published before any plan was kept, the identity its result files record; 
 flag on top starts a different run. Everything is checked before the first paid request:
 flags per provider, judges and API keys, and the models.json entry the run would publish.
 Each eval runs as its own `pytest` process, one after another or all at once (--parallel).
-An eval whose run is already published is reproduced offline, never run again. When all three
-results are finished they are published into models.json and the site is rebuilt, together."""
+An eval whose run is already published is reproduced offline, never run again. When every
+board eval's results are finished they are published into models.json and the site is rebuilt, together."""
 
 from __future__ import annotations
 
@@ -38,10 +38,22 @@ from evals.plan import Planned, plan
 from evals.providers import make_provider
 from evals.publish import finished_results, publish, rebuild_site
 from evals.results import read_result
+from evals.extensions import in_words, on_board
 from evals.tasks import TAGS, TASKS
 
 ROOT = Path(__file__).resolve().parents[1]
 EVALS = TAGS  # "ff" -> "freeform", in the order the evals run
+
+
+def _board_tags() -> list[str]:
+    """The evals `evaluate` runs by default: those on the leaderboard."""
+    return [task.tag for task in on_board().values()]
+
+
+def _evals_help() -> str:
+    board = _board_tags()
+    default = f"all {in_words(len(board))}" if len(board) == len(EVALS) else f"the board's, {','.join(board)}"
+    return f"comma list of {', '.join(EVALS)} (default {default})"
 PYTEST_USAGE_ERROR = 4
 INTERRUPTED = 130
 
@@ -58,7 +70,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     how.add_argument("--responses-api", action="store_true")
     how.add_argument("--batch", action="store_true", help="through the provider's Batch API (half price): submit and end; rerun to collect")
     how.add_argument("--batch-wait", action="store_true", help="--batch, waiting for the batches to finish")
-    how.add_argument("--energy", action="store_true", help="measure the energy of the model's requests (local models) and publish the five kWh figures")
+    how.add_argument("--energy", action="store_true", help=f"measure the energy of the model's requests (local models) and publish the {in_words(len(registry.KWH_KEYS))} kWh figures")
     how.add_argument("--energy-source", choices=("rapl", "nvml", "hwinfo"), help="with --energy: rapl (default), nvml or hwinfo (with --energy-log)")
     how.add_argument("--energy-log", type=Path, help="with --energy-source hwinfo: the CSV log HWiNFO is writing")
     how.add_argument("--energy-powercap", type=Path, help=argparse.SUPPRESS)
@@ -67,7 +79,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     how.add_argument("--processes", type=int, help="pytest-xdist processes per eval (pytest -n); helps LeetCode grading only")
     how.add_argument("--allow-errors", action="store_true", help="publish despite more than 5%% API errors or unparseable judge verdicts")
     how.add_argument("--jest-url", help="JestLuaTestServer URL for leetcode (default $JEST_SERVER_URL)")
-    how.add_argument("--evals", default="ff,mc,lc", help="comma list of ff, mc, lc (default all three)")
+    how.add_argument("--evals", default=",".join(_board_tags()), help=_evals_help())
     how.add_argument("--parallel", action="store_true", help="run the evals at once, each line prefixed by its eval")
     how.add_argument("--force", action="store_true", help="start the runs over (the old run folders and result files are kept, renamed)")
     how.add_argument("--no-build", action="store_true", help="run, but leave models.json and the site alone")
@@ -89,7 +101,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         ap.error("the display NAME is required (or --verify, to rescore every published run)")
     args.tags = [t.strip() for t in args.evals.split(",") if t.strip()]
     if not args.tags or any(t not in EVALS for t in args.tags):
-        ap.error(f"--evals takes a comma list of ff, mc, lc (got {args.evals!r})")
+        ap.error(f"--evals takes a comma list of {', '.join(EVALS)} (got {args.evals!r})")
     for flag in ("workers", "processes"):
         if getattr(args, flag) is not None and getattr(args, flag) < 1:
             ap.error(f"--{flag} must be at least 1 (got {getattr(args, flag)})")
@@ -156,7 +168,10 @@ def evaluate(args: argparse.Namespace) -> int:
     entry = registry.find_entry(models, args.name)
     saved = plans.load(data / "plans", args.name)
     published = registry.published_files(models_path, results=results_dir)
-    evals = {tag: _plan_eval(tag, args, saved, entry, published, results_dir, runs_dir) for tag in EVALS}
+    # The board's evals are planned (and remembered) even when --evals picks some of them: a
+    # model is published once it has them all. An eval off the board only when picked.
+    evals = {tag: _plan_eval(tag, args, saved, entry, published, results_dir, runs_dir)
+             for tag in EVALS if tag in args.tags or TASKS[EVALS[tag]].on_board}
     smoke = any(e.planned.config.is_smoke_test for e in evals.values())
     reference = any(e.identity.spec.provider == "reference" for e in evals.values())
     publishing = not (smoke or reference or args.no_build)
@@ -164,7 +179,7 @@ def evaluate(args: argparse.Namespace) -> int:
 
     if not args.status:
         _check_keys(selected)
-    metadata = _metadata(args, saved, entry, evals["ff"]) if publishing and not args.status else {}
+    metadata = _metadata(args, saved, entry, next(iter(evals.values()))) if publishing and not args.status else {}
     if args.force and (published := [e for e in selected if e.published]):
         raise UsageError(f"{', '.join(e.tag for e in published)}: the run is published in models.json and stays as it is; "
                          "--force would start over a published run (remove its resultFiles from models.json first)")
@@ -194,6 +209,7 @@ def evaluate(args: argparse.Namespace) -> int:
         print("error: stopped at a usage error (above); fix the command and run it again", file=sys.stderr)
         return 2
     finished, notes = finished_results({e.key: e.result_file for e in evals.values()}, run_root=runs_dir)
+    board = {key: path for key, path in finished.items() if key in registry.RESULT_KEYS}  # an eval off the board is never published
     for note in notes:
         print(f"  {note}")
     print(f"  finished: {', '.join(e.tag for e in evals.values() if e.key in finished) or 'nothing'}")
@@ -202,10 +218,10 @@ def evaluate(args: argparse.Namespace) -> int:
     if not publishing:
         why = "--no-build" if args.no_build else "smoke test or reference run"
         print(f"  {why}: models.json left alone")
-    elif not finished:
+    elif not board:
         print("  nothing finished so far: models.json left alone")
     else:
-        lines = publish(args.name, finished, metadata=metadata or None, kwh=_measured_kwh(finished) if args.energy else None,
+        lines = publish(args.name, board, metadata=metadata or None, kwh=_measured_kwh(board) if args.energy else None,
                         allow_errors=args.allow_errors, models_path=models_path, results_dir=results_dir, rebuild=rebuild_site(data))
         for line in lines:
             print(f"  {line}")
@@ -271,8 +287,8 @@ def _base_config(name: str, saved: dict[str, Any] | None, entry: dict[str, Any] 
     planned = (saved or {}).get("evals", {})
     if name in planned:
         return planned[name]["config"], planned[name].get("dataset")
-    if entry and entry.get("resultFiles"):
-        key = TASKS[name].key
+    if entry and (files := entry.get("resultFiles")):
+        key = TASKS[name].key if TASKS[name].key in files else next(iter(files))  # off the board: a sibling's
         return read_result(registry.result_path(entry, key, results_dir))["config"], None
     sibling = next(iter(planned.values()), None)
     return (sibling["config"], None) if sibling else (None, None)
@@ -332,13 +348,13 @@ def _status(e: Eval) -> str:
 
 
 def _measured_kwh(finished: dict[str, Path]) -> dict[str, float]:
-    """The kilowattHour figures of models.json (freeform, multipleChoice and the three LeetCode
-    bands) from the energy the result files record; a figure none records is left out, with a
-    warning, so such an entry is not published as electricity-priced."""
+    """The kilowattHour figures of models.json (`registry.KWH_KEYS`: an eval's own, or one per
+    band of an eval with bands) from the energy the result files record; a figure none records
+    is left out, with a warning, so such an entry is not published as electricity-priced."""
     kwh: dict[str, float] = {}
     for key, path in finished.items():
         measured = read_result(path).get("energy") or {}
-        figures = measured.get("bands", {}) if key == "leetcode" else {key: measured.get("kWh")}
+        figures = measured.get("bands", {}) if TASKS[registry.RESULT_KEYS[key]].bands else {key: measured.get("kWh")}
         kwh.update({k: v for k, v in figures.items() if v is not None})
     for key in registry.KWH_KEYS:
         if key not in kwh:

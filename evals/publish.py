@@ -1,10 +1,10 @@
 """Publishing finished runs into data/models.json, under its lock, with the site rebuilt.
 
-A model's resultFiles are set only when all three evals have a result of one run identity;
-an electricity-priced model also needs all five kilowattHour values. Runs over the error gate
-are not published without --allow-errors (the entry then records allowErrors); smoke tests and
-the reference provider never are, nor a result file that is not the run its name says (renamed,
-or its config edited). Until everything holds only the entry's metadata is updated. Each
+A model's resultFiles are set only when every eval on the board (`registry.RESULT_KEYS`) has a
+result of one run identity; an electricity-priced model also needs every kilowattHour value
+(`registry.KWH_KEYS`). Runs over the error gate are not published without --allow-errors (the
+entry then records allowErrors); smoke tests and the reference provider never are, nor a result
+file that is not the run its name says (renamed, or its config edited). Until everything holds only the entry's metadata is updated. Each
 refusal is one line. `build` applies the same rules (`board_refusals`, `identity_mismatch`) to
 every published entry."""
 
@@ -16,6 +16,7 @@ from typing import Any
 from evals import registry
 from evals.config import run_name
 from evals.errors import RegistryError
+from evals.extensions import in_words
 from evals.identity import MODEL_KEYS
 from evals.results import not_publishable_reasons, read_result
 
@@ -56,9 +57,9 @@ def publish(
         if refusals:
             lines.extend(f"not published: {reason}" for reason in refusals)
         elif missing:
-            lines.append(f"not published yet: {', '.join(missing)} not finished; resultFiles is set once all three exist")
+            lines.append(f"not published yet: {', '.join(missing)} not finished; resultFiles is set once all {in_words(len(registry.RESULT_KEYS))} exist")
         elif "electricity" in (new.get("price") or {}) and set(new.get("kilowattHour") or {}) != set(registry.KWH_KEYS):
-            lines.append("not published: an electricity-priced model needs all five kilowattHour values "
+            lines.append(f"not published: an electricity-priced model needs all {in_words(len(registry.KWH_KEYS))} kilowattHour values "
                          f"({', '.join(registry.KWH_KEYS)}); add them to data/models.json")
         else:
             new["resultFiles"] = {key: path.name for key, path in results.items()}

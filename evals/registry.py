@@ -2,9 +2,9 @@
 
 Each entry: name, provider, url (http or https), releaseDate (YYYY-MM-DD), size (bytes or
 null), price ({"input", "output"} USD per million tokens, or {"electricity"} USD per kWh),
-optional kilowattHour (freeform, multipleChoice, easy, medium, hard), resultFiles (freeform,
-multipleChoice, leetcode: file names under data/results/<eval>/), set only when all three
-exist, and allowErrors (true when they were published with --allow-errors). The file keeps the
+optional kilowattHour (`KWH_KEYS`: freeform, multipleChoice, easy, medium, hard),
+resultFiles (`RESULT_KEYS`: freeform, multipleChoice, leetcode: file names under
+data/results/<eval>/), set only when every eval on the board has one, and allowErrors (true when they were published with --allow-errors). The file keeps the
 hand-edited key order, two-space indent and a trailing newline, so that diffs stay small.
 
 `update_entry` is all or nothing: under the lock it validates the new list and renders the
@@ -21,14 +21,17 @@ from filelock import FileLock
 
 from evals.atomic import write_json_atomic, write_text_atomic
 from evals.errors import RegistryError
+from evals.extensions import Registry, on_board, on_board_keys
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 MODELS = DATA / "models.json"
 RESULTS = DATA / "results"
 ENTRY_ORDER = ("name", "provider", "url", "releaseDate", "size", "price", "kilowattHour", "resultFiles", "allowErrors")
-# resultFiles key -> the eval's results folder
-RESULT_KEYS = {"freeform": "freeform", "multipleChoice": "multiple_choice", "leetcode": "leetcode"}
-KWH_KEYS = ("freeform", "multipleChoice", "easy", "medium", "hard")
+# The evals on the board (`Task.on_board`), read from the registry of evals at first use:
+# resultFiles key -> the eval's results folder (its name)
+RESULT_KEYS: Registry[str] = Registry(on_board_keys)
+# kilowattHour key (a band, or the eval's key) -> its eval's name, in the board's order
+KWH_KEYS: Registry[str] = Registry(lambda: {key: task.name for task in on_board().values() for key in task.kilowatt_hour_keys()})
 
 # The models list after an update -> what writes the site with it (data.js and the model pages),
 # computed in full (every error raised) before it is called.

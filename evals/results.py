@@ -158,9 +158,9 @@ def write_result(path: Path, result: dict[str, Any]) -> None:
 
 
 def read_result(path: Path) -> dict[str, Any]:
-    """The result file at `path`, checked (`schema.Result`, `schema.BandedResult` for leetcode):
-    a file that is missing, not JSON or of the wrong shape is a RegistryError, one line naming
-    the file, the field and what it must be."""
+    """The result file at `path`, checked (`schema.Result`, or for an eval with bands its
+    `schema.BANDED_RESULTS` model): a file that is missing, not JSON or of the wrong shape is a
+    RegistryError, one line naming the file, the field and what it must be."""
     try:
         result = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:

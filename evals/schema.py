@@ -27,8 +27,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, TypeA
 from pydantic.json_schema import GenerateJsonSchema
 from pydantic_core import PydanticCustomError
 
-from evals.datasets.leetcode import DIFFICULTIES
-from evals.registry import KWH_KEYS, RESULT_KEYS
+from evals.extensions import kilowatt_hour_keys, on_board_keys, tasks
 
 MAX_EXACT = 2**53  # integers are exact in JavaScript (the site) below this
 SHOWN = 60  # characters of a value a message shows
@@ -73,7 +72,6 @@ Flag = _rule(bool, "true or false", Strict())
 Count = _rule(int, "a count from 0 to 2**53 - 1", Strict(), Field(ge=0, lt=MAX_EXACT))
 Epoch = _rule(int, "a count from 1 to 2**53 - 1", Strict(), Field(ge=1, lt=MAX_EXACT))
 Fraction = _rule(float, "a fraction from 0 to 1", Strict(), Field(ge=0, le=1, allow_inf_nan=False))
-Band = _rule(Literal[DIFFICULTIES], f"one of {', '.join(DIFFICULTIES)}")
 
 
 def _amount(unit: str | None = None) -> Any:
@@ -111,13 +109,14 @@ class Price(BaseModel):
         return value
 
 
+# The evals on the board: a models.json entry has a result file and kWh figures of each.
 KilowattHour = create_model(
-    "KilowattHour", __doc__=f"a map of some of {', '.join(KWH_KEYS)} to kWh", __config__=CLOSED,
-    **{key: (_amount("kWh"), Field(None)) for key in KWH_KEYS})
+    "KilowattHour", __doc__=f"a map of some of {', '.join(kilowatt_hour_keys())} to kWh", __config__=CLOSED,
+    **{key: (_amount("kWh"), Field(None)) for key in kilowatt_hour_keys()})
 ResultFiles = create_model(
-    "ResultFiles", __doc__=f"a map of all of {', '.join(RESULT_KEYS)} to file names", __config__=CLOSED,
+    "ResultFiles", __doc__=f"a map of all of {', '.join(on_board_keys())} to file names", __config__=CLOSED,
     **{key: (_rule(str, f"a file name in results/{folder}/", Strict(), AfterValidator(_file_name)), ...)
-       for key, folder in RESULT_KEYS.items()})
+       for key, folder in on_board_keys().items()})
 
 
 class Entry(BaseModel):
@@ -137,24 +136,25 @@ class Entry(BaseModel):
 
 # ---- result files ----------------------------------------------------------------------------
 
-EVALS = ", ".join(RESULT_KEYS.values())
+# Every registered eval writes result files, on the board or off it; an eval with bands
+# (`Task.bands`) has its own model of them, `BandedResult` (one per such eval).
+EVALS = ", ".join(tasks())
+UNBANDED = tuple(name for name, task in tasks().items() if not task.bands)
+BANDED = [task for task in tasks().values() if task.bands]
+BANDS = tuple(dict.fromkeys(band for task in BANDED for band in task.bands))  # every eval's, for `Energy`
 
 
 class Config(BaseModel):
     """the run's config: an object with eval, provider and model, and effort, route, split and
     limit when set (the identity's other fields are not checked here)"""
 
-    eval: _rule(Literal["multiple_choice", "freeform"], f"one of {EVALS}")
+    eval: _rule(Literal[UNBANDED], f"one of {EVALS}")
     provider: String
     model: String
     effort: _rule(Annotated[str, Strict()] | None, "a string or null") = None
     route: _rule(Annotated[str, Strict()] | None, "a string or null") = None
     split: _rule(Annotated[str, Strict()] | None, "a string or null") = None
     limit: _rule(Annotated[int, Strict(), Field(gt=0, lt=MAX_EXACT)] | None, "a count from 1 to 2**53 - 1, or null") = None
-
-
-class BandedConfig(Config):
-    eval: _rule(Literal["leetcode"], f"one of {EVALS}")
 
 
 class Tokens(BaseModel):
@@ -202,11 +202,6 @@ class Summary(BaseModel):
     cost: _amount("USD") = Field(None)
 
 
-BandedSummary = create_model(
-    "BandedSummary", __doc__=f"a leetcode summary: an object with overall, {', '.join(DIFFICULTIES)}, each a summary",
-    **{part: (Summary, ...) for part in ("overall", *DIFFICULTIES)})
-
-
 class Row(BaseModel):
     """a row: an object with a string id and status, a true/false correct and an epoch from 1 when there"""
 
@@ -214,12 +209,6 @@ class Row(BaseModel):
     status: String
     correct: Flag
     epoch: Epoch = Field(None)
-
-
-class BandedRow(Row):
-    """a leetcode row: an object with a string id and status, a true/false correct, its difficulty, and an epoch from 1 when there"""
-
-    difficulty: Band
 
 
 class Prices(BaseModel):
@@ -239,10 +228,10 @@ class Timing(BaseModel):
 
 
 class Energy(BaseModel):
-    """an object with kWh, source and method, and bands (leetcode): the energy the run's requests used"""
+    __doc__ = f"""an object with kWh, source and method, and bands ({', '.join(t.name for t in BANDED)}): the energy the run's requests used"""
 
     kWh: _amount("kWh")
-    bands: _rule(dict[Literal[DIFFICULTIES], Amount], f"an object of kWh by band ({', '.join(DIFFICULTIES)})") = Field(None)
+    bands: _rule(dict[Literal[BANDS], Amount], f"an object of kWh by band ({', '.join(BANDS)})") = Field(None)
     source: String
     method: String
 
@@ -260,19 +249,35 @@ class Result(BaseModel):
     results: list[Row] = Field(description="a list of rows, one per answer")
 
 
-class BandedResult(Result):
-    """a leetcode result file: a result file whose summary has overall and one per difficulty,
-    and whose rows have their difficulty"""
+def _banded_result(task: Any, prefix: str) -> type[Result]:
+    """The result file of an eval with bands: its summary has `overall` and one per band, its
+    rows their band (in `task.band_field`). Named `BandedResult` (`BandedRow`...) when it is
+    the only such eval, else by the eval (`LeetcodeBandedResult`)."""
+    name, field = task.name, task.band_field
+    config = create_model(f"{prefix}Config", __base__=Config,
+                          eval=(_rule(Literal[name], f"one of {EVALS}"), ...))
+    summary = create_model(
+        f"{prefix}Summary", __doc__=f"a {name} summary: an object with overall, {', '.join(task.bands)}, each a summary",
+        **{part: (Summary, ...) for part in ("overall", *task.bands)})
+    row = create_model(
+        f"{prefix}Row", __base__=Row,
+        __doc__=f"a {name} row: an object with a string id and status, a true/false correct, its {field}, and an epoch from 1 when there",
+        **{field: (_rule(Literal[task.bands], f"one of {', '.join(task.bands)}"), ...)})
+    return create_model(
+        f"{prefix}Result", __base__=Result,
+        __doc__=f"a {name} result file: a result file whose summary has overall and one per {field},\n    and whose rows have their {field}",
+        config=(config, ...), summary=(summary, ...),
+        results=(list[row], Field(description=f"a list of {name} rows, one per answer")))
 
-    config: BandedConfig
-    summary: BandedSummary
-    results: list[BandedRow] = Field(description="a list of leetcode rows, one per answer")
+
+BANDED_RESULTS = {task.name: _banded_result(task, "Banded" if len(BANDED) == 1 else f"{task.name.title().replace('_', '')}Banded")
+                  for task in BANDED}
 
 
 def result_model(result: Any) -> type[Result]:
-    """The model a result file is checked with: by its config's eval (leetcode has bands)."""
+    """The model a result file is checked with: by its config's eval (an eval with bands has its own)."""
     config = result.get("config") if isinstance(result, dict) else None
-    return BandedResult if isinstance(config, dict) and config.get("eval") == "leetcode" else Result
+    return BANDED_RESULTS.get(config.get("eval"), Result) if isinstance(config, dict) and isinstance(config.get("eval"), str) else Result
 
 
 # ---- one line per ValidationError ------------------------------------------------------------
@@ -391,7 +396,7 @@ def models_schema() -> dict[str, Any]:
 
 
 def result_schema() -> dict[str, Any]:
-    return _schema(Result | BandedResult, "result file",
+    return _schema(Union[Result, *BANDED_RESULTS.values()], "result file",
                    "A run's result file, data/results/<eval>/<run>.json: the fields the harness reads.")
 
 

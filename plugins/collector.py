@@ -128,9 +128,9 @@ class ResultsCollector:
         return [f"{label} DIFF: differs from the published result file {path}, which is left as it is: {shown}"]
 
     def _publish(self, s) -> list[str]:
-        """The results of this identity's three evals that their run folders reproduce,
-        this session's or earlier ones."""
-        files = {TASKS[name].key: results_path(s.results_root, item.config) for name, item in loaded(self.config).items()}
+        """The results of this identity's board evals that their run folders reproduce,
+        this session's or earlier ones (an eval off the board is never published)."""
+        files = {TASKS[name].key: results_path(s.results_root, item.config) for name, item in loaded(self.config).items() if TASKS[name].on_board}
         finished, notes = finished_results(files, run_root=s.run_root)
         try:
             return notes + publish(s.publish, finished, allow_errors=s.allow_errors, results_dir=s.results_root,

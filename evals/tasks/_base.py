@@ -85,6 +85,7 @@ class Task(ABC):
     # lower first, then by name. Entry points come in no reliable order.
     position = 100
     bands: tuple[str, ...] = ()  # sub-scores beside "overall", e.g. difficulties
+    band_field = "band"  # with bands: the row field that holds the row's band (`band`, `sample_fields`)
     has_splits = True  # False: --split does not apply, the test problems always run
     uses_judges = False
     grades_locally = False  # True: scoring does CPU work of its own (xdist workers share it)

@@ -25,6 +25,7 @@ class LeetCode(Task):
     position = 30
     prompt_version = "lc-v1"
     bands = DIFFICULTIES
+    band_field = "difficulty"
     board = (Column("leetcode", "LeetCode"), *(Column(f"leetcode{band.title()}", band.title(), band, averaged=False) for band in DIFFICULTIES))
     named_datasets = ("luau-leetcode",)
     # evals.grading.luau_code.extract_code; the sandbox and work meter (evals.luau.runner,
@@ -80,7 +81,7 @@ class LeetCode(Task):
         return row
 
     def band(self, row: dict[str, Any]) -> str:
-        return row["difficulty"]
+        return row[self.band_field]
 
     def summarize(self, rows):
         """With --epochs K: pass@1 and pass@K, unbiased (HumanEval's estimator) over problems."""
