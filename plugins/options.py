@@ -21,6 +21,7 @@ from _pytest.mark.expression import Expression
 
 from evals.atomic import why_unwritable
 from evals.errors import EvalError
+from evals.extensions import load as load_evals
 from evals.grading.judges import JudgeSpec, default_judges
 from evals.identity import FIELD, Identity, add_identity_options, from_values, parse_datasets
 from evals.providers import PROVIDERS, Provider, api_key_from_env, check_key, deferred_provider, limit_share
@@ -32,6 +33,10 @@ EVALS_DIR = ROOT / "tests_evals"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    try:  # the evals' tags are in the help: an eval that cannot be loaded is one line, here
+        load_evals()
+    except EvalError as error:
+        raise pytest.UsageError(str(error)) from None
     ident = _declare(parser.getgroup("run identity", "which model answers, and how (a different value is a different run)"))
     add_identity_options(ident, defaults=True)
 
