@@ -133,7 +133,12 @@ def site_changes(models: list[dict[str, Any]], *, results_dir: Path = RESULTS, r
     beside the results folder (data/runs for data/results). Raises RegistryError as `build`."""
     board = _published(models, Path(results_dir))
     runs_dir = Path(runs_dir) if runs_dir is not None else Path(results_dir).parent / "runs"
-    return _changes(_pages(board, runs_dir=runs_dir, site_dir=Path(site_dir)), Path(site_dir))
+    return board_changes(board, runs_dir=runs_dir, site_dir=Path(site_dir))
+
+
+def board_changes(board: list[Published], *, runs_dir: Path, site_dir: Path) -> dict[Path, str | None]:
+    """`site_changes` of a board already read and checked: its `Published` entries, `ranked`."""
+    return _changes(_pages(board, runs_dir=runs_dir, site_dir=site_dir), site_dir)
 
 
 def write_changes(changes: dict[Path, str | None]) -> None:
@@ -203,12 +208,16 @@ def _published(models: list[dict[str, Any]], results_dir: Path) -> list[Publishe
     then by name. Each result file must be able to be on the board by the publish rules
     (publishable by its own config and summary, with the entry's allowErrors; the run its name
     says; the eval it is filed under), all of one run."""
+    _columns()  # first, the board's columns: an eval whose columns cannot be on it is refused before any file is read
     board = []
     for entry in models:
         if not entry.get("resultFiles"):
             continue
         paths, results = {}, {}
         for key, folder in RESULT_KEYS.items():
+            if key not in entry["resultFiles"]:
+                raise RegistryError(f"entry {entry['name']!r}: resultFiles.{key}: missing, and the {folder} eval is on the board; "
+                                    f"publish its result or take the eval off the board")
             path = paths[key] = results_dir / folder / entry["resultFiles"][key]
             result = results[key] = read_result(path)
             reasons = board_refusals(key, path, result, allow_errors=entry.get("allowErrors", False))
