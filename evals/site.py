@@ -78,6 +78,9 @@ COST_DIGITS = 6  # USD, as in result summaries
 RESULT_KEYS: Registry[str] = Registry(lambda: {task.key: task.name for task in on_board().values()})
 SCORES: Registry[tuple[str, str | None]] = Registry(lambda: {column.key: (task.key, column.band) for task, column in _columns()})
 COMPARISON_FIELDS = ("a", "b", "difference", "low", "high", "distinguishable", "shared", "onlyA", "onlyB", "mcnemarP")
+# A board row's own fields (and a model page's), which no score's key may take.
+ROW_FIELDS = ("name", "page", "provider", "url", "releaseDate", "size", "sizeLabel", "average", "ci95", "cost", "costBasis", "price",
+              "kilowattHour", "allowErrors", "evals", "items")
 # A row's fields a model page shows, beside its id, status and band.
 ITEM_FIELDS = ("epoch", "correct", "expected", "answer", "verdicts", "agreed", "tests", "note", "error", "finishReason", "unmetered", "usage")
 HEADER = (
@@ -249,11 +252,6 @@ def _described(task: Task) -> dict[str, Any]:
     title = task.title or task.name
     return {"key": task.key, "name": task.name, "title": title, "description": task.description or title,
             "bands": list(task.bands), "kilowattHour": list(task.kilowatt_hour_keys()), "judged": task.uses_judges}
-
-
-# A board row's own fields, which no score's key may take.
-ROW_FIELDS = ("name", "page", "provider", "url", "releaseDate", "size", "sizeLabel", "average", "ci95", "cost", "costBasis", "price",
-              "kilowattHour", "allowErrors", "evals", "items")
 
 
 def _columns() -> list[tuple[Task, Column]]:
