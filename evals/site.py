@@ -7,6 +7,13 @@ The generated files are committed; `site/index.html` + `app.js` read data.js as
 `window.LEADERBOARD`, `site/model.html?model=<file name>` + `model.js` read data.js and the
 model's `window.MODEL` (plain scripts, so the pages work from file:// as well as over http).
 
+The board's evals and their columns are the registry's (`evals.extensions.on_board()`: each
+eval's `columns()`, `bands` and `kilowatt_hour_keys()`): nothing here or in the pages' scripts
+names an eval. data.js says which they are, `evals` (each eval's resultFiles key, name,
+title, description, bands, kilowattHour keys, whether it is judged) and `scores` (each column:
+its key, eval, label, band, whether it is averaged), and the pages build their headings,
+filters and texts from them.
+
 data.js: one row per published model (scores, each with its 95% interval under `ci95`, the
 average and its interval, suite cost, the file name of its page) and `comparisons`: for every
 pair of models and each score whose result files used the same dataset, `stats.paired` over
@@ -34,7 +41,7 @@ Bad data is one line naming the file, exit 2: models.json invalid (see registry.
 result file missing, truncated or of the wrong shape (see results.read_result: the line names
 the field), or one that cannot be on the board by the publish rules (not publishable by its own
 config and summary, with the entry's allowErrors; another eval's result; renamed or edited so
-its name is not its run's; the entry's three files from different runs)."""
+its name is not its run's; the entry's files from different runs)."""
 
 from __future__ import annotations
 
@@ -52,10 +59,12 @@ from evals import schema, stats
 from evals.atomic import write_text_atomic
 from evals.cache import RunCache
 from evals.errors import RegistryError
+from evals.extensions import Registry, on_board
 from evals.names import attempt_key, file_name
 from evals.publish import board_refusals, identity_mismatch
-from evals.registry import MODELS, RESULT_KEYS, RESULTS, load_models, lock, result_path
+from evals.registry import MODELS, RESULTS, load_models, lock
 from evals.results import read_result
+from evals.tasks import Column, Task
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "site"
@@ -64,16 +73,14 @@ MODEL_PAGES = "models"  # site/models/<file name>.js, read by site/model.html
 SCHEMA_DIR = "schema"  # site/schema/models.schema.json and result.schema.json (evals/schema.py)
 SCORE_DIGITS = 4  # accuracies are fractions, as in the result files (0.8125)
 COST_DIGITS = 6  # USD, as in result summaries
-LEETCODE_BANDS = ("easy", "medium", "hard")
-# Each score on the board: (resultFiles key, leetcode band or None).
-SCORES = {
-    "freeform": ("freeform", None),
-    "multipleChoice": ("multipleChoice", None),
-    "leetcode": ("leetcode", None),
-    **{f"leetcode{band.title()}": ("leetcode", band) for band in LEETCODE_BANDS},
-}
-AVERAGED = ("freeform", "multipleChoice", "leetcode")
+# The board's evals, read from the registry when asked (a Mapping): resultFiles key -> the
+# eval's results folder; and each score on the board: its key -> (resultFiles key, band or None).
+RESULT_KEYS: Registry[str] = Registry(lambda: {task.key: task.name for task in on_board().values()})
+SCORES: Registry[tuple[str, str | None]] = Registry(lambda: {column.key: (task.key, column.band) for task, column in _columns()})
 COMPARISON_FIELDS = ("a", "b", "difference", "low", "high", "distinguishable", "shared", "onlyA", "onlyB", "mcnemarP")
+# A board row's own fields (and a model page's), which no score's key may take.
+ROW_FIELDS = ("name", "page", "provider", "url", "releaseDate", "size", "sizeLabel", "average", "ci95", "cost", "costBasis", "price",
+              "kilowattHour", "allowErrors", "evals", "items")
 # A row's fields a model page shows, beside its id, status and band.
 ITEM_FIELDS = ("epoch", "correct", "expected", "answer", "verdicts", "agreed", "tests", "note", "error", "finishReason", "unmetered", "usage")
 HEADER = (
@@ -88,7 +95,7 @@ MODEL_HEADER = (
 
 @dataclass(frozen=True)
 class Published:
-    """A published entry with its three result files, read and checked."""
+    """A published entry with its result files (one per eval on the board), read and checked."""
 
     entry: dict[str, Any]
     paths: dict[str, Path]  # resultFiles key -> result file
@@ -129,7 +136,12 @@ def site_changes(models: list[dict[str, Any]], *, results_dir: Path = RESULTS, r
     beside the results folder (data/runs for data/results). Raises RegistryError as `build`."""
     board = _published(models, Path(results_dir))
     runs_dir = Path(runs_dir) if runs_dir is not None else Path(results_dir).parent / "runs"
-    return _changes(_pages(board, runs_dir=runs_dir, site_dir=Path(site_dir)), Path(site_dir))
+    return board_changes(board, runs_dir=runs_dir, site_dir=Path(site_dir))
+
+
+def board_changes(board: list[Published], *, runs_dir: Path, site_dir: Path) -> dict[Path, str | None]:
+    """`site_changes` of a board already read and checked: its `Published` entries, `ranked`."""
+    return _changes(_pages(board, runs_dir=runs_dir, site_dir=site_dir), site_dir)
 
 
 def write_changes(changes: dict[Path, str | None]) -> None:
@@ -198,14 +210,18 @@ def _published(models: list[dict[str, Any]], results_dir: Path) -> list[Publishe
     """The published entries (those with resultFiles), in board order: best average first,
     then by name. Each result file must be able to be on the board by the publish rules
     (publishable by its own config and summary, with the entry's allowErrors; the run its name
-    says; the eval it is filed under), all three of one run."""
+    says; the eval it is filed under), all of one run."""
+    _columns()  # first, the board's columns: an eval whose columns cannot be on it is refused before any file is read
     board = []
     for entry in models:
         if not entry.get("resultFiles"):
             continue
         paths, results = {}, {}
-        for key in RESULT_KEYS:
-            path = paths[key] = result_path(entry, key, results_dir)
+        for key, folder in RESULT_KEYS.items():
+            if key not in entry["resultFiles"]:
+                raise RegistryError(f"entry {entry['name']!r}: resultFiles.{key}: missing, and the {folder} eval is on the board; "
+                                    f"publish its result or take the eval off the board")
+            path = paths[key] = results_dir / folder / entry["resultFiles"][key]
             result = results[key] = read_result(path)
             reasons = board_refusals(key, path, result, allow_errors=entry.get("allowErrors", False))
             if reasons:
@@ -214,31 +230,68 @@ def _published(models: list[dict[str, Any]], results_dir: Path) -> list[Publishe
         if mismatch:
             key, how = mismatch
             raise RegistryError(f"{paths[key]}: not the same run as the other result files of {entry['name']!r} "
-                                f"({how}); its three result files must come from one run")
+                                f"({how}); its {_count_word(len(paths))} result files must come from one run")
         board.append(Published(entry, paths, results))
+    return ranked(board)
+
+
+def ranked(board: list[Published]) -> list[Published]:
+    """The board's order: best average first, then by name."""
     return sorted(board, key=lambda p: (-_average(p), p.entry["name"]))
 
 
 def _site_data(board: list[Published]) -> dict[str, Any]:
-    return {"models": [_row(p) for p in board], "comparisons": _comparisons(board), "comparisonFields": list(COMPARISON_FIELDS)}
+    return {"models": [_row(p) for p in board], "comparisons": _comparisons(board), "comparisonFields": list(COMPARISON_FIELDS),
+            "evals": [_described(task) for task in on_board().values()],
+            "scores": [{"key": column.key, "eval": task.key, "label": column.label, "band": column.band, "averaged": column.averaged}
+                       for task, column in _columns()]}
 
 
-def _score(published: Published, key: str) -> dict[str, Any]:
-    """The summary a board score is read from: an eval's, or one leetcode band's (overall for leetcode)."""
-    result_key, band = SCORES[key]
-    summary = published.results[result_key]["summary"]
-    return summary[band or "overall"] if result_key == "leetcode" else summary
+def _described(task: Task) -> dict[str, Any]:
+    """What the pages need to know of an eval on the board (data.js's `evals`)."""
+    title = task.title or task.name
+    return {"key": task.key, "name": task.name, "title": title, "description": task.description or title,
+            "bands": list(task.bands), "kilowattHour": list(task.kilowatt_hour_keys()), "judged": task.uses_judges}
+
+
+def _columns() -> list[tuple[Task, Column]]:
+    """Every score on the board, each with its eval, in the registry's order: each eval's
+    columns (its own score, or its overall score and one per band)."""
+    columns, owners = [], {}
+    for task in on_board().values():
+        for column in task.columns():
+            owner = owners.setdefault(column.key, task.name)
+            if owner != task.name or column.key in ROW_FIELDS or (column.band is not None and column.band not in task.bands):
+                why = (f"is {owner!r}'s already" if owner != task.name else "is a field of every board row" if column.key in ROW_FIELDS
+                       else f"reads band {column.band!r}, not one of its bands")
+                raise RegistryError(f"eval {task.name!r} ({type(task).__module__}): its board column {column.key!r} {why}; "
+                                    "give it another key or band")
+            columns.append((task, column))
+    return columns
+
+
+def _count_word(n: int) -> str:
+    return ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")[n] if n <= 10 else str(n)
+
+
+def _score(published: Published, task: Task, column: Column) -> dict[str, Any]:
+    """The summary a board score is read from: its eval's; of an eval with bands, the column's
+    band's, or the overall one."""
+    summary = published.results[task.key]["summary"]
+    return summary[column.band or "overall"] if task.bands else summary
 
 
 def _average(published: Published) -> float:
-    return round(math.fsum(_accuracy(_score(published, key)) for key in AVERAGED) / len(AVERAGED), SCORE_DIGITS)
+    averaged = [_accuracy(_score(published, task, column)) for task, column in _columns() if column.averaged]
+    return round(math.fsum(averaged) / len(averaged), SCORE_DIGITS) if averaged else 0.0
 
 
 def _row(published: Published) -> dict[str, Any]:
     entry = published.entry
-    scores = {key: _accuracy(_score(published, key)) for key in SCORES}
-    intervals = {key: _interval(_score(published, key)) for key in SCORES}
-    intervals["average"] = stats.average_interval([(scores[key], intervals[key]) for key in AVERAGED])
+    columns = _columns()
+    scores = {column.key: _accuracy(_score(published, task, column)) for task, column in columns}
+    intervals = {column.key: _interval(_score(published, task, column)) for task, column in columns}
+    intervals["average"] = stats.average_interval([(scores[column.key], intervals[column.key]) for _, column in columns if column.averaged])
     costs, basis = _costs(entry, published.results)
     return {
         "name": entry["name"],
@@ -261,8 +314,9 @@ def _comparisons(board: list[Published]) -> dict[str, list[list[Any]]]:
     """For each score, a row per pair of models (a < b, indexes into the board) whose result
     files used the same dataset: `stats.paired` over their per-question scores."""
     comparisons = {}
-    for key, (result_key, band) in SCORES.items():
-        scores = [question_scores(p.results[result_key]["results"], band) for p in board]
+    for task, column in _columns():
+        key, result_key = column.key, task.key
+        scores = [question_scores(task, p.results[result_key]["results"], column.band) for p in board]
         rows = []
         for a, b in itertools.combinations(range(len(board)), 2):
             dataset = board[a].results[result_key]["config"].get("dataset")
@@ -276,11 +330,11 @@ def _comparisons(board: list[Published]) -> dict[str, list[list[Any]]]:
     return comparisons
 
 
-def question_scores(rows: list[dict[str, Any]], band: str | None = None) -> dict[str, float]:
+def question_scores(task: Task, rows: list[dict[str, Any]], band: str | None = None) -> dict[str, float]:
     """Each question's score, the mean of `correct` over its rows (its epochs), of the rows in
-    `band` (a leetcode difficulty; None: all); rows the dataset broke (datasetError) left out,
+    `band` (one of the eval's bands; None: all); rows the dataset broke (datasetError) left out,
     as the summary leaves them out."""
-    kept = [r for r in rows if r["status"] != "datasetError" and (band is None or r.get("difficulty") == band)]
+    kept = [r for r in rows if r["status"] != "datasetError" and (band is None or _band(task, r) == band)]
     return {question: sum(answers) / len(answers) for question, answers in stats.per_question(kept).items()}
 
 
@@ -323,7 +377,8 @@ def model_page(published: Published, row: dict[str, Any], *, runs_dir: Path) -> 
     entry = published.entry
     costs, _ = _costs(entry, published.results)
     evals, items = {}, []
-    for key, eval_name in RESULT_KEYS.items():
+    for task in on_board().values():
+        key, eval_name = task.key, task.name
         result, run = published.results[key], published.paths[key].stem
         folder = runs_dir / eval_name / run
         evals[key] = {
@@ -335,20 +390,22 @@ def model_page(published: Published, row: dict[str, Any], *, runs_dir: Path) -> 
             "summary": result["summary"],
             "cost": None if costs[key] is None else round(costs[key], COST_DIGITS),
         }
-        items += _items(key, result["results"], RunCache(folder, None) if folder.is_dir() else None)
+        items += _items(task, result["results"], RunCache(folder, None) if folder.is_dir() else None)
     return {**row, "kilowattHour": entry.get("kilowattHour"), "allowErrors": entry.get("allowErrors", False),
             "evals": evals, "items": items}
 
 
-def _items(key: str, rows: list[dict[str, Any]], cache: RunCache | None) -> list[dict[str, Any]]:
-    """A page item per row, by id then epoch: its eval, id, status, band (leetcode) and
-    `ITEM_FIELDS`, and from the candidate's cache record (when the run folder is here) the
-    question (the prompt asked), the reply and its reasoning; `stored` says whether it was found."""
+def _items(task: Task, rows: list[dict[str, Any]], cache: RunCache | None) -> list[dict[str, Any]]:
+    """A page item per row, by id then epoch: its eval (resultFiles key), id, status, band (of
+    an eval with bands) and `ITEM_FIELDS`, and from the candidate's cache record (when the run
+    folder is here) the question (the prompt asked), the reply and its reasoning; `stored` says
+    whether it was found."""
     items = []
     for row in sorted(rows, key=lambda r: (r["id"], r.get("epoch") or 1)):
-        item = {"eval": key, "id": row["id"], "status": row["status"], **{f: row[f] for f in ITEM_FIELDS if f in row}}
-        if "difficulty" in row:
-            item["band"] = row["difficulty"]
+        item = {"eval": task.key, "id": row["id"], "status": row["status"], **{f: row[f] for f in ITEM_FIELDS if f in row}}
+        band = _band(task, row)
+        if band is not None:
+            item["band"] = band
         record = cache.read(attempt_key(row["id"], row.get("epoch")), "candidate", aside=False) if cache else None
         prompt = record["request"].get("prompt") if record else None
         item["stored"] = isinstance(prompt, str)
@@ -362,23 +419,34 @@ def _items(key: str, rows: list[dict[str, Any]], cache: RunCache | None) -> list
     return items
 
 
+def _band(task: Task, row: dict[str, Any]) -> str | None:
+    """The band of a row of an eval with bands (None: the eval has none, or the row says none)."""
+    if not task.bands:
+        return None
+    try:
+        return task.band(row)
+    except KeyError:
+        return None
+
+
 def _costs(entry: dict[str, Any], results: dict[str, dict[str, Any]]) -> tuple[dict[str, float | None], str]:
     """USD per eval (resultFiles key), unrounded, and the basis. Token prices: the candidate's
-    input and output tokens of the result file (leetcode: overall) at the entry's prices, those
-    of Batch API calls at the share the result file records; judge tokens are not the model's
-    cost. Electricity: the eval's kilowattHour figures (leetcode: easy, medium and hard) at the
-    price per kWh; None when one is not recorded."""
+    input and output tokens of the result file (of an eval with bands: overall) at the entry's
+    prices, those of Batch API calls at the share the result file records; judge tokens are not
+    the model's cost. Electricity: the eval's kilowattHour figures (its `kilowatt_hour_keys()`:
+    one per band, else its own) at the price per kWh; None when one is not recorded."""
     price = entry["price"]
     kwh = entry.get("kilowattHour") or {}
     costs: dict[str, float | None] = {}
-    for key in RESULT_KEYS:
+    for task in on_board().values():
+        key = task.key
         try:
             if "electricity" in price:
-                parts = LEETCODE_BANDS if key == "leetcode" else (key,)
+                parts = task.kilowatt_hour_keys()
                 costs[key] = math.fsum(kwh[part] for part in parts) * price["electricity"] if all(part in kwh for part in parts) else None
                 continue
             summary = results[key]["summary"]
-            summary = summary["overall"] if key == "leetcode" else summary
+            summary = summary["overall"] if task.bands else summary
             tokens, batch, total = summary["tokens"], summary.get("batch"), 0.0
             for kind in ("input", "output"):
                 # Batch API calls cost the result file's recorded share of the listed price.
@@ -392,7 +460,7 @@ def _costs(entry: dict[str, Any], results: dict[str, dict[str, Any]]) -> tuple[d
 
 def _total(entry: dict[str, Any], costs: dict[str, float | None]) -> float | None:
     """USD for the whole suite, rounded: None when an eval's cost is not known (an
-    electricity-priced model without all five kilowattHour figures)."""
+    electricity-priced model without every kilowattHour figure of the board's evals)."""
     if any(cost is None for cost in costs.values()):
         return None
     total = math.fsum(costs.values())

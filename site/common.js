@@ -1,6 +1,7 @@
 // Shared by the leaderboard (app.js) and a model's page (model.js): number formats, the 95%
-// interval's text and its whisker, and the link to a model's page. Text only ever goes into the
-// page as text (textContent), never as HTML.
+// interval's text and its whisker, the link to a model's page, and the names of the board's evals
+// and scores (from data.js). Text only ever goes into the page as text (textContent), never as
+// HTML.
 "use strict";
 
 window.SiteCommon = (function () {
@@ -79,8 +80,60 @@ window.SiteCommon = (function () {
     return node;
   }
 
+  // ---- the board's evals and scores, as data.js describes them ---------------------------------
+  // build writes them from the eval registry: `evals` (key, title, description, bands, kilowattHour
+  // keys, judged) and `scores` (key, eval, label, band, averaged), in the board's order. Nothing
+  // here or in the pages names an eval.
+
+  // eval key -> its description
+  function evalsOf(board) {
+    const out = {};
+    ((board && board.evals) || []).forEach(function (e) { out[e.key] = e; });
+    return out;
+  }
+
+  // The scores of each eval, in order: [{ eval, scores: [...] }]
+  function scoreGroups(board) {
+    const groups = [];
+    ((board && board.scores) || []).forEach(function (s) {
+      const last = groups[groups.length - 1];
+      if (last && last.eval === s.eval) last.scores.push(s);
+      else groups.push({ eval: s.eval, scores: [s] });
+    });
+    return groups;
+  }
+
+  // A score's name where it stands alone: its label when it is its eval's only score, else its
+  // eval's title and its band, or its title and "(overall)".
+  function scoreName(board, score) {
+    const e = evalsOf(board)[score.eval] || { title: score.eval };
+    const siblings = ((board && board.scores) || []).filter(function (s) { return s.eval === score.eval; });
+    if (siblings.length <= 1) return score.label;
+    return e.title + " " + (score.band || "(overall)");
+  }
+
+  // A title inside a sentence: "Right answers" -> "right answers"; a name with capitals of its own
+  // inside its first word ("RobloxQA") stays as it is.
+  function inSentence(title) {
+    const word = String(title).split(" ")[0];
+    return /[A-Z]/.test(word.slice(1)) ? String(title) : String(title).charAt(0).toLowerCase() + String(title).slice(1);
+  }
+
+  // ["a", "b", "c"] -> "a, b and c" (with `serial`, "a, b, and c")
+  function listed(words, serial) {
+    if (words.length < 3) return words.join(" and ");
+    return words.slice(0, -1).join(", ") + (serial ? ", and " : " and ") + words[words.length - 1];
+  }
+
+  // 3 -> "three"
+  function countWord(n) {
+    const words = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"];
+    return n >= 0 && n < words.length ? words[n] : String(n);
+  }
+
   return {
     DASH: DASH, isNumber: isNumber, percent: percent, usd: usd, count: count, interval: interval,
     scoreTitle: scoreTitle, whisker: whisker, pageHref: pageHref, tag: tag,
+    evalsOf: evalsOf, scoreGroups: scoreGroups, scoreName: scoreName, inSentence: inSentence, listed: listed, countWord: countWord,
   };
 })();

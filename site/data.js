@@ -10,5 +10,78 @@ window.LEADERBOARD = {
     "leetcodeMedium": [],
     "multipleChoice": []
   },
-  "models": []
+  "evals": [
+    {
+      "bands": [],
+      "description": "RobloxQA freeform answers (graded by a panel of LLM judges)",
+      "judged": true,
+      "key": "freeform",
+      "kilowattHour": ["freeform"],
+      "name": "freeform",
+      "title": "Freeform"
+    },
+    {
+      "bands": [],
+      "description": "RobloxQA multiple choice",
+      "judged": false,
+      "key": "multipleChoice",
+      "kilowattHour": ["multipleChoice"],
+      "name": "multiple_choice",
+      "title": "Multiple choice"
+    },
+    {
+      "bands": ["easy", "medium", "hard"],
+      "description": "Luau LeetCode problems run against their tests",
+      "judged": false,
+      "key": "leetcode",
+      "kilowattHour": ["easy", "medium", "hard"],
+      "name": "leetcode",
+      "title": "LeetCode"
+    }
+  ],
+  "models": [],
+  "scores": [
+    {
+      "averaged": true,
+      "band": null,
+      "eval": "freeform",
+      "key": "freeform",
+      "label": "Freeform"
+    },
+    {
+      "averaged": true,
+      "band": null,
+      "eval": "multipleChoice",
+      "key": "multipleChoice",
+      "label": "Multiple choice"
+    },
+    {
+      "averaged": true,
+      "band": null,
+      "eval": "leetcode",
+      "key": "leetcode",
+      "label": "LeetCode"
+    },
+    {
+      "averaged": false,
+      "band": "easy",
+      "eval": "leetcode",
+      "key": "leetcodeEasy",
+      "label": "Easy"
+    },
+    {
+      "averaged": false,
+      "band": "medium",
+      "eval": "leetcode",
+      "key": "leetcodeMedium",
+      "label": "Medium"
+    },
+    {
+      "averaged": false,
+      "band": "hard",
+      "eval": "leetcode",
+      "key": "leetcodeHard",
+      "label": "Hard"
+    }
+  ]
 };

@@ -2,21 +2,31 @@
 // (data.js), loads its data (models/<file name>.js, window.MODEL, written by `uv run build
 // --write`) and shows its scores with their intervals, each run (cost, tokens, judge agreement,
 // identity) and every item: question, reply, verdict, with filters and a search. Items are shown
-// a hundred at a time. Model replies are hostile text: everything goes in as textContent.
+// a hundred at a time. The evals, their scores and bands are data.js's (`evals`, `scores`): this
+// page names none. Model replies are hostile text: everything goes in as textContent.
 "use strict";
 
 (function () {
   const common = window.SiteCommon;
   const tag = common.tag, percent = common.percent, count = common.count;
   const PAGE = 100;
-  const EVALS = { freeform: "Freeform", multipleChoice: "Multiple choice", leetcode: "LeetCode" };
-  const BANDS = ["easy", "medium", "hard"];
+  const board = window.LEADERBOARD;
+  const DESCRIBED = common.evalsOf(board); // eval key -> its title, bands, kilowattHour keys, judged
+  const EVALS = {}; // eval key -> its title, in the board's order
+  const BANDS = []; // every eval's bands, in order
+  ((board && board.evals) || []).forEach(function (e) {
+    EVALS[e.key] = e.title;
+    (e.bands || []).forEach(function (band) { if (BANDS.indexOf(band) < 0) BANDS.push(band); });
+  });
   const STATUS = { correct: "correct", wrong: "wrong", unparseable: "unparseable", apiError: "API error", datasetError: "dataset error" };
-  const SCORES = [
-    ["freeform", "Freeform", "freeform", null], ["multipleChoice", "Multiple choice", "multipleChoice", null],
-    ["leetcode", "LeetCode (overall)", "leetcode", "overall"], ["leetcodeEasy", "LeetCode easy", "leetcode", "easy"],
-    ["leetcodeMedium", "LeetCode medium", "leetcode", "medium"], ["leetcodeHard", "LeetCode hard", "leetcode", "hard"],
-  ];
+  // each score: [its key, its name, its eval, the summary it is read from (a band, "overall" or null)]
+  const SCORES = ((board && board.scores) || []).map(function (s) {
+    return [s.key, common.scoreName(board, s), s.eval, s.band || (hasBands(s.eval) ? "overall" : null)];
+  });
+
+  function hasBands(evalKey) {
+    return Boolean(DESCRIBED[evalKey] && (DESCRIBED[evalKey].bands || []).length);
+  }
 
   // DOMContentLoaded to the first screen of items and the counts, for the page's speed test.
   const timing = window.modelPageTiming = { domContentLoaded: null, ready: null };
@@ -100,7 +110,7 @@
     const price = model.price || {};
     if (model.costBasis === "electricity") {
       const kwh = model.kilowattHour || {};
-      const parts = key === "leetcode" ? BANDS : [key];
+      const parts = (DESCRIBED[key] || {}).kilowattHour || [key];
       const known = parts.every(function (p) { return common.isNumber(kwh[p]); });
       const total = parts.reduce(function (sum, p) { return sum + (kwh[p] || 0); }, 0);
       return known ? common.usd(run.cost) + " (" + Number(total.toPrecision(6)) + " kWh at $" + price.electricity + " per kWh)" : "no energy recorded";
@@ -120,9 +130,9 @@
 
   function runCard(model, key) {
     const run = model.evals[key];
-    const summary = key === "leetcode" ? run.summary.overall : run.summary;
+    const summary = hasBands(key) ? run.summary.overall : run.summary;
     const card = tag("article", { className: "run-card", "data-eval": key });
-    card.appendChild(tag("h3", {}, EVALS[key]));
+    card.appendChild(tag("h3", {}, EVALS[key] || key));
     const score = tag("p", { className: "run-score" }, percent(summary.accuracy));
     score.appendChild(tag("span", { className: "run-ci" }, " 95% CI " + common.interval(summary.ci95)));
     card.appendChild(score);
@@ -131,7 +141,7 @@
     if (summary.passAt) field(list, "pass@k", passAt(summary));
     field(list, "Cost", costText(model, run, key));
     field(list, "Tokens", tokens(summary.tokens));
-    if (key === "freeform") {
+    if ((DESCRIBED[key] || {}).judged) {
       field(list, "Judge agreement", common.isNumber(summary.judgeAgreement) ? percent(summary.judgeAgreement) + " of graded answers unanimous" : common.DASH);
       field(list, "Judge tokens", summary.judgeTokens ? tokens(summary.judgeTokens) + " (not the model's cost)" : null);
     }
@@ -152,7 +162,7 @@
 
   function verdict(item) {
     const parts = [];
-    if (item.eval === "multipleChoice" && "expected" in item) {
+    if ("expected" in item) { // an eval of a right answer to pick: the one expected, the one given
       parts.push("expected " + item.expected + ", " + (item.answer ? "answered " + item.answer : "no answer letter in the reply"));
     }
     if (Array.isArray(item.verdicts)) {
@@ -237,7 +247,7 @@
     function filter() {
       const evalKey = pickers.eval.value, band = pickers.band.value, status = pickers.status.value;
       const words = pickers.search.value.trim().toLowerCase();
-      pickers.band.disabled = evalKey !== "" && evalKey !== "leetcode";
+      pickers.band.disabled = evalKey !== "" && !hasBands(evalKey);
       matching = [];
       items.forEach(function (item, i) {
         if (evalKey && item.eval !== evalKey) return;
@@ -292,7 +302,6 @@
 
   // ---- start -------------------------------------------------------------------------------
 
-  const board = window.LEADERBOARD;
   const wanted = new URLSearchParams(location.search).get("model");
   if (!board || !Array.isArray(board.models)) {
     fail("The leaderboard data (data.js) did not load: run `uv run build --write`.");

@@ -24,16 +24,16 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 
-from evals import schema, site
+from evals import extensions, schema, site
 from evals import stats
 from evals.cache import RunCache
 from evals.config import run_name
-from evals.errors import ProviderError
+from evals.errors import ProviderError, RegistryError
 from evals.names import attempt_key
 from evals.providers import Completion, Usage
 from evals.registry import ENTRY_ORDER, load_models
 from evals.results import summarize
-from evals.tasks import TASKS
+from evals.tasks import TASKS, Column, Task
 from tests.browser import BrowserUnavailable, problems, start_chromium
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -1157,3 +1157,199 @@ def test_a_page_of_2000_items_is_ready_within_a_second(page, tmp_path_factory):
     pick(browser, "#filter-eval", "LeetCode (600)")
     assert shown_items(browser) == ("600 of 2,000 items match; showing the first 100", 100)
     assert problems(browser) == []
+
+
+# ---- the board's evals are the registry's ---------------------------------------------------
+
+class Spelling(Task):
+    """A fourth eval, registered by a test: two bands, and two board columns (its overall score,
+    averaged, and its long words' alone)."""
+
+    name = "spelling"
+    tag = "sp"
+    key = "spelling"
+    title = "Spelling bee"
+    description = "Spelling bee words"
+    position = 40
+    prompt_version = "sp-v1"
+    bands = ("short", "long")
+    board = (Column("spelling", "Spelling bee"), Column("spellingLong", "Long", "long", averaged=False))
+
+    def band(self, row):
+        return row["length"]
+
+    def load(self, source, split):
+        raise NotImplementedError
+
+    def prompt(self, sample):
+        return f"Spell {sample.word}."
+
+    def score(self, sample, completion, scoring):
+        return {"status": "correct", "correct": True}
+
+
+class Echo(Spelling):
+    """An eval off the board: it runs and writes result files, but no page shows it."""
+
+    name = "echo"
+    tag = "ec"
+    key = "echo"
+    title = "Echo words"
+    description = "Echoing a word"
+    position = 5  # before every built-in: where it would show first
+    on_board = False
+    board = ()
+
+
+@pytest.fixture
+def registered(monkeypatch):
+    """Registers an eval (a Task subclass) for this test only: the registry is put back after."""
+    extensions.load()
+    monkeypatch.setattr(extensions, "_tasks", dict(extensions.tasks()))
+
+    def register(cls: type[Task]) -> Task:
+        extensions.register_task(cls)
+        return extensions.tasks()[cls.name]
+
+    return register
+
+
+def spelling_rows(short: int, long: int) -> list[dict]:
+    """4 short and 4 long words, `short` and `long` of them spelt right: 100 input, 10 output tokens each."""
+    rows = []
+    for band, correct in (("short", short), ("long", long)):
+        for i in range(4):
+            ok = i < correct
+            rows.append({"id": f"sp-{len(rows):04d}", "status": "correct" if ok else "wrong", "correct": ok, "length": band,
+                         "usage": {"input": 100, "output": 10, "reasoning": 0, "cached": 0}, "latency": 0.5})
+    return rows
+
+
+def board_with_spelling(root: Path) -> Path:
+    """The registry of `make_registry` with a spelling result file for each published model
+    (alpha-1's and beta-2's with their run folders), its site built into root/site with the
+    pages' static files beside it.
+
+    models.json's and the result file's own checks (`registry.load_models`, `results.read_result`,
+    the publish rules) are not this test's: the board is built, as `build` builds it, from the
+    result files as read."""
+    models, results = make_registry(root)
+    runs, site_dir = root / "runs", root / "site"
+    spelling = {"alpha-1": (2, 0), "beta-2": (4, 3), "qwen-local-70b": (4, 4)}
+    board = []
+    for entry in json.loads(models.read_text()):
+        if "resultFiles" not in entry:
+            continue
+        model, provider = entry["name"], {"alpha-1": "openai", "beta-2": "anthropic", "qwen-local-70b": "live"}[entry["name"]]
+        entry["resultFiles"]["spelling"] = _write_run(results, "spelling", model, provider, spelling_rows(*spelling[model]),
+                                                      runs=runs if model != "qwen-local-70b" else None)
+        if "kilowattHour" in entry:
+            entry["kilowattHour"] |= {"short": 0.1, "long": 0.2}
+        paths = {key: results / folder / entry["resultFiles"][key] for key, folder in site.RESULT_KEYS.items()}
+        board.append(site.Published(entry, paths, {key: json.loads(path.read_text()) for key, path in paths.items()}))
+    site_dir.mkdir()
+    for file in STATIC:
+        shutil.copy(ROOT / "site" / file, site_dir / file)
+    site.write_changes(site.board_changes(site.ranked(board), runs_dir=runs, site_dir=site_dir))
+    return site_dir
+
+
+def test_an_eval_registered_at_run_time_is_on_the_board_and_its_items_on_the_model_pages(registered, page, tmp_path):
+    registered(Spelling)
+    site_dir = board_with_spelling(tmp_path)
+
+    # the data: its columns, after the built-ins', and its score in the average
+    data = read_data_js(site_dir)
+    assert [(s["key"], s["eval"], s["label"], s["band"], s["averaged"]) for s in data["scores"]][-3:] == [
+        ("leetcodeHard", "leetcode", "Hard", "hard", False),
+        ("spelling", "spelling", "Spelling bee", None, True), ("spellingLong", "spelling", "Long", "long", False)]
+    assert data["evals"][-1] == {"key": "spelling", "name": "spelling", "title": "Spelling bee", "description": "Spelling bee words",
+                                 "bands": ["short", "long"], "kilowattHour": ["short", "long"], "judged": False}
+    rows = {m["name"]: m for m in data["models"]}
+    assert [m["name"] for m in data["models"]] == ["beta-2", "qwen-local-70b", "alpha-1"]  # qwen-local-70b spells every word
+    alpha = rows["alpha-1"]
+    assert (alpha["spelling"], alpha["spellingLong"], alpha["average"]) == (0.25, 0.0, 0.5958)  # (0.7 + 0.85 + 0.5833 + 0.25) / 4
+    assert alpha["cost"] == 0.25744  # 0.2552 and 8 * (100 * $2 + 10 * $8) per million
+    assert rows["qwen-local-70b"]["cost"] == 0.3825  # its kWh figures for short and long words counted: 2.55 kWh * $0.15
+    assert len(data["comparisons"]["spelling"]) == 3 and comparison(data, "spellingLong", "beta-2", "alpha-1")["difference"] == 75.0
+
+    model = read_model_page(site_dir, "alpha-1")
+    assert model["evals"]["spelling"]["resultFile"].startswith("spelling/") and model["evals"]["spelling"]["runFolderPresent"] is True
+    spelt = [i for i in model["items"] if i["eval"] == "spelling"]
+    assert [(i["id"], i["band"], i["status"], i["stored"]) for i in spelt[3:5]] == [("sp-0003", "short", "wrong", True), ("sp-0004", "long", "wrong", True)]
+    assert spelt[0]["question"] == question_of("sp-0000")
+
+    # the board: its group of two columns after LeetCode's, its cells, its comparison, the words for it
+    browser = page.open((site_dir / "index.html").as_uri())
+    assert browser.execute_script("return document.body.dataset.ready") == "1"
+    group = browser.find_elements(By.CSS_SELECTOR, "thead th.group")
+    assert [(th.text, th.get_dom_attribute("colspan")) for th in group] == [("LeetCode", "4"), ("Spelling bee", "2")]
+    assert [th.get_dom_attribute("aria-label") for th in browser.find_elements(By.CSS_SELECTOR, "thead tr:nth-child(2) th")][-2:] == [
+        "Spelling bee overall", "Spelling bee long"]
+    row = browser.find_element(By.CSS_SELECTOR, "#leaderboard tbody tr[data-name='alpha-1']")
+    assert [row.find_element(By.CSS_SELECTOR, f"[data-key={key}]").text for key in ("spelling", "spellingLong", "average")] == ["25.0%", "0.0%", "59.6%"]
+    assert len(row.find_elements(By.CSS_SELECTOR, "th, td")) == len(browser.find_elements(By.CSS_SELECTOR, "thead th[data-key]")) == 14
+    assert names(browser) == ["beta-2", "qwen-local-70b", "alpha-1"]
+    said = compared(browser)
+    assert list(said)[-2:] == ["spelling", "spellingLong"]
+    assert said["spellingLong"].startswith("beta-2 vs qwen-local-70b: -25.0 points")
+    labels = [li.find_element(By.CSS_SELECTOR, ".compare-eval").text for li in browser.find_elements(By.CSS_SELECTOR, "#compare-results li")]
+    assert labels[-2:] == ["Spelling bee (overall)", "Spelling bee long"]
+    lede = browser.find_element(By.CSS_SELECTOR, ".lede").text
+    assert "and Spelling bee words. The average is the mean of the four evals." in lede, lede
+    note = browser.find_element(By.CSS_SELECTOR, ".note").text
+    assert "the measured energy of the seven runs (freeform, multiple choice, LeetCode easy, medium, hard, spelling bee short and long)" in note, note
+    assert problems(browser) == []
+
+    # its model page: its scores, its run, its items with their bands in the filters
+    browser = page.open((site_dir / "model.html").as_uri() + "?model=alpha-1")
+    assert browser.execute_script("return document.body.dataset.ready") == "1"
+    scores = {row.get_dom_attribute("data-key"): row.find_element(By.CSS_SELECTOR, "th").text for row in browser.find_elements(By.CSS_SELECTOR, "#scores tbody tr")}
+    assert (scores["spelling"], scores["spellingLong"]) == ("Spelling bee (overall)", "Spelling bee long")
+    assert browser.find_element(By.CSS_SELECTOR, ".run-card[data-eval=spelling] h3").text == "Spelling bee"
+    assert shown_items(browser) == ("50 items", 50)
+    assert [o.text for o in browser.find_elements(By.CSS_SELECTOR, "#filter-band option")] == [
+        "All bands", "easy (4)", "medium (4)", "hard (4)", "short (4)", "long (4)"]
+    pick(browser, "#filter-eval", "Spelling bee (8)")
+    pick(browser, "#filter-band", "long (4)")
+    assert shown_items(browser) == ("4 of 50 items match", 4)
+    assert [b.text for b in browser.find_element(By.CSS_SELECTOR, "#items .item").find_elements(By.CSS_SELECTOR, ".badge")] == [
+        "wrong", "Spelling bee", "long"]
+    pick(browser, "#filter-eval", "Freeform (10)")
+    assert browser.find_element(By.CSS_SELECTOR, "#filter-band").get_dom_attribute("disabled") == "true"
+    assert problems(browser) == []
+
+
+def test_an_eval_off_the_board_never_appears(registered, registry, tmp_path):
+    """Registered, with a result file in the results folder: the site is byte for byte the one
+    built without it."""
+    models, results, site_dir = registry
+    assert site.build(models_path=models, results_dir=results, site_dir=site_dir, write=True)
+    built = {path.relative_to(site_dir): path.read_bytes() for path in site_dir.rglob("*") if path.is_file()}
+
+    task = registered(Echo)
+    assert "echo" in TASKS and task.on_board is False
+    _write_run(results, "echo", "alpha-1", "openai", spelling_rows(4, 4), runs=results.parent / "runs")
+    assert "echo" not in site.RESULT_KEYS.values() and not any(result_key == "echo" for result_key, _ in site.SCORES.values())
+    assert not site.build(models_path=models, results_dir=results, site_dir=site_dir, write=False)  # nothing stale
+    shutil.rmtree(site_dir)
+    assert site.build(models_path=models, results_dir=results, site_dir=site_dir, write=True)
+    assert {path.relative_to(site_dir): path.read_bytes() for path in site_dir.rglob("*") if path.is_file()} == built
+    assert not any(word in text for text in built.values() for word in (b"echo", b"Echo"))
+
+
+@pytest.mark.parametrize("column, why", [
+    (Column("leetcodeEasy", "Easy"), "'clash': its board column 'leetcodeEasy' is 'leetcode''s already"),
+    (Column("average", "Average"), "'clash': its board column 'average' is a field of every board row"),
+    (Column("clashMedium", "Medium", "medium"), "'clash': its board column 'clashMedium' reads band 'medium', not one of its bands"),
+], ids=["another eval's", "a row field", "not its band"])
+def test_an_eval_whose_column_cannot_be_on_the_board_is_one_line(registered, registry, column, why, capsys):
+    registered(type("Clash", (Spelling,), {"__module__": __name__, "name": "clash", "tag": "cl", "key": "clash", "board": (column,)}))
+    line = f"eval {why.replace(':', f' ({__name__}):', 1)}; give it another key or band"
+    with pytest.raises(RegistryError) as refused:
+        dict(site.SCORES)
+    assert str(refused.value) == line
+
+    models, results, site_dir = registry  # what `build` says, before it reads a result file
+    assert site.main(cli(models, results, site_dir, "--check")) == 2
+    assert capsys.readouterr().err == f"build: {line}\n"

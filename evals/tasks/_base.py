@@ -79,6 +79,7 @@ class Task(ABC):
     tag: str  # its short name in `evaluate --evals` and `--dataset TAG=SOURCE`
     key: str  # its key in a models.json entry's resultFiles
     title: str = ""  # how people call it ("RobloxQA multiple choice"); default: the name
+    description: str = ""  # a phrase for the leaderboard's introduction; default: the title
     marker_help: str = ""  # the pytest marker's description
     prompt_version: str
     # Where it comes in every list of evals (markers, `--evals`, messages, the board's columns):

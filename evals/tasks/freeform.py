@@ -19,6 +19,7 @@ class Freeform(Task):
     tag = "ff"
     key = "freeform"
     title = "Freeform"
+    description = "RobloxQA freeform answers (graded by a panel of LLM judges)"
     marker_help = "RobloxQA freeform items, graded by LLM judges"
     position = 10
     prompt_version = "ff-v1"

@@ -21,6 +21,7 @@ class LeetCode(Task):
     tag = "lc"
     key = "leetcode"
     title = "LeetCode"
+    description = "Luau LeetCode problems run against their tests"
     marker_help = "Luau LeetCode items"
     position = 30
     prompt_version = "lc-v1"

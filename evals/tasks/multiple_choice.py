@@ -16,6 +16,7 @@ class MultipleChoice(Task):
     tag = "mc"
     key = "multipleChoice"
     title = "Multiple choice"
+    description = "RobloxQA multiple choice"
     marker_help = "RobloxQA multiple choice items"
     position = 20
     prompt_version = "mc-v1"
