@@ -13,8 +13,9 @@ model published before any plan was kept, the identity its result files record; 
 flag on top starts a different run. Everything is checked before the first paid request:
 flags per provider, judges and API keys, and the models.json entry the run would publish.
 Each eval runs as its own `pytest` process, one after another or all at once (--parallel).
-An eval whose run is already published is reproduced offline, never run again. When every
-board eval's results are finished they are published into models.json and the site is rebuilt, together."""
+An eval whose run is already published is reproduced offline, never run again. When the
+results of every eval on the board are finished they are published into models.json and the
+site is rebuilt, together."""
 
 from __future__ import annotations
 
@@ -32,17 +33,19 @@ from evals import plans, registry
 from evals.atomic import why_unwritable
 from evals.config import results_path, run_dir
 from evals.errors import EvalError, UsageError
+from evals.extensions import in_words, on_board
 from evals.grading.judges import JudgeSpec, default_judges
 from evals.identity import FIELDS, Identity, add_identity_options, from_values, identity_from_config, parse_datasets, to_flags
 from evals.plan import Planned, plan
 from evals.providers import make_provider
 from evals.publish import finished_results, publish, rebuild_site
 from evals.results import read_result
-from evals.extensions import in_words, on_board
 from evals.tasks import TAGS, TASKS
 
 ROOT = Path(__file__).resolve().parents[1]
 EVALS = TAGS  # "ff" -> "freeform", in the order the evals run
+PYTEST_USAGE_ERROR = 4
+INTERRUPTED = 130
 
 
 def _board_tags() -> list[str]:
@@ -54,8 +57,6 @@ def _evals_help() -> str:
     board = _board_tags()
     default = f"all {in_words(len(board))}" if len(board) == len(EVALS) else f"the board's, {','.join(board)}"
     return f"comma list of {', '.join(EVALS)} (default {default})"
-PYTEST_USAGE_ERROR = 4
-INTERRUPTED = 130
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
