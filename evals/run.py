@@ -10,12 +10,13 @@ Batch API mode (`evals.batch`) fills the same cache before the items run."""
 from __future__ import annotations
 
 import collections
+import contextlib
 import dataclasses
 import datetime as dt
 import json
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,18 +25,14 @@ from filelock import FileLock
 from evals.atomic import write_json_atomic
 from evals.cache import RunCache
 from evals.config import RunConfig
-from evals.datasets.leetcode import Problem
-from evals.luau import ReferenceFailed, TestRun, measure_work, run_tests_isolated, work_budget_for
-from evals.names import file_name
 from evals.energy import Span, SpanLog
-from evals.errors import DatasetError, FatalError, FatalProviderError, ProviderError, StorageError
+from evals.errors import FatalError, FatalProviderError, ProviderError, StorageError
 from evals.providers import PROVIDERS, Completion, Provider, Request, RetryPolicy, Throttle, call_with_retries, endpoint_throttle
 from evals.scrub import Scrub
-from evals.tasks import Attempt, Task, question_of, row_identity
+from evals.tasks import Attempt, Task, row_identity
 
 
 FORCED = "forced.json"  # in a run folder --force started: by which command, and what it set aside
-LuauBackend = Callable[..., TestRun]  # (solution, tests, *, work_budget) -> TestRun
 
 
 class _Busy(Exception):
@@ -64,7 +61,7 @@ class EvalRun:
         session: str,
         concurrency: int = 8,
         policy: RetryPolicy = RetryPolicy(),
-        luau: LuauBackend = run_tests_isolated,
+        resources: Mapping[str, Any] = {},
         secrets: Sequence[str] = (),
         spans: SpanLog | None = None,
     ):
@@ -81,7 +78,9 @@ class EvalRun:
         self.cache = RunCache(folder, session, scrub=self.scrub)
         self.policy = policy
         self.concurrency = concurrency
-        self.luau = luau
+        # What the command configured for the task to score with, by kind (`Scoring.resource`):
+        # opaque to the run (the Luau sandbox a LeetCode task runs its tests in).
+        self.resources = dict(resources)
         self._stop = threading.Event()
         self._asking: dict[tuple[str, str], threading.Event] = {}  # calls in flight in this process
         # What this process stored, kept for the item that reads it next (a prefetch thread
@@ -155,30 +154,6 @@ class EvalRun:
             request = dataclasses.replace(request, seed=sample.epoch)
         return request
 
-    def work_budget(self, problem: Problem) -> int | None:
-        """The problem's deterministic work budget, from its reference solution's work,
-        measured once per run and kept in the run folder. A reference that fails its own
-        tests is kept too, and raises DatasetError: the problem cannot be scored."""
-        problem = question_of(problem)  # measured once per problem, not once per epoch
-        if not problem.solution:
-            return None
-        path = self.folder / "work" / f"{file_name(problem.id)}.json"
-        try:
-            measured = json.loads(path.read_text())
-            failed, budget = measured.get("referenceFailed"), measured["budget"]
-        except (FileNotFoundError, ValueError, KeyError, TypeError, AttributeError):
-            try:
-                work = measure_work(problem.solution, problem.test)
-                failed, budget = None, None if work is None else work_budget_for(work)  # None: not meterable
-            except ReferenceFailed as failure:
-                work, failed, budget = None, failure.reason, None
-            record = {"referenceWork": work, "budget": budget} | ({"referenceFailed": failed} if failed else {})
-            self._keep(path, lambda: write_json_atomic(path, record))
-        if failed:
-            raise DatasetError(f"the reference solution does not pass its own tests ({failed}); "
-                               "fix the problem's solution or test in the dataset; the item is not scored")
-        return budget
-
     def judge(self, item_id: str, index: int, request: Request, *, wait: bool = True) -> Completion:
         _, provider = self.judges[index]
         return self._call(item_id, f"judge-{index}", provider, request, wait=wait)
@@ -205,7 +180,9 @@ class EvalRun:
         if cached is None:
             path = self.cache.record_path(item_id, role)
             lock = self.cache.lock(item_id, role)
-            if not self._keep(path, lambda: lock.acquire(wait=wait)):
+            with self.storing(path):
+                acquired = lock.acquire(wait=wait)
+            if not acquired:
                 raise _Busy
             done = self._asking.setdefault(key, threading.Event())
             try:
@@ -218,7 +195,8 @@ class EvalRun:
                     if isinstance(cached, FatalProviderError):
                         cached = self.end_with(self.scrub.error(cached))
                     else:  # from here on, the answer as the cache wrote it: the same text a rerun reads
-                        cached = self._keep(path, lambda: self.cache.store(item_id, role, record, cached))
+                        with self.storing(path):
+                            cached = self.cache.store(item_id, role, record, cached)
                         if self.hands_over:
                             self._stored[key] = (record, cached)
             finally:
@@ -235,7 +213,8 @@ class EvalRun:
         return stored[1] if stored is not None and stored[0] == record else None
 
     def _record_span(self, item_id: str, started: float) -> None:
-        self._keep(self.folder, lambda: self.spans.record(Span(started, time.time(), self.energy_label(self.folder), self._bands.get(item_id))))
+        with self.storing(self.folder):
+            self.spans.record(Span(started, time.time(), self.energy_label(self.folder), self._bands.get(item_id)))
 
     @staticmethod
     def energy_label(folder: Path) -> str:
@@ -248,11 +227,13 @@ class EvalRun:
         self._stop.set()
         return self.fatal
 
-    def _keep(self, path: Path, write: Callable[[], Any]) -> Any:
-        """`write()`, a write into the run folder; failing (a full disk, a read-only folder),
-        it ends the run. What was written before stays: each record is written whole or not."""
+    @contextlib.contextmanager
+    def storing(self, path: Path) -> Iterator[None]:
+        """Around a write into the run folder (`path`, named in the message): failing (a full
+        disk, a read-only folder), it ends the run. What was written before stays: each
+        record is written whole or not."""
         try:
-            return write()
+            yield
         except OSError as error:
             raise self.end_with(StorageError(f"cannot write {path} ({error.strerror or error}): every answer kept so far is in "
                                          f"{self.folder}; free space (or fix the folder) and run the same command again")) from None
@@ -358,12 +339,14 @@ def forced_in(folder: Path, session: str) -> Path | None:
 
 class _Scoring:
     """What a task scores with: judge calls that wait (items) or skip when busy (prefetch),
-    and the Luau sandbox with each problem's work budget."""
+    the run folder for what the task keeps of its own, and the resources the command
+    configured for it."""
 
     def __init__(self, run: EvalRun, wait: bool):
         self._run = run
         self._wait = wait
         self.judge_names = run.judge_names
+        self.folder = run.folder
         self.batched: list[str] = []  # the judge calls a Batch API answered
 
     def judge(self, item_id: str, index: int, request: Request) -> Completion:
@@ -372,8 +355,8 @@ class _Scoring:
             self.batched.append(f"judge-{index}")
         return completion
 
-    def work_budget(self, problem: Problem) -> int | None:
-        return self._run.work_budget(problem)
+    def storing(self, path: Path) -> contextlib.AbstractContextManager[None]:
+        return self._run.storing(path)
 
-    def run_luau(self, problem: Problem, solution: str, work_budget: int | None) -> TestRun:
-        return self._run.luau(solution, problem.test, work_budget=work_budget)
+    def resource(self, kind: str) -> Any:
+        return self._run.resources.get(kind)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import sys
 from dataclasses import dataclass
 from typing import Any
@@ -22,7 +21,6 @@ from evals.config import results_path, run_dir
 from evals.energy import SpanLog
 from evals.errors import DatasetError, EvalError, FatalError, StorageError
 from evals.fetcher import Fetchers, Work, discard_prestarted
-from evals.luau import run_tests_isolated
 from evals.plan import Planned, plan
 from evals.providers import PROVIDERS, configured_secrets
 from evals.run import BatchWaiting, EvalRun, start_over
@@ -145,21 +143,11 @@ def eval_run(config: pytest.Config, name: str) -> EvalRun:
             folder=folder,
             session=session,
             concurrency=s.concurrency,
-            luau=_luau_backend(s),
+            resources=TASKS[name].resources(s),
             secrets=[key for j in s.identity.judges for key in configured_secrets(j.provider_spec())],
             spans=SpanLog(folder) if s.energy else None,
         )
     return runs[name]
-
-
-def _luau_backend(s):
-    """Model-written Luau runs in an isolated worker process (a VM crash or a runaway C call
-    cannot take the run down), or on a JestLuaTestServer with --jest-url."""
-    if s.jest_url:
-        from evals.luau.remote import run_remote
-
-        return functools.partial(run_remote, url=s.jest_url, api_key=os.environ.get("JEST_SERVER_API_KEY"), timeout=max(60.0, s.luau_timeout))
-    return functools.partial(run_tests_isolated, timeout=s.luau_timeout)
 
 
 @pytest.hookimpl(trylast=True)
