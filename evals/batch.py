@@ -45,7 +45,7 @@ from evals.atomic import write_json_atomic
 from evals.errors import FatalError, ProviderError, TransientError
 from evals.providers import Completion, Provider, Request, RetryPolicy
 from evals.providers._batch import BatchAPI, BatchState, not_run
-from evals.run import EvalRun
+from evals.run import Call, EvalRun
 
 FORMAT = 1
 ATTEMPTS = "attempts.json"  # per call: batches it failed in since its last recorded outcome
@@ -63,20 +63,12 @@ class Waiting:
     status: str
 
 
-@dataclass(frozen=True)
-class Call:
-    item: str
-    role: str
-    provider: Provider
-    request: Request
-
-
 class Ledger:
     """A run folder's `batches/`: one file per submission, written whole (atomically)."""
 
-    def __init__(self, run_folder: Path, keep: Callable[[Path, Callable[[], Any]], Any] = lambda path, write: write()):
+    def __init__(self, run_folder: Path, storing: Callable[[Path], contextlib.AbstractContextManager[Any]] = lambda path: contextlib.nullcontext()):
         self.folder = run_folder / "batches"
-        self._keep = keep  # EvalRun._keep: a write that fails ends the run with a clear line
+        self._storing = storing  # EvalRun.storing: a write that fails ends the run with a clear line
 
     def lock(self) -> FileLock:
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -101,7 +93,8 @@ class Ledger:
         return entries
 
     def write(self, entry: dict[str, Any]) -> None:
-        self._keep(self.folder, lambda: write_json_atomic(self.folder / f"{entry['name']}.json", entry))
+        with self._storing(self.folder):
+            write_json_atomic(self.folder / f"{entry['name']}.json", entry)
 
     def attempts(self) -> dict[str, int]:
         try:
@@ -110,7 +103,8 @@ class Ledger:
             return {}
 
     def write_attempts(self, attempts: dict[str, int]) -> None:
-        self._keep(self.folder, lambda: write_json_atomic(self.folder / ATTEMPTS, attempts))
+        with self._storing(self.folder):
+            write_json_atomic(self.folder / ATTEMPTS, attempts)
 
 
 class WaitingCalls:
@@ -149,7 +143,7 @@ class Batcher:
                  say: Callable[[str], None] = lambda line: None,
                  policy: RetryPolicy = RetryPolicy(), sleep: Callable[[float], None] = time.sleep,
                  first_poll: float = 0.5, max_poll: float = 30.0):
-        self.runs = [(run, list(samples), Ledger(run.folder, run._keep)) for run, samples in runs]
+        self.runs = [(run, list(samples), Ledger(run.folder, run.storing)) for run, samples in runs]
         self.wait = wait
         self.submit = submit  # False: only finish what earlier --batch runs began (a run without --batch)
         self.say = say
@@ -236,7 +230,8 @@ class Batcher:
                 outcome = dataclasses.replace(outcome, batch=state.id)
             attempts.pop(key, None)
             path = run.cache.record_path(call["item"], call["role"])
-            run._keep(path, lambda: run.cache.store(call["item"], call["role"], call["request"], outcome))
+            with run.storing(path):
+                run.cache.store(call["item"], call["role"], call["request"], outcome)
         ledger.write_attempts(attempts)
         entry["collected"] = True
         ledger.write(entry)

@@ -17,6 +17,7 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,16 @@ class BatchWaiting(Exception):
         self.batch, self.status = batch, status
         where = f"batch {batch} ({status})" if batch else "a batch not yet submitted"
         super().__init__(f"waiting in {where}: run the same command again to collect it")
+
+
+@dataclass(frozen=True)
+class Call:
+    """A model call an item needs: its item, its role (`candidate`, `judge-0`), whom it asks, what."""
+
+    item: str
+    role: str
+    provider: Provider
+    request: Request
 
 
 class EvalRun:
@@ -128,11 +139,9 @@ class EvalRun:
             **({"batched": batched} if batched else {}),  # the calls a Batch API answered, at its price
         }
 
-    def needed_calls(self, sample: Any) -> list[Any]:
+    def needed_calls(self, sample: Any) -> list[Call]:
         """The calls the item needs next that are not cached: its candidate's, or, once that
         reply is cached, its judges' (what `--batch` submits)."""
-        from evals.batch import Call
-
         request = self._candidate_request(sample)
         reply = self.cache.lookup(sample.id, "candidate", self.call_record(self.candidate, request))
         if reply is None:
