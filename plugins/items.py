@@ -1,13 +1,14 @@
 """Eval items: one parametrized test per sample, and the `graded` fixture that answers it.
 
-Each process (the only one, or each xdist worker) loads the datasets, builds one `EvalRun`
-per eval on first use, and starts prefetching the items it collected in the background.
+Each process (the only one, or each xdist worker) loads the datasets, chooses how its runs
+ask ahead of the items (an `Asker`: `make_asker`, overridable through the
+`pytest_evals_make_asker` hook), builds one `EvalRun` per eval on first use, and once
+collected hands the asker the items it selected.
 An item's row rides its test report (`user_properties`) to the controller, where the
 results collector writes the result file."""
 
 from __future__ import annotations
 
-import functools
 import json
 import sys
 from dataclasses import dataclass
@@ -18,12 +19,12 @@ import pytest
 from evals import registry
 from evals.atomic import remove_stale_temp_files
 from evals.config import results_path, run_dir
-from evals.energy import SpanLog
 from evals.errors import DatasetError, EvalError, FatalError, StorageError
-from evals.fetcher import Fetchers, Work, discard_prestarted
+from evals.batch import Batches
+from evals.fetcher import ChildProcesses, Fetchers, discard_prestarted
 from evals.plan import Planned, plan
-from evals.providers import PROVIDERS, configured_secrets
-from evals.run import BatchWaiting, EvalRun, start_over
+from evals.providers import PROVIDERS
+from evals.run import Asker, BatchWaiting, EvalRun, RunSpec, Threads, build_run, start_over
 from evals.tasks import TASKS
 from evals.verify import CachedOnly
 
@@ -36,7 +37,13 @@ loaded_key = pytest.StashKey[dict[str, Planned]]()
 published_key = pytest.StashKey[set[str]]()
 runs_key = pytest.StashKey[dict[str, EvalRun]]()
 stopping_key = pytest.StashKey[str]()
-fetcher_key = pytest.StashKey[Fetchers]()
+asker_key = pytest.StashKey[Asker]()
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    from plugins import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
 
 
 @pytest.hookimpl(trylast=True)
@@ -46,13 +53,8 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     s = settings(config)
     reachable = reachable_evals(config)
-    if fetching(config, reachable):  # first: they make the candidate's provider while this process plans and collects
-        try:
-            config.stash[fetcher_key] = Fetchers([s.identity.spec], s.concurrency)
-        except OSError:  # no process can be started (a process limit): this one asks, on its threads
-            discard_prestarted()
-    else:
-        discard_prestarted()
+    # First: child processes make the candidate's provider while this process plans and collects.
+    config.stash[asker_key] = config.hook.pytest_evals_make_asker(config=config)
     try:
         config.stash[loaded_key] = {name: plan(TASKS[name], s.identity) for name in reachable}
         published = registry.published_files(s.results_root.parent / "models.json", results=s.results_root)
@@ -63,6 +65,29 @@ def pytest_configure(config: pytest.Config) -> None:
         names = ", ".join(sorted(config.stash[published_key]))
         raise pytest.UsageError(f"--force: the {names} run is published in models.json and stays as it is (remove its resultFiles there first)")
     config.stash[runs_key] = {}
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_evals_make_asker(config: pytest.Config) -> Asker:
+    """The harness's choice: child processes where they ask (`fetching`), else threads of this
+    process; either way a Batch API pass first for the runs that use one (`Batches`)."""
+    otherwise: Asker = Threads()
+    if fetching(config, reachable_evals(config)):
+        try:
+            otherwise = ChildProcesses(Fetchers([settings(config).identity.spec], settings(config).concurrency))
+        except OSError:  # no process can be started (a process limit): this one asks, on its threads
+            discard_prestarted()
+    else:
+        discard_prestarted()
+    return Batches(settings(config).batch, otherwise, say=lambda line: _say(config, line))
+
+
+def _say(config: pytest.Config, line: str) -> None:
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None and not hasattr(config, "workerinput"):
+        reporter.write_line(line)
+    else:
+        print(line, file=sys.stderr)
 
 
 def fetching(config: pytest.Config, reachable: list[str]) -> bool:
@@ -121,33 +146,30 @@ def eval_run(config: pytest.Config, name: str) -> EvalRun:
     if name not in runs:
         s = settings(config)
         item = loaded(config)[name]
-        folder = run_dir(s.run_root, item.config)
-        judges = [judge_provider(j) for j in s.identity.judges] if TASKS[name].uses_judges else []
-        candidate, session = s.candidate, s.session
-        if published(config, name):
-            candidate, session = CachedOnly(s.identity.spec), None  # None: recorded errors are replayed too
-            judges = [(j.name, CachedOnly(j.provider_spec())) for j in s.identity.judges] if judges else []
-        elif s.force:
-            try:
-                start_over(folder, results_path(s.results_root, item.config), s.session)
-            except OSError as error:
-                raise StorageError(f"--force: cannot set {folder} aside ({error.strerror or error}); nothing was asked") from None
-        remove_stale_temp_files(folder, recursive=True)  # left by a run killed mid-write
+        spec = run_spec(config, name)
+        if spec.published:
+            made = {"candidate": CachedOnly(spec.candidate), **{f"judge-{i}": CachedOnly(judge) for i, (_, judge) in enumerate(spec.judges)}}
+        else:  # made before --force sets anything aside: a judge's missing key stops the command first
+            made = {"candidate": s.candidate, **{f"judge-{i}": judge_provider(j)[1] for i, j in enumerate(s.identity.judges) if spec.judges}}
+            if s.force:
+                try:
+                    start_over(spec.folder, results_path(s.results_root, item.config), s.session)
+                except OSError as error:
+                    raise StorageError(f"--force: cannot set {spec.folder} aside ({error.strerror or error}); nothing was asked") from None
+        remove_stale_temp_files(spec.folder, recursive=True)  # left by a run killed mid-write
         remove_stale_temp_files(results_path(s.results_root, item.config).parent)
-        runs[name] = EvalRun(
-            TASKS[name],
-            item.config,
-            item.samples,
-            candidate=candidate,
-            judges=judges,
-            folder=folder,
-            session=session,
-            concurrency=s.concurrency,
-            resources=TASKS[name].resources(s),
-            secrets=[key for j in s.identity.judges for key in configured_secrets(j.provider_spec())],
-            spans=SpanLog(folder) if s.energy else None,
-        )
+        runs[name] = build_run(spec, lambda _, role: made[role], asker=config.stash[asker_key], resources=TASKS[name].resources(s))
     return runs[name]
+
+
+def run_spec(config: pytest.Config, name: str) -> RunSpec:
+    """What the eval's run in this process is built from."""
+    s = settings(config)
+    item = loaded(config)[name]
+    judges = [(j.name, j.provider_spec()) for j in s.identity.judges] if TASKS[name].uses_judges else []
+    return RunSpec(name, item.config, item.samples, s.identity.spec, judges, [j.provider_spec() for j in s.identity.judges],
+                   run_dir(s.run_root, item.config), None if published(config, name) else s.session, s.concurrency, bool(s.energy),
+                   published=published(config, name))
 
 
 @pytest.hookimpl(trylast=True)
@@ -160,7 +182,16 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     try:
         for name in sorted({_task_name(item) for item in items if "sample" in getattr(item, "fixturenames", ())}):
             eval_run(config, name)
-        _batch_pass(config, items)
+        # Start answering this process's selected items in the background, in their order
+        # (with a Batch API pass first where one is used; an xdist worker that comes second
+        # finds the pass recorded). An xdist worker does not know which items it will run:
+        # the load scheduler hands them out in this order, a chunk at a time to whichever
+        # worker is free. So every worker asks ahead for every item in this order too, and
+        # their threads share one front (a call another worker is asking is skipped, not
+        # waited for): the answers come in the order some worker needs them. (Workers that
+        # started at different points each answered items no worker would run for a while:
+        # at 2,000 items, half of them were still to run when the last answer came.)
+        config.stash[asker_key].start([(eval_run(config, name), samples) for name, samples in _selected_samples(items).items()])
     except EvalError as error:
         config.stash[stopping_key] = str(error)
         if not hasattr(config, "workerinput"):
@@ -170,24 +201,6 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         config.hook.pytest_deselected(items=list(items))
         items.clear()
         session.shouldstop = f"ERROR: {error}"
-
-
-def _batch_pass(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """--batch: collect the batches that ended, submit what the selected items still need, and
-    with --batch-wait wait for it all; an xdist worker that comes second finds it recorded.
-    Without --batch, batches an earlier run left are still collected, and their calls never
-    asked directly (that would pay twice)."""
-    from evals.batch import Batcher, has_batches
-
-    mode = settings(config).batch
-    runs = [(eval_run(config, name), chosen) for name, chosen in _selected_samples(items).items() if not published(config, name)]
-    if not mode:
-        runs = [(run, chosen) for run, chosen in runs if has_batches(run.folder)]
-    if not runs:
-        return
-    reporter = config.pluginmanager.get_plugin("terminalreporter")
-    say = reporter.write_line if reporter and not hasattr(config, "workerinput") else lambda line: print(line, file=sys.stderr)
-    Batcher(runs, wait=mode == "wait", submit=mode is not None, say=say).run()
 
 
 def _selected_samples(items: list[pytest.Item]) -> dict[str, list[Any]]:
@@ -200,44 +213,13 @@ def _selected_samples(items: list[pytest.Item]) -> dict[str, list[Any]]:
     return by_task
 
 
-@pytest.hookimpl(trylast=True)
-def pytest_collection_finish(session: pytest.Session) -> None:
-    """Start answering this process's selected items in the background, in their order. An
-    xdist worker does not know which items it will run: the load scheduler hands them out in
-    this order, a chunk at a time to whichever worker is free. So every worker prefetches every
-    item in this order too, and their threads share one front (a call another worker is asking
-    is skipped, not waited for): the answers come in the order some worker needs them. (Workers
-    that started at different points each answered items no worker would run for a while:
-    at 2,000 items, half of them were still to run when the last answer came.)"""
-    if runs_key not in session.config.stash or session.config.option.collectonly or stopping_key in session.config.stash:
-        return  # stopping: pytest_collection_modifyitems said why (this hook runs in its `finally`)
-    config, work = session.config, []
-    fetcher = config.stash.get(fetcher_key, None)
-    for name, samples in _selected_samples(session.items).items():
-        run = eval_run(config, name)
-        if fetcher is not None and not published(config, name) and run.waiting is None:
-            s = settings(config)
-            judges = [(j.name, j.provider_spec()) for j in s.identity.judges] if run.judges else []
-            work.append(Work(name, run.config, samples, s.identity.spec, judges, [j.provider_spec() for j in s.identity.judges],
-                             run.folder, s.session, run.concurrency, bool(s.energy)))
-            run.ahead = functools.partial(fetcher.wait, name)
-        else:
-            run.prefetch(samples, threads=run.concurrency)
-    if fetcher is not None and work:
-        fetcher.start(work, on_fatal={each.eval: eval_run(config, each.eval).end_with for each in work})
-
-
 def pytest_sessionfinish(session: pytest.Session) -> None:
     for run in session.config.stash.get(runs_key, {}).values():
         run.stop()
-    fetcher = session.config.stash.get(fetcher_key, None)
-    if fetcher is not None and (problem := fetcher.stop()):
+    asker = session.config.stash.get(asker_key, None)
+    if asker is not None and (problem := asker.stop()):
         problem = next(iter(session.config.stash[runs_key].values())).scrub.text(problem)  # its last line may quote anything
-        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-        if reporter is not None and not hasattr(session.config, "workerinput"):
-            reporter.write_line(f"note: {problem}")
-        else:
-            print(f"note: {problem}", file=sys.stderr)
+        _say(session.config, f"note: {problem}")
 
 
 class ApiError(Exception):
