@@ -9,4 +9,4 @@ from evals.fetcher import prestart
 # Before the plugins' own imports: the process that asks the model starts importing its SDK now.
 prestart(sys.argv)
 
-pytest_plugins = ["plugins.options", "plugins.items", "plugins.collector", "plugins.energy", "plugins.verify"]
+pytest_plugins = ["plugins.options", "plugins.items", "plugins.collector", "plugins.energy", "plugins.verify", "plugins.session"]

@@ -28,16 +28,11 @@ from evals.run import Asker, BatchWaiting, EvalRun, RunSpec, Threads, build_run,
 from evals.tasks import TASKS
 from evals.verify import CachedOnly
 
-from .options import judge_provider, reachable_evals, settings, settings_key, verifying
+from .options import judge_provider, reachable_evals, settings, verifying
+from .state import is_worker, session_of
 
 ROW_PROPERTY = "eval_row"
 WAITING_PROPERTY = "eval_waiting"  # an item whose call waits in a Batch API batch
-
-loaded_key = pytest.StashKey[dict[str, Planned]]()
-published_key = pytest.StashKey[set[str]]()
-runs_key = pytest.StashKey[dict[str, EvalRun]]()
-stopping_key = pytest.StashKey[str]()
-asker_key = pytest.StashKey[Asker]()
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -46,25 +41,25 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     pluginmanager.add_hookspecs(hookspecs)
 
 
-@pytest.hookimpl(trylast=True)
-def pytest_configure(config: pytest.Config) -> None:
-    if settings_key not in config.stash:
+def configure(config: pytest.Config) -> None:
+    """Step 5 of `plugins.session`'s configure."""
+    state = session_of(config)
+    if state.settings is None:
         discard_prestarted()
         return
-    s = settings(config)
+    s = state.settings
     reachable = reachable_evals(config)
     # First: child processes make the candidate's provider while this process plans and collects.
-    config.stash[asker_key] = config.hook.pytest_evals_make_asker(config=config)
+    state.asker = config.hook.pytest_evals_make_asker(config=config)
     try:
-        config.stash[loaded_key] = {name: plan(TASKS[name], s.identity) for name in reachable}
+        state.planned = {name: plan(TASKS[name], s.identity) for name in reachable}
         published = registry.published_files(s.results_root.parent / "models.json", results=s.results_root)
     except EvalError as error:
         raise pytest.UsageError(str(error)) from None
-    config.stash[published_key] = {name for name, item in loaded(config).items() if results_path(s.results_root, item.config) in published}
-    if s.force and config.stash[published_key]:
-        names = ", ".join(sorted(config.stash[published_key]))
+    state.published = {name for name, item in state.planned.items() if results_path(s.results_root, item.config) in published}
+    if s.force and state.published:
+        names = ", ".join(sorted(state.published))
         raise pytest.UsageError(f"--force: the {names} run is published in models.json and stays as it is (remove its resultFiles there first)")
-    config.stash[runs_key] = {}
 
 
 @pytest.hookimpl(trylast=True)
@@ -84,7 +79,7 @@ def pytest_evals_make_asker(config: pytest.Config) -> Asker:
 
 def _say(config: pytest.Config, line: str) -> None:
     reporter = config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is not None and not hasattr(config, "workerinput"):
+    if reporter is not None and not is_worker(config):
         reporter.write_line(line)
     else:
         print(line, file=sys.stderr)
@@ -102,18 +97,18 @@ def fetching(config: pytest.Config, reachable: list[str]) -> bool:
 
 
 def loaded(config: pytest.Config) -> dict[str, Planned]:
-    return config.stash[loaded_key]
+    return session_of(config).planned
 
 
 def published(config: pytest.Config, name: str) -> bool:
     """Whether the eval's run is published: then it is only reproduced from its run folder."""
-    return name in config.stash[published_key]
+    return name in session_of(config).published
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
-    if published_key not in config.stash or hasattr(config, "workerinput"):
+    if is_worker(config):
         return []
-    return [f"{name}: published in models.json; reproduced from its run folder, no model is asked" for name in sorted(config.stash[published_key])]
+    return [f"{name}: published in models.json; reproduced from its run folder, no model is asked" for name in sorted(session_of(config).published)]
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -123,7 +118,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if verifying(metafunc.config):
         metafunc.parametrize("sample", [])  # deselected: verify mode runs only the verify items
         return
-    if loaded_key not in metafunc.config.stash:
+    if session_of(metafunc.config).planned is None:
         raise pytest.UsageError("eval items need the run identity: pass --model and --provider (or --provider reference)")
     if name not in loaded(metafunc.config):  # -m deselects it: nothing planned
         metafunc.parametrize("sample", [])
@@ -142,7 +137,7 @@ def _task_name(node: pytest.Item) -> str:
 def eval_run(config: pytest.Config, name: str) -> EvalRun:
     """The eval's run in this process, built when its first item needs it. --force starts
     it over then, so only the evals this command really runs are set aside."""
-    runs = config.stash[runs_key]
+    runs = session_of(config).runs
     if name not in runs:
         s = settings(config)
         item = loaded(config)[name]
@@ -158,7 +153,7 @@ def eval_run(config: pytest.Config, name: str) -> EvalRun:
                     raise StorageError(f"--force: cannot set {spec.folder} aside ({error.strerror or error}); nothing was asked") from None
         remove_stale_temp_files(spec.folder, recursive=True)  # left by a run killed mid-write
         remove_stale_temp_files(results_path(s.results_root, item.config).parent)
-        runs[name] = build_run(spec, lambda _, role: made[role], asker=config.stash[asker_key], resources=TASKS[name].resources(s))
+        runs[name] = build_run(spec, lambda _, role: made[role], asker=session_of(config).asker, resources=TASKS[name].resources(s))
     return runs[name]
 
 
@@ -177,7 +172,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     """Build the runs of the evals whose items are selected, now that -m, -k and file
     arguments have chosen them: a judge's missing API key stops the command here, before
     anything is asked, and only when a judged eval really runs."""
-    if runs_key not in config.stash or config.option.collectonly:
+    if session_of(config).planned is None or config.option.collectonly:
         return
     try:
         for name in sorted({_task_name(item) for item in items if "sample" in getattr(item, "fixturenames", ())}):
@@ -191,10 +186,9 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         # waited for): the answers come in the order some worker needs them. (Workers that
         # started at different points each answered items no worker would run for a while:
         # at 2,000 items, half of them were still to run when the last answer came.)
-        config.stash[asker_key].start([(eval_run(config, name), samples) for name, samples in _selected_samples(items).items()])
+        session_of(config).asker.start([(eval_run(config, name), samples) for name, samples in _selected_samples(items).items()])
     except EvalError as error:
-        config.stash[stopping_key] = str(error)
-        if not hasattr(config, "workerinput"):
+        if not is_worker(config):
             pytest.exit(f"ERROR: {error}", returncode=pytest.ExitCode.USAGE_ERROR)
         # An xdist worker cannot end the command itself: it runs nothing and passes the line
         # to the controller, which stops with it.
@@ -214,11 +208,11 @@ def _selected_samples(items: list[pytest.Item]) -> dict[str, list[Any]]:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    for run in session.config.stash.get(runs_key, {}).values():
+    state = session_of(session.config)
+    for run in state.runs.values():
         run.stop()
-    asker = session.config.stash.get(asker_key, None)
-    if asker is not None and (problem := asker.stop()):
-        problem = next(iter(session.config.stash[runs_key].values())).scrub.text(problem)  # its last line may quote anything
+    if state.asker is not None and (problem := state.asker.stop()):
+        problem = next(iter(state.runs.values())).scrub.text(problem)  # its last line may quote anything
         _say(session.config, f"note: {problem}")
 
 
