@@ -10,7 +10,8 @@ the source of truth: a call a child did not make (busy in another process, or th
 is made by the item itself, as without children.
 
 They also take the SDK's import (0.7 s to 2 s) off pytest's start-up: the first child is
-started as the plugins load and imports the SDK while pytest starts, plans and collects.
+started before pytest parses its command line (`prestart`, from `plugins`' earliest hook) and
+imports the SDK while pytest starts, plans and collects.
 
 Wire protocol, all in memory: the parent writes to a child's stdin a pickled list of the
 `ProviderSpec`s it will call, then, once collected, one pickled list of `RunSpec`, and keeps
@@ -240,19 +241,16 @@ class ChildProcesses:
 _prestarted: Fetcher | None = None
 
 
-def prestart(argv: Sequence[str]) -> None:
-    """Start the child as pytest loads the plugins, before it parses the command line, when
-    the command line names a provider that asks over the network: the child imports that SDK
-    (the longest step before a run's first request) while pytest starts. Only a head start:
-    the provider really used is the one parsed later (`fetcher_for`); a child nobody takes is
-    ended at exit."""
+def prestart(provider: str) -> None:
+    """Start the child before the command line is parsed, when the provider it names asks
+    over the network: the child imports that SDK (the longest step before a run's first
+    request) while pytest starts. Only a head start: the provider really used is the one
+    parsed later (`fetcher_for`); a child nobody takes is ended at exit."""
     global _prestarted
     from evals.providers import PROVIDERS
 
-    named = [value.removeprefix("--provider=") for value in argv if value.startswith("--provider=")]
-    named += [after for flag, after in zip(argv, argv[1:]) if flag == "--provider"]
-    if _prestarted is None and named and named[-1] in PROVIDERS and PROVIDERS[named[-1]].network:
-        _prestarted = Fetcher([named[-1]])
+    if _prestarted is None and provider in PROVIDERS and PROVIDERS[provider].network:
+        _prestarted = Fetcher([provider])
         atexit.register(discard_prestarted)
 
 
