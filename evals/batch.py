@@ -45,7 +45,7 @@ from evals.atomic import write_json_atomic
 from evals.errors import FatalError, ProviderError, TransientError
 from evals.providers import Completion, Provider, Request, RetryPolicy
 from evals.providers._batch import BatchAPI, BatchState, not_run
-from evals.run import EvalRun
+from evals.run import Call, EvalRun
 
 FORMAT = 1
 ATTEMPTS = "attempts.json"  # per call: batches it failed in since its last recorded outcome
@@ -63,20 +63,12 @@ class Waiting:
     status: str
 
 
-@dataclass(frozen=True)
-class Call:
-    item: str
-    role: str
-    provider: Provider
-    request: Request
-
-
 class Ledger:
     """A run folder's `batches/`: one file per submission, written whole (atomically)."""
 
-    def __init__(self, run_folder: Path, keep: Callable[[Path, Callable[[], Any]], Any] = lambda path, write: write()):
+    def __init__(self, run_folder: Path, storing: Callable[[Path], contextlib.AbstractContextManager[Any]] = lambda path: contextlib.nullcontext()):
         self.folder = run_folder / "batches"
-        self._keep = keep  # EvalRun._keep: a write that fails ends the run with a clear line
+        self._storing = storing  # EvalRun.storing: a write that fails ends the run with a clear line
 
     def lock(self) -> FileLock:
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -101,7 +93,8 @@ class Ledger:
         return entries
 
     def write(self, entry: dict[str, Any]) -> None:
-        self._keep(self.folder, lambda: write_json_atomic(self.folder / f"{entry['name']}.json", entry))
+        with self._storing(self.folder):
+            write_json_atomic(self.folder / f"{entry['name']}.json", entry)
 
     def attempts(self) -> dict[str, int]:
         try:
@@ -110,7 +103,8 @@ class Ledger:
             return {}
 
     def write_attempts(self, attempts: dict[str, int]) -> None:
-        self._keep(self.folder, lambda: write_json_atomic(self.folder / ATTEMPTS, attempts))
+        with self._storing(self.folder):
+            write_json_atomic(self.folder / ATTEMPTS, attempts)
 
 
 class WaitingCalls:
@@ -144,12 +138,51 @@ def waiting_calls(entries: Sequence[dict[str, Any]]) -> dict[tuple[str, str], Wa
             for entry in entries if not entry.get("collected") for call in entry["calls"].values()}
 
 
+class Batches:
+    """The `Asker` of a process whose runs may use Batch APIs: with --batch (`mode` "submit",
+    or "wait" for --batch-wait) every run not published; without, only the runs whose folder
+    holds batches an earlier run left (they are collected, and their calls never asked
+    directly: that would pay twice). Those runs pass through a `Batcher` pass, then ask the
+    rest on threads; every other run is handed to `otherwise` (threads, child processes)."""
+
+    def __init__(self, mode: str | None, otherwise: Any, *, say: Callable[[str], None] = lambda line: None):
+        self.mode = mode
+        self.otherwise = otherwise
+        self.say = say
+        self._waiting: dict[int, WaitingCalls] = {}  # id(run) -> its ledger, read by its items
+        self._threads: Any = None
+
+    def start(self, runs: Sequence[tuple[EvalRun, Sequence[Any]]]) -> None:
+        from evals.run import Threads
+
+        batched = [(run, samples) for run, samples in runs if not run.published and (self.mode or has_batches(run.folder))]
+        if batched:
+            Batcher(batched, wait=self.mode == "wait", submit=self.mode is not None, say=self.say).run()
+            self._waiting = {id(run): WaitingCalls(run.folder) for run, _ in batched}
+            self._threads = Threads()
+            self._threads.start(batched)
+        self.otherwise.start([(run, samples) for run, samples in runs if id(run) not in self._waiting])
+
+    def wait(self, run: EvalRun, item_id: str) -> None:
+        if id(run) not in self._waiting:
+            self.otherwise.wait(run, item_id)
+
+    def waiting(self, run: EvalRun, key: tuple[str, str]) -> Waiting | None:
+        calls = self._waiting.get(id(run))
+        return calls.get(key) if calls is not None else self.otherwise.waiting(run, key)
+
+    def stop(self) -> str | None:
+        if self._threads is not None:
+            self._threads.stop()
+        return self.otherwise.stop()
+
+
 class Batcher:
     def __init__(self, runs: Sequence[tuple[EvalRun, Sequence[Any]]], *, wait: bool, submit: bool = True,
                  say: Callable[[str], None] = lambda line: None,
                  policy: RetryPolicy = RetryPolicy(), sleep: Callable[[float], None] = time.sleep,
                  first_poll: float = 0.5, max_poll: float = 30.0):
-        self.runs = [(run, list(samples), Ledger(run.folder, run._keep)) for run, samples in runs]
+        self.runs = [(run, list(samples), Ledger(run.folder, run.storing)) for run, samples in runs]
         self.wait = wait
         self.submit = submit  # False: only finish what earlier --batch runs began (a run without --batch)
         self.say = say
@@ -161,8 +194,8 @@ class Batcher:
         self._shown: dict[str, str] = {}
 
     def run(self) -> None:
-        """One pass, or with `wait` passes until nothing waits; then every run asks the ledger
-        before making a call itself (`EvalRun.waiting`)."""
+        """One pass, or with `wait` passes until nothing waits (then each run's items ask the
+        ledger before making a call themselves: `Batches`)."""
         with contextlib.ExitStack() as locks:
             for _, _, ledger in sorted(self.runs, key=lambda r: str(r[2].folder)):
                 locks.enter_context(ledger.lock())
@@ -177,8 +210,6 @@ class Batcher:
                     break
                 delay = self.first_poll if changed else min(self.max_poll, delay * 1.5)
                 self.sleep(delay)
-            for run, _, ledger in self.runs:
-                run.waiting = WaitingCalls(ledger.folder.parent)
 
     # -- 1. poll and collect --------------------------------------------------------------
 
@@ -236,7 +267,8 @@ class Batcher:
                 outcome = dataclasses.replace(outcome, batch=state.id)
             attempts.pop(key, None)
             path = run.cache.record_path(call["item"], call["role"])
-            run._keep(path, lambda: run.cache.store(call["item"], call["role"], call["request"], outcome))
+            with run.storing(path):
+                run.cache.store(call["item"], call["role"], call["request"], outcome)
         ledger.write_attempts(attempts)
         entry["collected"] = True
         ledger.write(entry)

@@ -10,10 +10,11 @@ the source of truth: a call a child did not make (busy in another process, or th
 is made by the item itself, as without children.
 
 They also take the SDK's import (0.7 s to 2 s) off pytest's start-up: the first child is
-started as the plugins load and imports the SDK while pytest starts, plans and collects.
+started before pytest parses its command line (`prestart`, from `plugins`' earliest hook) and
+imports the SDK while pytest starts, plans and collects.
 
 Wire protocol, all in memory: the parent writes to a child's stdin a pickled list of the
-`ProviderSpec`s it will call, then, once collected, one pickled list of `Work`, and keeps
+`ProviderSpec`s it will call, then, once collected, one pickled list of `RunSpec`, and keeps
 stdin open (its end is the child's signal to stop); the child writes one JSON array per line
 to stdout: `["done", eval, item_id]`, `["fatal", eval, class, message, kind, status]` or
 `["warning", category, message]` (scrubbed, as everything the harness writes). No key crosses
@@ -33,7 +34,6 @@ import sys
 import threading
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,28 +41,12 @@ from evals.errors import FatalError, FatalProviderError, QuotaExhausted, Storage
 from evals.providers._retry import limit_share
 
 if TYPE_CHECKING:  # a child's first job is to import the SDK: the rest of the harness waits
-    from evals.config import RunConfig
     from evals.providers import ProviderSpec
+    from evals.run import EvalRun, RunSpec
 
 REQUESTS_PER_PROCESS = 32  # one process's threads keep up with ~32 replies of 200 ms on one core
 # The fatal errors a run can end with, rebuilt on the parent's side by name.
 _FATAL = {cls.__name__: cls for cls in (FatalProviderError, QuotaExhausted, StorageError)}
-
-
-@dataclass(frozen=True)
-class Work:
-    """One eval's part of the child's work: what `EvalRun` is built from, without a key."""
-
-    eval: str
-    config: RunConfig
-    samples: Sequence[Any]
-    candidate: ProviderSpec
-    judges: Sequence[tuple[str, ProviderSpec]]
-    redacted: Sequence[ProviderSpec]  # whose keys are redacted though this eval does not call them
-    folder: Path
-    session: str
-    concurrency: int
-    energy: bool
 
 
 class Fetcher:
@@ -94,7 +78,7 @@ class Fetcher:
         self._send(list(dict.fromkeys(providers)))
         return self
 
-    def start(self, work: Sequence[Work], on_fatal: dict[str, Callable[[FatalError], Any]]) -> None:
+    def start(self, work: Sequence[RunSpec], on_fatal: dict[str, Callable[[FatalError], Any]]) -> None:
         """Hand the child its work; `on_fatal[eval]` ends that eval's run in this process."""
         self._fatal = dict(on_fatal)
         self.started = True
@@ -201,7 +185,7 @@ class Fetchers:
         self._children = [fetcher_for(providers), *(Fetcher(sdks).prepare(providers) for _ in range(count - 1))]
         self._owner: dict[tuple[str, str], Fetcher] = {}
 
-    def start(self, work: Sequence[Work], on_fatal: dict[str, Callable[[FatalError], Any]]) -> None:
+    def start(self, work: Sequence[RunSpec], on_fatal: dict[str, Callable[[FatalError], Any]]) -> None:
         count = len(self._children)
         for index, child in enumerate(self._children):
             part = [dataclasses.replace(each, samples=each.samples[index::count], concurrency=limit_share(each.concurrency, index, count))
@@ -221,22 +205,52 @@ class Fetchers:
         return "; ".join(dict.fromkeys(problems)) or None
 
 
+class ChildProcesses:
+    """The `Asker` that hands a process's runs to its asking children (`Fetchers`); a published
+    run (only read from its folder) is asked on threads of this process."""
+
+    def __init__(self, children: Fetchers):
+        self._children = children
+        self._handed: set[int] = set()  # id(run) of the runs the children ask
+        self._threads: Any = None
+
+    def start(self, runs: Sequence[tuple[EvalRun, Sequence[Any]]]) -> None:
+        from evals.run import Threads
+
+        handed = [(run, samples) for run, samples in runs if not run.published]
+        self._threads = Threads()
+        self._threads.start([(run, samples) for run, samples in runs if run.published])
+        if handed:
+            self._handed = {id(run) for run, _ in handed}
+            self._children.start([dataclasses.replace(run.spec, samples=list(samples)) for run, samples in handed],
+                                 on_fatal={run.spec.eval: run.end_with for run, _ in handed})
+
+    def wait(self, run: EvalRun, item_id: str) -> None:
+        if id(run) in self._handed:
+            self._children.wait(run.spec.eval, item_id)
+
+    def waiting(self, run: EvalRun, key: tuple[str, str]) -> None:
+        return None
+
+    def stop(self) -> str | None:
+        if self._threads is not None:
+            self._threads.stop()
+        return self._children.stop()
+
+
 _prestarted: Fetcher | None = None
 
 
-def prestart(argv: Sequence[str]) -> None:
-    """Start the child as pytest loads the plugins, before it parses the command line, when
-    the command line names a provider that asks over the network: the child imports that SDK
-    (the longest step before a run's first request) while pytest starts. Only a head start:
-    the provider really used is the one parsed later (`fetcher_for`); a child nobody takes is
-    ended at exit."""
+def prestart(provider: str) -> None:
+    """Start the child before the command line is parsed, when the provider it names asks
+    over the network: the child imports that SDK (the longest step before a run's first
+    request) while pytest starts. Only a head start: the provider really used is the one
+    parsed later (`fetcher_for`); a child nobody takes is ended at exit."""
     global _prestarted
     from evals.providers import PROVIDERS
 
-    named = [value.removeprefix("--provider=") for value in argv if value.startswith("--provider=")]
-    named += [after for flag, after in zip(argv, argv[1:]) if flag == "--provider"]
-    if _prestarted is None and named and named[-1] in PROVIDERS and PROVIDERS[named[-1]].network:
-        _prestarted = Fetcher([named[-1]])
+    if _prestarted is None and provider in PROVIDERS and PROVIDERS[provider].network:
+        _prestarted = Fetcher([provider])
         atexit.register(discard_prestarted)
 
 
@@ -271,7 +285,7 @@ def main(sdks: Sequence[str]) -> None:
         from evals.providers import make_provider
 
         providers = {spec: make_provider(spec) for spec in specs}  # the SDKs, while the parent plans and collects
-        work: list[Work] = pickle.load(sys.stdin.buffer)
+        work: list[RunSpec] = pickle.load(sys.stdin.buffer)
     except EOFError:  # the parent needed no calls
         return
     threading.Thread(target=_exit_when_parent_leaves, daemon=True).start()
@@ -280,36 +294,27 @@ def main(sdks: Sequence[str]) -> None:
         thread.join()
 
 
-def _answer(work: Work, providers: dict[ProviderSpec, Any]) -> list[threading.Thread]:
-    from evals.energy import SpanLog
-    from evals.providers import configured_secrets, deferred_provider, make_provider
-    from evals.run import EvalRun
-    from evals.tasks import TASKS
+def _answer(spec: RunSpec, providers: dict[ProviderSpec, Any]) -> list[threading.Thread]:
+    from evals.providers import deferred_provider, make_provider
+    from evals.run import build_run
 
-    run = EvalRun(
-        TASKS[work.eval],
-        work.config,
-        work.samples,
-        candidate=providers.get(work.candidate) or make_provider(work.candidate),
-        # Made at their first call: their SDK (anthropic's takes ~2 s) is imported while the
-        # candidate's requests are already in flight, and only by a run that asks a judge.
-        judges=[(name, providers.get(spec) or deferred_provider(spec)) for name, spec in work.judges],
-        folder=work.folder,
-        session=work.session,
-        concurrency=work.concurrency,
-        secrets=[key for spec in work.redacted for key in configured_secrets(spec)],
-        spans=SpanLog(work.folder) if work.energy else None,
-    )
-    run.hands_over = False
+    def provider(wanted: ProviderSpec, role: str) -> Any:
+        if wanted in providers:
+            return providers[wanted]
+        # A judge is made at its first call: its SDK (anthropic's takes ~2 s) is imported while
+        # the candidate's requests are already in flight, and only by a run that asks a judge.
+        return make_provider(wanted) if role == "candidate" else deferred_provider(wanted)
+
+    run = build_run(spec, provider, items_here=False)
     told_fatal = threading.Lock()
 
     def done(sample: Any) -> None:
         if run.fatal is not None and told_fatal.acquire(blocking=False):
             error = run.fatal
-            _say(["fatal", work.eval, type(error).__name__, str(error), getattr(error, "kind", None), getattr(error, "status", None)])
-        _say(["done", work.eval, sample.id])
+            _say(["fatal", spec.eval, type(error).__name__, str(error), getattr(error, "kind", None), getattr(error, "status", None)])
+        _say(["done", spec.eval, sample.id])
 
-    return run.prefetch(work.samples, threads=work.concurrency, done=done)
+    return run.prefetch(spec.samples, threads=spec.concurrency, done=done)
 
 
 _say_lock = threading.Lock()

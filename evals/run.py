@@ -1,41 +1,43 @@
 """One eval run: its samples, its providers, its run folder, and the work of answering items.
 
 `answer(sample)` is everything an item does: the candidate call, then scoring (which may
-call the judges), every call read from the run folder's cache when it is there. `prefetch`
-does the same work ahead of the items on background threads, so model latency overlaps
-even though pytest runs one item at a time per process; the per-record locks in the cache
-make several processes (xdist workers) share the work without asking anything twice. A
-Batch API mode (`evals.batch`) fills the same cache before the items run."""
+call the judges), every call read from the run folder's cache when it is there. A run is
+built in one place, `build_run`, from a `RunSpec` (picklable: a child process builds the
+same run), and is handed at construction how its calls are asked ahead of the items: an
+`Asker`, chosen once per process as pytest-xdist chooses a scheduler. `Threads` (here) asks
+on background threads of this process, so model latency overlaps even though pytest runs
+one item at a time per process; `evals.fetcher` asks from child processes, `evals.batch`
+through the providers' Batch APIs. The per-record locks in the cache make several processes
+(xdist workers, children) share the work without asking anything twice."""
 
 from __future__ import annotations
 
 import collections
+import contextlib
 import dataclasses
 import datetime as dt
 import json
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from filelock import FileLock
 
 from evals.atomic import write_json_atomic
 from evals.cache import RunCache
 from evals.config import RunConfig
-from evals.datasets.leetcode import Problem
-from evals.luau import ReferenceFailed, TestRun, measure_work, run_tests_isolated, work_budget_for
-from evals.names import file_name
 from evals.energy import Span, SpanLog
-from evals.errors import DatasetError, FatalError, FatalProviderError, ProviderError, StorageError
-from evals.providers import PROVIDERS, Completion, Provider, Request, RetryPolicy, Throttle, call_with_retries, endpoint_throttle
+from evals.errors import FatalError, FatalProviderError, ProviderError, StorageError
+from evals.providers import (PROVIDERS, Completion, Provider, ProviderSpec, Request, RetryPolicy, Throttle, call_with_retries, configured_secrets,
+                             endpoint_throttle)
 from evals.scrub import Scrub
-from evals.tasks import Attempt, Task, question_of, row_identity
+from evals.tasks import TASKS, Attempt, Task, row_identity
 
 
 FORCED = "forced.json"  # in a run folder --force started: by which command, and what it set aside
-LuauBackend = Callable[..., TestRun]  # (solution, tests, *, work_budget) -> TestRun
 
 
 class _Busy(Exception):
@@ -51,6 +53,101 @@ class BatchWaiting(Exception):
         super().__init__(f"waiting in {where}: run the same command again to collect it")
 
 
+class Asker(Protocol):
+    """How a process's runs ask their calls ahead of the items. One is chosen per process
+    (`plugins.items`, overridable through the `pytest_evals_make_asker` hook) and handed to
+    every run at construction; the run asks it before each item's first cache read."""
+
+    def start(self, runs: Sequence[tuple[EvalRun, Sequence[Any]]]) -> None:
+        """Begin asking each run's selected samples (in their order) ahead of its items."""
+
+    def wait(self, run: EvalRun, item_id: str) -> None:
+        """Return once whoever asks ahead is done with the item's calls (or will make none)."""
+
+    def waiting(self, run: EvalRun, key: tuple[str, str]) -> Any:
+        """Where the call `key` (item, role) waits in a Batch API batch (`evals.batch.Waiting`),
+        or None: then the item makes it itself when it is not cached."""
+
+    def stop(self) -> str | None:
+        """Stop asking; what went wrong with it, if anything did (one line)."""
+
+
+class Threads:
+    """Asks on background threads of this process (`EvalRun.prefetch`); also the asker of a
+    run nothing asks ahead for (verify): then `start` is never called."""
+
+    def __init__(self) -> None:
+        self._runs: list[EvalRun] = []
+
+    def start(self, runs: Sequence[tuple[EvalRun, Sequence[Any]]]) -> None:
+        for run, samples in runs:
+            self._runs.append(run)
+            run.prefetch(samples, threads=run.concurrency)
+
+    def wait(self, run: EvalRun, item_id: str) -> None:
+        pass  # a call a thread is making is waited for by its record (`EvalRun._asking`)
+
+    def waiting(self, run: EvalRun, key: tuple[str, str]) -> Any:
+        return None
+
+    def stop(self) -> str | None:
+        for run in self._runs:
+            run.stop()
+        return None
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """What a run is built from, without a key (every process reads the same environment):
+    picklable, so a child process asking ahead of the items builds the same run."""
+
+    eval: str
+    config: RunConfig
+    samples: Sequence[Any]
+    candidate: ProviderSpec
+    judges: Sequence[tuple[str, ProviderSpec]]  # the judges this eval calls, by name
+    redacted: Sequence[ProviderSpec]  # whose keys are redacted though this eval does not call them
+    folder: Path
+    session: str | None  # None: recorded errors are replayed too (a published run)
+    concurrency: int = 8
+    energy: bool = False
+    published: bool = False  # every answer comes from the run folder: nothing is asked ahead
+
+
+def build_run(spec: RunSpec, providers: Callable[[ProviderSpec, str], Provider], *, asker: Asker | None = None,
+              resources: Mapping[str, Any] = {}, items_here: bool = True, policy: RetryPolicy = RetryPolicy()) -> EvalRun:
+    """The run `spec` describes; `providers(spec, role)` makes the provider of the candidate
+    (role "candidate") or of a judge ("judge-0"...). `items_here`: False where no item runs
+    (a child asking ahead), so no answer is kept in memory for one."""
+    return EvalRun(
+        TASKS[spec.eval],
+        spec.config,
+        spec.samples,
+        candidate=providers(spec.candidate, "candidate"),
+        judges=[(name, providers(judge, f"judge-{index}")) for index, (name, judge) in enumerate(spec.judges)],
+        folder=spec.folder,
+        session=spec.session,
+        concurrency=spec.concurrency,
+        policy=policy,
+        resources=resources,
+        secrets=[key for redacted in spec.redacted for key in configured_secrets(redacted)],
+        spans=SpanLog(spec.folder) if spec.energy else None,
+        asker=asker,
+        items_here=items_here,
+        spec=spec,
+    )
+
+
+@dataclass(frozen=True)
+class Call:
+    """A model call an item needs: its item, its role (`candidate`, `judge-0`), whom it asks, what."""
+
+    item: str
+    role: str
+    provider: Provider
+    request: Request
+
+
 class EvalRun:
     def __init__(
         self,
@@ -64,11 +161,16 @@ class EvalRun:
         session: str,
         concurrency: int = 8,
         policy: RetryPolicy = RetryPolicy(),
-        luau: LuauBackend = run_tests_isolated,
+        resources: Mapping[str, Any] = {},
         secrets: Sequence[str] = (),
         spans: SpanLog | None = None,
+        asker: Asker | None = None,
+        items_here: bool = True,
+        spec: RunSpec | None = None,
     ):
         self.task = task
+        self.spec = spec  # what `build_run` built it from: a child asking ahead builds the same run
+        self.published = spec is not None and spec.published
         self.config = config
         self.samples = list(samples)
         self.candidate = candidate
@@ -81,23 +183,22 @@ class EvalRun:
         self.cache = RunCache(folder, session, scrub=self.scrub)
         self.policy = policy
         self.concurrency = concurrency
-        self.luau = luau
+        # What the command configured for the task to score with, by kind (`Scoring.resource`):
+        # opaque to the run (the Luau sandbox a LeetCode task runs its tests in).
+        self.resources = dict(resources)
         self._stop = threading.Event()
         self._asking: dict[tuple[str, str], threading.Event] = {}  # calls in flight in this process
         # What this process stored, kept for the item that reads it next (a prefetch thread
         # asked, the item takes it): the answer as the cache wrote it, without reading it back.
         self._stored: dict[tuple[str, str], tuple[dict[str, Any], Completion | ProviderError]] = {}
-        self.hands_over = True  # False where no item runs (`evals.fetcher`'s process): nothing is kept
+        self._hands_over = items_here  # False where no item runs (a child asking ahead): nothing is kept
         self.fatal: FatalError | None = None
         # --energy: takes the wall-clock span of each candidate request
         self.spans = spans
         self._bands = {sample.id: task.band(task.sample_fields(sample)) for sample in self.samples} if spans and task.bands else {}
-        # With --batch (or batches left by an earlier run): where a call waits in a batch
-        # (`evals.batch.WaitingCalls`), asked before making it directly.
-        self.waiting: Any = None
-        # With `evals.fetcher`: waits until the child process that asks ahead of the items is
-        # done with an item's calls (then they are in the cache, or the item makes them).
-        self.ahead: Callable[[str], None] | None = None
+        # How calls are asked ahead of the items: waited for before an item's first cache
+        # read, and asked where a call waits in a Batch API batch before making it directly.
+        self.asker: Asker = asker if asker is not None else Threads()
 
     # -- what an item does -------------------------------------------------------------
 
@@ -129,11 +230,9 @@ class EvalRun:
             **({"batched": batched} if batched else {}),  # the calls a Batch API answered, at its price
         }
 
-    def needed_calls(self, sample: Any) -> list[Any]:
+    def needed_calls(self, sample: Any) -> list[Call]:
         """The calls the item needs next that are not cached: its candidate's, or, once that
         reply is cached, its judges' (what `--batch` submits)."""
-        from evals.batch import Call
-
         request = self._candidate_request(sample)
         reply = self.cache.lookup(sample.id, "candidate", self.call_record(self.candidate, request))
         if reply is None:
@@ -155,30 +254,6 @@ class EvalRun:
             request = dataclasses.replace(request, seed=sample.epoch)
         return request
 
-    def work_budget(self, problem: Problem) -> int | None:
-        """The problem's deterministic work budget, from its reference solution's work,
-        measured once per run and kept in the run folder. A reference that fails its own
-        tests is kept too, and raises DatasetError: the problem cannot be scored."""
-        problem = question_of(problem)  # measured once per problem, not once per epoch
-        if not problem.solution:
-            return None
-        path = self.folder / "work" / f"{file_name(problem.id)}.json"
-        try:
-            measured = json.loads(path.read_text())
-            failed, budget = measured.get("referenceFailed"), measured["budget"]
-        except (FileNotFoundError, ValueError, KeyError, TypeError, AttributeError):
-            try:
-                work = measure_work(problem.solution, problem.test)
-                failed, budget = None, None if work is None else work_budget_for(work)  # None: not meterable
-            except ReferenceFailed as failure:
-                work, failed, budget = None, failure.reason, None
-            record = {"referenceWork": work, "budget": budget} | ({"referenceFailed": failed} if failed else {})
-            self._keep(path, lambda: write_json_atomic(path, record))
-        if failed:
-            raise DatasetError(f"the reference solution does not pass its own tests ({failed}); "
-                               "fix the problem's solution or test in the dataset; the item is not scored")
-        return budget
-
     def judge(self, item_id: str, index: int, request: Request, *, wait: bool = True) -> Completion:
         _, provider = self.judges[index]
         return self._call(item_id, f"judge-{index}", provider, request, wait=wait)
@@ -186,14 +261,14 @@ class EvalRun:
     def _call(self, item_id: str, role: str, provider: Provider, request: Request, *, wait: bool) -> Completion:
         record = self.call_record(provider, request)
         key = (item_id, role)
-        if wait and self.ahead is not None:
-            self.ahead(item_id)  # the process asking ahead of the items (`evals.fetcher`) is done with it
+        if wait:
+            self.asker.wait(self, item_id)  # whoever asks ahead of the items is done with it
             if self.fatal:
                 raise self.fatal
         cached = self._stored_here(key, record)
         if cached is None:
             cached = self.cache.lookup(item_id, role, record)
-        if cached is None and self.waiting is not None and (waiting := self.waiting.get(key)):
+        if cached is None and (waiting := self.asker.waiting(self, key)):
             cached = self.cache.lookup(item_id, role, record)  # collected meanwhile, by another process
             if cached is None:
                 raise BatchWaiting(waiting.batch, waiting.status)
@@ -205,7 +280,9 @@ class EvalRun:
         if cached is None:
             path = self.cache.record_path(item_id, role)
             lock = self.cache.lock(item_id, role)
-            if not self._keep(path, lambda: lock.acquire(wait=wait)):
+            with self.storing(path):
+                acquired = lock.acquire(wait=wait)
+            if not acquired:
                 raise _Busy
             done = self._asking.setdefault(key, threading.Event())
             try:
@@ -218,8 +295,9 @@ class EvalRun:
                     if isinstance(cached, FatalProviderError):
                         cached = self.end_with(self.scrub.error(cached))
                     else:  # from here on, the answer as the cache wrote it: the same text a rerun reads
-                        cached = self._keep(path, lambda: self.cache.store(item_id, role, record, cached))
-                        if self.hands_over:
+                        with self.storing(path):
+                            cached = self.cache.store(item_id, role, record, cached)
+                        if self._hands_over:
                             self._stored[key] = (record, cached)
             finally:
                 lock.release()
@@ -235,7 +313,8 @@ class EvalRun:
         return stored[1] if stored is not None and stored[0] == record else None
 
     def _record_span(self, item_id: str, started: float) -> None:
-        self._keep(self.folder, lambda: self.spans.record(Span(started, time.time(), self.energy_label(self.folder), self._bands.get(item_id))))
+        with self.storing(self.folder):
+            self.spans.record(Span(started, time.time(), self.energy_label(self.folder), self._bands.get(item_id)))
 
     @staticmethod
     def energy_label(folder: Path) -> str:
@@ -248,11 +327,13 @@ class EvalRun:
         self._stop.set()
         return self.fatal
 
-    def _keep(self, path: Path, write: Callable[[], Any]) -> Any:
-        """`write()`, a write into the run folder; failing (a full disk, a read-only folder),
-        it ends the run. What was written before stays: each record is written whole or not."""
+    @contextlib.contextmanager
+    def storing(self, path: Path) -> Iterator[None]:
+        """Around a write into the run folder (`path`, named in the message): failing (a full
+        disk, a read-only folder), it ends the run. What was written before stays: each
+        record is written whole or not."""
         try:
-            return write()
+            yield
         except OSError as error:
             raise self.end_with(StorageError(f"cannot write {path} ({error.strerror or error}): every answer kept so far is in "
                                          f"{self.folder}; free space (or fix the folder) and run the same command again")) from None
@@ -358,12 +439,14 @@ def forced_in(folder: Path, session: str) -> Path | None:
 
 class _Scoring:
     """What a task scores with: judge calls that wait (items) or skip when busy (prefetch),
-    and the Luau sandbox with each problem's work budget."""
+    the run folder for what the task keeps of its own, and the resources the command
+    configured for it."""
 
     def __init__(self, run: EvalRun, wait: bool):
         self._run = run
         self._wait = wait
         self.judge_names = run.judge_names
+        self.folder = run.folder
         self.batched: list[str] = []  # the judge calls a Batch API answered
 
     def judge(self, item_id: str, index: int, request: Request) -> Completion:
@@ -372,8 +455,8 @@ class _Scoring:
             self.batched.append(f"judge-{index}")
         return completion
 
-    def work_budget(self, problem: Problem) -> int | None:
-        return self._run.work_budget(problem)
+    def storing(self, path: Path) -> contextlib.AbstractContextManager[None]:
+        return self._run.storing(path)
 
-    def run_luau(self, problem: Problem, solution: str, work_budget: int | None) -> TestRun:
-        return self._run.luau(solution, problem.test, work_budget=work_budget)
+    def resource(self, kind: str) -> Any:
+        return self._run.resources.get(kind)

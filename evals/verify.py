@@ -21,7 +21,7 @@ from evals.names import row_key
 from evals.plan import identity_from_config, plan
 from evals.providers import Completion, Provider, Request
 from evals.results import Prices, read_result, result_of_run, without_timing
-from evals.run import EvalRun
+from evals.run import RunSpec, build_run
 from evals.tasks import TASKS
 
 SHOWN_FIELDS = 4  # differing field paths a DIFF line names before "(+N more)"
@@ -49,15 +49,9 @@ def rescore(result_file: Path, *, run_root: Path) -> dict[str, Any]:
     if not folder.is_dir():
         raise VerifyError(f"the run folder {folder} is missing: verify rescores from it; restore it (or --run-dir=PATH)")
     planned = plan(task, ident)
-    run = EvalRun(
-        task,
-        planned.config,
-        planned.samples,
-        candidate=CachedOnly(ident.spec),
-        judges=[(j.name, CachedOnly(j.provider_spec())) for j in ident.judges],
-        folder=folder,
-        session=None,
-    )
+    spec = RunSpec(task.name, planned.config, planned.samples, ident.spec, [(j.name, j.provider_spec()) for j in ident.judges], (),
+                   folder, None, published=True)
+    run = build_run(spec, lambda provider, role: CachedOnly(provider))
     rows = [run.answer(sample) for sample in planned.samples]
     prices = Prices(**published["prices"]) if published.get("prices") else None
     result = result_of_run(task, planned.config.to_dict(), rows, prices=prices, timing={})

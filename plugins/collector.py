@@ -25,13 +25,15 @@ from evals.tasks import TASKS
 from evals.verify import differences
 
 from .items import ROW_PROPERTY, WAITING_PROPERTY, loaded, published
-from .options import settings, settings_key, workers_skipped_key
+from .options import settings
+from .state import is_worker, session_of
 
 WRONG_SHOWN = 20  # wrong answers listed at the end of a run, one line each
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    if settings_key in config.stash and not hasattr(config, "workerinput"):
+def configure(config: pytest.Config) -> None:
+    """Step 4 of `plugins.session`'s configure."""
+    if session_of(config).settings is not None and not is_worker(config):
         config.pluginmanager.register(ResultsCollector(config), "results-collector")
 
 
@@ -105,8 +107,8 @@ class ResultsCollector:
         # An API-bound run gains nothing from workers (bench/workers.py), yet -n is a habit of pytest users.
         why = ("their items wait on the model, --concurrency calls at a time whatever -n, and each worker would start pytest again; "
                "-n helps LeetCode, whose grading runs Luau in each worker")
-        if workers_skipped_key in self.config.stash:
-            self.lines.append(f"-n {self.config.stash[workers_skipped_key]}: these evals ran in one process ({why})")
+        if (skipped := session_of(self.config).workers_skipped) is not None:
+            self.lines.append(f"-n {skipped}: these evals ran in one process ({why})")
         elif (workers := self.config.getoption("numprocesses", None)) and self.rows and not any(TASKS[name].grades_locally for name in self.rows):
             self.lines.append(f"-n {workers}: xdist does not speed up these evals ({why}): run them without -n")
         if s.publish:

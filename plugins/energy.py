@@ -21,10 +21,12 @@ from evals import energy
 from evals.errors import EvalError
 from evals.run import EvalRun
 
-from .options import settings, settings_key
+from .options import settings
+from .state import is_worker, session_of
 
-def pytest_configure(config: pytest.Config) -> None:
-    if settings_key not in config.stash or hasattr(config, "workerinput") or not settings(config).energy:
+def configure(config: pytest.Config) -> None:
+    """Step 3 of `plugins.session`'s configure."""
+    if session_of(config).settings is None or is_worker(config) or not settings(config).energy:
         return
     s = settings(config)
     source = energy.source(s.energy, log=config.getoption("energy_log"), powercap=config.getoption("energy_powercap"),

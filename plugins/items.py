@@ -1,15 +1,15 @@
 """Eval items: one parametrized test per sample, and the `graded` fixture that answers it.
 
-Each process (the only one, or each xdist worker) loads the datasets, builds one `EvalRun`
-per eval on first use, and starts prefetching the items it collected in the background.
+Each process (the only one, or each xdist worker) loads the datasets, chooses how its runs
+ask ahead of the items (an `Asker`: `make_asker`, overridable through the
+`pytest_evals_make_asker` hook), builds one `EvalRun` per eval on first use, and once
+collected hands the asker the items it selected.
 An item's row rides its test report (`user_properties`) to the controller, where the
 results collector writes the result file."""
 
 from __future__ import annotations
 
-import functools
 import json
-import os
 import sys
 from dataclasses import dataclass
 from typing import Any
@@ -19,53 +19,71 @@ import pytest
 from evals import registry
 from evals.atomic import remove_stale_temp_files
 from evals.config import results_path, run_dir
-from evals.energy import SpanLog
+from evals.batch import Batches
 from evals.errors import DatasetError, EvalError, FatalError, StorageError
 from evals.extensions import builtin
-from evals.fetcher import Fetchers, Work, discard_prestarted
-from evals.luau import run_tests_isolated
+from evals.fetcher import ChildProcesses, Fetchers, discard_prestarted
 from evals.plan import Planned, plan
-from evals.providers import PROVIDERS, configured_secrets
-from evals.run import BatchWaiting, EvalRun, start_over
+from evals.providers import PROVIDERS
+from evals.run import Asker, BatchWaiting, EvalRun, RunSpec, Threads, build_run, start_over
 from evals.tasks import TASKS
 from evals.verify import CachedOnly
 
-from .options import judge_provider, reachable_evals, settings, settings_key, verifying
+from .options import judge_provider, reachable_evals, settings, verifying
+from .state import is_worker, session_of
 
 ROW_PROPERTY = "eval_row"
 WAITING_PROPERTY = "eval_waiting"  # an item whose call waits in a Batch API batch
 
-loaded_key = pytest.StashKey[dict[str, Planned]]()
-published_key = pytest.StashKey[set[str]]()
-runs_key = pytest.StashKey[dict[str, EvalRun]]()
-stopping_key = pytest.StashKey[str]()
-fetcher_key = pytest.StashKey[Fetchers]()
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    from plugins import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
+
+
+def configure(config: pytest.Config) -> None:
+    """Step 5 of `plugins.session`'s configure."""
+    state = session_of(config)
+    if state.settings is None:
+        discard_prestarted()
+        return
+    s = state.settings
+    reachable = reachable_evals(config)
+    # First: child processes make the candidate's provider while this process plans and collects.
+    state.asker = config.hook.pytest_evals_make_asker(config=config)
+    try:
+        state.planned = {name: plan(TASKS[name], s.identity) for name in reachable}
+        published = registry.published_files(s.results_root.parent / "models.json", results=s.results_root)
+    except EvalError as error:
+        raise pytest.UsageError(str(error)) from None
+    state.published = {name for name, item in state.planned.items() if results_path(s.results_root, item.config) in published}
+    if s.force and state.published:
+        names = ", ".join(sorted(state.published))
+        raise pytest.UsageError(f"--force: the {names} run is published in models.json and stays as it is (remove its resultFiles there first)")
 
 
 @pytest.hookimpl(trylast=True)
-def pytest_configure(config: pytest.Config) -> None:
-    if settings_key not in config.stash:
-        discard_prestarted()
-        return
-    s = settings(config)
-    reachable = reachable_evals(config)
-    if fetching(config, reachable):  # first: they make the candidate's provider while this process plans and collects
+def pytest_evals_make_asker(config: pytest.Config) -> Asker:
+    """The harness's choice: child processes where they ask (`fetching`), else threads of this
+    process; either way a Batch API pass first for the runs that use one (`Batches`)."""
+    otherwise: Asker = Threads()
+    if fetching(config, reachable_evals(config)):
         try:
-            config.stash[fetcher_key] = Fetchers([s.identity.spec], s.concurrency)
+            otherwise = ChildProcesses(Fetchers([settings(config).identity.spec], settings(config).concurrency))
         except OSError:  # no process can be started (a process limit): this one asks, on its threads
             discard_prestarted()
     else:
         discard_prestarted()
-    try:
-        config.stash[loaded_key] = {name: plan(TASKS[name], s.identity) for name in reachable}
-        published = registry.published_files(s.results_root.parent / "models.json", results=s.results_root)
-    except EvalError as error:
-        raise pytest.UsageError(str(error)) from None
-    config.stash[published_key] = {name for name, item in loaded(config).items() if results_path(s.results_root, item.config) in published}
-    if s.force and config.stash[published_key]:
-        names = ", ".join(sorted(config.stash[published_key]))
-        raise pytest.UsageError(f"--force: the {names} run is published in models.json and stays as it is (remove its resultFiles there first)")
-    config.stash[runs_key] = {}
+    return Batches(settings(config).batch, otherwise, say=lambda line: _say(config, line))
+
+
+def _say(config: pytest.Config, line: str) -> None:
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None and not is_worker(config):
+        reporter.write_line(line)
+    else:
+        print(line, file=sys.stderr)
 
 
 def fetching(config: pytest.Config, reachable: list[str]) -> bool:
@@ -80,18 +98,18 @@ def fetching(config: pytest.Config, reachable: list[str]) -> bool:
 
 
 def loaded(config: pytest.Config) -> dict[str, Planned]:
-    return config.stash[loaded_key]
+    return session_of(config).planned
 
 
 def published(config: pytest.Config, name: str) -> bool:
     """Whether the eval's run is published: then it is only reproduced from its run folder."""
-    return name in config.stash[published_key]
+    return name in session_of(config).published
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
-    if published_key not in config.stash or hasattr(config, "workerinput"):
+    if is_worker(config):
         return []
-    return [f"{name}: published in models.json; reproduced from its run folder, no model is asked" for name in sorted(config.stash[published_key])]
+    return [f"{name}: published in models.json; reproduced from its run folder, no model is asked" for name in sorted(session_of(config).published)]
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -105,7 +123,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if verifying(metafunc.config):
         metafunc.parametrize("sample", [])  # deselected: verify mode runs only the verify items
         return
-    if loaded_key not in metafunc.config.stash:
+    if session_of(metafunc.config).planned is None:
         raise pytest.UsageError("eval items need the run identity: pass --model and --provider (or --provider reference)")
     planned = loaded(metafunc.config)  # the evals -m can reach: one that it deselects has nothing planned
     if not names:
@@ -137,47 +155,34 @@ def _task_name(node: pytest.Item) -> str:
 def eval_run(config: pytest.Config, name: str) -> EvalRun:
     """The eval's run in this process, built when its first item needs it. --force starts
     it over then, so only the evals this command really runs are set aside."""
-    runs = config.stash[runs_key]
+    runs = session_of(config).runs
     if name not in runs:
         s = settings(config)
         item = loaded(config)[name]
-        folder = run_dir(s.run_root, item.config)
-        judges = [judge_provider(j) for j in s.identity.judges] if TASKS[name].uses_judges else []
-        candidate, session = s.candidate, s.session
-        if published(config, name):
-            candidate, session = CachedOnly(s.identity.spec), None  # None: recorded errors are replayed too
-            judges = [(j.name, CachedOnly(j.provider_spec())) for j in s.identity.judges] if judges else []
-        elif s.force:
-            try:
-                start_over(folder, results_path(s.results_root, item.config), s.session)
-            except OSError as error:
-                raise StorageError(f"--force: cannot set {folder} aside ({error.strerror or error}); nothing was asked") from None
-        remove_stale_temp_files(folder, recursive=True)  # left by a run killed mid-write
+        spec = run_spec(config, name)
+        if spec.published:
+            made = {"candidate": CachedOnly(spec.candidate), **{f"judge-{i}": CachedOnly(judge) for i, (_, judge) in enumerate(spec.judges)}}
+        else:  # made before --force sets anything aside: a judge's missing key stops the command first
+            made = {"candidate": s.candidate, **{f"judge-{i}": judge_provider(j)[1] for i, j in enumerate(s.identity.judges) if spec.judges}}
+            if s.force:
+                try:
+                    start_over(spec.folder, results_path(s.results_root, item.config), s.session)
+                except OSError as error:
+                    raise StorageError(f"--force: cannot set {spec.folder} aside ({error.strerror or error}); nothing was asked") from None
+        remove_stale_temp_files(spec.folder, recursive=True)  # left by a run killed mid-write
         remove_stale_temp_files(results_path(s.results_root, item.config).parent)
-        runs[name] = EvalRun(
-            TASKS[name],
-            item.config,
-            item.samples,
-            candidate=candidate,
-            judges=judges,
-            folder=folder,
-            session=session,
-            concurrency=s.concurrency,
-            luau=_luau_backend(s),
-            secrets=[key for j in s.identity.judges for key in configured_secrets(j.provider_spec())],
-            spans=SpanLog(folder) if s.energy else None,
-        )
+        runs[name] = build_run(spec, lambda _, role: made[role], asker=session_of(config).asker, resources=TASKS[name].resources(s))
     return runs[name]
 
 
-def _luau_backend(s):
-    """Model-written Luau runs in an isolated worker process (a VM crash or a runaway C call
-    cannot take the run down), or on a JestLuaTestServer with --jest-url."""
-    if s.jest_url:
-        from evals.luau.remote import run_remote
-
-        return functools.partial(run_remote, url=s.jest_url, api_key=os.environ.get("JEST_SERVER_API_KEY"), timeout=max(60.0, s.luau_timeout))
-    return functools.partial(run_tests_isolated, timeout=s.luau_timeout)
+def run_spec(config: pytest.Config, name: str) -> RunSpec:
+    """What the eval's run in this process is built from."""
+    s = settings(config)
+    item = loaded(config)[name]
+    judges = [(j.name, j.provider_spec()) for j in s.identity.judges] if TASKS[name].uses_judges else []
+    return RunSpec(name, item.config, item.samples, s.identity.spec, judges, [j.provider_spec() for j in s.identity.judges],
+                   run_dir(s.run_root, item.config), None if published(config, name) else s.session, s.concurrency, bool(s.energy),
+                   published=published(config, name))
 
 
 @pytest.hookimpl(trylast=True)
@@ -185,39 +190,29 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     """Build the runs of the evals whose items are selected, now that -m, -k and file
     arguments have chosen them: a judge's missing API key stops the command here, before
     anything is asked, and only when a judged eval really runs."""
-    if runs_key not in config.stash or config.option.collectonly:
+    if session_of(config).planned is None or config.option.collectonly:
         return
     try:
         for name in sorted({_task_name(item) for item in items if "sample" in getattr(item, "fixturenames", ())}):
             eval_run(config, name)
-        _batch_pass(config, items)
+        # Start answering this process's selected items in the background, in their order
+        # (with a Batch API pass first where one is used; an xdist worker that comes second
+        # finds the pass recorded). An xdist worker does not know which items it will run:
+        # the load scheduler hands them out in this order, a chunk at a time to whichever
+        # worker is free. So every worker asks ahead for every item in this order too, and
+        # their threads share one front (a call another worker is asking is skipped, not
+        # waited for): the answers come in the order some worker needs them. (Workers that
+        # started at different points each answered items no worker would run for a while:
+        # at 2,000 items, half of them were still to run when the last answer came.)
+        session_of(config).asker.start([(eval_run(config, name), samples) for name, samples in _selected_samples(items).items()])
     except EvalError as error:
-        config.stash[stopping_key] = str(error)
-        if not hasattr(config, "workerinput"):
+        if not is_worker(config):
             pytest.exit(f"ERROR: {error}", returncode=pytest.ExitCode.USAGE_ERROR)
         # An xdist worker cannot end the command itself: it runs nothing and passes the line
         # to the controller, which stops with it.
         config.hook.pytest_deselected(items=list(items))
         items.clear()
         session.shouldstop = f"ERROR: {error}"
-
-
-def _batch_pass(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """--batch: collect the batches that ended, submit what the selected items still need, and
-    with --batch-wait wait for it all; an xdist worker that comes second finds it recorded.
-    Without --batch, batches an earlier run left are still collected, and their calls never
-    asked directly (that would pay twice)."""
-    from evals.batch import Batcher, has_batches
-
-    mode = settings(config).batch
-    runs = [(eval_run(config, name), chosen) for name, chosen in _selected_samples(items).items() if not published(config, name)]
-    if not mode:
-        runs = [(run, chosen) for run, chosen in runs if has_batches(run.folder)]
-    if not runs:
-        return
-    reporter = config.pluginmanager.get_plugin("terminalreporter")
-    say = reporter.write_line if reporter and not hasattr(config, "workerinput") else lambda line: print(line, file=sys.stderr)
-    Batcher(runs, wait=mode == "wait", submit=mode is not None, say=say).run()
 
 
 def _selected_samples(items: list[pytest.Item]) -> dict[str, list[Any]]:
@@ -230,44 +225,13 @@ def _selected_samples(items: list[pytest.Item]) -> dict[str, list[Any]]:
     return by_task
 
 
-@pytest.hookimpl(trylast=True)
-def pytest_collection_finish(session: pytest.Session) -> None:
-    """Start answering this process's selected items in the background, in their order. An
-    xdist worker does not know which items it will run: the load scheduler hands them out in
-    this order, a chunk at a time to whichever worker is free. So every worker prefetches every
-    item in this order too, and their threads share one front (a call another worker is asking
-    is skipped, not waited for): the answers come in the order some worker needs them. (Workers
-    that started at different points each answered items no worker would run for a while:
-    at 2,000 items, half of them were still to run when the last answer came.)"""
-    if runs_key not in session.config.stash or session.config.option.collectonly or stopping_key in session.config.stash:
-        return  # stopping: pytest_collection_modifyitems said why (this hook runs in its `finally`)
-    config, work = session.config, []
-    fetcher = config.stash.get(fetcher_key, None)
-    for name, samples in _selected_samples(session.items).items():
-        run = eval_run(config, name)
-        if fetcher is not None and not published(config, name) and run.waiting is None:
-            s = settings(config)
-            judges = [(j.name, j.provider_spec()) for j in s.identity.judges] if run.judges else []
-            work.append(Work(name, run.config, samples, s.identity.spec, judges, [j.provider_spec() for j in s.identity.judges],
-                             run.folder, s.session, run.concurrency, bool(s.energy)))
-            run.ahead = functools.partial(fetcher.wait, name)
-        else:
-            run.prefetch(samples, threads=run.concurrency)
-    if fetcher is not None and work:
-        fetcher.start(work, on_fatal={each.eval: eval_run(config, each.eval).end_with for each in work})
-
-
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    for run in session.config.stash.get(runs_key, {}).values():
+    state = session_of(session.config)
+    for run in state.runs.values():
         run.stop()
-    fetcher = session.config.stash.get(fetcher_key, None)
-    if fetcher is not None and (problem := fetcher.stop()):
-        problem = next(iter(session.config.stash[runs_key].values())).scrub.text(problem)  # its last line may quote anything
-        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-        if reporter is not None and not hasattr(session.config, "workerinput"):
-            reporter.write_line(f"note: {problem}")
-        else:
-            print(f"note: {problem}", file=sys.stderr)
+    if state.asker is not None and (problem := state.asker.stop()):
+        problem = next(iter(state.runs.values())).scrub.text(problem)  # its last line may quote anything
+        _say(session.config, f"note: {problem}")
 
 
 class ApiError(Exception):

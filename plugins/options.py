@@ -28,6 +28,8 @@ from evals.providers import PROVIDERS, Provider, api_key_from_env, check_key, de
 from evals.results import Prices
 from evals.tasks import TASKS
 
+from .state import is_worker, session_of
+
 ROOT = Path(__file__).resolve().parents[1]
 EVALS_DIR = ROOT / "tests_evals"
 
@@ -104,10 +106,6 @@ class Settings:
     session: str
 
 
-workers_skipped_key = pytest.StashKey[int]()  # -n N that this run did not use (API-bound)
-settings_key = pytest.StashKey[Settings]()
-
-
 def targets_eval_items(config: pytest.Config) -> bool:
     """Whether this pytest run collects eval items (and so needs the run identity flags)."""
     for arg in config.args:
@@ -119,8 +117,8 @@ def targets_eval_items(config: pytest.Config) -> bool:
     return False
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_configure(config: pytest.Config) -> None:
+def configure(config: pytest.Config) -> None:
+    """Step 1 of `plugins.session`'s configure."""
     for task in TASKS.values():  # each eval's items carry its marker
         config.addinivalue_line("markers", f"{task.name}: {task.marker_help or f'{task.title or task.name} items'}")
     _check_values_apart(config)
@@ -128,7 +126,7 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     _in_one_process_when_workers_cannot_help(config)
     try:
-        config.stash[settings_key] = _settings(config)
+        session_of(config).settings = _settings(config)
     except EvalError as error:
         raise pytest.UsageError(str(error)) from None
 
@@ -155,10 +153,10 @@ def _in_one_process_when_workers_cannot_help(config: pytest.Config) -> None:
     grading. Decided before xdist starts its workers (its configure hook runs last), from the
     evals -m can reach; the run says so at its end."""
     workers = config.getoption("numprocesses", None)
-    if (workers and config.getoption("dist", "no") != "no" and not hasattr(config, "workerinput")
+    if (workers and config.getoption("dist", "no") != "no" and not is_worker(config)
             and not config.option.collectonly and not any(TASKS[name].grades_locally for name in reachable_evals(config))):
         config.option.dist = "no"
-        config.stash[workers_skipped_key] = workers
+        session_of(config).workers_skipped = workers
 
 
 def worker_share(limit: int, worker: dict[str, Any]) -> int:
@@ -224,7 +222,7 @@ def verified_name(config: pytest.Config) -> str | None:
 
 
 def settings(config: pytest.Config) -> Settings:
-    return config.stash[settings_key]
+    return session_of(config).settings
 
 
 def _settings(config: pytest.Config) -> Settings:

@@ -21,17 +21,15 @@ from evals.results import read_result, without_timing
 from evals.verify import PublishedRun, published_runs, rescore
 
 from .options import ROOT, results_root, run_root, verified_name, verifying
+from .state import is_worker, session_of
 
 # nodeid -> the published result file that is its snapshot
 _SNAPSHOT_FILES: dict[str, Path] = {}
 SNAPSHOT_WRITERS = {"update_snapshots": "--snapshot-update", "update_new_snapshots_only": "--snapshot-update-new-only"}
 IMMUTABLE = "published result files never change; a different result is a new run, published with `uv run evaluate NAME`"
 
-published_key = pytest.StashKey[list[PublishedRun]]()
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    """In verify mode: refuse the snapshot writers, read models.json (a bad file or an
+def configure(config: pytest.Config) -> None:
+    """Step 2 of `plugins.session`'s configure. In verify mode: refuse the snapshot writers, read models.json (a bad file or an
     unknown NAME is one line, before collection), and on the controller report the cases
     with no item to run."""
     if not verifying(config):
@@ -40,10 +38,10 @@ def pytest_configure(config: pytest.Config) -> None:
         if config.getoption(dest, default=False):
             raise pytest.UsageError(f"{flag} is refused with --verify-published: {IMMUTABLE}")
     try:
-        config.stash[published_key] = published_runs(_models_path(config), results_root(config), verified_name(config))
+        session_of(config).published_runs = published_runs(_models_path(config), results_root(config), verified_name(config))
     except EvalError as error:
         raise pytest.UsageError(str(error)) from None
-    if not hasattr(config, "workerinput"):
+    if not is_worker(config):
         config.pluginmanager.register(NothingToVerify(config), "verify-nothing-to-verify")
 
 
@@ -54,7 +52,7 @@ def _models_path(config: pytest.Config) -> Path:
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "published_run" not in metafunc.fixturenames:
         return
-    runs = metafunc.config.stash.get(published_key, [])
+    runs = session_of(metafunc.config).published_runs
     if runs:
         params = [pytest.param(r, id=r.id) for r in runs]
     else:
@@ -84,7 +82,7 @@ class NothingToVerify:
         self.config = config
 
     def pytest_terminal_summary(self, terminalreporter, exitstatus: int) -> None:
-        runs = self.config.stash[published_key]
+        runs = session_of(self.config).published_runs
         if not runs:
             terminalreporter.write_line(f"nothing published in {_models_path(self.config)}: nothing to verify")
         elif exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:

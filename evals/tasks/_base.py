@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import dataclasses
 from abc import ABC, abstractmethod
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from evals.names import attempt_key
@@ -21,15 +23,21 @@ SYSTEM_PROMPT = "You are an expert Roblox game developer who knows the Roblox en
 
 
 class Scoring(Protocol):
-    """What `EvalRun` hands `Task.score`: cached judge calls and the Luau sandbox."""
+    """What `EvalRun` hands `Task.score`: cached judge calls, the run folder for what the task
+    measures once per run and keeps, and what the command configured for it to score with."""
 
     judge_names: list[str]
+    folder: Path  # the run folder: the task's own files go in a subfolder of its naming
 
     def judge(self, item_id: str, index: int, request: Request) -> Completion: ...
 
-    def work_budget(self, problem: Any) -> int | None: ...
+    def storing(self, path: Path) -> AbstractContextManager[None]:
+        """Around a write into the run folder: failing, it ends the run with one clear line."""
+        ...
 
-    def run_luau(self, problem: Any, solution: str, work_budget: int | None) -> Any: ...
+    def resource(self, kind: str) -> Any:
+        """What the command configured of `kind` (`Task.resources`), or None when it did not."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -141,6 +149,11 @@ class Task(ABC):
 
     def sample_fields(self, sample: Any) -> dict[str, Any]:
         """Fields every row of the sample carries, an API error's included (its band)."""
+        return {}
+
+    def resources(self, settings: Any) -> dict[str, Any]:
+        """What the task scores with that the command's settings configure, by kind: handed to
+        the run and back to `score` through `Scoring.resource(kind)`. Made once per run."""
         return {}
 
     def identity_extra(self, samples: list[Any]) -> dict[str, Any]:

@@ -3,16 +3,23 @@ problem's Jest-Lua tests; the item passes only if every test passes. Scored per 
 
 from __future__ import annotations
 
+import functools
+import json
+import os
 from typing import Any
 
 from evals import stats
+from evals.atomic import write_json_atomic
 from evals.datasets.leetcode import DIFFICULTIES, Problem, load_problems
 from evals.datasets.leetcode import source_of as leetcode_source_of
 from evals.errors import DatasetError
 from evals.extensions import register_task
 from evals.grading.luau_code import extract_code
-from evals.luau import WORK_BUDGET_FACTOR, WORK_BUDGET_FLOOR
-from evals.tasks import Column, Task
+from evals.luau import WORK_BUDGET_FACTOR, WORK_BUDGET_FLOOR, ReferenceFailed, measure_work, run_tests_isolated, work_budget_for
+from evals.names import file_name
+from evals.tasks import Column, Scoring, Task, question_of
+
+SANDBOX = "luau"  # the resource kind: (solution, tests, *, work_budget) -> evals.luau.TestRun
 
 
 @register_task
@@ -61,13 +68,14 @@ class LeetCode(Task):
 
     def score(self, sample, completion, scoring):
         try:
-            budget = scoring.work_budget(sample)
+            budget = work_budget(sample, scoring)
         except DatasetError as error:  # the problem's fault, whatever the reply: not scored
             return {"status": "datasetError", "correct": False, "difficulty": sample.difficulty, "error": str(error)}
         code = extract_code(completion.text, sample.entry_point)
         if code is None:
             return {"status": "wrong", "correct": False, "note": "no code in the reply"}
-        run = scoring.run_luau(sample, code, budget)
+        sandbox = scoring.resource(SANDBOX) or run_tests_isolated
+        run = sandbox(code, sample.test, work_budget=budget)
         counts = run.aggregated
         row = {
             "status": "correct" if run.passed else "wrong",
@@ -95,5 +103,43 @@ class LeetCode(Task):
     def sample_fields(self, sample: Problem) -> dict[str, Any]:
         return {"difficulty": sample.difficulty}
 
+    def resources(self, settings):
+        """Model-written Luau runs in an isolated worker process (a VM crash or a runaway C
+        call cannot take the run down), or on a JestLuaTestServer with --jest-url."""
+        if settings.jest_url:
+            from evals.luau.remote import run_remote
+
+            sandbox = functools.partial(run_remote, url=settings.jest_url, api_key=os.environ.get("JEST_SERVER_API_KEY"),
+                                        timeout=max(60.0, settings.luau_timeout))
+        else:
+            sandbox = functools.partial(run_tests_isolated, timeout=settings.luau_timeout)
+        return {SANDBOX: sandbox}
+
     def identity_extra(self, samples):
         return {"workBudget": {"factor": WORK_BUDGET_FACTOR, "floor": WORK_BUDGET_FLOOR}}
+
+
+def work_budget(problem: Problem, scoring: Scoring) -> int | None:
+    """The problem's deterministic work budget, from its reference solution's work, measured
+    once per run (in the item's process) and kept in the run folder. A reference that fails
+    its own tests is kept too, and raises DatasetError: the problem cannot be scored."""
+    problem = question_of(problem)  # measured once per problem, not once per epoch
+    if not problem.solution:
+        return None
+    path = scoring.folder / "work" / f"{file_name(problem.id)}.json"
+    try:
+        measured = json.loads(path.read_text())
+        failed, budget = measured.get("referenceFailed"), measured["budget"]
+    except (FileNotFoundError, ValueError, KeyError, TypeError, AttributeError):
+        try:
+            work = measure_work(problem.solution, problem.test)
+            failed, budget = None, None if work is None else work_budget_for(work)  # None: not meterable
+        except ReferenceFailed as failure:
+            work, failed, budget = None, failure.reason, None
+        record = {"referenceWork": work, "budget": budget} | ({"referenceFailed": failed} if failed else {})
+        with scoring.storing(path):
+            write_json_atomic(path, record)
+    if failed:
+        raise DatasetError(f"the reference solution does not pass its own tests ({failed}); "
+                           "fix the problem's solution or test in the dataset; the item is not scored")
+    return budget
