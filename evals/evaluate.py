@@ -38,7 +38,7 @@ from evals.grading.judges import JudgeSpec, default_judges
 from evals.identity import FIELDS, Identity, add_identity_options, from_values, identity_from_config, parse_datasets, to_flags
 from evals.plan import Planned, plan
 from evals.providers import make_provider
-from evals.publish import finished_results, publish, rebuild_site
+from evals.publish import finished_results, publish
 from evals.results import read_result
 from evals.tasks import TAGS, TASKS
 
@@ -222,6 +222,8 @@ def evaluate(args: argparse.Namespace) -> int:
     elif not board:
         print("  nothing finished so far: models.json left alone")
     else:
+        from evals.site import rebuild_site  # only when publishing: the site brings pydantic
+
         lines = publish(args.name, board, metadata=metadata or None, kwh=_measured_kwh(board) if args.energy else None,
                         allow_errors=args.allow_errors, models_path=models_path, results_dir=results_dir, rebuild=rebuild_site(data))
         for line in lines:

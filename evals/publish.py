@@ -33,7 +33,7 @@ def publish(
     rebuild: registry.Render | None = None,
 ) -> list[str]:
     """Record `results` (resultFiles key -> result file) for the model `name`; the lines say
-    what happened. `rebuild` (from `rebuild_site`) renders the site from the new models list
+    what happened. `rebuild` (`site.rebuild_site`) renders the site from the new models list
     before anything is written. Raises RegistryError, and writes nothing, when the entry would
     be invalid (a new model's missing metadata, a bad date: naming the field) or the site
     cannot be rendered (naming the bad file)."""
@@ -115,20 +115,6 @@ def _refusals(paths: dict[str, Path], loaded: dict[str, dict[str, Any]], allow_e
     if mismatch:
         reasons.append(f"the results come from different runs ({mismatch[0]}: {mismatch[1]})")
     return reasons
-
-
-def rebuild_site(data_dir: Path) -> registry.Render:
-    """The site render to pass to `publish`: the site beside the data folder (the repository's
-    site/ for its data/), its data.js and model pages from the new models list, the results and
-    the run folders."""
-
-    def render(models: list[dict[str, Any]]):
-        from evals import site
-
-        changes = site.site_changes(models, results_dir=data_dir / "results", runs_dir=data_dir / "runs", site_dir=data_dir.parent / "site")
-        return lambda: site.write_changes(changes)
-
-    return render
 
 
 def finished_results(files: dict[str, Path], *, run_root: Path) -> tuple[dict[str, Path], list[str]]:

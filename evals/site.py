@@ -62,7 +62,7 @@ from evals.errors import RegistryError
 from evals.extensions import Registry, on_board
 from evals.names import attempt_key, file_name
 from evals.publish import board_refusals, identity_mismatch
-from evals.registry import MODELS, RESULTS, load_models, lock
+from evals.registry import MODELS, RESULTS, Render, load_models, lock
 from evals.results import read_result
 from evals.tasks import Column, Task
 
@@ -126,6 +126,19 @@ def _build(*, models_path: Path, results_dir: Path, runs_dir: Path | None, site_
         if write:
             write_changes(changes)
     return changes, sum(bool(entry.get("resultFiles")) for entry in models)
+
+
+def rebuild_site(data_dir: Path) -> Render:
+    """The render `publish` (and `registry.update_entry`) takes: the site beside the data folder
+    (the repository's site/ for its data/), its data.js and model pages from the new models
+    list, the results and the run folders. Publishing is handed it by its caller, so publish.py
+    (whose rules the site applies) never imports the site."""
+
+    def render(models: list[dict[str, Any]]):
+        changes = site_changes(models, results_dir=data_dir / "results", runs_dir=data_dir / "runs", site_dir=data_dir.parent / "site")
+        return lambda: write_changes(changes)
+
+    return render
 
 
 def site_changes(models: list[dict[str, Any]], *, results_dir: Path = RESULTS, runs_dir: Path | None = None,

@@ -17,7 +17,7 @@ import pytest
 from evals.config import results_path, run_dir
 from evals.errors import EvalError
 from evals.names import row_key
-from evals.publish import finished_results, publish, rebuild_site
+from evals.publish import finished_results, publish
 from evals.results import read_result, result_of_run, without_timing, write_result
 from evals.run import forced_in
 from evals.scrub import escape_surrogates
@@ -132,6 +132,8 @@ class ResultsCollector:
     def _publish(self, s) -> list[str]:
         """The results of this identity's board evals that their run folders reproduce,
         this session's or earlier ones (an eval off the board is never published)."""
+        from evals.site import rebuild_site  # only when publishing: the site brings pydantic
+
         files = {TASKS[name].key: results_path(s.results_root, item.config) for name, item in loaded(self.config).items() if TASKS[name].on_board}
         finished, notes = finished_results(files, run_root=s.run_root)
         try:

@@ -12,7 +12,8 @@ from evals import registry
 from evals.datasets.leetcode import load_problems
 from evals.config import run_name
 from evals.errors import DatasetError, RegistryError
-from evals.publish import publish, rebuild_site
+from evals.publish import publish
+from evals.site import rebuild_site
 from evals.results import build_result, write_result
 
 ENTRY = {"name": "M", "provider": "P", "url": "https://p", "releaseDate": "2026-01-02", "size": None}

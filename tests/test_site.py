@@ -734,7 +734,8 @@ def test_builds_racing_a_publisher_never_leave_a_stale_site(tmp_path):
     """20 publishes (this process), each while two builder processes run `build --write` in a
     loop; the builds in flight are let finish, then the site must match models.json."""
     from evals import registry as models_json
-    from evals.publish import publish, rebuild_site
+    from evals.publish import publish
+    from evals.site import rebuild_site
 
     data, site_dir = tmp_path / "data", tmp_path / "site"
     models, results = make_registry(data)
