@@ -134,3 +134,44 @@ def test_the_schemas_read_the_registry_of_evals_not_models_json_code():
     probe = "import sys, evals.schema; print(sorted(m for m in sys.modules if m in ('evals.registry', 'evals.extensions')))"
     done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=harness_env(), capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["['evals.extensions']"]
+
+
+BANDED = '''
+from evals.extensions import register_task
+from evals.tasks import Task
+
+@register_task
+class Tiers(Task):
+    name, tag, key, prompt_version = "tiers", "ti", "tiers", "ti-v1"
+    bands, band_field, on_board = ("low", "high"), "tier", False
+
+    def load(self, source, split):
+        return [], {"name": "bundled"}
+
+    def prompt(self, sample):
+        return ""
+
+    def score(self, sample, completion, scoring):
+        return {}
+'''
+
+
+def test_an_eval_with_bands_has_its_result_files_checked_by_its_own_bands(tmp_path):
+    """The banded result model comes from `Task.bands` and `band_field`, for any eval."""
+    (tmp_path / "tiers_eval.py").write_text(BANDED)
+    env = installed(tmp_path, "tiers-eval", "[roblox_evals]\ntiers = tiers_eval\n", tmp_path)
+    probe = """
+import json
+from evals import schema
+summary = {"n": 1, "correct": 1, "accuracy": 1.0, "ci95": [0.2, 1.0], "tokens": {"input": 1, "output": 1}}
+def result(band, eval="tiers"):
+    return {"config": {"eval": eval, "provider": "p", "model": "m"}, "summary": {"overall": summary, "low": summary, "high": summary},
+            "results": [{"id": "a", "status": "correct", "correct": True, "tier": band}]}
+print(json.dumps([schema.problem(schema.result_model(r), r) for r in (result("low"), result("mid"), result("low", "leetcode"))]))
+"""
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    ok, wrong_band, leetcode = json.loads(done.stdout)
+    assert ok is None
+    assert wrong_band == 'results[0].tier: must be one of low, high (got "mid")'
+    assert leetcode.startswith("summary.easy: missing")  # leetcode's own model: its bands
