@@ -42,18 +42,8 @@ def dirs(tmp_path):
     return tmp_path / "runs", tmp_path / "results"
 
 
-@pytest.fixture(scope="session")
-def evals_registered():
-    """The registered evals, loaded once before the in-process runs: pytester drops modules first
-    imported during a run, and the registry would keep an eval whose own imports (the Luau
-    sandbox's worker function) were dropped and imported again, no longer the same objects."""
-    from evals.extensions import tasks
-
-    tasks()
-
-
 @pytest.fixture
-def run(pytester, dirs, monkeypatch, evals_registered):
+def run(pytester, dirs, monkeypatch):
     """pytest in-process on the eval items, with this test's run and result folders."""
     for name in API_KEYS:
         monkeypatch.delenv(name, raising=False)
