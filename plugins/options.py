@@ -5,7 +5,6 @@ one-line message naming the flag and the fix, before any item is collected or pa
 
 from __future__ import annotations
 
-import argparse
 import inspect
 import os
 import shlex
@@ -23,7 +22,8 @@ from evals.atomic import why_unwritable
 from evals.errors import EvalError
 from evals.grading.judges import JudgeSpec, default_judges
 from evals.identity import FIELD, Identity, add_identity_options, from_values, parse_datasets
-from evals.providers import PROVIDERS, Provider, api_key_from_env, check_key, deferred_provider, limit_share
+from evals.flags import add_pytest_options
+from evals.providers import PROVIDERS, Provider, api_key_from_env, check_key, deferred_provider, how_to_run, limit_share, takers
 from evals.results import Prices
 from evals.tasks import TASKS
 
@@ -36,32 +36,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add_identity_options(ident, defaults=True)
 
     how = _declare(parser.getgroup("how to run", "not part of the run identity"))
-    how("--api-key-env", help="environment variable holding the API key (OPENROUTER_API_KEY is picked for openrouter.ai)")
-    how("--responses-api", action="store_true", default=False, help="openai: use the Responses API instead of Chat Completions")
-    how("--device", help="local: where the model runs, auto (a GPU when there is one, else the CPU), cpu, cuda, cuda:N")
-    how("--concurrency", type=int, default=8, help="model requests in flight at once, across all workers (default 8)")
-    how("--batch", action="store_true", default=False,
-        help="send the model calls through the provider's Batch API (half price): submit, then end; rerun the same command to collect")
-    how("--batch-wait", action="store_true", default=False, help="--batch, waiting for the batches (polling, with backoff) to finish the run")
-    how("--force", action="store_true", default=False, help="start the run over; the old run folder is kept, renamed")
-    how("--allow-errors", action="store_true", default=False, help="with --publish: publish despite more than 5%% API errors or unparseable verdicts")
-    how("--run-dir", type=Path, help="where run folders live (default data/runs); write --run-dir=PATH")
-    how("--results-dir", type=Path, help="where result files are written (default data/results); write --results-dir=PATH")
-    how("--price-input", type=float, help="USD per million input tokens, for the cost in the summary")
-    how("--price-output", type=float, help="USD per million output tokens")
-    how("--verify-published", nargs="?", const=True, default=None, metavar="NAME",
-        help="rescore every published run (or only model NAME's: --verify-published=NAME) offline and compare it with its result file")
-    how("--publish", metavar="NAME", help="at the end, publish the finished results into data/models.json as model NAME")
-    how("--energy", action="store_true", default=False,
-        help="measure the energy the model's requests used (local models), into the result files as kWh")
-    how("--energy-source", choices=("rapl", "nvml", "hwinfo"), default="rapl",
-        help="with --energy: Linux RAPL counters (default), NVIDIA's GPU energy counters, or a HWiNFO CSV log (--energy-log)")
-    how("--energy-log", type=Path, help="with --energy-source hwinfo: the HWiNFO CSV log HWiNFO is writing; write --energy-log=PATH")
-    how("--energy-powercap", type=Path, default=Path("/sys/class/powercap"), help=argparse.SUPPRESS)
-    how("--energy-period", type=float, default=1.0, help="with --energy: seconds between readings of a counter source (default 1)")
-    how("--luau-timeout", type=float, default=10.0, help="wall-clock safety net per leetcode problem, seconds (default 10)")
-    how("--jest-url", default=os.environ.get("JEST_SERVER_URL"),
-        help="run leetcode tests on a JestLuaTestServer (default $JEST_SERVER_URL; key from $JEST_SERVER_API_KEY)")
+    add_pytest_options(how, how_to_run())
 
 
 VALUE_OPTIONS: set[str] = set()  # every option of the harness that takes a value
@@ -309,10 +284,9 @@ def judge_provider(judge: JudgeSpec) -> tuple[str, Provider]:
 def _check_how_to_run(opt) -> None:
     """The flags that are not identity (those are checked by `evals.identity.check`)."""
     provider = opt("provider")
-    if opt("responses_api") and provider != "openai":
-        raise EvalError(f"--responses-api applies to --provider openai, not {provider}")
-    if opt("device") and not (provider in PROVIDERS and PROVIDERS[provider].in_process):
-        raise EvalError(f"--device applies to --provider local, not {provider}")
+    for flag in how_to_run():
+        if (owners := takers(flag.name)) and opt(flag.dest) and provider not in owners:  # a provider's own flag
+            raise EvalError(f"{flag.name} applies to --provider {', '.join(owners)}, not {provider}")
     if opt("luau_timeout") <= 0:
         raise EvalError(f"--luau-timeout must be a positive number of seconds (got {opt('luau_timeout')})")
     if opt("jest_url") and not opt("jest_url").startswith(("http://", "https://")):

@@ -9,6 +9,7 @@ import threading
 from dataclasses import dataclass
 
 from evals.errors import UsageError
+from evals.flags import FLAGS, Flag
 
 from ._base import Completion, Provider, ProviderSpec, Request, Usage, api_key_from_env, is_openrouter, kind_of
 from ._retry import RetryPolicy, Throttle, call_with_retries, endpoint_throttle, limit_share, redact
@@ -24,6 +25,8 @@ __all__ = [
     "RetryPolicy",
     "Throttle",
     "endpoint_throttle",
+    "how_to_run",
+    "takers",
     "Usage",
     "api_key_from_env",
     "call_with_retries",
@@ -65,11 +68,18 @@ class ProviderInfo:
     # never imports the judge's SDK.
     key_env: str | None = None
     openrouter_key_env: str | None = None
+    # How-to-run flags only it takes (`evals.flags.Flag` rows): pytest and evaluate take them
+    # when it is registered, and refuse them with another provider.
+    flags: tuple[Flag, ...] = ()
 
+
+RESPONSES_API = Flag("--responses-api", "openai: use the Responses API instead of Chat Completions", evaluate_help=None, forward=True)
+DEVICE = Flag("--device", "local: where the model runs, auto (a GPU when there is one, else the CPU), cpu, cuda, cuda:N", str,
+              forward=True)
 
 PROVIDERS = {
     "openai": ProviderInfo("evals.providers.openai:OpenAIProvider", frozenset({"base_url", "effort", "max_tokens"}),
-                           OPENAI_EFFORTS, base_url_env="OPENAI_BASE_URL", key_env="OPENAI_API_KEY"),
+                           OPENAI_EFFORTS, base_url_env="OPENAI_BASE_URL", key_env="OPENAI_API_KEY", flags=(RESPONSES_API,)),
     # The Messages API takes effort as output_config.effort, and no temperature on current models.
     "anthropic": ProviderInfo("evals.providers.anthropic:AnthropicProvider", frozenset({"base_url", "effort", "thinking", "max_tokens"}),
                               ("low", "medium", "high", "xhigh", "max"), sampling=False, base_url_env="ANTHROPIC_BASE_URL",
@@ -82,9 +92,20 @@ PROVIDERS = {
     "local": ProviderInfo("evals.providers.local:LocalProvider", frozenset({"thinking", "max_tokens", "adapter", "dtype"}),
                           sampling=False, recorder="evals.providers.checkpoint:recorded",
                           records=("model", "adapter", "dtype", "chatTemplate", "decoding", "maxNewTokens"), in_process=True,
-                          network=False),
+                          network=False, flags=(DEVICE,)),
 }
 PLANNED: dict[str, str] = {}  # providers named before they exist: provider -> what to use meanwhile
+
+
+def how_to_run() -> tuple[Flag, ...]:
+    """Every how-to-run flag: the table's (`evals.flags.FLAGS`), then each provider's own."""
+    own = {flag.name: flag for info in PROVIDERS.values() for flag in info.flags}
+    return (*FLAGS, *own.values())
+
+
+def takers(flag: str) -> list[str]:
+    """The providers that declare the how-to-run flag `flag` as their own."""
+    return [name for name, info in PROVIDERS.items() if any(f.name == flag for f in info.flags)]
 
 
 def effective_spec(spec: ProviderSpec) -> ProviderSpec:
