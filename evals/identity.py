@@ -41,7 +41,7 @@ class Field:
 
 
 FIELDS: tuple[Field, ...] = (
-    Field("provider", "provider", f"one of {', '.join(PROVIDERS)}", slug="{}"),
+    Field("provider", "provider", "one of {providers}", slug="{}"),  # the registered ones, when the flag is declared
     Field("model", "model", "model id, as the provider names it; local: a checkpoint folder (write --model=DIR)", slug="{}"),
     Field("base_url", "baseUrl", "endpoint URL: required for live (OpenRouter, vLLM, llama.cpp), optional for openai and anthropic"),
     Field("effort", "effort", "reasoning effort (openai, live: none ... xhigh; anthropic: low ... max)", slug="{}"),
@@ -95,10 +95,11 @@ def add_identity_options(add: Callable[..., Any], *, defaults: bool) -> None:
     tell "not given" from "given as the default"."""
     for f in FIELDS:
         default = f.default if defaults else None
+        help = f.help.format(providers=", ".join(PROVIDERS)) if f.name == "provider" else f.help
         if f.kind is bool:
-            add(f.flag, action="store_true", default=default, help=f.help)
+            add(f.flag, action="store_true", default=default, help=help)
         else:
-            add(f.flag, type=f.kind, default=default, help=f.help)
+            add(f.flag, type=f.kind, default=default, help=help)
     add("--dataset", action="append", default=[] if defaults else None, metavar="[EVAL=]SOURCE", help=DATASET_HELP)
     add("--judge", action="append", default=[] if defaults else None, metavar="PROVIDER:MODEL[@BASE_URL]", help=JUDGE_HELP)
 

@@ -23,7 +23,8 @@ from evals.errors import EvalError
 from evals.grading.judges import JudgeSpec, default_judges
 from evals.identity import FIELD, Identity, add_identity_options, from_values, parse_datasets
 from evals.flags import add_pytest_options
-from evals.providers import PROVIDERS, Provider, api_key_from_env, check_key, deferred_provider, how_to_run, limit_share, takers
+from evals.providers import (PROVIDERS, Provider, api_key_from_env, batch_providers, check_key, deferred_provider, how_to_run,
+                             limit_share, takers)
 from evals.results import Prices
 from evals.tasks import TASKS
 
@@ -234,8 +235,7 @@ def _settings(config: pytest.Config) -> Settings:
         hint = " (or name another variable with --api-key-env)" if "environment variable" in str(error) else ""
         raise EvalError(f"{error}{hint}") from None
     if batch and candidate.batch_api() is None:
-        raise EvalError(f"--batch: --provider {identity.spec.provider} has no Batch API (openai, anthropic, and live endpoints "
-                        "that speak OpenAI's have one); run without --batch")
+        raise EvalError(f"--batch: --provider {identity.spec.provider} has no Batch API ({batch_providers()} have one); run without --batch")
     if not worker:
         _check_folders({"--run-dir": run_root(config), "--results-dir": results_root(config)})
     return Settings(

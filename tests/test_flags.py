@@ -55,3 +55,48 @@ def test_evaluate_takes_and_forwards_the_local_flags():
 
 def test_nothing_is_forwarded_that_was_not_given():
     assert forwarded(parse_args(["Some Model"]), how_to_run()) == []
+
+
+# -- what the providers declare -----------------------------------------------------------------
+
+
+def test_the_built_in_providers_register_through_the_entry_point_group():
+    from importlib.metadata import entry_points
+
+    from evals.providers import PROVIDERS
+
+    named = {point.value for point in entry_points(group="roblox_evals")}
+    assert list(PROVIDERS) == ["openai", "anthropic", "live", "reference", "local"]
+    assert {PROVIDERS[name].path.split(":")[0] for name in PROVIDERS} <= named
+
+
+def test_a_batch_api_costs_what_the_result_files_record():
+    """The result files record one price factor (`evals.results.BATCH_PRICE`): a provider
+    whose Batch API costs another share fails here until they record the provider's own."""
+    from evals.providers import PROVIDERS, batch_providers
+    from evals.results import BATCH_PRICE
+
+    factors = {name: info.batch_price for name, info in PROVIDERS.items() if info.batch_price is not None}
+    assert set(factors) == {"openai", "anthropic", "live"} and set(factors.values()) == {BATCH_PRICE}
+    assert batch_providers() == "openai, anthropic, and live endpoints that speak OpenAI's"
+
+
+@pytest.mark.parametrize("url, openrouter", [
+    ("https://openrouter.ai/api/v1", True),
+    ("http://openrouter.ai/api/v1/", True),
+    ("https://eu.OpenRouter.ai/api/v1", True),
+    ("https://myopenrouter.ai.example.com/v1", False),
+    ("https://example.com/openrouter.ai/v1", False),
+    ("http://127.0.0.1:8000/v1", False),
+    ("", False),
+    (None, False),
+])
+def test_openrouter_is_told_by_its_host_name_alike_everywhere(url, openrouter, monkeypatch):
+    from evals import metadata
+    from evals.providers import ProviderSpec, is_openrouter, key_variable
+
+    monkeypatch.delenv("OPENROUTER_API_BASE", raising=False)
+    assert is_openrouter(url) is openrouter
+    assert metadata._is_openrouter(url) is openrouter
+    if url:
+        assert (key_variable(ProviderSpec("live", "m", base_url=url)) == "OPENROUTER_API_KEY") is openrouter

@@ -9,6 +9,7 @@ import threading
 from dataclasses import dataclass
 
 from evals.errors import UsageError
+from evals.extensions import Registry, providers
 from evals.flags import FLAGS, Flag
 
 from ._base import Completion, Provider, ProviderSpec, Request, Usage, api_key_from_env, is_openrouter, kind_of
@@ -24,6 +25,7 @@ __all__ = [
     "Request",
     "RetryPolicy",
     "Throttle",
+    "batch_providers",
     "endpoint_throttle",
     "how_to_run",
     "takers",
@@ -42,12 +44,11 @@ __all__ = [
     "redact",
 ]
 
-OPENAI_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
-
-
 @dataclass(frozen=True)
 class ProviderInfo:
-    """What a provider is and what it sends, known without importing its SDK."""
+    """What a provider is and what it sends, known without importing its SDK. A provider's
+    module registers one (`evals.extensions.register_provider`) and imports its SDK only
+    inside its functions."""
 
     path: str  # "module:Class", imported on first use so that an offline run loads no SDK
     takes: frozenset[str] = frozenset()  # identity fields it sends, beyond provider and model
@@ -71,29 +72,15 @@ class ProviderInfo:
     # How-to-run flags only it takes (`evals.flags.Flag` rows): pytest and evaluate take them
     # when it is registered, and refuse them with another provider.
     flags: tuple[Flag, ...] = ()
+    # A Batch API (`Provider.batch_api`): the share of the list price its calls cost, and how
+    # the --batch refusal names the providers that have one. None: it has none.
+    batch_price: float | None = None
+    batch_name: str | None = None  # None: its name
+    position: int = 100  # its place in lists of providers (then by name)
 
 
-RESPONSES_API = Flag("--responses-api", "openai: use the Responses API instead of Chat Completions", evaluate_help=None, forward=True)
-DEVICE = Flag("--device", "local: where the model runs, auto (a GPU when there is one, else the CPU), cpu, cuda, cuda:N", str,
-              forward=True)
-
-PROVIDERS = {
-    "openai": ProviderInfo("evals.providers.openai:OpenAIProvider", frozenset({"base_url", "effort", "max_tokens"}),
-                           OPENAI_EFFORTS, base_url_env="OPENAI_BASE_URL", key_env="OPENAI_API_KEY", flags=(RESPONSES_API,)),
-    # The Messages API takes effort as output_config.effort, and no temperature on current models.
-    "anthropic": ProviderInfo("evals.providers.anthropic:AnthropicProvider", frozenset({"base_url", "effort", "thinking", "max_tokens"}),
-                              ("low", "medium", "high", "xhigh", "max"), sampling=False, base_url_env="ANTHROPIC_BASE_URL",
-                              key_env="ANTHROPIC_API_KEY"),
-    "live": ProviderInfo("evals.providers.live:LiveProvider", frozenset({"base_url", "effort", "thinking", "route", "max_tokens"}),
-                         OPENAI_EFFORTS, needs_base_url=True, openrouter_key_env="OPENROUTER_API_KEY"),
-    "reference": ProviderInfo("evals.providers.reference:ReferenceProvider", network=False),
-    # A Hugging Face checkpoint folder (and a PEFT adapter folder) run with transformers in
-    # process: greedy, so no temperature; the run records the files' hashes, not their paths.
-    "local": ProviderInfo("evals.providers.local:LocalProvider", frozenset({"thinking", "max_tokens", "adapter", "dtype"}),
-                          sampling=False, recorder="evals.providers.checkpoint:recorded",
-                          records=("model", "adapter", "dtype", "chatTemplate", "decoding", "maxNewTokens"), in_process=True,
-                          network=False, flags=(DEVICE,)),
-}
+# Every registered provider by name (`evals.extensions.providers()`), read when first asked.
+PROVIDERS = Registry(providers)
 PLANNED: dict[str, str] = {}  # providers named before they exist: provider -> what to use meanwhile
 
 
@@ -101,6 +88,12 @@ def how_to_run() -> tuple[Flag, ...]:
     """Every how-to-run flag: the table's (`evals.flags.FLAGS`), then each provider's own."""
     own = {flag.name: flag for info in PROVIDERS.values() for flag in info.flags}
     return (*FLAGS, *own.values())
+
+
+def batch_providers() -> str:
+    """The providers with a Batch API, as the --batch refusal names them ("a, b, and c")."""
+    names = [info.batch_name or name for name, info in PROVIDERS.items() if info.batch_price is not None]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])}, and {names[-1]}"
 
 
 def takers(flag: str) -> list[str]:

@@ -15,6 +15,7 @@ import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from evals.errors import FatalProviderError, ProviderError, TransientError, UsageError
 
@@ -169,8 +170,16 @@ def api_key_from_env(name: str, *, required: bool) -> str:
     return key
 
 
-def is_openrouter(base_url: str | None) -> bool:
-    return bool(base_url) and "openrouter.ai" in base_url
+def is_openrouter(base_url: Any) -> bool:
+    """Whether the endpoint is OpenRouter's: by its host name, openrouter.ai or a subdomain of
+    it (https://myopenrouter.ai.example.com is not)."""
+    if not isinstance(base_url, str) or not base_url.strip():
+        return False
+    try:
+        host = (urlsplit(base_url.strip()).hostname or "").lower()
+    except ValueError:  # not a URL at all (an unclosed [ in the host)
+        return False
+    return host == "openrouter.ai" or host.endswith(".openrouter.ai")
 
 
 def status_error(status: int, message: str, headers) -> ProviderError:
