@@ -32,11 +32,11 @@ from evals import plans, registry
 from evals.atomic import why_unwritable
 from evals.config import results_path, run_dir
 from evals.errors import EvalError, UsageError
-from evals.flags import add_evaluate_arguments, forwarded
+from evals.flags import add_evaluate_arguments, forwarded, how_to_run
 from evals.grading.judges import JudgeSpec, default_judges
 from evals.identity import FIELDS, Identity, add_identity_options, from_values, identity_from_config, parse_datasets, to_flags
 from evals.plan import Planned, plan
-from evals.providers import how_to_run, make_provider
+from evals.providers import make_provider
 from evals.publish import finished_results, publish, rebuild_site
 from evals.results import read_result
 from evals.tasks import TAGS, TASKS

@@ -8,17 +8,22 @@ on: `evaluate --workers` is pytest's `--concurrency`, `evaluate --processes` is 
 `-n`, and the flags about where files go or what is published are pytest's own (`evaluate`
 decides them from its NAME and --data-dir).
 
-A provider's own flags (`--responses-api`, `--device`) are rows too, declared by the provider
-(`ProviderInfo.flags`) and taken after these (`evals.providers.how_to_run()`)."""
+A provider's own flags (`--responses-api`, `--device`) and a power source's (`--energy-log`) are
+rows too, declared by the provider (`ProviderInfo.flags`) or the source (`PowerSourceInfo.flags`)
+where it registers, and taken after these (`how_to_run()`); --energy-source's choices are the
+registered power sources."""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from evals import extensions
 
 SAME = "same"  # evaluate_help: evaluate shows pytest's help
 
@@ -123,16 +128,25 @@ FLAGS: tuple[Flag, ...] = (
     Flag("--energy", "measure the energy the model's requests used (local models), into the result files as kWh",
          evaluate_help="measure the energy of the model's requests (local models) and publish the five kWh figures", forward=True),
     Flag("--energy-source", "with --energy: Linux RAPL counters (default), NVIDIA's GPU energy counters, or a HWiNFO CSV log (--energy-log)",
-         str, "rapl", choices=("rapl", "nvml", "hwinfo"),
+         str, "rapl",  # its choices: the registered power sources
          evaluate_help="with --energy: rapl (default), nvml or hwinfo (with --energy-log)", forward=True),
-    Flag("--energy-log", "with --energy-source hwinfo: the HWiNFO CSV log HWiNFO is writing; write --energy-log=PATH", Path,
-         evaluate_help="with --energy-source hwinfo: the CSV log HWiNFO is writing", forward=True),
-    Flag("--energy-powercap", argparse.SUPPRESS, Path, Path("/sys/class/powercap"), forward=True),
-    Flag("--energy-period", "with --energy: seconds between readings of a counter source (default 1)", float, 1.0, forward=True),
     Flag("--luau-timeout", "wall-clock safety net per leetcode problem, seconds (default 10)", float, 10.0, forward=True),
     Flag("--jest-url", "run leetcode tests on a JestLuaTestServer (default $JEST_SERVER_URL; key from $JEST_SERVER_API_KEY)", str,
          env="JEST_SERVER_URL", evaluate_help="JestLuaTestServer URL for leetcode (default $JEST_SERVER_URL)", forward=True),
 )
+
+
+def how_to_run() -> tuple[Flag, ...]:
+    """Every how-to-run flag: the table's, then each registered provider's and power source's own."""
+    sources = extensions.sources()
+    table = tuple(dataclasses.replace(flag, choices=tuple(sources)) if flag.name == "--energy-source" else flag for flag in FLAGS)
+    own = {flag.name: flag for info in [*extensions.providers().values(), *sources.values()] for flag in info.flags}
+    return (*table, *own.values())
+
+
+def takers(flag: str) -> list[str]:
+    """The providers that declare the how-to-run flag `flag` as their own (none: it is not a provider's)."""
+    return [name for name, info in extensions.providers().items() if any(f.name == flag for f in info.flags)]
 
 
 def add_pytest_options(add: Callable[..., Any], flags: Iterable[Flag]) -> None:

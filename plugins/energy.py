@@ -27,8 +27,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if settings_key not in config.stash or hasattr(config, "workerinput") or not settings(config).energy:
         return
     s = settings(config)
-    source = energy.source(s.energy, log=config.getoption("energy_log"), powercap=config.getoption("energy_powercap"),
-                           period=config.getoption("energy_period"))
+    source = energy.source(s.energy, **energy.options_of(s.energy, lambda flag: config.getoption(flag.dest)))
     try:
         source.check()  # before anything is asked: a source that cannot measure makes the kWh meaningless
     except EvalError as error:

@@ -22,9 +22,8 @@ from evals.atomic import why_unwritable
 from evals.errors import EvalError
 from evals.grading.judges import JudgeSpec, default_judges
 from evals.identity import FIELD, Identity, add_identity_options, from_values, parse_datasets
-from evals.flags import add_pytest_options
-from evals.providers import (PROVIDERS, Provider, api_key_from_env, batch_providers, check_key, deferred_provider, how_to_run,
-                             limit_share, takers)
+from evals.flags import add_pytest_options, how_to_run, takers
+from evals.providers import PROVIDERS, Provider, api_key_from_env, batch_providers, check_key, deferred_provider, limit_share
 from evals.results import Prices
 from evals.tasks import TASKS
 

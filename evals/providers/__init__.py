@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from evals.errors import UsageError
 from evals.extensions import Registry, providers
-from evals.flags import FLAGS, Flag
+from evals.flags import Flag
 
 from ._base import Completion, Provider, ProviderSpec, Request, Usage, api_key_from_env, is_openrouter, kind_of
 from ._retry import RetryPolicy, Throttle, call_with_retries, endpoint_throttle, limit_share, redact
@@ -27,8 +27,6 @@ __all__ = [
     "Throttle",
     "batch_providers",
     "endpoint_throttle",
-    "how_to_run",
-    "takers",
     "Usage",
     "api_key_from_env",
     "call_with_retries",
@@ -84,21 +82,10 @@ PROVIDERS = Registry(providers)
 PLANNED: dict[str, str] = {}  # providers named before they exist: provider -> what to use meanwhile
 
 
-def how_to_run() -> tuple[Flag, ...]:
-    """Every how-to-run flag: the table's (`evals.flags.FLAGS`), then each provider's own."""
-    own = {flag.name: flag for info in PROVIDERS.values() for flag in info.flags}
-    return (*FLAGS, *own.values())
-
-
 def batch_providers() -> str:
     """The providers with a Batch API, as the --batch refusal names them ("a, b, and c")."""
     names = [info.batch_name or name for name, info in PROVIDERS.items() if info.batch_price is not None]
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])}, and {names[-1]}"
-
-
-def takers(flag: str) -> list[str]:
-    """The providers that declare the how-to-run flag `flag` as their own."""
-    return [name for name, info in PROVIDERS.items() if any(f.name == flag for f in info.flags)]
 
 
 def effective_spec(spec: ProviderSpec) -> ProviderSpec:
