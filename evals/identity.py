@@ -104,7 +104,7 @@ def add_identity_options(add: Callable[..., Any], *, defaults: bool) -> None:
     add("--judge", action="append", default=[] if defaults else None, metavar="PROVIDER:MODEL[@BASE_URL]", help=JUDGE_HELP)
 
 
-def from_values(values: dict[str, Any], *, datasets=(), judges=(), api_key_env=None, responses_api=False, device=None) -> Identity:
+def from_values(values: dict[str, Any], *, datasets=(), judges=(), api_key_env=None, responses_api=False, device=None, options=()) -> Identity:
     """An identity from field name -> value (None: the field's default), checked; then with
     what the provider will really call (`effective_spec`: an endpoint, a checkpoint's hash)."""
     given = {f.name: (values.get(f.name) if values.get(f.name) is not None else f.default) for f in FIELDS}
@@ -112,7 +112,8 @@ def from_values(values: dict[str, Any], *, datasets=(), judges=(), api_key_env=N
         given["epochs"] = None
     if given["provider"] == "reference" and not given["model"]:
         given["model"] = "gold"
-    spec = ProviderSpec(**{f.name: given[f.name] for f in FIELDS if f.on_spec}, api_key_env=api_key_env, responses_api=responses_api, device=device)
+    spec = ProviderSpec(**{f.name: given[f.name] for f in FIELDS if f.on_spec}, api_key_env=api_key_env, responses_api=responses_api, device=device,
+                        options=tuple(options))
     ident = Identity(spec=spec, **{f.name: given[f.name] for f in FIELDS if not f.on_spec}, datasets=tuple(datasets), judges=tuple(judges))
     check(ident)
     return dataclasses.replace(ident, spec=effective_spec(ident.spec), judges=tuple(j.effective() for j in ident.judges))

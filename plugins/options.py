@@ -23,7 +23,7 @@ from evals.errors import EvalError
 from evals.grading.judges import JudgeSpec, default_judges
 from evals.identity import FIELD, Identity, add_identity_options, from_values, parse_datasets
 from evals.flags import add_pytest_options, how_to_run, takers
-from evals.providers import PROVIDERS, Provider, api_key_from_env, batch_providers, check_key, deferred_provider, limit_share
+from evals.providers import PROVIDERS, Provider, ProviderSpec, api_key_from_env, batch_providers, check_key, deferred_provider, limit_share
 from evals.results import Prices
 from evals.tasks import TASKS
 
@@ -214,6 +214,7 @@ def _settings(config: pytest.Config) -> Settings:
         api_key_env=opt("api_key_env"),
         responses_api=opt("responses_api"),
         device=opt("device"),
+        options=_own_options(opt),
     )
     worker = getattr(config, "workerinput", None)
     if PROVIDERS[identity.spec.provider].in_process and (worker or config.getoption("numprocesses", None)):
@@ -298,6 +299,14 @@ def _check_how_to_run(opt) -> None:
         raise EvalError("--api-key-env has no use with --provider reference")
     if opt("api_key_env"):
         api_key_from_env(opt("api_key_env"), required=True)
+
+
+def _own_options(opt) -> tuple[tuple[str, Any], ...]:
+    """The provider's own flags that `ProviderSpec` has no field for, given: `spec.option(name)`."""
+    info = PROVIDERS.get(opt("provider"))
+    fields = ProviderSpec.__dataclass_fields__
+    return tuple((flag.dest, opt(flag.dest)) for flag in (info.flags if info else ())
+                 if flag.dest not in fields and opt(flag.dest) not in (None, False))
 
 
 def _prices(price_input: float | None, price_output: float | None) -> Prices | None:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from _pytest.config.argparsing import Parser
 
@@ -121,3 +123,24 @@ def test_a_registered_power_source_is_a_choice_with_its_own_flag(monkeypatch):
     assert forwarded(args, how_to_run())[-2:] == ["--energy-source=wattmeter", "--energy-meter-port=/dev/ttyUSB0"]
     source("wattmeter", port="/dev/ttyUSB0")
     assert made == {"port": "/dev/ttyUSB0"}
+
+
+# -- a provider of a third party ----------------------------------------------------------------
+
+
+def test_a_registered_provider_runs_with_its_own_flag_and_other_providers_refuse_it(tmp_path):
+    from tests.harness import run_harness
+
+    dirs = {"run_dir": tmp_path / "runs", "results_dir": tmp_path / "results"}
+    done = run_harness("-p", "tests.echo_provider", "--provider=echo", "--model=parrot", "--stutter", "-m", "multiple_choice",
+                       "--limit=2", **dirs)
+    assert "2 failed" in done.stdout, done.stdout[-2000:] + done.stderr[-2000:]  # echoing the question names no letter
+    records = [json.loads(path.read_text()) for path in sorted(dirs["run_dir"].glob("multiple_choice/*/calls/*/candidate.json"))]
+    assert len(records) == 2
+    for record in records:
+        first_line = record["request"]["prompt"].split("\n")[0]
+        assert record["response"]["text"] == f"{first_line} {first_line}"  # --stutter reached the provider
+        assert record["request"]["provider"] == {"provider": "echo", "model": "parrot"}  # and is not part of the identity
+
+    refused = run_harness("-p", "tests.echo_provider", "--provider=reference", "--stutter", "-m", "multiple_choice", **dirs)
+    assert refused.returncode == 4 and "--stutter applies to --provider echo, not reference" in refused.stderr, refused.stderr

@@ -133,11 +133,18 @@ class ProviderSpec:
     responses_api: bool = False
     device: str | None = None
     recorded: tuple[tuple[str, Any], ...] = ()
+    # The values of the provider's own how-to-run flags (`ProviderInfo.flags`) that are not
+    # fields here, by their option name: not identity either (`option` reads one).
+    options: tuple[tuple[str, Any], ...] = ()
+
+    def option(self, name: str, default: Any = None) -> Any:
+        """The value of the provider's own flag `name` ("stutter" for --stutter)."""
+        return dict(self.options).get(name, default)
 
     def identity(self) -> dict[str, Any]:
         """Who is asked, as a cache record holds it (and a Batch API ledger names it)."""
         ident = dataclasses.asdict(self)
-        del ident["api_key_env"], ident["responses_api"], ident["device"], ident["recorded"]
+        del ident["api_key_env"], ident["responses_api"], ident["device"], ident["recorded"], ident["options"]
         if not ident["thinking"]:
             del ident["thinking"]
         return {k: v for k, v in {**ident, **dict(self.recorded)}.items() if v is not None}
