@@ -61,6 +61,7 @@ unrounded.
 
 from __future__ import annotations
 
+import argparse
 import bisect
 import codecs
 import csv
@@ -81,9 +82,10 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Protocol, Sequence
 
 from evals.errors import StorageError, UsageError
+from evals.extensions import Registry, register_source, sources
+from evals.flags import Flag
 
 JOULES_PER_KWH = 3.6e6
-SOURCES = ("hwinfo", "rapl", "nvml")
 ATTRIBUTION = "energy while spans are in flight, shared by requests in flight"
 DEFAULT_COLUMNS = ("CPU Package Power [W]", "GPU Power [W]")
 LOG_FRESH = 10.0  # seconds: HWiNFO logs every 2 s by default
@@ -603,27 +605,59 @@ def _hwinfo_time(date: str, clock_time: str, previous: float | None) -> float | 
     return t
 
 
-def source(
-    name: str,
-    *,
-    log: Path | None = None,
-    powercap: Path = Path("/sys/class/powercap"),
-    nvml: NvmlReader | None = None,
-    period: float = 1.0,
-    columns: Sequence[str] | None = None,
-    clock: Callable[[], float] = time.time,
-) -> PowerSource:
-    """The power source `name` (one of `SOURCES`); `nvml` is a reader for tests (the real
-    one is `Pynvml`), `columns` the HWiNFO columns to sum (default `DEFAULT_COLUMNS`)."""
-    if name == "hwinfo":
-        if log is None:
-            raise UsageError("--energy-source hwinfo reads HWiNFO's CSV log: name it with --energy-log PATH")
-        return HwinfoSource(Path(log), columns, clock)
-    if name == "rapl":
-        return RaplSource(Path(powercap), period, clock)
-    if name == "nvml":
-        return NvmlSource(nvml if nvml is not None else Pynvml(), period, clock)
-    raise UsageError(f"unknown --energy-source {name!r}: choose one of {', '.join(SOURCES)}")
+@dataclass(frozen=True)
+class PowerSourceInfo:
+    """A power source as `--energy-source NAME` finds it (`evals.extensions.register_source`):
+    how to make it, and its own how-to-run flags, each given to `make` as a keyword."""
+
+    make: Callable[..., PowerSource]  # (**options, clock) -> the source
+    options: tuple[tuple[str, Flag], ...] = ()  # (keyword of `make`, the flag that sets it)
+    position: int = 100  # its place in lists of sources (then by name)
+
+    @property
+    def flags(self) -> tuple[Flag, ...]:
+        return tuple(flag for _, flag in self.options)
+
+
+ENERGY_LOG = Flag("--energy-log", "with --energy-source hwinfo: the HWiNFO CSV log HWiNFO is writing; write --energy-log=PATH", Path,
+                  evaluate_help="with --energy-source hwinfo: the CSV log HWiNFO is writing", forward=True)
+ENERGY_POWERCAP = Flag("--energy-powercap", argparse.SUPPRESS, Path, Path("/sys/class/powercap"), forward=True)
+ENERGY_PERIOD = Flag("--energy-period", "with --energy: seconds between readings of a counter source (default 1)", float, 1.0, forward=True)
+
+
+def _hwinfo(*, log: Path | None = None, columns: Sequence[str] | None = None, clock: Callable[[], float]) -> PowerSource:
+    if log is None:
+        raise UsageError("--energy-source hwinfo reads HWiNFO's CSV log: name it with --energy-log PATH")
+    return HwinfoSource(Path(log), columns, clock)
+
+
+def _rapl(*, powercap: Path = Path("/sys/class/powercap"), period: float = 1.0, clock: Callable[[], float]) -> PowerSource:
+    return RaplSource(Path(powercap), period, clock)
+
+
+def _nvml(*, nvml: NvmlReader | None = None, period: float = 1.0, clock: Callable[[], float]) -> PowerSource:
+    return NvmlSource(nvml if nvml is not None else Pynvml(), period, clock)
+
+
+register_source("hwinfo", PowerSourceInfo(_hwinfo, (("log", ENERGY_LOG),), position=10))
+register_source("rapl", PowerSourceInfo(_rapl, (("powercap", ENERGY_POWERCAP), ("period", ENERGY_PERIOD)), position=20))
+register_source("nvml", PowerSourceInfo(_nvml, (("period", ENERGY_PERIOD),), position=30))
+SOURCES = Registry(sources)  # every registered power source, by name
+
+
+def source(name: str, *, clock: Callable[[], float] = time.time, **options: Any) -> PowerSource:
+    """The power source `name` (one of `SOURCES`) made with its `options` (those left out or
+    None: its defaults): for `rapl` powercap and period, `nvml` period and nvml (a reader for
+    tests; the real one is `Pynvml`), `hwinfo` log and columns (the HWiNFO columns to sum,
+    default `DEFAULT_COLUMNS`)."""
+    if name not in SOURCES:
+        raise UsageError(f"unknown --energy-source {name!r}: choose one of {', '.join(SOURCES)}")
+    return SOURCES[name].make(clock=clock, **{k: v for k, v in options.items() if v is not None})
+
+
+def options_of(name: str, value: Callable[[Flag], Any]) -> dict[str, Any]:
+    """The keyword options of source `name`, each read from its flag by `value`."""
+    return {keyword: value(flag) for keyword, flag in SOURCES[name].options}
 
 
 def attribute(spans: list[Span], intervals: list[Interval]) -> dict[str, dict]:

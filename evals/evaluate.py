@@ -34,6 +34,7 @@ from evals.atomic import why_unwritable
 from evals.config import results_path, run_dir
 from evals.errors import EvalError, UsageError
 from evals.extensions import in_words, on_board
+from evals.flags import add_evaluate_arguments, forwarded, how_to_run
 from evals.grading.judges import JudgeSpec, default_judges
 from evals.identity import FIELDS, Identity, add_identity_options, from_values, identity_from_config, parse_datasets, to_flags
 from evals.plan import Planned, plan
@@ -67,22 +68,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     add_identity_options(ident.add_argument, defaults=False)
 
     how = ap.add_argument_group("how to run (not part of the run identity)")
-    how.add_argument("--api-key-env")
-    how.add_argument("--responses-api", action="store_true")
-    how.add_argument("--batch", action="store_true", help="through the provider's Batch API (half price): submit and end; rerun to collect")
-    how.add_argument("--batch-wait", action="store_true", help="--batch, waiting for the batches to finish")
-    how.add_argument("--energy", action="store_true", help=f"measure the energy of the model's requests (local models) and publish the {in_words(len(registry.KWH_KEYS))} kWh figures")
-    how.add_argument("--energy-source", choices=("rapl", "nvml", "hwinfo"), help="with --energy: rapl (default), nvml or hwinfo (with --energy-log)")
-    how.add_argument("--energy-log", type=Path, help="with --energy-source hwinfo: the CSV log HWiNFO is writing")
-    how.add_argument("--energy-powercap", type=Path, help=argparse.SUPPRESS)
-    how.add_argument("--energy-period", type=float, help="with --energy: seconds between readings of a counter source (default 1)")
-    how.add_argument("--workers", type=int, help="parallel model requests per eval (pytest --concurrency; default 8)")
-    how.add_argument("--processes", type=int, help="pytest-xdist processes per eval (pytest -n); helps LeetCode grading only")
-    how.add_argument("--allow-errors", action="store_true", help="publish despite more than 5%% API errors or unparseable judge verdicts")
-    how.add_argument("--jest-url", help="JestLuaTestServer URL for leetcode (default $JEST_SERVER_URL)")
+    add_evaluate_arguments(how.add_argument, how_to_run(), "how")
     how.add_argument("--evals", default=",".join(_board_tags()), help=_evals_help())
     how.add_argument("--parallel", action="store_true", help="run the evals at once, each line prefixed by its eval")
-    how.add_argument("--force", action="store_true", help="start the runs over (the old run folders and result files are kept, renamed)")
     how.add_argument("--no-build", action="store_true", help="run, but leave models.json and the site alone")
     how.add_argument("--dry-run", action="store_true", help="check everything, print the plan (commands, run folders, result files) and exit")
     how.add_argument("--status", action="store_true", help="print each eval's progress and exit")
@@ -93,8 +81,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     meta.add_argument("--url", help="the model's page")
     meta.add_argument("--release-date", help="YYYY-MM-DD")
     meta.add_argument("--size", nargs="+", metavar="BYTES_OR_LINK", help="weights size: byte counts or Hugging Face links, added up")
-    meta.add_argument("--price-input", type=float, help="USD per million input tokens")
-    meta.add_argument("--price-output", type=float, help="USD per million output tokens")
+    add_evaluate_arguments(meta.add_argument, how_to_run(), "meta")
     meta.add_argument("--price-electricity", type=float, help="USD per kWh (local models)")
 
     args = ap.parse_args(argv)
@@ -268,7 +255,8 @@ def _plan_eval(tag: str, args: argparse.Namespace, saved: dict[str, Any] | None,
         judges = tuple(_judge(text) for text in args.judge)
     if not judges and TASKS[name].uses_judges:
         judges = default_judges(values["provider"])
-    ident = from_values(values, datasets=datasets.items(), judges=judges, api_key_env=args.api_key_env, responses_api=args.responses_api)
+    ident = from_values(values, datasets=datasets.items(), judges=judges, api_key_env=args.api_key_env, responses_api=args.responses_api,
+                        device=args.device)
     planned = plan(TASKS[name], ident)
     result_file = results_path(results_dir, planned.config)
     return Eval(tag, ident, datasets.get(name, "bundled"), planned, run_dir(runs_dir, planned.config), result_file, result_file in published)
@@ -322,18 +310,7 @@ def _check_keys(selected: list[Eval]) -> None:
 def _command(e: Eval, args: argparse.Namespace, data: Path) -> list[str]:
     command = [sys.executable, "-m", "pytest", "-m", e.name, *to_flags(e.identity)]
     command += [f"--run-dir={data / 'runs'}", f"--results-dir={data / 'results'}"]
-    if args.processes is not None:
-        command += ["-n", str(args.processes)]
-    for flag, value in (("--api-key-env", args.api_key_env), ("--concurrency", args.workers), ("--jest-url", args.jest_url),
-                        ("--energy-source", args.energy_source), ("--energy-log", args.energy_log),
-                        ("--energy-powercap", args.energy_powercap), ("--energy-period", args.energy_period)):
-        if value is not None:
-            command.append(f"{flag}={value}")
-    for flag, on in (("--responses-api", args.responses_api), ("--force", args.force), ("--batch", args.batch), ("--batch-wait", args.batch_wait),
-                     ("--energy", args.energy)):
-        if on:
-            command.append(flag)
-    return command
+    return command + forwarded(args, how_to_run())
 
 
 def _status(e: Eval) -> str:

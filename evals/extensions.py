@@ -32,6 +32,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from evals.errors import UsageError
 
 if TYPE_CHECKING:
+    from evals.energy import PowerSourceInfo
+    from evals.providers import ProviderInfo
     from evals.tasks import Task
 
 GROUP = "roblox_evals"
@@ -41,6 +43,10 @@ T = TypeVar("T")
 
 _tasks: dict[str, Task] = {}
 _own_modules: set[str] = set()  # the modules the harness's own entry points name
+
+
+_providers: dict[str, tuple[str, ProviderInfo]] = {}  # name -> (the registering module, what it is)
+_sources: dict[str, tuple[str, PowerSourceInfo]] = {}
 _loaded = False
 _loading = threading.RLock()
 
@@ -108,6 +114,50 @@ def in_words(count: int) -> str:
 def either(words: list[str] | tuple[str, ...]) -> str:
     """["mc", "ff", "lc"] -> "mc, ff or lc"."""
     return " or ".join(filter(None, [", ".join(words[:-1]), *words[-1:]]))
+
+
+def register_provider(name: str, info: ProviderInfo) -> ProviderInfo:
+    """Register a provider (`--provider NAME`) by what it is and takes (`ProviderInfo`), from
+    the module that defines it; the module must not import its SDK at its top. Registering a
+    name again from the same module (imported again) replaces it; from another, it is refused."""
+    module = _caller_module()
+    if name in _providers and _providers[name][0] != module:
+        raise UsageError(f"provider {name!r} ({module}): the name is {_providers[name][0]}'s already")
+    _providers[name] = (module, info)
+    ordered = sorted(_providers.items(), key=lambda item: (item[1][1].position, item[0]))
+    _providers.clear()
+    _providers.update(ordered)
+    return info
+
+
+def providers() -> dict[str, ProviderInfo]:
+    """Every registered provider by name, in the order of their `position` (then name)."""
+    load()
+    return {name: info for name, (_, info) in _providers.items()}
+
+
+def register_source(name: str, info: PowerSourceInfo) -> PowerSourceInfo:
+    """Register a power source (`--energy-source NAME`), as `register_provider` does a provider."""
+    module = _caller_module()
+    if name in _sources and _sources[name][0] != module:
+        raise UsageError(f"power source {name!r} ({module}): the name is {_sources[name][0]}'s already")
+    _sources[name] = (module, info)
+    ordered = sorted(_sources.items(), key=lambda item: (item[1][1].position, item[0]))
+    _sources.clear()
+    _sources.update(ordered)
+    return info
+
+
+def sources() -> dict[str, PowerSourceInfo]:
+    """Every registered power source by name, in the order of their `position` (then name)."""
+    load()
+    return {name: info for name, (_, info) in _sources.items()}
+
+
+def _caller_module() -> str:
+    import sys
+
+    return sys._getframe(2).f_globals.get("__name__", "?")
 
 
 def load() -> None:

@@ -42,7 +42,7 @@ class Field:
 
 
 FIELDS: tuple[Field, ...] = (
-    Field("provider", "provider", f"one of {', '.join(PROVIDERS)}", slug="{}"),
+    Field("provider", "provider", "one of {providers}", slug="{}"),  # the registered ones, when the flag is declared
     Field("model", "model", "model id, as the provider names it; local: a checkpoint folder (write --model=DIR)", slug="{}"),
     Field("base_url", "baseUrl", "endpoint URL: required for live (OpenRouter, vLLM, llama.cpp), optional for openai and anthropic"),
     Field("effort", "effort", "reasoning effort (openai, live: none ... xhigh; anthropic: low ... max)", slug="{}"),
@@ -100,15 +100,16 @@ def add_identity_options(add: Callable[..., Any], *, defaults: bool) -> None:
     tell "not given" from "given as the default"."""
     for f in FIELDS:
         default = f.default if defaults else None
+        help = f.help.format(providers=", ".join(PROVIDERS)) if f.name == "provider" else f.help
         if f.kind is bool:
-            add(f.flag, action="store_true", default=default, help=f.help)
+            add(f.flag, action="store_true", default=default, help=help)
         else:
-            add(f.flag, type=f.kind, default=default, help=f.help)
+            add(f.flag, type=f.kind, default=default, help=help)
     add("--dataset", action="append", default=[] if defaults else None, metavar="[EVAL=]SOURCE", help=dataset_help())
     add("--judge", action="append", default=[] if defaults else None, metavar="PROVIDER:MODEL[@BASE_URL]", help=JUDGE_HELP)
 
 
-def from_values(values: dict[str, Any], *, datasets=(), judges=(), api_key_env=None, responses_api=False, device=None) -> Identity:
+def from_values(values: dict[str, Any], *, datasets=(), judges=(), api_key_env=None, responses_api=False, device=None, options=()) -> Identity:
     """An identity from field name -> value (None: the field's default), checked; then with
     what the provider will really call (`effective_spec`: an endpoint, a checkpoint's hash)."""
     given = {f.name: (values.get(f.name) if values.get(f.name) is not None else f.default) for f in FIELDS}
@@ -116,7 +117,8 @@ def from_values(values: dict[str, Any], *, datasets=(), judges=(), api_key_env=N
         given["epochs"] = None
     if given["provider"] == "reference" and not given["model"]:
         given["model"] = "gold"
-    spec = ProviderSpec(**{f.name: given[f.name] for f in FIELDS if f.on_spec}, api_key_env=api_key_env, responses_api=responses_api, device=device)
+    spec = ProviderSpec(**{f.name: given[f.name] for f in FIELDS if f.on_spec}, api_key_env=api_key_env, responses_api=responses_api, device=device,
+                        options=tuple(options))
     ident = Identity(spec=spec, **{f.name: given[f.name] for f in FIELDS if not f.on_spec}, datasets=tuple(datasets), judges=tuple(judges))
     check(ident)
     return dataclasses.replace(ident, spec=effective_spec(ident.spec), judges=tuple(j.effective() for j in ident.judges))

@@ -35,6 +35,7 @@ import httpx
 
 from evals import hub
 from evals.errors import EvalError
+from evals.providers import is_openrouter
 
 OPENROUTER_API = "https://openrouter.ai/api/v1"
 HF_ENDPOINT = hub.DEFAULT_ENDPOINT
@@ -224,12 +225,8 @@ def _openrouter_base(base_url: str) -> str:
 
 
 def _is_openrouter(base_url: Any) -> bool:
-    if not isinstance(base_url, str) or not base_url.strip():
-        return False
-    host = (urlsplit(base_url.strip()).hostname or "").lower()
-    if host == "openrouter.ai" or host.endswith(".openrouter.ai"):
-        return True
-    return base_url.strip().rstrip("/") == _openrouter_base(OPENROUTER_API)
+    """OpenRouter by host name (the providers' rule), or the stand-in OPENROUTER_API_BASE names."""
+    return is_openrouter(base_url) or (isinstance(base_url, str) and base_url.strip().rstrip("/") == _openrouter_base(OPENROUTER_API))
 
 
 def _base_id(model_id: str) -> str:

@@ -29,8 +29,7 @@ def configure(config: pytest.Config) -> None:
     if session_of(config).settings is None or is_worker(config) or not settings(config).energy:
         return
     s = settings(config)
-    source = energy.source(s.energy, log=config.getoption("energy_log"), powercap=config.getoption("energy_powercap"),
-                           period=config.getoption("energy_period"))
+    source = energy.source(s.energy, **energy.options_of(s.energy, lambda flag: config.getoption(flag.dest)))
     try:
         source.check()  # before anything is asked: a source that cannot measure makes the kWh meaningless
     except EvalError as error:

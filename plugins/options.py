@@ -5,7 +5,6 @@ one-line message naming the flag and the fix, before any item is collected or pa
 
 from __future__ import annotations
 
-import argparse
 import inspect
 import os
 import shlex
@@ -24,7 +23,8 @@ from evals.errors import EvalError
 from evals.extensions import load as load_evals
 from evals.grading.judges import JudgeSpec, default_judges
 from evals.identity import FIELD, Identity, add_identity_options, from_values, parse_datasets
-from evals.providers import PROVIDERS, Provider, api_key_from_env, check_key, deferred_provider, limit_share
+from evals.flags import add_pytest_options, how_to_run, takers
+from evals.providers import PROVIDERS, Provider, ProviderSpec, api_key_from_env, batch_providers, check_key, deferred_provider, limit_share
 from evals.results import Prices
 from evals.tasks import TASKS
 
@@ -43,32 +43,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add_identity_options(ident, defaults=True)
 
     how = _declare(parser.getgroup("how to run", "not part of the run identity"))
-    how("--api-key-env", help="environment variable holding the API key (OPENROUTER_API_KEY is picked for openrouter.ai)")
-    how("--responses-api", action="store_true", default=False, help="openai: use the Responses API instead of Chat Completions")
-    how("--device", help="local: where the model runs, auto (a GPU when there is one, else the CPU), cpu, cuda, cuda:N")
-    how("--concurrency", type=int, default=8, help="model requests in flight at once, across all workers (default 8)")
-    how("--batch", action="store_true", default=False,
-        help="send the model calls through the provider's Batch API (half price): submit, then end; rerun the same command to collect")
-    how("--batch-wait", action="store_true", default=False, help="--batch, waiting for the batches (polling, with backoff) to finish the run")
-    how("--force", action="store_true", default=False, help="start the run over; the old run folder is kept, renamed")
-    how("--allow-errors", action="store_true", default=False, help="with --publish: publish despite more than 5%% API errors or unparseable verdicts")
-    how("--run-dir", type=Path, help="where run folders live (default data/runs); write --run-dir=PATH")
-    how("--results-dir", type=Path, help="where result files are written (default data/results); write --results-dir=PATH")
-    how("--price-input", type=float, help="USD per million input tokens, for the cost in the summary")
-    how("--price-output", type=float, help="USD per million output tokens")
-    how("--verify-published", nargs="?", const=True, default=None, metavar="NAME",
-        help="rescore every published run (or only model NAME's: --verify-published=NAME) offline and compare it with its result file")
-    how("--publish", metavar="NAME", help="at the end, publish the finished results into data/models.json as model NAME")
-    how("--energy", action="store_true", default=False,
-        help="measure the energy the model's requests used (local models), into the result files as kWh")
-    how("--energy-source", choices=("rapl", "nvml", "hwinfo"), default="rapl",
-        help="with --energy: Linux RAPL counters (default), NVIDIA's GPU energy counters, or a HWiNFO CSV log (--energy-log)")
-    how("--energy-log", type=Path, help="with --energy-source hwinfo: the HWiNFO CSV log HWiNFO is writing; write --energy-log=PATH")
-    how("--energy-powercap", type=Path, default=Path("/sys/class/powercap"), help=argparse.SUPPRESS)
-    how("--energy-period", type=float, default=1.0, help="with --energy: seconds between readings of a counter source (default 1)")
-    how("--luau-timeout", type=float, default=10.0, help="wall-clock safety net per leetcode problem, seconds (default 10)")
-    how("--jest-url", default=os.environ.get("JEST_SERVER_URL"),
-        help="run leetcode tests on a JestLuaTestServer (default $JEST_SERVER_URL; key from $JEST_SERVER_API_KEY)")
+    add_pytest_options(how, how_to_run())
 
 
 VALUE_OPTIONS: set[str] = set()  # every option of the harness that takes a value
@@ -241,6 +216,7 @@ def _settings(config: pytest.Config) -> Settings:
         api_key_env=opt("api_key_env"),
         responses_api=opt("responses_api"),
         device=opt("device"),
+        options=_own_options(opt),
     )
     worker = getattr(config, "workerinput", None)
     if PROVIDERS[identity.spec.provider].in_process and (worker or config.getoption("numprocesses", None)):
@@ -261,8 +237,7 @@ def _settings(config: pytest.Config) -> Settings:
         hint = " (or name another variable with --api-key-env)" if "environment variable" in str(error) else ""
         raise EvalError(f"{error}{hint}") from None
     if batch and candidate.batch_api() is None:
-        raise EvalError(f"--batch: --provider {identity.spec.provider} has no Batch API (openai, anthropic, and live endpoints "
-                        "that speak OpenAI's have one); run without --batch")
+        raise EvalError(f"--batch: --provider {identity.spec.provider} has no Batch API ({batch_providers()} have one); run without --batch")
     if not worker:
         _check_folders({"--run-dir": run_root(config), "--results-dir": results_root(config)})
     return Settings(
@@ -311,10 +286,9 @@ def judge_provider(judge: JudgeSpec) -> tuple[str, Provider]:
 def _check_how_to_run(opt) -> None:
     """The flags that are not identity (those are checked by `evals.identity.check`)."""
     provider = opt("provider")
-    if opt("responses_api") and provider != "openai":
-        raise EvalError(f"--responses-api applies to --provider openai, not {provider}")
-    if opt("device") and not (provider in PROVIDERS and PROVIDERS[provider].in_process):
-        raise EvalError(f"--device applies to --provider local, not {provider}")
+    for flag in how_to_run():
+        if (owners := takers(flag.name)) and opt(flag.dest) and provider not in owners:  # a provider's own flag
+            raise EvalError(f"{flag.name} applies to --provider {', '.join(owners)}, not {provider}")
     if opt("luau_timeout") <= 0:
         raise EvalError(f"--luau-timeout must be a positive number of seconds (got {opt('luau_timeout')})")
     if opt("jest_url") and not opt("jest_url").startswith(("http://", "https://")):
@@ -327,6 +301,14 @@ def _check_how_to_run(opt) -> None:
         raise EvalError("--api-key-env has no use with --provider reference")
     if opt("api_key_env"):
         api_key_from_env(opt("api_key_env"), required=True)
+
+
+def _own_options(opt) -> tuple[tuple[str, Any], ...]:
+    """The provider's own flags that `ProviderSpec` has no field for, given: `spec.option(name)`."""
+    info = PROVIDERS.get(opt("provider"))
+    fields = ProviderSpec.__dataclass_fields__
+    return tuple((flag.dest, opt(flag.dest)) for flag in (info.flags if info else ())
+                 if flag.dest not in fields and opt(flag.dest) not in (None, False))
 
 
 def _prices(price_input: float | None, price_output: float | None) -> Prices | None:

@@ -235,3 +235,13 @@ def test_device_is_how_to_run(tmp_path):
                        run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
     assert done.returncode == 4 and "--device applies to --provider local, not openai" in done.stderr
     assert os.environ.get("ROBLOX_EVALS_CACHE")  # the autouse fixture keeps hashes out of the user's cache
+
+
+def test_evaluate_takes_the_local_flags_and_hands_them_on(tiny, tmp_path):
+    from tests.test_leaderboard import evaluate
+
+    done = evaluate(tmp_path / "data", "Tiny", "--provider", "local", f"--model={tiny['checkpoint']}", "--device", "cpu",
+                    "--luau-timeout", "5", "--judge=reference:gold", "--dry-run", "--no-build")
+    assert done.returncode == 0, done.stdout + done.stderr
+    commands = [line for line in done.stdout.splitlines() if line.strip().startswith(("ff:", "mc:", "lc:"))]
+    assert len(commands) == 3 and all("--device=cpu" in line and "--luau-timeout=5.0" in line for line in commands), done.stdout

@@ -31,9 +31,8 @@ def bundled(name: str, split: str = "test") -> list[str]:
 def sdks():
     """The provider SDKs, imported once before the runs that build a real provider: pytester
     drops modules first imported during a run, so each such run would import them again (~2 s)."""
-    import evals.providers.anthropic
-    import evals.providers.live
-    import evals.providers.openai  # noqa: F401
+    import anthropic
+    import openai  # noqa: F401
 
 
 @pytest.fixture

@@ -9,6 +9,8 @@ import threading
 from dataclasses import dataclass
 
 from evals.errors import UsageError
+from evals.extensions import Registry, providers
+from evals.flags import Flag
 
 from ._base import Completion, Provider, ProviderSpec, Request, Usage, api_key_from_env, is_openrouter, kind_of
 from ._retry import RetryPolicy, Throttle, call_with_retries, endpoint_throttle, limit_share, redact
@@ -23,6 +25,7 @@ __all__ = [
     "Request",
     "RetryPolicy",
     "Throttle",
+    "batch_providers",
     "endpoint_throttle",
     "Usage",
     "api_key_from_env",
@@ -39,12 +42,11 @@ __all__ = [
     "redact",
 ]
 
-OPENAI_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
-
-
 @dataclass(frozen=True)
 class ProviderInfo:
-    """What a provider is and what it sends, known without importing its SDK."""
+    """What a provider is and what it sends, known without importing its SDK. A provider's
+    module registers one (`evals.extensions.register_provider`) and imports its SDK only
+    inside its functions."""
 
     path: str  # "module:Class", imported on first use so that an offline run loads no SDK
     takes: frozenset[str] = frozenset()  # identity fields it sends, beyond provider and model
@@ -65,26 +67,25 @@ class ProviderInfo:
     # never imports the judge's SDK.
     key_env: str | None = None
     openrouter_key_env: str | None = None
+    # How-to-run flags only it takes (`evals.flags.Flag` rows): pytest and evaluate take them
+    # when it is registered, and refuse them with another provider.
+    flags: tuple[Flag, ...] = ()
+    # A Batch API (`Provider.batch_api`): the share of the list price its calls cost, and how
+    # the --batch refusal names the providers that have one. None: it has none.
+    batch_price: float | None = None
+    batch_name: str | None = None  # None: its name
+    position: int = 100  # its place in lists of providers (then by name)
 
 
-PROVIDERS = {
-    "openai": ProviderInfo("evals.providers.openai:OpenAIProvider", frozenset({"base_url", "effort", "max_tokens"}),
-                           OPENAI_EFFORTS, base_url_env="OPENAI_BASE_URL", key_env="OPENAI_API_KEY"),
-    # The Messages API takes effort as output_config.effort, and no temperature on current models.
-    "anthropic": ProviderInfo("evals.providers.anthropic:AnthropicProvider", frozenset({"base_url", "effort", "thinking", "max_tokens"}),
-                              ("low", "medium", "high", "xhigh", "max"), sampling=False, base_url_env="ANTHROPIC_BASE_URL",
-                              key_env="ANTHROPIC_API_KEY"),
-    "live": ProviderInfo("evals.providers.live:LiveProvider", frozenset({"base_url", "effort", "thinking", "route", "max_tokens"}),
-                         OPENAI_EFFORTS, needs_base_url=True, openrouter_key_env="OPENROUTER_API_KEY"),
-    "reference": ProviderInfo("evals.providers.reference:ReferenceProvider", network=False),
-    # A Hugging Face checkpoint folder (and a PEFT adapter folder) run with transformers in
-    # process: greedy, so no temperature; the run records the files' hashes, not their paths.
-    "local": ProviderInfo("evals.providers.local:LocalProvider", frozenset({"thinking", "max_tokens", "adapter", "dtype"}),
-                          sampling=False, recorder="evals.providers.checkpoint:recorded",
-                          records=("model", "adapter", "dtype", "chatTemplate", "decoding", "maxNewTokens"), in_process=True,
-                          network=False),
-}
+# Every registered provider by name (`evals.extensions.providers()`), read when first asked.
+PROVIDERS = Registry(providers)
 PLANNED: dict[str, str] = {}  # providers named before they exist: provider -> what to use meanwhile
+
+
+def batch_providers() -> str:
+    """The providers with a Batch API, as the --batch refusal names them ("a, b, and c")."""
+    names = [info.batch_name or name for name, info in PROVIDERS.items() if info.batch_price is not None]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])}, and {names[-1]}"
 
 
 def effective_spec(spec: ProviderSpec) -> ProviderSpec:

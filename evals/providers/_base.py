@@ -15,6 +15,7 @@ import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from evals.errors import FatalProviderError, ProviderError, TransientError, UsageError
 
@@ -132,11 +133,18 @@ class ProviderSpec:
     responses_api: bool = False
     device: str | None = None
     recorded: tuple[tuple[str, Any], ...] = ()
+    # The values of the provider's own how-to-run flags (`ProviderInfo.flags`) that are not
+    # fields here, by their option name: not identity either (`option` reads one).
+    options: tuple[tuple[str, Any], ...] = ()
+
+    def option(self, name: str, default: Any = None) -> Any:
+        """The value of the provider's own flag `name` ("stutter" for --stutter)."""
+        return dict(self.options).get(name, default)
 
     def identity(self) -> dict[str, Any]:
         """Who is asked, as a cache record holds it (and a Batch API ledger names it)."""
         ident = dataclasses.asdict(self)
-        del ident["api_key_env"], ident["responses_api"], ident["device"], ident["recorded"]
+        del ident["api_key_env"], ident["responses_api"], ident["device"], ident["recorded"], ident["options"]
         if not ident["thinking"]:
             del ident["thinking"]
         return {k: v for k, v in {**ident, **dict(self.recorded)}.items() if v is not None}
@@ -169,8 +177,16 @@ def api_key_from_env(name: str, *, required: bool) -> str:
     return key
 
 
-def is_openrouter(base_url: str | None) -> bool:
-    return bool(base_url) and "openrouter.ai" in base_url
+def is_openrouter(base_url: Any) -> bool:
+    """Whether the endpoint is OpenRouter's: by its host name, openrouter.ai or a subdomain of
+    it (https://myopenrouter.ai.example.com is not)."""
+    if not isinstance(base_url, str) or not base_url.strip():
+        return False
+    try:
+        host = (urlsplit(base_url.strip()).hostname or "").lower()
+    except ValueError:  # not a URL at all (an unclosed [ in the host)
+        return False
+    return host == "openrouter.ai" or host.endswith(".openrouter.ai")
 
 
 def status_error(status: int, message: str, headers) -> ProviderError:

@@ -10,20 +10,28 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-import anthropic
-
 from evals.errors import ProviderError, QuotaExhausted, TransientError
-from evals.providers import key_variable
+from evals.extensions import register_provider
+from evals.providers import ProviderInfo, key_variable
 
 from ._batch import BatchAPI, BatchState, Outcome, line_error, not_run
 from ._base import (Completion, Provider, ProviderSpec, Request, Usage, api_key_from_env, json_list, json_object, json_text,
                     reply_body, status_error, token_count)
 
-# Models on which the SDK deprecates a fixed thinking budget in favour of adaptive thinking.
-try:
-    from anthropic._data import MODELS_TO_WARN_WITH_THINKING_ENABLED as _ADAPTIVE_THINKING_MODELS
-except ImportError:  # an SDK without the list: every model takes a budget
-    _ADAPTIVE_THINKING_MODELS = frozenset()
+# The Messages API takes effort as output_config.effort, and no temperature on current models.
+register_provider("anthropic", ProviderInfo(
+    "evals.providers.anthropic:AnthropicProvider", frozenset({"base_url", "effort", "thinking", "max_tokens"}),
+    ("low", "medium", "high", "xhigh", "max"), sampling=False, base_url_env="ANTHROPIC_BASE_URL", key_env="ANTHROPIC_API_KEY",
+    batch_price=0.5, position=20))
+
+
+def _adaptive_thinking_models() -> frozenset[str]:
+    """Models on which the SDK deprecates a fixed thinking budget in favour of adaptive thinking."""
+    try:
+        from anthropic._data import MODELS_TO_WARN_WITH_THINKING_ENABLED
+    except ImportError:  # an SDK without the list: every model takes a budget
+        return frozenset()
+    return frozenset(MODELS_TO_WARN_WITH_THINKING_ENABLED)
 
 DEFAULT_MAX_TOKENS = 8192
 THINKING_MAX_TOKENS = 32000
@@ -32,6 +40,8 @@ THINKING_BUDGET = 16000
 
 class AnthropicProvider(Provider):
     def __init__(self, spec: ProviderSpec):
+        import anthropic  # here, not at the top: registering the provider imports this module, not its SDK
+
         super().__init__(spec)
         self._api_key = api_key_from_env(key_variable(spec), required=True)
         self.client = anthropic.Anthropic(api_key=self._api_key, base_url=spec.base_url, max_retries=0)
@@ -41,6 +51,8 @@ class AnthropicProvider(Provider):
         return (self._api_key,)
 
     def complete(self, request: Request, *, timeout: float) -> Completion:
+        import anthropic
+
         try:
             raw = self.client.messages.with_raw_response.create(**self._kwargs(request), timeout=timeout)
         except anthropic.AnthropicError as error:
@@ -60,7 +72,7 @@ class AnthropicProvider(Provider):
         }
         if request.system:
             kwargs["system"] = request.system
-        if thinking and self.spec.model in _ADAPTIVE_THINKING_MODELS:
+        if thinking and self.spec.model in _adaptive_thinking_models():
             kwargs["thinking"] = {"type": "adaptive"}
         elif thinking:
             kwargs["thinking"] = {"type": "enabled", "budget_tokens": min(THINKING_BUDGET, max_tokens - 1024)}
@@ -102,6 +114,8 @@ def message_completion(body: dict[str, Any]) -> Completion:
 
 
 def anthropic_error(error: anthropic.AnthropicError) -> ProviderError:
+    import anthropic
+
     if isinstance(error, anthropic.APITimeoutError):
         return TransientError("the request timed out", kind="timeout")
     if isinstance(error, anthropic.APIConnectionError):
@@ -204,6 +218,8 @@ def _batch_state(body: dict[str, Any]) -> BatchState:
 
 @contextlib.contextmanager
 def _translated():
+    import anthropic
+
     try:
         yield
     except anthropic.AnthropicError as error:

@@ -8,8 +8,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from evals.extensions import register_provider
+from evals.providers import ProviderInfo
+
 from ._base import Request, is_openrouter
-from .openai import OpenAIProvider, chat_messages
+from .openai import EFFORTS, OpenAIProvider, chat_messages
+
+# Its Batch API is OpenAI's, where the endpoint speaks it (`OpenAIBatch` finds out).
+register_provider("live", ProviderInfo(
+    "evals.providers.live:LiveProvider", frozenset({"base_url", "effort", "thinking", "route", "max_tokens"}), EFFORTS,
+    needs_base_url=True, openrouter_key_env="OPENROUTER_API_KEY", batch_price=0.5, batch_name="live endpoints that speak OpenAI's",
+    position=30))
+
 
 class LiveProvider(OpenAIProvider):
     def _chat_kwargs(self, request: Request) -> dict[str, Any]:

@@ -22,9 +22,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from evals.errors import FatalProviderError, ProviderError, TransientError, UsageError
+from evals.extensions import register_provider
+from evals.flags import Flag
+from evals.providers import ProviderInfo
 
 from ._base import Completion, Provider, ProviderSpec, Request, Usage
 from .checkpoint import DEFAULT_MAX_NEW_TOKENS, adapter_folder, checkpoint_folder, resolved_dtype
+
+DEVICE = Flag("--device", "local: where the model runs, auto (a GPU when there is one, else the CPU), cpu, cuda, cuda:N", str,
+              forward=True)
+
+# A Hugging Face checkpoint folder (and a PEFT adapter folder) run with transformers in
+# process: greedy, so no temperature; the run records the files' hashes, not their paths.
+register_provider("local", ProviderInfo(
+    "evals.providers.local:LocalProvider", frozenset({"thinking", "max_tokens", "adapter", "dtype"}), sampling=False,
+    recorder="evals.providers.checkpoint:recorded", records=("model", "adapter", "dtype", "chatTemplate", "decoding", "maxNewTokens"),
+    in_process=True, network=False, flags=(DEVICE,), position=50))
 
 INSTALL = "--provider local needs the optional extra `local` (torch, transformers, peft): install it with `uv sync --extra local`"
 

@@ -11,14 +11,22 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-import openai
-
 from evals.errors import ProviderError, QuotaExhausted, TransientError, UsageError
-from evals.providers import key_variable
+from evals.extensions import register_provider
+from evals.flags import Flag
+from evals.providers import ProviderInfo, key_variable
 
 from ._batch import FIND_LIMIT, BatchAPI, BatchState, Outcome, line_error, not_run
 from ._base import (Completion, MalformedReply, Provider, ProviderSpec, Request, Usage, api_key_from_env, json_list,
                     json_object, json_text, reply_body, status_error, token_count)
+
+
+EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
+RESPONSES_API = Flag("--responses-api", "openai: use the Responses API instead of Chat Completions", evaluate_help=None, forward=True)
+
+register_provider("openai", ProviderInfo(
+    "evals.providers.openai:OpenAIProvider", frozenset({"base_url", "effort", "max_tokens"}), EFFORTS,
+    base_url_env="OPENAI_BASE_URL", key_env="OPENAI_API_KEY", flags=(RESPONSES_API,), batch_price=0.5, position=10))
 
 
 class BatchUnsupported(UsageError):
@@ -27,6 +35,8 @@ class BatchUnsupported(UsageError):
 
 class OpenAIProvider(Provider):
     def __init__(self, spec: ProviderSpec):
+        import openai  # here, not at the top: registering the provider imports this module, not its SDK
+
         super().__init__(spec)
         variable = key_variable(spec)
         self._secrets = (api_key_from_env(variable, required=True),) if variable else ()
@@ -44,6 +54,8 @@ class OpenAIProvider(Provider):
         # body of plain strings and numbers that copy changes nothing and walked the
         # parameters' type annotations for ~1.2 ms of CPU, as much as the rest of the call.
         # The body is the one a Batch API line carries (`request_body`).
+        import openai
+
         path, completion = ("/responses", responses_completion) if self.spec.responses_api else ("/chat/completions", chat_body_completion)
         try:
             content = self.client.post(path, body=self.request_body(request), cast_to=bytes, options={"timeout": timeout})
@@ -150,6 +162,8 @@ def chat_body_completion(body: dict[str, Any]) -> Completion:
 
 
 def openai_error(error: openai.OpenAIError) -> ProviderError:
+    import openai
+
     if isinstance(error, openai.APITimeoutError):
         return TransientError("the request timed out", kind="timeout")
     if isinstance(error, openai.APIConnectionError):
@@ -208,6 +222,8 @@ class OpenAIBatch(BatchAPI):
             return _batch_state(reply_body(raw.http_response.content))
 
     def _find_batch(self, name: str) -> BatchState | None:
+        import openai
+
         try:
             batches = list(itertools.islice(self.client.batches.list(limit=100), FIND_LIMIT))
         except openai.APIStatusError as error:
@@ -291,6 +307,8 @@ def _batch_state(body: dict[str, Any]) -> BatchState:
 
 @contextlib.contextmanager
 def _translated():
+    import openai
+
     try:
         yield
     except openai.OpenAIError as error:

@@ -7,9 +7,13 @@ publishable."""
 
 from __future__ import annotations
 
+from evals.extensions import register_provider
 from evals.grading.judges import format_verdict
+from evals.providers import ProviderInfo
 
 from ._base import Completion, Provider, Request
+
+register_provider("reference", ProviderInfo("evals.providers.reference:ReferenceProvider", network=False, position=40))
 
 
 class ReferenceProvider(Provider):

@@ -1,0 +1,169 @@
+"""The how-to-run flags, declared once: the flags that say how to run, not which run it is
+(those are `evals.identity.FIELDS`).
+
+`FLAGS` is the one table. From it come the pytest options (`plugins/options.py`), `evaluate`'s
+arguments and the flags `evaluate` passes on to each eval's pytest process (`forwarded`). A row
+says whether `evaluate` takes the flag too, under which name and help, and whether it hands it
+on: `evaluate --workers` is pytest's `--concurrency`, `evaluate --processes` is pytest-xdist's
+`-n`, and the flags about where files go or what is published are pytest's own (`evaluate`
+decides them from its NAME and --data-dir).
+
+A provider's own flags (`--responses-api`, `--device`) and a power source's (`--energy-log`) are
+rows too, declared by the provider (`ProviderInfo.flags`) or the source (`PowerSourceInfo.flags`)
+where it registers, and taken after these (`how_to_run()`); --energy-source's choices are the
+registered power sources."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evals import extensions
+
+SAME = "same"  # evaluate_help: evaluate shows pytest's help
+
+
+@dataclass(frozen=True)
+class Flag:
+    name: str  # "--concurrency": pytest's name, and evaluate's unless `evaluate` names another
+    help: str  # pytest's help
+    type: Callable[[str], Any] | None = None  # None: a switch (store_true)
+    default: Any = None  # pytest's default (evaluate's is None, False for a switch: "not given")
+    env: str | None = None  # pytest's default is this environment variable, when it is set
+    choices: tuple[str, ...] | None = None
+    metavar: str | None = None
+    nargs: str | None = None
+    const: Any = None
+    # evaluate: True takes it under the same name, a string under that name, False: pytest only.
+    evaluate: bool | str = True
+    evaluate_help: str | None = SAME
+    evaluate_group: str = "how"  # "how", or "meta" (with the models.json metadata)
+    pytest: bool = True  # declared as a pytest option (False: evaluate's name for another's)
+    # evaluate passes its value on to every eval's pytest process: True as `name`, or as
+    # `forward_as` (written apart from its value, as in `-n 2`).
+    forward: bool = False
+    forward_as: str | None = None
+
+    @property
+    def switch(self) -> bool:
+        return self.type is None
+
+    @property
+    def dest(self) -> str:
+        """The attribute pytest's options (and argparse's namespace) keep it under."""
+        return self.name.removeprefix("--").replace("-", "_")
+
+    @property
+    def evaluate_name(self) -> str | None:
+        return None if self.evaluate is False else self.name if self.evaluate is True else self.evaluate
+
+    @property
+    def evaluate_dest(self) -> str | None:
+        name = self.evaluate_name
+        return name.removeprefix("--").replace("-", "_") if name else None
+
+    def pytest_attrs(self) -> dict[str, Any]:
+        """The keyword arguments of pytest's `addoption` (argparse's `add_argument`)."""
+        default = os.environ.get(self.env) if self.env else self.default
+        if self.switch:
+            return {"action": "store_true", "default": False if default is None else default, "help": self.help}
+        attrs = {"type": self.type, "default": default, "help": self.help, "choices": self.choices,
+                 "metavar": self.metavar, "nargs": self.nargs, "const": self.const}
+        if self.type is str:
+            del attrs["type"]
+        return {k: v for k, v in attrs.items() if v is not None or k == "default"}
+
+    def evaluate_attrs(self) -> dict[str, Any]:
+        """`add_argument`'s keyword arguments for evaluate: no default, so that a flag left out
+        is not passed on."""
+        help = self.help if self.evaluate_help == SAME else self.evaluate_help
+        if self.switch:
+            return {"action": "store_true", **({"help": help} if help is not None else {})}
+        attrs = {"type": self.type, "help": help, "choices": self.choices, "metavar": self.metavar}
+        if self.type is str:
+            del attrs["type"]
+        return {k: v for k, v in attrs.items() if v is not None}
+
+    def forwarded(self, value: Any) -> list[str]:
+        """What evaluate writes on a pytest command line for `value` (nothing when not given)."""
+        if value is None or value is False:
+            return []
+        if self.forward_as:
+            return [self.forward_as, str(value)]
+        return [self.name] if self.switch else [f"{self.name}={value}"]
+
+
+FLAGS: tuple[Flag, ...] = (
+    Flag("--api-key-env", "environment variable holding the API key (OPENROUTER_API_KEY is picked for openrouter.ai)", str,
+         forward=True),
+    Flag("--concurrency", "model requests in flight at once, across all workers (default 8)", int, 8,
+         evaluate="--workers", evaluate_help="parallel model requests per eval (pytest --concurrency; default 8)", forward=True),
+    Flag("--processes", "pytest-xdist processes per eval (pytest -n); helps LeetCode grading only", int, pytest=False,
+         evaluate_help="pytest-xdist processes per eval (pytest -n); helps LeetCode grading only", forward=True, forward_as="-n"),
+    Flag("--batch", "send the model calls through the provider's Batch API (half price): submit, then end; rerun the same command to collect",
+         evaluate_help="through the provider's Batch API (half price): submit and end; rerun to collect", forward=True),
+    Flag("--batch-wait", "--batch, waiting for the batches (polling, with backoff) to finish the run",
+         evaluate_help="--batch, waiting for the batches to finish", forward=True),
+    Flag("--force", "start the run over; the old run folder is kept, renamed",
+         evaluate_help="start the runs over (the old run folders and result files are kept, renamed)", forward=True),
+    # evaluate publishes itself, after its pytest processes: it decides on the errors there.
+    Flag("--allow-errors", "with --publish: publish despite more than 5%% API errors or unparseable verdicts",
+         evaluate_help="publish despite more than 5%% API errors or unparseable judge verdicts"),
+    # evaluate puts them under --data-dir.
+    Flag("--run-dir", "where run folders live (default data/runs); write --run-dir=PATH", Path, evaluate=False),
+    Flag("--results-dir", "where result files are written (default data/results); write --results-dir=PATH", Path, evaluate=False),
+    # evaluate: the price models.json records (and the cost of its summary).
+    Flag("--price-input", "USD per million input tokens, for the cost in the summary", float,
+         evaluate_help="USD per million input tokens", evaluate_group="meta"),
+    Flag("--price-output", "USD per million output tokens", float, evaluate_group="meta"),
+    # evaluate's own: --verify [NAME], and its NAME.
+    Flag("--verify-published", "rescore every published run (or only model NAME's: --verify-published=NAME) offline and compare it with its result file",
+         str, nargs="?", const=True, metavar="NAME", evaluate=False),
+    Flag("--publish", "at the end, publish the finished results into data/models.json as model NAME", str, metavar="NAME", evaluate=False),
+    Flag("--energy", "measure the energy the model's requests used (local models), into the result files as kWh",
+         evaluate_help="measure the energy of the model's requests (local models) and publish the five kWh figures", forward=True),
+    Flag("--energy-source", "with --energy: Linux RAPL counters (default), NVIDIA's GPU energy counters, or a HWiNFO CSV log (--energy-log)",
+         str, "rapl",  # its choices: the registered power sources
+         evaluate_help="with --energy: rapl (default), nvml or hwinfo (with --energy-log)", forward=True),
+    Flag("--luau-timeout", "wall-clock safety net per leetcode problem, seconds (default 10)", float, 10.0, forward=True),
+    Flag("--jest-url", "run leetcode tests on a JestLuaTestServer (default $JEST_SERVER_URL; key from $JEST_SERVER_API_KEY)", str,
+         env="JEST_SERVER_URL", evaluate_help="JestLuaTestServer URL for leetcode (default $JEST_SERVER_URL)", forward=True),
+)
+
+
+def how_to_run() -> tuple[Flag, ...]:
+    """Every how-to-run flag: the table's, then each registered provider's and power source's own."""
+    sources = extensions.sources()
+    kwh = f"{extensions.in_words(len(extensions.kilowatt_hour_keys()))} kWh figures"  # one per board eval or band
+    table = tuple(dataclasses.replace(flag, choices=tuple(sources)) if flag.name == "--energy-source"
+                  else dataclasses.replace(flag, evaluate_help=flag.evaluate_help.replace("five kWh figures", kwh)) if flag.name == "--energy"
+                  else flag for flag in FLAGS)
+    own = {flag.name: flag for info in [*extensions.providers().values(), *sources.values()] for flag in info.flags}
+    return (*table, *own.values())
+
+
+def takers(flag: str) -> list[str]:
+    """The providers that declare the how-to-run flag `flag` as their own (none: it is not a provider's)."""
+    return [name for name, info in extensions.providers().items() if any(f.name == flag for f in info.flags)]
+
+
+def add_pytest_options(add: Callable[..., Any], flags: Iterable[Flag]) -> None:
+    for flag in flags:
+        if flag.pytest:
+            add(flag.name, **flag.pytest_attrs())
+
+
+def add_evaluate_arguments(add: Callable[..., Any], flags: Iterable[Flag], group: str) -> None:
+    for flag in flags:
+        if flag.evaluate_name and flag.evaluate_group == group:
+            add(flag.evaluate_name, **flag.evaluate_attrs())
+
+
+def forwarded(args: argparse.Namespace, flags: Iterable[Flag]) -> list[str]:
+    """The pytest flags that pass evaluate's `args` on to an eval's pytest process."""
+    return [part for flag in flags if flag.forward for part in flag.forwarded(getattr(args, flag.evaluate_dest))]
