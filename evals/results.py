@@ -1,11 +1,21 @@
 """Result files: `config`, `summary` and one row per question, written atomically.
 
 A result file is the published record of a run. Its `summary` is derived from its rows, so
-`--verify-published` can rescore a run folder and compare the two exactly."""
+`--verify-published` can rescore a run folder and compare the two exactly.
+
+The file's layout has a version of its own, `resultFormat`, apart from the run's identity
+(`config.harnessVersion`, hashed into run folder names, never bumped for a new field), so a
+field added to result files orphans no run folder and leaves every older file readable:
+- format 1 (no `resultFormat`): config, summary, prices, publishable, timing, rows;
+- format 2: also `graders` (the version of each part that graded it, `graders_of`) and each
+  row's `records`, a digest of the cache records it was scored from (`records_digest`).
+`FORMATS` lists what each format added; `in_format` drops it, so today's rescoring compares
+with an older file field for field (evals/verify.py)."""
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,9 +24,16 @@ from typing import Any
 from evals import stats
 from evals.atomic import write_json_atomic
 from evals.errors import RegistryError
-from evals.names import row_key
+from evals.names import file_name, row_key
+from evals.scrub import escape_surrogates
 from evals.tasks import Task
 
+RESULT_FORMAT = 2
+# What each format added to the one before: top-level keys, and keys of every row.
+FORMATS: dict[int, tuple[frozenset[str], frozenset[str]]] = {
+    2: (frozenset({"resultFormat", "graders"}), frozenset({"records"})),
+}
+RECORDS_DIGEST = 16  # hex digits of a row's `records` digest: 64 bits
 MAX_ERROR_RATE = 0.05
 TOKEN_KINDS = ("input", "output", "reasoning", "cached")
 # Fields that measure the machine, not the model: excluded when two runs are compared.
@@ -131,13 +148,15 @@ def not_publishable_reasons(config: dict[str, Any], summary: dict[str, Any], *, 
 
 
 def build_result(config: dict[str, Any], summary: dict[str, Any], rows: list[dict[str, Any]], *,
-                 prices: Prices | None, timing: dict[str, Any]) -> dict[str, Any]:
+                 prices: Prices | None, timing: dict[str, Any], graders: dict[str, str] | None = None) -> dict[str, Any]:
     """`publishable` says whether the run passes every rule by itself; --allow-errors is a
     decision taken when publishing, recorded in models.json, never in the result file, so
     that rerunning an identity reproduces its file whatever the flags of the day."""
     reasons = not_publishable_reasons(config, summary, allow_errors=False)
     return {
+        "resultFormat": RESULT_FORMAT,
         "config": config,
+        "graders": graders or {},
         "summary": summary,
         "prices": dataclasses.asdict(prices) if prices else None,
         "publishable": not reasons,
@@ -148,9 +167,51 @@ def build_result(config: dict[str, Any], summary: dict[str, Any], rows: list[dic
 
 
 def result_of_run(task: Task, config: dict[str, Any], rows: list[dict[str, Any]], *, prices: Prices | None,
-                  timing: dict[str, Any]) -> dict[str, Any]:
-    """The result file of a run's rows: what a session writes and what verify recomputes."""
-    return build_result(config, summarize(task, rows, prices), rows, prices=prices, timing=timing)
+                  timing: dict[str, Any], folder: Path, samples: list[Any]) -> dict[str, Any]:
+    """The result file of a run's rows: what a session writes and what verify recomputes.
+    Each row is bound to the records of its sample in the run `folder`."""
+    items = {escape_surrogates(sample.id): sample.id for sample in samples}  # as rows name them
+    rows = [{**row, "records": records_digest(folder, items.get(row_key(row), row_key(row)))} for row in rows]
+    return build_result(config, summarize(task, rows, prices), rows, prices=prices, timing=timing, graders=graders_of(task))
+
+
+def graders_of(task: Task) -> dict[str, str]:
+    """What grades a run of `task` today: its parts' versions and the summary statistics'."""
+    return {**task.graders, "stats": stats.VERSION}
+
+
+def graders_recorded(task: Task, result: dict[str, Any]) -> dict[str, str]:
+    """What graded a result file: its `graders`; a format-1 file, which does not say, was
+    graded by the first version, "1", of every part (as every part was when format 2 came)."""
+    if "graders" in result:
+        return result["graders"]
+    return dict.fromkeys(graders_of(task), "1")
+
+
+def result_format(result: dict[str, Any]) -> int:
+    return result.get("resultFormat", 1)
+
+
+def in_format(result: dict[str, Any], version: int) -> dict[str, Any]:
+    """`result` (of today's format) as a file of format `version` holds it: without what
+    later formats added."""
+    top = frozenset().union(*(added for v, (added, _) in FORMATS.items() if v > version))
+    row = frozenset().union(*(added for v, (_, added) in FORMATS.items() if v > version))
+    shaped = {k: v for k, v in result.items() if k not in top}
+    if row and isinstance(shaped.get("results"), list):
+        shaped["results"] = [{k: v for k, v in r.items() if k not in row} for r in shaped["results"]]
+    return shaped
+
+
+def records_digest(folder: Path, item_id: str) -> str:
+    """A digest of the cache records of the item `item_id` (its candidate's and its judges'
+    calls, each file's bytes as stored, with its name): a row's `records`. Any change to a
+    record, or a record added or taken away, changes it."""
+    digest = hashlib.sha256()
+    for path in sorted((folder / "calls" / file_name(item_id)).glob("*.json")):
+        digest.update(path.name.encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()[:RECORDS_DIGEST]
 
 
 def write_result(path: Path, result: dict[str, Any]) -> None:

@@ -21,6 +21,7 @@ class MultipleChoice(Task):
     prompt_version = "mc-v1"
     named_datasets = ("robloxqa-v1", "robloxqa-v2")
     graders = {"letters": "1"}  # evals.grading.multiple_choice.extract_letter
+    graded_fields = ("answer",)
 
     def serves(self, columns):
         return bool(columns & {"choices", "options", "incorrect_0"})
