@@ -205,12 +205,22 @@ def in_format(result: dict[str, Any], version: int) -> dict[str, Any]:
 
 def records_digest(folder: Path, item_id: str) -> str:
     """A digest of the cache records of the item `item_id` (its candidate's and its judges'
-    calls, each file's bytes as stored, with its name): a row's `records`. Any change to a
-    record, or a record added or taken away, changes it."""
+    calls, each record's content with its file name): a row's `records`. Any change to what
+    was asked or answered, or a record added or taken away, changes it; what only measures
+    the machine or names the session (a call's latency, the session of an error, the batch
+    that answered) does not, so two runs that got the same answers bind alike."""
     digest = hashlib.sha256()
     for path in sorted((folder / "calls" / file_name(item_id)).glob("*.json")):
-        digest.update(path.name.encode() + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
+        content = path.read_bytes()
+        try:
+            record = json.loads(content)
+            record.pop("session", None)
+            if isinstance(record.get("response"), dict):
+                record["response"] = {k: v for k, v in record["response"].items() if k not in ("latency", "batch")}
+            content = json.dumps(record, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
+        except (ValueError, AttributeError):
+            pass  # not a record as the cache writes them: its bytes as they are
+        digest.update(path.name.encode() + b"\0" + hashlib.sha256(content).digest())
     return digest.hexdigest()[:RECORDS_DIGEST]
 
 
@@ -232,6 +242,11 @@ def read_result(path: Path) -> dict[str, Any]:
         raise RegistryError(f"{path}: not a text file, so not a result file; rerun its eval to write it again") from None
     except ValueError as error:  # e.g. a number of more than 4300 digits
         raise RegistryError(f"{path}: corrupt result file ({error}); rerun its eval to write it again") from None
+    version = result.get("resultFormat", 1) if isinstance(result, dict) else 1
+    if not (isinstance(version, int) and not isinstance(version, bool) and 1 <= version):
+        raise RegistryError(f"{path}: resultFormat must be a format number from 1 (got {version!r}); rerun its eval to write it again")
+    if version > RESULT_FORMAT:
+        raise RegistryError(f"{path}: a result file of format {version}, newer than this code reads (up to {RESULT_FORMAT}); update the harness")
     from evals import schema
 
     if problem := schema.problem(schema.result_model(result), result):

@@ -18,7 +18,8 @@ How a rescoring is judged against its file (`judge`), timing aside:
    `Task.graded_fields`, the summary's scores, counts and intervals, publishable): `REGRADE`
    when some part that graded the file has another version today (`results.graders_recorded`:
    a format-1 file, which records none, was graded by version "1" of every part), else
-   `DIFF`: same graders, same records, so the same scores, or the file was edited.
+   `DIFF`: same graders, same records, so the same scores, or the file was edited. A summary
+   that differs while every row is the same is a regrade only under new statistics ("stats").
 A format-2 file is bound to its records, so an edited record is always `DIFF`. A format-1
 file has no digests: there only step 3's fields (the token counts of every call, above all)
 bind it to its records, and an edited reply that changes graded fields alone cannot be told
@@ -34,7 +35,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from evals import registry
 from evals.config import run_name
@@ -163,11 +164,12 @@ def judge(task: Task, published: dict[str, Any], rescored: dict[str, Any]) -> Ve
     fields = [".".join(path) for path, _ in found]
     before, today = graders_recorded(task, published), graders_of(task)
     changed = {part: (before.get(part), today.get(part)) for part in sorted(set(before) | set(today)) if before.get(part) != today.get(part)}
-    if not changed or not all(_graded(task, path) for path, _ in found):
+    changed_rows = sorted({path[1] for path, _ in found if path[0] == "results"})
+    # Without a row that scores differently, only new statistics can change the summary.
+    if not changed or not all(_graded(task, path) for path, _ in found) or not (changed_rows or "stats" in changed):
         return Verdict("DIFF", lines, fields)
     rows = {row_key(r): r for r in published["results"]}
     redone = {row_key(r): r for r in shaped["results"]}
-    changed_rows = sorted({path[1] for path, _ in found if path[0] == "results"})
     items = [key for key in changed_rows if rows[key]["correct"] != redone[key]["correct"]] or changed_rows
     accuracy = (_overall(published)["accuracy"], _overall(shaped)["accuracy"])
     return Verdict(REGRADE, lines, fields, changed, items, accuracy)

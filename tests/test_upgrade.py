@@ -7,12 +7,12 @@ version, patched into today's code in the subprocess): verify says REGRADE, neve
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 import subprocess
 import sys
 import tarfile
-import io
 from pathlib import Path
 
 import pytest
@@ -205,7 +205,8 @@ def test_an_old_published_run_with_a_tampered_record_is_a_diff(board):
 
 def test_a_grader_change_is_a_regrade_not_a_diff_and_regrade_writes_the_new_scores(board, server, fake_grader):
     mc = _file(board, "multipleChoice")
-    published = json.loads(mc.read_text())
+    published_bytes = mc.read_bytes()
+    published = json.loads(published_bytes)
     changing = sorted(r["id"] for r in published["results"] if r["correct"] != (r["expected"] == "A"))
 
     verified = evaluate(board, "--verify", fake=fake_grader)
@@ -223,6 +224,14 @@ def test_a_grader_change_is_a_regrade_not_a_diff_and_regrade_writes_the_new_scor
     tally = _lines(pytest_verify.stdout)[-1]
     assert "2 passed" in tally and "1 regrade" in tally and "failed" not in tally
     assert f"REGRADE {NAME} [multipleChoice] {mc.name}: today's graders differ (letters 1 -> 2)" in pytest_verify.stdout
+
+    flags = to_flags(identity_from_config(published["config"]))
+    env = harness_env(PYTHONPATH=str(fake_grader))
+    same_flags = run_harness("-p", "fake_letters", "-m", "multiple_choice", *flags, run_dir=board / "runs", results_dir=board / "results", env=env)
+    assert "DIFF" not in same_flags.stdout, same_flags.stdout[-3000:] + same_flags.stderr[-2000:]
+    assert f"multiple_choice  regrade available: the records of the published result file {mc} (left as it is) are intact, " \
+           "today's graders differ (letters 1 -> 2)" in same_flags.stdout
+    assert mc.read_bytes() == published_bytes
 
     asked = len(server.requests)
     rerun = evaluate(board, NAME, fake=fake_grader)
