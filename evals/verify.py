@@ -130,7 +130,8 @@ class Verdict:
     differences: list[str] = field(default_factory=list)
     fields: list[str] = field(default_factory=list)
     graders: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
-    items: list[str] = field(default_factory=list)
+    items: list[str] = field(default_factory=list)  # the rows whose `correct` changes
+    regraded_rows: int = 0  # the rows with any graded field changed
     accuracy: tuple[float, float] | None = None
 
     @property
@@ -140,17 +141,21 @@ class Verdict:
         if self.status != REGRADE:
             more = f" (+{len(self.fields) - SHOWN_FIELDS} more)" if len(self.fields) > SHOWN_FIELDS else ""
             return ", ".join(self.fields[:SHOWN_FIELDS]) + more
-        return regrade_detail(self.graders, self.items, self.accuracy)
+        return regrade_detail(self.graders, self.items, self.regraded_rows, self.accuracy)
 
 
-def regrade_detail(graders: dict[str, tuple[str | None, str | None]], items: list[str], accuracy: tuple[float, float] | None) -> str:
-    """`letters 1 -> 2: 3 items score differently (mc-001, mc-006, mc-011); accuracy 80.00% -> 65.00%`"""
+def regrade_detail(graders: dict[str, tuple[str | None, str | None]], items: list[str], rows: int,
+                   accuracy: tuple[float, float] | None) -> str:
+    """`today's graders differ (letters 1 -> 2): 3 items score differently (mc-001, mc-006,
+    mc-011); accuracy 80.00% -> 65.00%`"""
     parts = ", ".join(f"{part} {old or 'none'} -> {new or 'none'}" for part, (old, new) in sorted(graders.items()))
     more = f" (+{len(items) - SHOWN_ITEMS} more)" if len(items) > SHOWN_ITEMS else ""
     scored = (f"{len(items)} item{'s' * (len(items) != 1)} score{'s' * (len(items) == 1)} differently ({', '.join(items[:SHOWN_ITEMS])}{more})"
               if items else "no item's score changes")
+    others = rows - len(items)
+    graded = f", {others}{' more' * bool(items)} graded differently" if others > 0 else ""
     change = f"; accuracy {accuracy[0]:.2%} -> {accuracy[1]:.2%}" if accuracy and accuracy[0] != accuracy[1] else ""
-    return f"today's graders differ ({parts}): {scored}{change}"
+    return f"today's graders differ ({parts}): {scored}{graded}{change}"
 
 
 def judge(task: Task, published: dict[str, Any], rescored: dict[str, Any]) -> Verdict:
@@ -170,9 +175,9 @@ def judge(task: Task, published: dict[str, Any], rescored: dict[str, Any]) -> Ve
         return Verdict("DIFF", lines, fields)
     rows = {row_key(r): r for r in published["results"]}
     redone = {row_key(r): r for r in shaped["results"]}
-    items = [key for key in changed_rows if rows[key]["correct"] != redone[key]["correct"]] or changed_rows
+    items = [key for key in changed_rows if rows[key]["correct"] != redone[key]["correct"]]
     accuracy = (_overall(published)["accuracy"], _overall(shaped)["accuracy"])
-    return Verdict(REGRADE, lines, fields, changed, items, accuracy)
+    return Verdict(REGRADE, lines, fields, changed, items, len(changed_rows), accuracy)
 
 
 def _graded(task: Task, path: tuple[str, ...]) -> bool:
