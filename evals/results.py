@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -210,7 +211,13 @@ def records_digest(folder: Path, item_id: str) -> str:
     the machine or names the session (a call's latency, the session of an error, the batch
     that answered) does not, so two runs that got the same answers bind alike."""
     digest = hashlib.sha256()
-    for path in sorted((folder / "calls" / file_name(item_id)).glob("*.json")):
+    calls = folder / "calls" / file_name(item_id)
+    try:
+        names = sorted(name for name in os.listdir(calls) if name.endswith(".json") and not name.startswith("."))
+    except FileNotFoundError:
+        names = []
+    for name in names:
+        path = calls / name
         content = path.read_bytes()
         try:
             record = json.loads(content)
