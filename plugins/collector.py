@@ -21,7 +21,7 @@ from evals.publish import finished_results, publish, rebuild_site
 from evals.results import read_result, result_of_run, without_timing, write_result
 from evals.run import forced_in
 from evals.scrub import escape_surrogates
-from evals.tasks import TASKS
+from evals.tasks import TASKS, Task
 from evals.verify import REGRADE, judge
 
 from .items import ROW_PROPERTY, WAITING_PROPERTY, loaded, published
@@ -115,7 +115,7 @@ class ResultsCollector:
         if not self.reproduced or self.unwritten:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
-    def _reproduce(self, label: str, path: Path, result: dict[str, Any], task) -> list[str]:
+    def _reproduce(self, label: str, path: Path, result: dict[str, Any], task: Task) -> list[str]:
         """A published result file is never rewritten: the run either reproduces it (in the
         file's own format), or only today's graders score its records differently (a regrade,
         which `evaluate --regrade` applies), or the session fails, naming what differs."""
