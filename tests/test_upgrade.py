@@ -279,3 +279,73 @@ def _tamper_a_reply_of_format_2(data: Path) -> str:
     record["response"]["text"] += " (edited)"
     record_path.write_text(json.dumps(record))
     return row["id"]
+
+
+# -- the rule, case by case (evals.verify.judge) ----------------------------------------------------
+
+
+def _result(answers: dict[str, str], *, graders: dict[str, str] | None = None, tokens: int = 30) -> dict:
+    """A multiple-choice result of format 2 (`graders` given) or 1, every gold answer "A"."""
+    from evals.results import summarize
+    from evals.tasks import TASKS
+
+    rows = [{"id": i, "status": "correct" if a == "A" else "wrong", "correct": a == "A", "expected": "A", "answer": a,
+             "usage": {"input": 100, "output": tokens, "reasoning": 0, "cached": 0}, **({"records": f"digest-{i}"} if graders else {})}
+            for i, a in answers.items()]
+    result = {"config": {"eval": "multiple_choice", "provider": "openai", "model": "m"}, "summary": summarize(TASKS["multiple_choice"], rows), "results": rows}
+    return {"resultFormat": 2, **result, "graders": graders} if graders else result
+
+
+@pytest.fixture
+def letters_v2(monkeypatch):
+    from evals.tasks import TASKS
+
+    monkeypatch.setattr(type(TASKS["multiple_choice"]), "graders", {"letters": "2"})
+    return TASKS["multiple_choice"]
+
+
+def test_judge_a_format_1_file_compares_without_the_new_fields(letters_v2):
+    from evals.verify import judge
+
+    today = _result({"q1": "A", "q2": "B"}, graders={"letters": "2", "stats": "1"})
+    old = _result({"q1": "A", "q2": "B"})
+
+    assert judge(letters_v2, old, today).status == "ok"  # same scores: the missing graders and digests are no difference
+
+
+def test_judge_only_graded_fields_under_a_new_grader_version_is_a_regrade(letters_v2):
+    from evals.verify import judge
+
+    verdict = judge(letters_v2, _result({"q1": "A", "q2": "B"}), _result({"q1": "A", "q2": "A"}, graders={"letters": "2", "stats": "1"}))
+
+    assert (verdict.status, verdict.graders, verdict.items) == ("REGRADE", {"letters": ("1", "2")}, ["q2"])
+
+
+def test_judge_same_graders_with_a_different_score_is_a_diff():
+    from evals.tasks import TASKS
+    from evals.verify import judge
+
+    verdict = judge(TASKS["multiple_choice"], _result({"q1": "A", "q2": "B"}), _result({"q1": "A", "q2": "A"}, graders={"letters": "1", "stats": "1"}))
+
+    assert verdict.status == "DIFF" and "results.q2.answer" in verdict.fields
+
+
+def test_judge_a_field_the_graders_do_not_write_is_a_diff_even_under_new_graders(letters_v2):
+    from evals.verify import judge
+
+    tokens = judge(letters_v2, _result({"q1": "A", "q2": "B"}), _result({"q1": "A", "q2": "A"}, graders={"letters": "2", "stats": "1"}, tokens=31))
+    records = _result({"q1": "A", "q2": "A"}, graders={"letters": "2", "stats": "1"})
+    records["results"][1]["records"] = "another digest"
+    digest = judge(letters_v2, _result({"q1": "A", "q2": "B"}, graders={"letters": "1", "stats": "1"}), records)
+
+    assert tokens.status == "DIFF" and "summary.tokens.output" in tokens.fields
+    assert digest.status == "DIFF" and "results.q2.records" in digest.fields
+
+
+def test_judge_a_summary_edited_alone_is_a_diff_unless_the_statistics_changed(letters_v2):
+    from evals.verify import judge
+
+    edited = _result({"q1": "A", "q2": "B"})
+    edited["summary"]["correct"] += 1
+
+    assert judge(letters_v2, edited, _result({"q1": "A", "q2": "B"}, graders={"letters": "2", "stats": "1"})).status == "DIFF"
