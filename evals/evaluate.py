@@ -64,6 +64,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="evaluate", description=__doc__.split("\n\n")[0])
     ap.add_argument("name", nargs="?", help="display name: the model's entry in data/models.json")
     ap.add_argument("--verify", action="store_true", help="rescore every published run (or only NAME's) offline from its run folder and compare it with its result file")
+    ap.add_argument("--regrade", action="store_true", help="rescore every published run (or only NAME's) offline with today's graders and publish the new scores (with --dry-run: only show them)")
     ident = ap.add_argument_group("run identity", "defaults: what was last planned for NAME; any of these starts a different run")
     add_identity_options(ident.add_argument, defaults=False)
 
@@ -85,7 +86,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     meta.add_argument("--price-electricity", type=float, help="USD per kWh (local models)")
 
     args = ap.parse_args(argv)
-    if args.name is None and not args.verify:
+    if args.name is None and not (args.verify or args.regrade):
         ap.error("the display NAME is required (or --verify, to rescore every published run)")
     args.tags = [t.strip() for t in args.evals.split(",") if t.strip()]
     if not args.tags or any(t not in EVALS for t in args.tags):
@@ -115,6 +116,8 @@ def main(argv: list[str] | None = None) -> None:
 
         data = args.data_dir.resolve()
         raise SystemExit(verify_published(data / "models.json", data / "results", data / "runs", args.name))
+    if args.regrade:
+        raise SystemExit(_regrade(args))
     try:
         raise SystemExit(evaluate(args))
     except EvalError as error:
@@ -229,6 +232,14 @@ def evaluate(args: argparse.Namespace) -> int:
         print(f"error: {failed} did not finish (see the log above); `evaluate {args.name!r}` resumes", file=sys.stderr)
         return 1
     return 1 if refused else 0
+
+
+def _regrade(args: argparse.Namespace) -> int:
+    """`--regrade [NAME]`: nothing is asked of any model (evals.verify.regrade)."""
+    from evals.verify import regrade
+
+    data = args.data_dir.resolve()
+    return regrade(data / "models.json", data / "results", data / "runs", args.name, dry_run=args.dry_run, render=rebuild_site(data))
 
 
 def _plan_eval(tag: str, args: argparse.Namespace, saved: dict[str, Any] | None, entry: dict[str, Any] | None,

@@ -119,9 +119,12 @@ def _refusals(paths: dict[str, Path], loaded: dict[str, dict[str, Any]], allow_e
 
 def finished_results(files: dict[str, Path], *, run_root: Path) -> tuple[dict[str, Path], list[str]]:
     """The result files (resultFiles key -> path) that count as finished: those their run
-    folder reproduces now, offline. A file left from an earlier attempt that the cache has
-    moved on from (an API error retried since, an interrupted --force) is not: publishing it
-    would publish a number that verify cannot reproduce. The lines say why one is left out."""
+    folder reproduces now, offline, in the file's own format (a file of an older format
+    included), or whose intact records today's graders only score differently (a regrade:
+    the file stands as it was graded, and `evaluate --regrade` rescores it). A file left from
+    an earlier attempt that the cache has moved on from (an API error retried since, an
+    interrupted --force) is not: publishing it would publish a number that verify cannot
+    reproduce. The lines say why one is left out, or that a regrade is available."""
     from evals.verify import compare
 
     finished, notes = {}, []
@@ -131,6 +134,9 @@ def finished_results(files: dict[str, Path], *, run_root: Path) -> tuple[dict[st
         status, detail = compare(path, run_root=run_root)
         if status == "ok":
             finished[key] = path
+        elif status == "REGRADE":
+            finished[key] = path
+            notes.append(f"{key}: {path.name}: regrade available ({detail}); `evaluate --regrade` rescores it")
         elif status == "DIFF":
             notes.append(f"{key}: {path.name} is older than its run folder's answers ({detail}); rerun the eval to finish it")
         else:

@@ -1,12 +1,23 @@
 """Result files: `config`, `summary` and one row per question, written atomically.
 
 A result file is the published record of a run. Its `summary` is derived from its rows, so
-`--verify-published` can rescore a run folder and compare the two exactly."""
+`--verify-published` can rescore a run folder and compare the two exactly.
+
+The file's layout has a version of its own, `resultFormat`, apart from the run's identity
+(`config.harnessVersion`, hashed into run folder names, never bumped for a new field), so a
+field added to result files orphans no run folder and leaves every older file readable:
+- format 1 (no `resultFormat`): config, summary, prices, publishable, timing, rows;
+- format 2: also `graders` (the version of each part that graded it, `graders_of`) and each
+  row's `records`, a digest of the cache records it was scored from (`records_digest`).
+`FORMATS` lists what each format added; `in_format` drops it, so today's rescoring compares
+with an older file field for field (evals/verify.py)."""
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,9 +25,16 @@ from typing import Any
 from evals import stats
 from evals.atomic import write_json_atomic
 from evals.errors import RegistryError
-from evals.names import row_key
+from evals.names import file_name, row_key
+from evals.scrub import escape_surrogates
 from evals.tasks import Task
 
+RESULT_FORMAT = 2
+# What each format added to the one before: top-level keys, and keys of every row.
+FORMATS: dict[int, tuple[frozenset[str], frozenset[str]]] = {
+    2: (frozenset({"resultFormat", "graders"}), frozenset({"records"})),
+}
+RECORDS_DIGEST = 16  # hex digits of a row's `records` digest: 64 bits
 MAX_ERROR_RATE = 0.05
 TOKEN_KINDS = ("input", "output", "reasoning", "cached")
 # Fields that measure the machine, not the model: excluded when two runs are compared.
@@ -131,13 +149,15 @@ def not_publishable_reasons(config: dict[str, Any], summary: dict[str, Any], *, 
 
 
 def build_result(config: dict[str, Any], summary: dict[str, Any], rows: list[dict[str, Any]], *,
-                 prices: Prices | None, timing: dict[str, Any]) -> dict[str, Any]:
+                 prices: Prices | None, timing: dict[str, Any], graders: dict[str, str] | None = None) -> dict[str, Any]:
     """`publishable` says whether the run passes every rule by itself; --allow-errors is a
     decision taken when publishing, recorded in models.json, never in the result file, so
     that rerunning an identity reproduces its file whatever the flags of the day."""
     reasons = not_publishable_reasons(config, summary, allow_errors=False)
     return {
+        "resultFormat": RESULT_FORMAT,
         "config": config,
+        "graders": graders or {},
         "summary": summary,
         "prices": dataclasses.asdict(prices) if prices else None,
         "publishable": not reasons,
@@ -148,9 +168,67 @@ def build_result(config: dict[str, Any], summary: dict[str, Any], rows: list[dic
 
 
 def result_of_run(task: Task, config: dict[str, Any], rows: list[dict[str, Any]], *, prices: Prices | None,
-                  timing: dict[str, Any]) -> dict[str, Any]:
-    """The result file of a run's rows: what a session writes and what verify recomputes."""
-    return build_result(config, summarize(task, rows, prices), rows, prices=prices, timing=timing)
+                  timing: dict[str, Any], folder: Path, samples: list[Any]) -> dict[str, Any]:
+    """The result file of a run's rows: what a session writes and what verify recomputes.
+    Each row is bound to the records of its sample in the run `folder`."""
+    items = {escape_surrogates(sample.id): sample.id for sample in samples}  # as rows name them
+    rows = [{**row, "records": records_digest(folder, items.get(row_key(row), row_key(row)))} for row in rows]
+    return build_result(config, summarize(task, rows, prices), rows, prices=prices, timing=timing, graders=graders_of(task))
+
+
+def graders_of(task: Task) -> dict[str, str]:
+    """What grades a run of `task` today: its parts' versions and the summary statistics'."""
+    return {**task.graders, "stats": stats.VERSION}
+
+
+def graders_recorded(task: Task, result: dict[str, Any]) -> dict[str, str]:
+    """What graded a result file: its `graders`; a format-1 file, which does not say, was
+    graded by the first version, "1", of every part (as every part was when format 2 came)."""
+    if "graders" in result:
+        return result["graders"]
+    return dict.fromkeys(graders_of(task), "1")
+
+
+def result_format(result: dict[str, Any]) -> int:
+    return result.get("resultFormat", 1)
+
+
+def in_format(result: dict[str, Any], version: int) -> dict[str, Any]:
+    """`result` (of today's format) as a file of format `version` holds it: without what
+    later formats added."""
+    top = frozenset().union(*(added for v, (added, _) in FORMATS.items() if v > version))
+    row = frozenset().union(*(added for v, (_, added) in FORMATS.items() if v > version))
+    shaped = {k: v for k, v in result.items() if k not in top}
+    if row and isinstance(shaped.get("results"), list):
+        shaped["results"] = [{k: v for k, v in r.items() if k not in row} for r in shaped["results"]]
+    return shaped
+
+
+def records_digest(folder: Path, item_id: str) -> str:
+    """A digest of the cache records of the item `item_id` (its candidate's and its judges'
+    calls, each record's content with its file name): a row's `records`. Any change to what
+    was asked or answered, or a record added or taken away, changes it; what only measures
+    the machine or names the session (a call's latency, the session of an error, the batch
+    that answered) does not, so two runs that got the same answers bind alike."""
+    digest = hashlib.sha256()
+    calls = folder / "calls" / file_name(item_id)
+    try:
+        names = sorted(name for name in os.listdir(calls) if name.endswith(".json") and not name.startswith("."))
+    except FileNotFoundError:
+        names = []
+    for name in names:
+        path = calls / name
+        content = path.read_bytes()
+        try:
+            record = json.loads(content)
+            record.pop("session", None)
+            if isinstance(record.get("response"), dict):
+                record["response"] = {k: v for k, v in record["response"].items() if k not in ("latency", "batch")}
+            content = json.dumps(record, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
+        except (ValueError, AttributeError):
+            pass  # not a record as the cache writes them: its bytes as they are
+        digest.update(path.name.encode() + b"\0" + hashlib.sha256(content).digest())
+    return digest.hexdigest()[:RECORDS_DIGEST]
 
 
 def write_result(path: Path, result: dict[str, Any]) -> None:
@@ -171,6 +249,11 @@ def read_result(path: Path) -> dict[str, Any]:
         raise RegistryError(f"{path}: not a text file, so not a result file; rerun its eval to write it again") from None
     except ValueError as error:  # e.g. a number of more than 4300 digits
         raise RegistryError(f"{path}: corrupt result file ({error}); rerun its eval to write it again") from None
+    version = result.get("resultFormat", 1) if isinstance(result, dict) else 1
+    if not (isinstance(version, int) and not isinstance(version, bool) and 1 <= version):
+        raise RegistryError(f"{path}: resultFormat must be a format number from 1 (got {version!r}); rerun its eval to write it again")
+    if version > RESULT_FORMAT:
+        raise RegistryError(f"{path}: a result file of format {version}, newer than this code reads (up to {RESULT_FORMAT}); update the harness")
     from evals import schema
 
     if problem := schema.problem(schema.result_model(result), result):

@@ -21,6 +21,9 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 
+# Recorded in every result file's `graders` (as "stats"): bump it whenever a summary of the
+# same rows can come out different.
+VERSION = "1"
 Z95 = 1.959963984540054  # the standard normal's 97.5th percentile
 DIGITS = 4  # as accuracies in result files (0.8125)
 

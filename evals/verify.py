@@ -1,16 +1,39 @@
 """Offline rescoring of a published run from its run folder, with no model call.
 
 Multiple choice re-extracts the letters from the cached replies, freeform re-reads and
-re-votes the cached judge verdicts, leetcode re-executes the cached code in the sandbox. The
-rescored result must equal the published file apart from timing. `verify_published` is
-`evaluate --verify [NAME]`; `pytest --verify-published[=NAME]` runs the same `rescore` and
-`differences` as one snapshot test per published run (plugins/verify.py)."""
+re-votes the cached judge verdicts, leetcode re-executes the cached code in the sandbox.
+`verify_published` is `evaluate --verify [NAME]`; `pytest --verify-published[=NAME]` runs the
+same `rescore` and `judge` as one snapshot test per published run (plugins/verify.py);
+`regrade` is `evaluate --regrade [NAME]`.
+
+How a rescoring is judged against its file (`judge`), timing aside:
+1. Today's rescoring is cut down to the file's own format (`results.in_format`: what later
+   formats added is dropped), so a field added since never makes an older file differ.
+2. Nothing else differs (the file's `graders` aside): `ok`.
+3. A difference in a field that does not come from grading is `DIFF`: the file or the
+   records changed. Such are the config, prices, token counts and cost, a row missing or
+   added, and (format 2 on) a row's `records` digest, which binds it to the bytes of the
+   cache records it was scored from.
+4. Every difference is in what graders write (status, correct, the eval's
+   `Task.graded_fields`, the summary's scores, counts and intervals, publishable): `REGRADE`
+   when some part that graded the file has another version today (`results.graders_recorded`:
+   a format-1 file, which records none, was graded by version "1" of every part), else
+   `DIFF`: same graders, same records, so the same scores, or the file was edited. A summary
+   that differs while every row is the same is a regrade only under new statistics ("stats").
+A format-2 file is bound to its records, so an edited record is always `DIFF`. A format-1
+file has no digests: there only step 3's fields (the token counts of every call, above all)
+bind it to its records, and an edited reply that changes graded fields alone cannot be told
+from a regrade once a grader's version has moved on. `evaluate --regrade` then writes it in
+today's format, bound to its records from then on. `ok` and `REGRADE` exit 0: a regrade is
+not a broken file; the published scores stand until `evaluate --regrade` replaces them."""
 
 from __future__ import annotations
 
+import datetime as dt
+import math
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,11 +43,17 @@ from evals.errors import EvalError
 from evals.names import row_key
 from evals.plan import identity_from_config, plan
 from evals.providers import Completion, Provider, Request
-from evals.results import Prices, read_result, result_of_run, without_timing
+from evals.results import (Prices, graders_of, graders_recorded, in_format, read_result, result_format, result_of_run, without_timing,
+                           write_result)
 from evals.run import RunSpec, build_run
-from evals.tasks import TASKS
+from evals.tasks import TASKS, Task
 
 SHOWN_FIELDS = 4  # differing field paths a DIFF line names before "(+N more)"
+SHOWN_ITEMS = 5  # items a REGRADE line names before "(+N more)"
+REGRADE = "REGRADE"
+# Summary fields read from the records (their usage), not from grading.
+RECORDED_SUMMARY = frozenset({"tokens", "judgeTokens", "batch", "cost"})
+GRADED_ROW = frozenset({"status", "correct"})
 
 
 class VerifyError(EvalError):
@@ -40,8 +69,11 @@ class CachedOnly(Provider):
 
 
 def rescore(result_file: Path, *, run_root: Path) -> dict[str, Any]:
-    """The result file the run folder reproduces today, without timing fields."""
-    published = read_result(result_file)
+    """The result file the run folder reproduces today, in today's format, without timing fields."""
+    return without_timing(_rescore(read_result(result_file), run_root=run_root))
+
+
+def _rescore(published: dict[str, Any], *, run_root: Path) -> dict[str, Any]:
     config = published["config"]
     task = TASKS[config["eval"]]
     ident = identity_from_config(config)
@@ -54,25 +86,24 @@ def rescore(result_file: Path, *, run_root: Path) -> dict[str, Any]:
     run = build_run(spec, lambda provider, role: CachedOnly(provider))
     rows = [run.answer(sample) for sample in planned.samples]
     prices = Prices(**published["prices"]) if published.get("prices") else None
-    result = result_of_run(task, planned.config.to_dict(), rows, prices=prices, timing={})
-    return without_timing(result)
+    return result_of_run(task, planned.config.to_dict(), rows, prices=prices, timing={}, folder=folder, samples=planned.samples)
 
 
 def differences(published: dict[str, Any], rescored: dict[str, Any]) -> list[str]:
     """Every field that differs, as `path: published -> rescored`; result rows are named by id."""
-    return [f"{path}: {what}" for path, what in _differences(published, rescored, "")]
+    return [f"{'.'.join(path)}: {what}" for path, what in _differences(published, rescored, ())]
 
 
 def differing_fields(published: dict[str, Any], rescored: dict[str, Any]) -> list[str]:
     """The paths of the fields that differ (`summary.correct`, `results.mc-002.answer`)."""
-    return [path for path, _ in _differences(published, rescored, "")]
+    return [".".join(path) for path, _ in _differences(published, rescored, ())]
 
 
-def _differences(published: Any, rescored: Any, path: str) -> list[tuple[str, str]]:
+def _differences(published: Any, rescored: Any, path: tuple[str, ...]) -> list[tuple[tuple[str, ...], str]]:
     if isinstance(published, dict) and isinstance(rescored, dict):
         found = []
         for key in sorted(set(published) | set(rescored), key=str):
-            where = f"{path}.{key}" if path else str(key)
+            where = (*path, str(key))
             if key in published and key in rescored:
                 found += _differences(published[key], rescored[key], where)
             else:
@@ -81,6 +112,80 @@ def _differences(published: Any, rescored: Any, path: str) -> list[tuple[str, st
     if isinstance(published, list) and isinstance(rescored, list) and all(isinstance(r, dict) and "id" in r for r in published + rescored):
         return _differences({row_key(r): r for r in published}, {row_key(r): r for r in rescored}, path)
     return [] if published == rescored else [(path, f"published {published!r} -> rescored {rescored!r}")]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """How a rescoring compares with its file: `status` ok, DIFF or REGRADE (see the module's
+    rule), the differences (`path: published -> rescored`), and for a regrade the parts whose
+    version changed and the items whose score changes."""
+
+    status: str
+    differences: list[str] = field(default_factory=list)
+    fields: list[str] = field(default_factory=list)
+    graders: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
+    items: list[str] = field(default_factory=list)  # the rows whose `correct` changes
+    regraded_rows: int = 0  # the rows with any graded field changed
+    accuracy: tuple[float, float] | None = None
+
+    @property
+    def detail(self) -> str:
+        if self.status == "ok":
+            return ""
+        if self.status != REGRADE:
+            more = f" (+{len(self.fields) - SHOWN_FIELDS} more)" if len(self.fields) > SHOWN_FIELDS else ""
+            return ", ".join(self.fields[:SHOWN_FIELDS]) + more
+        return regrade_detail(self.graders, self.items, self.regraded_rows, self.accuracy)
+
+
+def regrade_detail(graders: dict[str, tuple[str | None, str | None]], items: list[str], rows: int,
+                   accuracy: tuple[float, float] | None) -> str:
+    """`today's graders differ (letters 1 -> 2): 3 items score differently (mc-001, mc-006,
+    mc-011); accuracy 80.00% -> 65.00%`"""
+    parts = ", ".join(f"{part} {old or 'none'} -> {new or 'none'}" for part, (old, new) in sorted(graders.items()))
+    more = f" (+{len(items) - SHOWN_ITEMS} more)" if len(items) > SHOWN_ITEMS else ""
+    scored = (f"{len(items)} item{'s' * (len(items) != 1)} score{'s' * (len(items) == 1)} differently ({', '.join(items[:SHOWN_ITEMS])}{more})"
+              if items else "no item's score changes")
+    others = rows - len(items)
+    graded = f", {others}{' more' * bool(items)} graded differently" if others > 0 else ""
+    change = f"; accuracy {accuracy[0]:.2%} -> {accuracy[1]:.2%}" if accuracy and accuracy[0] != accuracy[1] else ""
+    return f"today's graders differ ({parts}): {scored}{graded}{change}"
+
+
+def judge(task: Task, published: dict[str, Any], rescored: dict[str, Any]) -> Verdict:
+    """`published` (a result file) against `rescored` (today's rescoring of its run folder, in
+    today's format), both without timing: the rule of the module's docstring."""
+    shaped = in_format(rescored, result_format(published))
+    found = [(path, what) for path, what in _differences(published, shaped, ()) if path[0] != "graders"]
+    if not found:
+        return Verdict("ok")
+    lines = [f"{'.'.join(path)}: {what}" for path, what in found]
+    fields = [".".join(path) for path, _ in found]
+    before, today = graders_recorded(task, published), graders_of(task)
+    changed = {part: (before.get(part), today.get(part)) for part in sorted(set(before) | set(today)) if before.get(part) != today.get(part)}
+    changed_rows = sorted({path[1] for path, _ in found if path[0] == "results"})
+    # Without a row that scores differently, only new statistics can change the summary.
+    if not changed or not all(_graded(task, path) for path, _ in found) or not (changed_rows or "stats" in changed):
+        return Verdict("DIFF", lines, fields)
+    rows = {row_key(r): r for r in published["results"]}
+    redone = {row_key(r): r for r in shaped["results"]}
+    items = [key for key in changed_rows if rows[key]["correct"] != redone[key]["correct"]]
+    accuracy = (_overall(published)["accuracy"], _overall(shaped)["accuracy"])
+    return Verdict(REGRADE, lines, fields, changed, items, len(changed_rows), accuracy)
+
+
+def _graded(task: Task, path: tuple[str, ...]) -> bool:
+    """Whether the field at `path` is one the graders write (and may change in a regrade)."""
+    top = path[0]
+    if top == "results":  # a row's field; a row of its own (len 2) appearing or going is no grading
+        return len(path) > 2 and path[2] in GRADED_ROW | set(task.graded_fields)
+    if top == "summary":
+        return not RECORDED_SUMMARY & set(path[1:3])
+    return top in ("publishable", "notPublishable")
+
+
+def _overall(result: dict[str, Any]) -> dict[str, Any]:
+    return result["summary"].get("overall", result["summary"])
 
 
 # -- the published runs ------------------------------------------------------------------------
@@ -123,7 +228,7 @@ def published_runs(models_path: Path, results_dir: Path, name: str | None = None
 @dataclass(frozen=True)
 class Outcome:
     run: PublishedRun
-    status: str  # "ok", "DIFF" (rescored, and some fields differ) or "FAIL" (cannot be rescored)
+    status: str  # "ok", "DIFF" (rescored, and some fields differ), "FAIL" (cannot be rescored) or "REGRADE"
     detail: str = ""
 
     def __str__(self) -> str:
@@ -136,20 +241,33 @@ def check(run: PublishedRun, *, run_root: Path) -> Outcome:
 
 
 def compare(path: Path, *, run_root: Path) -> tuple[str, str]:
-    """("ok", ""), ("DIFF", the differing fields) or ("FAIL", why it cannot be rescored): the
-    result file at `path` against what its run folder reproduces now, offline."""
+    """("ok", ""), ("DIFF", the differing fields), ("REGRADE", the graders and items) or
+    ("FAIL", why it cannot be rescored): the result file at `path` against what its run
+    folder reproduces now, offline."""
     try:
-        published = without_timing(read_result(path))
-        rescored = rescore(path, run_root=run_root)
+        verdict, _ = verdict_of(path, run_root=run_root)
+    except RescoreFailed as failed:
+        return "FAIL", failed.detail
+    return verdict.status, verdict.detail
+
+
+class RescoreFailed(Exception):
+    def __init__(self, detail: str):
+        super().__init__(detail)
+        self.detail = detail
+
+
+def verdict_of(path: Path, *, run_root: Path) -> tuple[Verdict, dict[str, Any]]:
+    """The verdict on the result file at `path`, and today's rescoring (in today's format,
+    with empty timing); RescoreFailed (one line) when it cannot be rescored."""
+    try:
+        published = read_result(path)
+        rescored = _rescore(published, run_root=run_root)
+        return judge(TASKS[published["config"]["eval"]], without_timing(published), without_timing(rescored)), rescored
     except EvalError as error:
-        return "FAIL", " ".join(str(error).split())
+        raise RescoreFailed(" ".join(str(error).split())) from None
     except Exception as error:  # a hand-edited config this code cannot read: this run fails, the others still run
-        return "FAIL", " ".join(f"{type(error).__name__}: {error}".split())
-    fields = differing_fields(published, rescored)
-    if not fields:
-        return "ok", ""
-    more = f" (+{len(fields) - SHOWN_FIELDS} more)" if len(fields) > SHOWN_FIELDS else ""
-    return "DIFF", ", ".join(fields[:SHOWN_FIELDS]) + more
+        raise RescoreFailed(" ".join(f"{type(error).__name__}: {error}".split())) from None
 
 
 def verify_published(models_path: Path, results_dir: Path, run_root: Path, name: str | None = None) -> int:
@@ -157,7 +275,7 @@ def verify_published(models_path: Path, results_dir: Path, run_root: Path, name:
     checked, then the tally. The exit code: 0 all reproduce (or nothing is published), 1 some
     do not, 2 models.json or NAME is wrong, 130 interrupted (the lines so far are printed)."""
     runs: list[PublishedRun] = []
-    checked = failed = 0
+    checked = failed = regrades = 0
     try:
         runs = published_runs(models_path, results_dir, name)
         if not runs:
@@ -167,8 +285,9 @@ def verify_published(models_path: Path, results_dir: Path, run_root: Path, name:
             outcome = check(run, run_root=run_root)
             print(outcome, flush=True)
             checked += 1
-            failed += outcome.status != "ok"
-        print(f"{failed} of {len(runs)} runs do not reproduce" if failed else f"all {len(runs)} runs reproduce")
+            failed += outcome.status in ("DIFF", "FAIL")
+            regrades += outcome.status == REGRADE
+        print(tally(len(runs), failed, regrades, name))
     except EvalError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -176,3 +295,138 @@ def verify_published(models_path: Path, results_dir: Path, run_root: Path, name:
         print(f"interrupted: {checked} of {len(runs)} runs checked", file=sys.stderr)
         return 130
     return 1 if failed else 0
+
+
+def tally(runs: int, failed: int, regrades: int, name: str | None = None) -> str:
+    """The last line of a verify: what reproduces, and the regrades there are."""
+    line = f"{failed} of {runs} runs do not reproduce" if failed else f"all {runs} runs reproduce"
+    if not regrades:
+        return line
+    if not failed:
+        line = f"{runs - regrades} of {runs} runs reproduce"
+    command = "evaluate --regrade" + (f" {_quoted(name)}" if name else "")
+    return (f"{line}; {regrades} regrade{'s' * (regrades != 1)} available (records intact, scored differently by today's graders): "
+            f"`{command}` rescores {'them' if regrades != 1 else 'it'}")
+
+
+def _quoted(name: str) -> str:
+    return name if re.fullmatch(r"[A-Za-z0-9_.+-]+", name) else repr(name)
+
+
+# -- evaluate --regrade ------------------------------------------------------------------------
+
+
+def regrade(models_path: Path, results_dir: Path, run_root: Path, name: str | None = None, *, dry_run: bool,
+            render: registry.Render | None = None) -> int:
+    """`evaluate --regrade [NAME]`: rescore every published run (or NAME's) offline with
+    today's graders; print, per model and eval, the published score beside the regraded one,
+    and the board's order before and after. Without `dry_run`, a model's regraded result
+    files replace its old ones (kept aside as `*.replaced-STAMP`; the names stay: the run
+    identity did not change) and its models.json entry records `regraded` (when, and by
+    which graders), the site rendered by `render`, all under the models.json lock. A model
+    with a run that does not reproduce (DIFF, FAIL) is not regraded. The exit code: 0, 1
+    some runs do not reproduce, 2 models.json or NAME is wrong."""
+    try:
+        runs = published_runs(models_path, results_dir, name)
+    except EvalError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if not runs:
+        print(f"nothing published in {models_path}: nothing to regrade")
+        return 0
+    regraded: dict[str, dict[str, tuple[PublishedRun, dict[str, Any], dict[str, Any]]]] = {}  # model -> key -> (run, old, new)
+    broken: set[str] = set()
+    for run in runs:
+        try:
+            verdict, rescored = verdict_of(run.path, run_root=run_root)
+        except RescoreFailed as failed:
+            print(f"FAIL {run}: {failed.detail}; not regraded")
+            broken.add(run.model)
+            continue
+        published = read_result(run.path)
+        before, after = _overall(published)["accuracy"], _overall(rescored)["accuracy"]
+        if verdict.status == "DIFF":
+            print(f"DIFF {run}: {verdict.detail}; not regraded: its records or its file changed")
+            broken.add(run.model)
+            continue
+        shown = f"{run}: published {before:.2%}, regraded {after:.2%}"
+        if verdict.status == REGRADE:
+            parts = ", ".join(f"{part} {old or 'none'} -> {new or 'none'}" for part, (old, new) in sorted(verdict.graders.items()))
+            print(f"{shown} ({parts}; {len(verdict.items)} item{'s' * (len(verdict.items) != 1)} changed)")
+            regraded.setdefault(run.model, {})[run.key] = (run, published, _regraded_file(published, rescored))
+        else:
+            print(f"{shown} (unchanged)")
+    for model in broken:
+        regraded.pop(model, None)
+    models = [m for m in registry.load_models(models_path, results=results_dir) if m.get("resultFiles")]
+    print(f"board before: {_board(models, results_dir, {})}")
+    print(f"board after:  {_board(models, results_dir, regraded)}")
+    if not regraded:
+        print("nothing to regrade: every run scores as published" + (" (or does not reproduce)" if broken else ""))
+    elif dry_run:
+        print(f"--dry-run: nothing written ({', '.join(sorted(regraded))} would be regraded)")
+    else:
+        for model, files in regraded.items():
+            for line in _write_regrade(model, files, models_path, results_dir, render):
+                print(line)
+    return 1 if broken else 0
+
+
+def _regraded_file(published: dict[str, Any], rescored: dict[str, Any]) -> dict[str, Any]:
+    """The new result file: today's rescoring, with what the run measured (its timing and
+    energy) as published."""
+    new = {**rescored, "timing": published.get("timing", {})}
+    if "energy" in published:
+        new["energy"] = published["energy"]
+    return new
+
+
+def _board(models: list[dict[str, Any]], results_dir: Path, regraded: dict[str, dict[str, tuple]]) -> str:
+    """The board's order: best average first, then by name, each model with its average."""
+    averages = []
+    for entry in models:
+        results = {key: read_result(registry.result_path(entry, key, results_dir)) for key in entry["resultFiles"]}
+        results.update({key: new for key, (_, _, new) in regraded.get(entry["name"], {}).items()})
+        averages.append((_average(results), entry["name"]))
+    averages.sort(key=lambda a: (-a[0], a[1]))
+    return ", ".join(f"{i}. {name} {average:.2%}" for i, (average, name) in enumerate(averages, 1))
+
+
+def _average(results: dict[str, dict[str, Any]]) -> float:
+    """The mean of a model's averaged board columns."""
+    scores = []
+    for key, result in results.items():
+        summary = result["summary"]
+        for column in TASKS[result["config"]["eval"]].columns():
+            if column.averaged:
+                scores.append((summary[column.band] if column.band else summary.get("overall", summary))["accuracy"])
+    return math.fsum(scores) / len(scores) if scores else 0.0
+
+
+def _write_regrade(model: str, files: dict[str, tuple[PublishedRun, dict[str, Any], dict[str, Any]]], models_path: Path,
+                   results_dir: Path, render: registry.Render | None) -> list[str]:
+    """Write one model's regraded files and record it in models.json, under its lock; on an
+    error the old files are put back."""
+    now = dt.datetime.now(dt.UTC)
+    stamp = now.strftime("%Y%m%dT%H%M%S.%fZ")
+    moved: list[tuple[Path, Path]] = []
+
+    def mutate(entry: dict[str, Any] | None) -> dict[str, Any]:
+        if entry is None or not entry.get("resultFiles"):
+            raise VerifyError(f"{model!r} is no longer published in {models_path}")
+        for run, _, new in files.values():
+            kept = run.path.with_name(f"{run.path.name}.replaced-{stamp}")
+            run.path.rename(kept)
+            moved.append((run.path, kept))
+            write_result(run.path, new)
+        graders = {key: new["graders"] for key, (_, _, new) in sorted(files.items())}
+        return {**entry, "regraded": {"at": now.isoformat(timespec="seconds"), "graders": {**(entry.get("regraded") or {}).get("graders", {}), **graders}}}
+
+    try:
+        registry.update_entry(model, mutate, models_path, results=results_dir, render=render)
+    except (EvalError, OSError) as error:
+        for path, kept in moved:
+            kept.replace(path)
+        return [f"{model}: not regraded ({error}); its result files are as they were"]
+    return [f"regraded {model!r}: " + ", ".join(f"{key} {run.path.name} (the old file kept as {run.path.name}.replaced-{stamp})"
+                                             for key, (run, _, _) in sorted(files.items()))]

@@ -21,8 +21,8 @@ from evals.publish import finished_results, publish
 from evals.results import read_result, result_of_run, without_timing, write_result
 from evals.run import forced_in
 from evals.scrub import escape_surrogates
-from evals.tasks import TASKS
-from evals.verify import differences
+from evals.tasks import TASKS, Task
+from evals.verify import REGRADE, judge
 
 from .items import ROW_PROPERTY, WAITING_PROPERTY, loaded, published
 from .options import settings
@@ -87,13 +87,14 @@ class ResultsCollector:
                 )
                 continue
             timing = {"wallSeconds": round(time.monotonic() - self.started, 3), "finishedAt": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
-            result = result_of_run(TASKS[name], item.config.to_dict(), list(rows.values()), prices=s.prices, timing=timing)
+            result = result_of_run(TASKS[name], item.config.to_dict(), list(rows.values()), prices=s.prices, timing=timing,
+                                   folder=run_dir(s.run_root, item.config), samples=item.samples)
             meter = self.config.pluginmanager.get_plugin("energy-meter")
             if meter and (measured := meter.energy_of(run_dir(s.run_root, item.config), TASKS[name].bands)):
                 result["energy"] = measured
             path = results_path(s.results_root, item.config)
             if published(self.config, name):
-                self.lines.extend(self._reproduce(label, path, result))
+                self.lines.extend(self._reproduce(label, path, result, TASKS[name]))
                 continue
             try:
                 write_result(path, result)
@@ -116,15 +117,20 @@ class ResultsCollector:
         if not self.reproduced or self.unwritten:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
-    def _reproduce(self, label: str, path: Path, result: dict[str, Any]) -> list[str]:
-        """A published result file is never rewritten: the run either reproduces it or the
-        session fails, naming what differs."""
+    def _reproduce(self, label: str, path: Path, result: dict[str, Any], task: Task) -> list[str]:
+        """A published result file is never rewritten: the run either reproduces it (in the
+        file's own format), or only today's graders score its records differently (a regrade,
+        which `evaluate --regrade` applies), or the session fails, naming what differs."""
         try:
-            diffs = differences(without_timing(read_result(path)), without_timing(result))
+            verdict = judge(task, without_timing(read_result(path)), without_timing(result))
+            diffs = verdict.differences
         except EvalError as error:
-            diffs = [str(error)]
-        if not diffs:
+            verdict, diffs = None, [str(error)]
+        if verdict and verdict.status == "ok":
             return [f"{label} reproduces the published result file {path} (left as it is)"]
+        if verdict and verdict.status == REGRADE:
+            return [f"{label} regrade available: the records of the published result file {path} (left as it is) are intact, "
+                    f"{verdict.detail}; `evaluate --regrade` rescores it"]
         self.reproduced = False
         shown = "; ".join(diffs[:5]) + (f"; and {len(diffs) - 5} more" if len(diffs) > 5 else "")
         return [f"{label} DIFF: differs from the published result file {path}, which is left as it is: {shown}"]

@@ -4,7 +4,12 @@ One item per result file named in data/models.json (or only model NAME's), with 
 can select (`Student_1-multipleChoice`). The item rescores the run offline from its run
 folder and compares it with the published file through a syrupy extension whose snapshot
 *is* that file, so a difference shows field by field. Published files never change: the
-snapshot-update flags are refused, and the extension refuses to write or delete."""
+snapshot-update flags are refused, and the extension refuses to write or delete.
+
+The rescoring is compared in the file's own format, and judged by `evals.verify.judge`: a run
+whose intact records today's graders score differently is no failure but a regrade: its
+item passes with the status REGRADE (in pytest's tally too), and a line at the end names
+the graders and the items."""
 
 from __future__ import annotations
 
@@ -17,14 +22,15 @@ from syrupy.data import SnapshotCollections
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from evals.errors import EvalError
-from evals.results import read_result, without_timing
-from evals.verify import PublishedRun, published_runs, rescore
+from evals.results import in_format, read_result, result_format, without_timing
+from evals.verify import REGRADE, PublishedRun, RescoreFailed, published_runs, verdict_of
 
 from .options import ROOT, results_root, run_root, verified_name, verifying
 from .state import is_worker, session_of
 
 # nodeid -> the published result file that is its snapshot
 _SNAPSHOT_FILES: dict[str, Path] = {}
+REGRADE_PROPERTY = "regrade"  # a user property: the item's run is a regrade, and how
 SNAPSHOT_WRITERS = {"update_snapshots": "--snapshot-update", "update_new_snapshots_only": "--snapshot-update-new-only"}
 IMMUTABLE = "published result files never change; a different result is a new run, published with `uv run evaluate NAME`"
 
@@ -43,6 +49,7 @@ def configure(config: pytest.Config) -> None:
         raise pytest.UsageError(str(error)) from None
     if not is_worker(config):
         config.pluginmanager.register(NothingToVerify(config), "verify-nothing-to-verify")
+        config.pluginmanager.register(Regrades(), "verify-regrades")
 
 
 def _models_path(config: pytest.Config) -> Path:
@@ -90,6 +97,31 @@ class NothingToVerify:
             terminalreporter.write_line(f"no published run matched the selection; the published runs are: {ids}")
 
 
+class Regrades:
+    """The REGRADE status: a passed item whose run today's graders score differently."""
+
+    def __init__(self):
+        self.lines: list[str] = []
+
+    def pytest_report_teststatus(self, report: pytest.TestReport, config: pytest.Config):
+        detail = next((value for name, value in report.user_properties if name == REGRADE_PROPERTY), None)
+        if detail is not None and report.when == "call" and report.passed:
+            return "regrade", "R", (REGRADE, {"yellow": True})
+        return None
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when == "call" and report.passed:
+            self.lines.extend(f"{REGRADE} {value}" for name, value in report.user_properties if name == REGRADE_PROPERTY)
+
+    def pytest_terminal_summary(self, terminalreporter) -> None:
+        if self.lines:
+            terminalreporter.section("regrades")
+            for line in self.lines:
+                terminalreporter.write_line(line)
+            terminalreporter.write_line(f"{len(self.lines)} regrade{'s' * (len(self.lines) != 1)} available: the records are intact, "
+                                        "today's graders score them differently; `evaluate --regrade` rescores them")
+
+
 class PublishedResultFile(SingleFileSnapshotExtension):
     """A snapshot stored in the published result file itself, compared without timing."""
 
@@ -135,7 +167,18 @@ def published_snapshot(request: pytest.FixtureRequest, snapshot, published_run: 
 
 @pytest.fixture
 def rescored(request: pytest.FixtureRequest, published_run: PublishedRun) -> dict[str, Any]:
+    """Today's rescoring in the published file's own format: the snapshot it must equal. A
+    regrade is the published file as it stands (the published scores stand until `evaluate
+    --regrade`), the item marked REGRADE."""
     try:
-        return rescore(published_run.path, run_root=run_root(request.config))
-    except EvalError as error:
-        pytest.fail(f"{published_run}: {error}", pytrace=False)
+        verdict, rescoring = verdict_of(published_run.path, run_root=run_root(request.config))
+    except RescoreFailed as failed:
+        pytest.fail(f"{published_run}: {failed.detail}", pytrace=False)
+    if verdict.status == REGRADE:
+        request.node.user_properties.append((REGRADE_PROPERTY, f"{published_run}: {verdict.detail}"))
+        return published_run.result()
+    published = published_run.result()
+    shaped = in_format(without_timing(rescoring), result_format(published))
+    if "graders" in published:  # no other difference (ok) is a regrade either: the graders as recorded
+        shaped["graders"] = published["graders"]
+    return shaped

@@ -108,6 +108,9 @@ class Task(ABC):
     # that a change of grading is told apart from a changed record. Bump a part's version
     # whenever what it gives for the same record can change.
     graders: dict[str, str] = {}
+    # The row fields the graders write (beside `status` and `correct`): what may change, and
+    # nothing else, when today's graders rescore the same records (evals/verify.py).
+    graded_fields: tuple[str, ...] = ()
 
     def serves(self, columns: set[str]) -> bool:
         """Whether a dataset file with these columns (of its first record) is one of this

@@ -26,6 +26,7 @@ class Freeform(Task):
     uses_judges = True
     named_datasets = ("robloxqa-openended-v1", "robloxqa-v2")
     graders = {"verdicts": "1"}  # evals.grading.judges.parse_verdict and the majority vote
+    graded_fields = ("verdicts", "agreed", "note")
 
     def serves(self, columns):
         return "test" not in columns and (not columns & {"choices", "options"} or "incorrect_0" in columns)

@@ -39,6 +39,7 @@ class LeetCode(Task):
     # evals.grading.luau_code.extract_code; the sandbox and work meter (evals.luau.runner,
     # instrument); the Jest-Lua layer (evals/luau/jest.luau)
     graders = {"code": "1", "luau": "1", "jest": "1"}
+    graded_fields = ("tests", "note", "work", "workBudget", "unmetered", "error")
 
     def serves(self, columns):
         return "test" in columns

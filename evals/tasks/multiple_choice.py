@@ -22,6 +22,7 @@ class MultipleChoice(Task):
     prompt_version = "mc-v1"
     named_datasets = ("robloxqa-v1", "robloxqa-v2")
     graders = {"letters": "1"}  # evals.grading.multiple_choice.extract_letter
+    graded_fields = ("answer",)
 
     def serves(self, columns):
         return "test" not in columns and bool(columns & {"choices", "options", "incorrect_0"})
