@@ -19,11 +19,11 @@ PACKAGES = ("evals", "plugins")
 # Bottom to top. A module may import its own layer's modules and any below (no cycles).
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("core", ("evals", "evals.errors", "evals.atomic", "evals.names", "evals.scrub", "evals.stats", "evals.hub")),
-    ("registries", ("evals.extensions",)),
+    ("registries", ("evals.extensions", "evals.flags")),  # the registries, and the table of flags extensions declare theirs in
     # The extensions and what they are made of: one room each.
     ("parts", ("evals.tasks", "evals.tasks.*", "evals.providers", "evals.providers.*", "evals.datasets", "evals.datasets.*",
                "evals.grading", "evals.grading.*", "evals.luau", "evals.luau.*", "evals.energy", "evals.energy.*")),
-    ("identity", ("evals.identity", "evals.config", "evals.plan", "evals.plans", "evals.flags")),
+    ("identity", ("evals.identity", "evals.config", "evals.plan", "evals.plans")),
     ("engine", ("evals.cache", "evals.run", "evals.fetcher", "evals.batch", "evals.engine", "evals.engine.*", "evals.askers", "evals.askers.*")),
     ("outputs", ("evals.results", "evals.schema", "evals.registry", "evals.verify", "evals.publish", "evals.site", "evals.metadata")),
     ("commands", ("evals.evaluate", "evals.cli", "evals.cli.*", "plugins", "plugins.*")),
