@@ -236,6 +236,7 @@ def evaluate(args: argparse.Namespace) -> int:
 
 def _regrade(args: argparse.Namespace) -> int:
     """`--regrade [NAME]`: nothing is asked of any model (evals.verify.regrade)."""
+    from evals.site import rebuild_site
     from evals.verify import regrade
 
     data = args.data_dir.resolve()

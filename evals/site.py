@@ -119,6 +119,7 @@ def build(*, models_path: Path = MODELS, results_dir: Path = RESULTS, runs_dir: 
 def _build(*, models_path: Path, results_dir: Path, runs_dir: Path | None, site_dir: Path,
            write: bool) -> tuple[dict[Path, str | None], int]:
     """The changes (path -> new text, or None: remove) and the number of published models."""
+    dict(SCORES)  # the board's columns first: an eval that cannot be on it is its own one line
     # Read and written under the lock: a publish cannot slip in between, leaving the site stale.
     with lock(Path(models_path)) if write else contextlib.nullcontext():
         models = load_models(Path(models_path), results=Path(results_dir))
