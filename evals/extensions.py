@@ -18,12 +18,17 @@ what it defines with the decorators below:
     @register_task
     class Echo(Task): ...
 
+Providers register with `register_provider(name, ProviderInfo(...))` and power sources with
+`register_source(name, PowerSourceInfo(...))`, at the top of their own modules (see
+docs/writing-an-eval.md and docs/writing-a-provider.md).
+
 The groups are loaded on the first question asked of a registry (not at import), so that a
 command that never asks pays nothing, and a module an entry point names should import little
 at its top (its SDK, torch, pydantic at first use)."""
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from importlib.metadata import entry_points
@@ -43,12 +48,10 @@ T = TypeVar("T")
 
 _tasks: dict[str, Task] = {}
 _own_modules: set[str] = set()  # the modules the harness's own entry points name
-
-
 _providers: dict[str, tuple[str, ProviderInfo]] = {}  # name -> (the registering module, what it is)
 _sources: dict[str, tuple[str, PowerSourceInfo]] = {}
-_loaded = False
-_loading = threading.RLock()
+_state = "unloaded"  # then "loading", then "loaded"
+_loading = threading.RLock()  # reentrant: a module that asks a registry while it registers sees what is there
 
 
 def register_task(cls: type[T]) -> type[T]:
@@ -120,14 +123,7 @@ def register_provider(name: str, info: ProviderInfo) -> ProviderInfo:
     """Register a provider (`--provider NAME`) by what it is and takes (`ProviderInfo`), from
     the module that defines it; the module must not import its SDK at its top. Registering a
     name again from the same module (imported again) replaces it; from another, it is refused."""
-    module = _caller_module()
-    if name in _providers and _providers[name][0] != module:
-        raise UsageError(f"provider {name!r} ({module}): the name is {_providers[name][0]}'s already")
-    _providers[name] = (module, info)
-    ordered = sorted(_providers.items(), key=lambda item: (item[1][1].position, item[0]))
-    _providers.clear()
-    _providers.update(ordered)
-    return info
+    return _register(_providers, "provider", name, info)
 
 
 def providers() -> dict[str, ProviderInfo]:
@@ -138,14 +134,7 @@ def providers() -> dict[str, ProviderInfo]:
 
 def register_source(name: str, info: PowerSourceInfo) -> PowerSourceInfo:
     """Register a power source (`--energy-source NAME`), as `register_provider` does a provider."""
-    module = _caller_module()
-    if name in _sources and _sources[name][0] != module:
-        raise UsageError(f"power source {name!r} ({module}): the name is {_sources[name][0]}'s already")
-    _sources[name] = (module, info)
-    ordered = sorted(_sources.items(), key=lambda item: (item[1][1].position, item[0]))
-    _sources.clear()
-    _sources.update(ordered)
-    return info
+    return _register(_sources, "power source", name, info)
 
 
 def sources() -> dict[str, PowerSourceInfo]:
@@ -154,22 +143,27 @@ def sources() -> dict[str, PowerSourceInfo]:
     return {name: info for name, (_, info) in _sources.items()}
 
 
-def _caller_module() -> str:
-    import sys
-
-    return sys._getframe(2).f_globals.get("__name__", "?")
+def _register(table: dict[str, tuple[str, Any]], kind: str, name: str, info: Any) -> Any:
+    module = sys._getframe(2).f_globals.get("__name__", "?")  # the module that calls register_*
+    if name in table and table[name][0] != module:
+        raise UsageError(f"{kind} {name!r} ({module}): the name is {table[name][0]}'s already")
+    table[name] = (module, info)
+    ordered = sorted(table.items(), key=lambda item: (item[1][1].position, item[0]))
+    table.clear()
+    table.update(ordered)
+    return info
 
 
 def load() -> None:
     """Import every module the entry-point group names (once): each registers its extensions.
     A module that fails to import is one line naming the entry point and the package."""
-    global _loaded
-    if _loaded:
+    global _state
+    if _state == "loaded":
         return
-    with _loading:
-        if _loaded:
+    with _loading:  # another thread waits here until every module is loaded
+        if _state != "unloaded":
             return
-        _loaded = True  # before importing: a module that asks the registry while it registers sees what is there
+        _state = "loading"
         # The harness's own first (a third party's eval may build on them).
         found = sorted(entry_points(group=GROUP), key=lambda ep: (ep.dist is None or ep.dist.name != DISTRIBUTION, ep.name))
         seen: set[str] = set()
@@ -187,6 +181,7 @@ def load() -> None:
                 owner = point.dist.name if point.dist else "an installed package"
                 raise UsageError(f"the {GROUP} entry point {point.name!r} of {owner} ({point.value}) failed to load: "
                                  f"{type(error).__name__}: {error}; fix or uninstall it") from None
+        _state = "loaded"
 
 
 class Registry(Mapping[str, T]):

@@ -8,16 +8,14 @@ The file's layout has a version of its own, `resultFormat`, apart from the run's
 field added to result files orphans no run folder and leaves every older file readable:
 - format 1 (no `resultFormat`): config, summary, prices, publishable, timing, rows;
 - format 2: also `graders` (the version of each part that graded it, `graders_of`) and each
-  row's `records`, a digest of the cache records it was scored from (`records_digest`).
+  row's `records`, a digest of the cache records it was scored from (`cache.records_digest`).
 `FORMATS` lists what each format added; `in_format` drops it, so today's rescoring compares
 with an older file field for field (evals/verify.py)."""
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,8 +23,6 @@ from typing import Any
 from evals import stats
 from evals.atomic import write_json_atomic
 from evals.errors import RegistryError
-from evals.names import file_name, row_key
-from evals.scrub import escape_surrogates
 from evals.tasks import Task
 
 RESULT_FORMAT = 2
@@ -34,7 +30,6 @@ RESULT_FORMAT = 2
 FORMATS: dict[int, tuple[frozenset[str], frozenset[str]]] = {
     2: (frozenset({"resultFormat", "graders"}), frozenset({"records"})),
 }
-RECORDS_DIGEST = 16  # hex digits of a row's `records` digest: 64 bits
 MAX_ERROR_RATE = 0.05
 TOKEN_KINDS = ("input", "output", "reasoning", "cached")
 # Fields that measure the machine, not the model: excluded when two runs are compared.
@@ -168,11 +163,9 @@ def build_result(config: dict[str, Any], summary: dict[str, Any], rows: list[dic
 
 
 def result_of_run(task: Task, config: dict[str, Any], rows: list[dict[str, Any]], *, prices: Prices | None,
-                  timing: dict[str, Any], folder: Path, samples: list[Any]) -> dict[str, Any]:
+                  timing: dict[str, Any]) -> dict[str, Any]:
     """The result file of a run's rows: what a session writes and what verify recomputes.
-    Each row is bound to the records of its sample in the run `folder`."""
-    items = {escape_surrogates(sample.id): sample.id for sample in samples}  # as rows name them
-    rows = [{**row, "records": records_digest(folder, items.get(row_key(row), row_key(row)))} for row in rows]
+    Each row is bound to the records it was scored from by `EvalRun.answer` (`records`)."""
     return build_result(config, summarize(task, rows, prices), rows, prices=prices, timing=timing, graders=graders_of(task))
 
 
@@ -202,33 +195,6 @@ def in_format(result: dict[str, Any], version: int) -> dict[str, Any]:
     if row and isinstance(shaped.get("results"), list):
         shaped["results"] = [{k: v for k, v in r.items() if k not in row} for r in shaped["results"]]
     return shaped
-
-
-def records_digest(folder: Path, item_id: str) -> str:
-    """A digest of the cache records of the item `item_id` (its candidate's and its judges'
-    calls, each record's content with its file name): a row's `records`. Any change to what
-    was asked or answered, or a record added or taken away, changes it; what only measures
-    the machine or names the session (a call's latency, the session of an error, the batch
-    that answered) does not, so two runs that got the same answers bind alike."""
-    digest = hashlib.sha256()
-    calls = folder / "calls" / file_name(item_id)
-    try:
-        names = sorted(name for name in os.listdir(calls) if name.endswith(".json") and not name.startswith("."))
-    except FileNotFoundError:
-        names = []
-    for name in names:
-        path = calls / name
-        content = path.read_bytes()
-        try:
-            record = json.loads(content)
-            record.pop("session", None)
-            if isinstance(record.get("response"), dict):
-                record["response"] = {k: v for k, v in record["response"].items() if k not in ("latency", "batch")}
-            content = json.dumps(record, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
-        except (ValueError, AttributeError):
-            pass  # not a record as the cache writes them: its bytes as they are
-        digest.update(path.name.encode() + b"\0" + hashlib.sha256(content).digest())
-    return digest.hexdigest()[:RECORDS_DIGEST]
 
 
 def write_result(path: Path, result: dict[str, Any]) -> None:

@@ -27,7 +27,7 @@ from typing import Any, Protocol
 from filelock import FileLock
 
 from evals.atomic import write_json_atomic
-from evals.cache import RunCache
+from evals.cache import RunCache, records_digest
 from evals.config import RunConfig
 from evals.energy import Span, SpanLog
 from evals.errors import FatalError, FatalProviderError, ProviderError, StorageError
@@ -208,7 +208,9 @@ class EvalRun:
         (scrubbed too) when the run must end."""
         if self.fatal:
             raise self.fatal
-        return self.scrub(self._row(sample, wait))
+        row = self._row(sample, wait)
+        row["records"] = records_digest(self.folder, sample.id)  # what it was scored from: verify tells a changed record from a regrade
+        return self.scrub(row)
 
     def _row(self, sample: Any, wait: bool) -> dict[str, Any]:
         scoring = _Scoring(self, wait)

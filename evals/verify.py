@@ -86,7 +86,7 @@ def _rescore(published: dict[str, Any], *, run_root: Path) -> dict[str, Any]:
     run = build_run(spec, lambda provider, role: CachedOnly(provider))
     rows = [run.answer(sample) for sample in planned.samples]
     prices = Prices(**published["prices"]) if published.get("prices") else None
-    return result_of_run(task, planned.config.to_dict(), rows, prices=prices, timing={}, folder=folder, samples=planned.samples)
+    return result_of_run(task, planned.config.to_dict(), rows, prices=prices, timing={})
 
 
 def differences(published: dict[str, Any], rescored: dict[str, Any]) -> list[str]:

@@ -87,8 +87,7 @@ class ResultsCollector:
                 )
                 continue
             timing = {"wallSeconds": round(time.monotonic() - self.started, 3), "finishedAt": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
-            result = result_of_run(TASKS[name], item.config.to_dict(), list(rows.values()), prices=s.prices, timing=timing,
-                                   folder=run_dir(s.run_root, item.config), samples=item.samples)
+            result = result_of_run(TASKS[name], item.config.to_dict(), list(rows.values()), prices=s.prices, timing=timing)
             meter = self.config.pluginmanager.get_plugin("energy-meter")
             if meter and (measured := meter.energy_of(run_dir(s.run_root, item.config), TASKS[name].bands)):
                 result["energy"] = measured

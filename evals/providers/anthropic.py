@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evals.errors import ProviderError, QuotaExhausted, TransientError
 from evals.extensions import register_provider
@@ -17,6 +17,9 @@ from evals.providers import ProviderInfo, key_variable
 from ._batch import BatchAPI, BatchState, Outcome, line_error, not_run
 from ._base import (Completion, Provider, ProviderSpec, Request, Usage, api_key_from_env, json_list, json_object, json_text,
                     reply_body, status_error, token_count)
+
+if TYPE_CHECKING:  # annotations only: the SDK is imported where it is used
+    import anthropic
 
 # The Messages API takes effort as output_config.effort, and no temperature on current models.
 register_provider("anthropic", ProviderInfo(

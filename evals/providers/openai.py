@@ -9,7 +9,7 @@ import contextlib
 import itertools
 import json
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evals.errors import ProviderError, QuotaExhausted, TransientError, UsageError
 from evals.extensions import register_provider
@@ -19,6 +19,9 @@ from evals.providers import ProviderInfo, key_variable
 from ._batch import FIND_LIMIT, BatchAPI, BatchState, Outcome, line_error, not_run
 from ._base import (Completion, MalformedReply, Provider, ProviderSpec, Request, Usage, api_key_from_env, json_list,
                     json_object, json_text, reply_body, status_error, token_count)
+
+if TYPE_CHECKING:  # annotations only: the SDK is imported where it is used
+    import openai
 
 
 EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")

@@ -9,7 +9,6 @@ with `evals.extensions.register_task`; nothing outside them names one."""
 
 from __future__ import annotations
 
-import dataclasses
 from abc import ABC, abstractmethod
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
