@@ -363,8 +363,8 @@ def _batch_status(e: Eval, args: argparse.Namespace) -> list[str]:
     problems: list[str] = []
 
     def api_for(entry: dict[str, Any]):
-        spec = ProviderSpec(**entry["provider"], responses_api=entry.get("responsesApi", False),
-                            api_key_env=args.api_key_env if entry["provider"] == e.identity.spec.identity() else None)
+        spec = ProviderSpec.from_identity(entry["provider"], responses_api=entry.get("responsesApi", False),
+                                          api_key_env=args.api_key_env if entry["provider"] == e.identity.spec.identity() else None)
         try:
             return make_provider(spec).batch_api()
         except EvalError as error:

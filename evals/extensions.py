@@ -28,6 +28,7 @@ at its top (its SDK, torch, pydantic at first use)."""
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
@@ -130,6 +131,18 @@ def providers() -> dict[str, ProviderInfo]:
     """Every registered provider by name, in the order of their `position` (then name)."""
     load()
     return {name: info for name, (_, info) in _providers.items()}
+
+
+def provider_ahead(name: str) -> ProviderInfo | None:
+    """The provider `name` as its own entry point (the one of that name) registers it, without
+    loading the others: for the process that will ask the model, which imports the SDK first
+    (`evals.fetcher`). None when no entry point of that name registers it."""
+    if name not in _providers:
+        for point in entry_points(group=GROUP, name=name):
+            with contextlib.suppress(Exception):  # a broken one is reported by load(), in one line
+                point.load()
+    found = _providers.get(name)
+    return found[1] if found else None
 
 
 def register_source(name: str, info: PowerSourceInfo) -> PowerSourceInfo:

@@ -247,9 +247,10 @@ def prestart(provider: str) -> None:
     request) while pytest starts. Only a head start: the provider really used is the one
     parsed later (`fetcher_for`); a child nobody takes is ended at exit."""
     global _prestarted
-    from evals.providers import PROVIDERS
+    from evals.extensions import provider_ahead
 
-    if _prestarted is None and provider in PROVIDERS and PROVIDERS[provider].network:
+    info = provider_ahead(provider)  # its own entry point only: the other extensions load while the child starts
+    if _prestarted is None and info is not None and info.network:
         _prestarted = Fetcher([provider])
         atexit.register(discard_prestarted)
 
@@ -273,10 +274,13 @@ def discard_prestarted() -> None:
 
 
 def main(sdks: Sequence[str]) -> None:
+    from evals.extensions import provider_ahead
     from evals.providers import provider_class
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it closes stdin
-    for name in sdks:  # imported while the parent starts
+    for name in sdks:  # the SDK first, while the parent starts; then every other extension
+        for module in getattr(provider_ahead(name), "sdk", ()):
+            __import__(module)  # as an import statement does (what audit hooks see)
         provider_class(name)
     # A warning (a corrupt cache record moved aside) is the user's to see: the parent repeats it.
     warnings.showwarning = lambda message, category, *_, **__: _say(["warning", category.__name__, str(message)])

@@ -29,6 +29,25 @@ SAME = "same"  # evaluate_help: evaluate shows pytest's help
 
 
 @dataclass(frozen=True)
+class Field:
+    """An identity flag (`evals.identity.FIELDS`): a different value is a different run. The
+    shared ones are identity's table; a provider declares those only it sends in its own
+    `ProviderInfo.fields`."""
+
+    name: str  # attribute on ProviderSpec (on_spec) or on Identity; a provider's own: a key of ProviderSpec.extra
+    key: str  # camelCase key in a result file's config
+    help: str
+    kind: type = str  # str, int or bool (a switch)
+    on_spec: bool = True  # sent by the provider, vs. shaping the prompts and items
+    slug: str | None = None  # how it shows in the run folder's name: "{}" is the value
+    default: Any = None
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+@dataclass(frozen=True)
 class Flag:
     name: str  # "--concurrency": pytest's name, and evaluate's unless `evaluate` names another
     help: str  # pytest's help

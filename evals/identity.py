@@ -1,47 +1,33 @@
 """The run identity, declared once: every flag that decides which answers a run holds.
 
-`FIELDS` is the one table. From it come the pytest options and `evaluate`'s arguments
+`FIELDS` is the one table (`TABLE`, the shared fields, then each provider's own). From it come the pytest options and `evaluate`'s arguments
 (`add_identity_options`), the `RunConfig` keys that are hashed into the run folder's name,
 the slug, the flags that ask for an identity again (`to_flags`), the way back from a result
 file's config (`identity_from_config`), and the keys that must agree across a model's three
-result files (`MODEL_KEYS`). Which fields a provider takes is the provider's own business
+result files (`model_keys`). Which fields a provider takes is the provider's own business
 (`evals.providers.PROVIDERS`); `check` refuses a field the provider would not send, so a run
 never records what it did not ask for."""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
 from evals.datasets import evals_served, source_of
 from evals.errors import DatasetError, UsageError
-from evals.extensions import either
+from evals.extensions import Registry, either
+from evals.flags import Field
 from evals.grading.judges import JudgeSpec
-from evals.providers import PLANNED, PROVIDERS, ProviderSpec, effective_spec, is_openrouter
+from evals.providers import PLANNED, PROVIDERS, ProviderInfo, ProviderSpec, effective_spec, is_openrouter
 from evals.tasks import TAGS
 
 SPLITS = ("test", "train")
 
 
-@dataclass(frozen=True)
-class Field:
-    name: str  # attribute on ProviderSpec (on_spec) or on Identity
-    key: str  # camelCase key in a result file's config
-    help: str
-    kind: type = str  # str, int or bool (a switch)
-    on_spec: bool = True  # sent by the provider, vs. shaping the prompts and items
-    slug: str | None = None  # how it shows in the run folder's name: "{}" is the value
-    default: Any = None
-
-    @property
-    def flag(self) -> str:
-        return "--" + self.name.replace("_", "-")
-
-
-FIELDS: tuple[Field, ...] = (
+TABLE: tuple[Field, ...] = (  # the fields every provider shares (or none sends: the items')
     Field("provider", "provider", "one of {providers}", slug="{}"),  # the registered ones, when the flag is declared
     Field("model", "model", "model id, as the provider names it; local: a checkpoint folder (write --model=DIR)", slug="{}"),
     Field("base_url", "baseUrl", "endpoint URL: required for live (OpenRouter, vLLM, llama.cpp), optional for openai and anthropic"),
@@ -57,9 +43,35 @@ FIELDS: tuple[Field, ...] = (
     Field("limit", "limit", "smoke test: only the first N items of each eval (never published)", kind=int, on_spec=False, slug="limit{}"),
     Field("split", "split", "RobloxQA split: test (scores) or train (smoke tests; never published)", on_spec=False, slug="{}", default="test"),
 )
-FIELD = {f.name: f for f in FIELDS}
-# The keys that say which model answered and how: equal across a model's three result files.
-MODEL_KEYS = tuple(f.key for f in FIELDS if f.name not in ("limit", "split"))
+
+
+class _Fields(Sequence[Field]):
+    """The table, then every registered provider's own fields (`ProviderInfo.fields`): read
+    when first iterated, as the registry is. The table's come first, so a config's keys keep
+    their order whatever is installed."""
+
+    def _all(self) -> tuple[Field, ...]:
+        shared = {f.name for f in TABLE}
+        own = {f.name: f for info in PROVIDERS.values() for f in info.fields if f.name not in shared}
+        return (*TABLE, *own.values())
+
+    def __getitem__(self, index):  # type: ignore[override]
+        return self._all()[index]
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __iter__(self):
+        return iter(self._all())
+
+
+FIELDS: Sequence[Field] = _Fields()
+FIELD: Registry[Field] = Registry(lambda: {f.name: f for f in FIELDS})
+
+
+def model_keys() -> tuple[str, ...]:
+    """The config keys that say which model answered and how: equal across a model's result files."""
+    return tuple(f.key for f in FIELDS if f.name not in ("limit", "split"))
 JUDGE_HELP = "a freeform judge, PROVIDER:MODEL[@BASE_URL] (repeatable; default: three judges from different vendors)"
 
 
@@ -81,7 +93,7 @@ class Identity:
     judges: tuple[JudgeSpec, ...] = ()
 
     def value(self, field: Field) -> Any:
-        return getattr(self.spec if field.on_spec else self, field.name)
+        return self.spec.value(field.name) if field.on_spec else getattr(self, field.name)
 
     def fields(self) -> dict[str, Any]:
         """field name -> value, for every field of the table."""
@@ -91,7 +103,7 @@ class Identity:
         """A copy with some table fields (and datasets or judges) changed."""
         on_spec = {k: v for k, v in values.items() if k in FIELD and FIELD[k].on_spec}
         rest = {k: v for k, v in values.items() if k not in on_spec}
-        return dataclasses.replace(self, spec=dataclasses.replace(self.spec, **on_spec), **rest)
+        return dataclasses.replace(self, spec=self.spec.with_values(**on_spec), **rest)
 
 
 def add_identity_options(add: Callable[..., Any], *, defaults: bool) -> None:
@@ -117,8 +129,8 @@ def from_values(values: dict[str, Any], *, datasets=(), judges=(), api_key_env=N
         given["epochs"] = None
     if given["provider"] == "reference" and not given["model"]:
         given["model"] = "gold"
-    spec = ProviderSpec(**{f.name: given[f.name] for f in FIELDS if f.on_spec}, api_key_env=api_key_env, responses_api=responses_api, device=device,
-                        options=tuple(options))
+    spec = ProviderSpec(given["provider"], given["model"], api_key_env=api_key_env, responses_api=responses_api, device=device,
+                        options=tuple(options)).with_values(**{f.name: given[f.name] for f in FIELDS if f.on_spec})
     ident = Identity(spec=spec, **{f.name: given[f.name] for f in FIELDS if not f.on_spec}, datasets=tuple(datasets), judges=tuple(judges))
     check(ident)
     return dataclasses.replace(ident, spec=effective_spec(ident.spec), judges=tuple(j.effective() for j in ident.judges))
@@ -141,8 +153,8 @@ def check(ident: Identity) -> None:
         raise UsageError("--effort and --thinking exclude each other: pass one")
     for f in FIELDS:
         value = ident.value(f)
-        if f.on_spec and f.name not in ("provider", "model") and value not in (None, False) and f.name not in info.takes:
-            takers = [name for name, other in PROVIDERS.items() if f.name in other.takes]
+        if f.on_spec and f.name not in ("provider", "model") and value not in (None, False) and f.name not in sent_by(info):
+            takers = [name for name, other in PROVIDERS.items() if f.name in sent_by(other)]
             raise UsageError(f"{f.flag} is not sent by --provider {spec.provider}, so it cannot be part of its run; it applies to {', '.join(takers) or 'no provider'}")
     if spec.effort and spec.effort not in info.efforts:
         raise UsageError(f"--effort {spec.effort!r} is not one {spec.provider} takes; choose one of {', '.join(info.efforts)}")
@@ -161,6 +173,11 @@ def check(ident: Identity) -> None:
     for judge in ident.judges:
         if judge.provider not in PROVIDERS:
             raise UsageError(f"--judge {judge.name}: provider {judge.provider!r} is unknown; choose one of {', '.join(PROVIDERS)}")
+
+
+def sent_by(info: ProviderInfo) -> frozenset[str]:
+    """The identity fields a provider sends: the shared ones it takes, and its own."""
+    return info.takes | {f.name for f in info.fields}
 
 
 def config_fields(ident: Identity) -> dict[str, Any]:
@@ -195,7 +212,8 @@ def identity_from_config(config: dict[str, Any], dataset_source: str | None = No
         raise DatasetError(f"the run used the dataset file {config['dataset']['name']!r}, which cannot be found again; pass it with --dataset")
     info = PROVIDERS.get(config.get("provider"))
     recorded = tuple((key, config[key]) for key in (info.records if info else ()) if key in config)
-    spec = ProviderSpec(**{f.name: values[f.name] if values[f.name] is not None else f.default for f in FIELDS if f.on_spec}, recorded=recorded)
+    spec = ProviderSpec(values["provider"], values["model"], recorded=recorded).with_values(
+        **{f.name: values[f.name] if values[f.name] is not None else f.default for f in FIELDS if f.on_spec})
     rest = {f.name: values[f.name] if values[f.name] is not None else f.default for f in FIELDS if not f.on_spec}
     return Identity(spec=spec, **rest, datasets=((config["eval"], source),), judges=judges)
 

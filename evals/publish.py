@@ -17,7 +17,7 @@ from evals import registry
 from evals.config import run_name
 from evals.errors import RegistryError
 from evals.extensions import in_words
-from evals.identity import MODEL_KEYS
+from evals.identity import model_keys
 from evals.results import not_publishable_reasons, read_result
 
 
@@ -98,7 +98,7 @@ def identity_mismatch(configs: dict[str, dict[str, Any]]) -> tuple[str, str] | N
     ("leetcode", "model 'b' where freeform has 'a'"); None when they are one run."""
     (first, reference), *others = configs.items()
     for key, config in others:
-        for field in MODEL_KEYS:
+        for field in model_keys():
             if config.get(field) != reference.get(field):
                 return key, f"{field} {config.get(field)!r} where {first} has {reference.get(field)!r}"
     return None

@@ -4,15 +4,23 @@ options are known in every process, xdist workers included. Importing it starts 
 
 from __future__ import annotations
 
+import os
+import shlex
+import sys
+
 pytest_plugins = ["plugins.options", "plugins.items", "plugins.collector", "plugins.energy", "plugins.verify", "plugins.session"]
 
 
-def pytest_load_initial_conftests(early_config, parser, args: list[str]) -> None:
-    """The earliest hook an installed plugin gets, before the command line is parsed: the
-    process that asks the model starts importing its SDK now (`evals.fetcher.prestart`), if
-    the command line names a provider that asks over the network."""
+def pytest_addoption(parser, pluginmanager) -> None:
+    """The first hook pytest calls here: as this package is registered, before the other
+    plugins declare their options (which loads every registered eval and provider) and
+    before the command line is parsed. The process that asks the model starts importing its
+    SDK now (`evals.fetcher.prestart`) if the command line (or PYTEST_ADDOPTS) names a
+    provider that asks over the network; one named elsewhere (an ini file, `pytest.main`'s
+    arguments) only misses the head start."""
     from evals.fetcher import prestart
 
+    args = [*sys.argv[1:], *shlex.split(os.environ.get("PYTEST_ADDOPTS", ""))]
     named = [value.removeprefix("--provider=") for value in args if value.startswith("--provider=")]
     named += [after for flag, after in zip(args, args[1:]) if flag == "--provider"]
     if named:

@@ -144,3 +144,30 @@ def test_a_registered_provider_runs_with_its_own_flag_and_other_providers_refuse
 
     refused = run_harness("-p", "tests.echo_provider", "--provider=reference", "--stutter", "-m", "multiple_choice", **dirs)
     assert refused.returncode == 4 and "--stutter applies to --provider echo, not reference" in refused.stderr, refused.stderr
+
+
+def test_a_providers_own_identity_flag_is_sent_recorded_and_makes_a_run_of_its_own(tmp_path):
+    """`--shout` is declared by the echo provider alone (`ProviderInfo.fields`): it reaches the
+    provider, is in the run's config, record and folder name, and another provider refuses it;
+    the shared fields' configs are as they were."""
+    from tests.harness import run_harness
+
+    dirs = {"run_dir": tmp_path / "runs", "results_dir": tmp_path / "results"}
+    args = ("-p", "tests.echo_provider", "--provider=echo", "--model=parrot", "-m", "multiple_choice", "--limit=1")
+    plain, shouted = run_harness(*args, **dirs), run_harness(*args, "--shout", **dirs)
+    assert plain.returncode == shouted.returncode == 1, shouted.stdout[-2000:] + shouted.stderr[-2000:]
+    folders = sorted(path.name for path in (dirs["run_dir"] / "multiple_choice").iterdir())
+    assert len(folders) == 2 and [name for name in folders if "-shout-" in name], folders  # two runs, the second named by it
+    (loud,) = [json.loads(path.read_text()) for path in dirs["run_dir"].glob("multiple_choice/*-shout-*/calls/*/candidate.json")]
+    assert loud["request"]["provider"] == {"provider": "echo", "model": "parrot", "shout": True}
+    assert loud["response"]["text"] == loud["request"]["prompt"].split("\n")[0].upper()
+    configs = [json.loads(path.read_text())["config"] for path in sorted((dirs["results_dir"] / "multiple_choice").glob("*.json"))]
+    assert sorted(str(config.get("shout")) for config in configs) == ["None", "True"]
+    loud_config = next(c for c in configs if c.get("shout"))
+    assert list(loud_config)[:3] == ["eval", "provider", "model"] and {k: v for k, v in loud_config.items() if k != "shout"} == next(c for c in configs if not c.get("shout"))
+
+    again = run_harness(*args, "--shout", **dirs)  # the same identity: the same run folder
+    assert again.returncode == 1 and sorted(path.name for path in (dirs["run_dir"] / "multiple_choice").iterdir()) == folders
+
+    refused = run_harness("-p", "tests.echo_provider", "--provider=reference", "--shout", "-m", "multiple_choice", **dirs)
+    assert refused.returncode == 4 and "--shout is not sent by --provider reference" in refused.stderr and "it applies to echo" in refused.stderr, refused.stderr

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from evals.errors import UsageError
 from evals.extensions import Registry, providers
-from evals.flags import Flag
+from evals.flags import Field, Flag
 
 from ._base import Completion, Provider, ProviderSpec, Request, Usage, api_key_from_env, is_openrouter, kind_of
 from ._retry import RetryPolicy, Throttle, call_with_retries, endpoint_throttle, limit_share, redact
@@ -70,11 +70,18 @@ class ProviderInfo:
     # How-to-run flags only it takes (`evals.flags.Flag` rows): pytest and evaluate take them
     # when it is registered, and refuse them with another provider.
     flags: tuple[Flag, ...] = ()
+    # Identity flags only it sends (`evals.flags.Field` rows, on_spec): part of its runs'
+    # identity (a different value, a different run folder), read with `ProviderSpec.value`,
+    # refused with another provider.
+    fields: tuple[Field, ...] = ()
     # A Batch API (`Provider.batch_api`): the share of the list price its calls cost, and how
     # the --batch refusal names the providers that have one. None: it has none.
     batch_price: float | None = None
     batch_name: str | None = None  # None: its name
     position: int = 100  # its place in lists of providers (then by name)
+    # The modules its calls need, its SDK: imported ahead by the process that will ask, while
+    # pytest starts (its module imports them only where they are used).
+    sdk: tuple[str, ...] = ()
 
 
 # Every registered provider by name (`evals.extensions.providers()`), read when first asked.

@@ -136,19 +136,41 @@ class ProviderSpec:
     # The values of the provider's own how-to-run flags (`ProviderInfo.flags`) that are not
     # fields here, by their option name: not identity either (`option` reads one).
     options: tuple[tuple[str, Any], ...] = ()
+    # The values of the provider's own identity flags (`ProviderInfo.fields`), by field name:
+    # identity, as the fields above are (`value` reads one).
+    extra: tuple[tuple[str, Any], ...] = ()
 
     def option(self, name: str, default: Any = None) -> Any:
         """The value of the provider's own flag `name` ("stutter" for --stutter)."""
         return dict(self.options).get(name, default)
 
+    def value(self, name: str) -> Any:
+        """An identity field's value: one of the fields above, or the provider's own (None: not given)."""
+        return getattr(self, name) if name in _SPEC_FIELDS else dict(self.extra).get(name)
+
+    def with_values(self, **values: Any) -> ProviderSpec:
+        """A copy with some identity fields changed, the shared ones and the provider's own."""
+        shared = {k: v for k, v in values.items() if k in _SPEC_FIELDS}
+        own = {**dict(self.extra), **{k: v for k, v in values.items() if k not in _SPEC_FIELDS}}
+        return dataclasses.replace(self, **shared, extra=tuple((k, v) for k, v in own.items() if v not in (None, False)))
+
+    @classmethod
+    def from_identity(cls, ident: dict[str, Any], **how: Any) -> ProviderSpec:
+        """The spec a cache record's or a Batch ledger's `identity()` names (with how to reach it)."""
+        return cls(**{k: v for k, v in ident.items() if k in _SPEC_FIELDS}, **how).with_values(**{k: v for k, v in ident.items() if k not in _SPEC_FIELDS})
+
     def identity(self) -> dict[str, Any]:
         """Who is asked, as a cache record holds it (and a Batch API ledger names it)."""
         ident = dataclasses.asdict(self)
-        del ident["api_key_env"], ident["responses_api"], ident["device"], ident["recorded"], ident["options"]
+        del ident["api_key_env"], ident["responses_api"], ident["device"], ident["recorded"], ident["options"], ident["extra"]
         if not ident["thinking"]:
             del ident["thinking"]
-        return {k: v for k, v in {**ident, **dict(self.recorded)}.items() if v is not None}
+        return {k: v for k, v in {**ident, **dict(self.extra), **dict(self.recorded)}.items() if v is not None}
 
+
+
+# The identity fields every provider shares, as ProviderSpec attributes.
+_SPEC_FIELDS = frozenset(f.name for f in dataclasses.fields(ProviderSpec)) - {"api_key_env", "responses_api", "device", "recorded", "options", "extra"}
 
 class Provider(ABC):
     """One model behind one endpoint. `complete` makes exactly one attempt and raises

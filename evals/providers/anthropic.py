@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # annotations only: the SDK is imported where it is used
 register_provider("anthropic", ProviderInfo(
     "evals.providers.anthropic:AnthropicProvider", frozenset({"base_url", "effort", "thinking", "max_tokens"}),
     ("low", "medium", "high", "xhigh", "max"), sampling=False, base_url_env="ANTHROPIC_BASE_URL", key_env="ANTHROPIC_API_KEY",
-    batch_price=0.5, position=20))
+    batch_price=0.5, sdk=("anthropic",), position=20))
 
 
 def _adaptive_thinking_models() -> frozenset[str]:

@@ -18,7 +18,7 @@ from .openai import EFFORTS, OpenAIProvider, chat_messages
 register_provider("live", ProviderInfo(
     "evals.providers.live:LiveProvider", frozenset({"base_url", "effort", "thinking", "route", "max_tokens"}), EFFORTS,
     needs_base_url=True, openrouter_key_env="OPENROUTER_API_KEY", batch_price=0.5, batch_name="live endpoints that speak OpenAI's",
-    position=30))
+    sdk=("openai",), position=30))
 
 
 class LiveProvider(OpenAIProvider):

@@ -29,7 +29,7 @@ RESPONSES_API = Flag("--responses-api", "openai: use the Responses API instead o
 
 register_provider("openai", ProviderInfo(
     "evals.providers.openai:OpenAIProvider", frozenset({"base_url", "effort", "max_tokens"}), EFFORTS,
-    base_url_env="OPENAI_BASE_URL", key_env="OPENAI_API_KEY", flags=(RESPONSES_API,), batch_price=0.5, position=10))
+    base_url_env="OPENAI_BASE_URL", key_env="OPENAI_API_KEY", flags=(RESPONSES_API,), batch_price=0.5, sdk=("openai",), position=10))
 
 
 class BatchUnsupported(UsageError):
