@@ -10,7 +10,6 @@ cache hands back is what it wrote, so a first run and its rerun see the same tex
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import json
 import os
 import re
@@ -185,33 +184,3 @@ def _check(record: Any) -> None:
 def _before(name: str) -> str:
     """The file name of `name` in run folders written before `file_name` (lossy)."""
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name)[:120]
-
-
-DIGEST_DIGITS = 16  # hex digits of a row's `records` digest: 64 bits
-
-
-def records_digest(folder: Path, item_id: str) -> str:
-    """A digest of the cache records of the item `item_id` (its candidate's and its judges'
-    calls, each record's content with its file name): a row's `records`. Any change to what
-    was asked or answered, or a record added or taken away, changes it; what only measures
-    the machine or names the session (a call's latency, the session of an error, the batch
-    that answered) does not, so two runs that got the same answers bind alike."""
-    digest = hashlib.sha256()
-    calls = folder / "calls" / file_name(item_id)
-    try:
-        names = sorted(name for name in os.listdir(calls) if name.endswith(".json") and not name.startswith("."))
-    except FileNotFoundError:
-        names = []
-    for name in names:
-        path = calls / name
-        content = path.read_bytes()
-        try:
-            record = json.loads(content)
-            record.pop("session", None)
-            if isinstance(record.get("response"), dict):
-                record["response"] = {k: v for k, v in record["response"].items() if k not in ("latency", "batch")}
-            content = json.dumps(record, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
-        except (ValueError, AttributeError):
-            pass  # not a record as the cache writes them: its bytes as they are
-        digest.update(path.name.encode() + b"\0" + hashlib.sha256(content).digest())
-    return digest.hexdigest()[:DIGEST_DIGITS]

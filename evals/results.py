@@ -8,7 +8,7 @@ The file's layout has a version of its own, `resultFormat`, apart from the run's
 field added to result files orphans no run folder and leaves every older file readable:
 - format 1 (no `resultFormat`): config, summary, prices, publishable, timing, rows;
 - format 2: also `graders` (the version of each part that graded it, `graders_of`) and each
-  row's `records`, a digest of the cache records it was scored from (`cache.records_digest`).
+  row's `records`, a digest of the cache records it was scored from (`run.records_digest`).
 `FORMATS` lists what each format added; `in_format` drops it, so today's rescoring compares
 with an older file field for field (evals/verify.py)."""
 

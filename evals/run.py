@@ -16,6 +16,7 @@ import collections
 import contextlib
 import dataclasses
 import datetime as dt
+import hashlib
 import json
 import threading
 import time
@@ -27,7 +28,7 @@ from typing import Any, Protocol
 from filelock import FileLock
 
 from evals.atomic import write_json_atomic
-from evals.cache import RunCache, records_digest
+from evals.cache import RunCache
 from evals.config import RunConfig
 from evals.energy import Span, SpanLog
 from evals.errors import FatalError, FatalProviderError, ProviderError, StorageError
@@ -208,19 +209,21 @@ class EvalRun:
         (scrubbed too) when the run must end."""
         if self.fatal:
             raise self.fatal
-        row = self._row(sample, wait)
-        row["records"] = records_digest(self.folder, sample.id)  # what it was scored from: verify tells a changed record from a regrade
-        return self.scrub(row)
+        return self.scrub(self._row(sample, wait))
 
     def _row(self, sample: Any, wait: bool) -> dict[str, Any]:
         scoring = _Scoring(self, wait)
+        request = self._candidate_request(sample)
         try:
-            completion = self._call(sample.id, "candidate", self.candidate, self._candidate_request(sample), wait=wait)
+            completion = self._call(sample.id, "candidate", self.candidate, request, wait=wait)
+            scoring.calls.append(("candidate", self.call_record(self.candidate, request), completion))
             scored = self.task.score(sample, completion, scoring)
         except FatalError:
             raise
         except ProviderError as error:
-            return {**row_identity(sample), **self.task.sample_fields(sample), "status": "apiError", "correct": False, "error": f"{error.kind}: {error}"}
+            scoring.calls.append(("error", {}, error))
+            return {**row_identity(sample), **self.task.sample_fields(sample), "status": "apiError", "correct": False, "error": f"{error.kind}: {error}",
+                    "records": records_digest(scoring.calls)}
         batched = ["candidate"] * bool(completion.batch) + scoring.batched
         return {
             **row_identity(sample),
@@ -230,6 +233,7 @@ class EvalRun:
             "usage": dataclasses.asdict(completion.usage),
             "latency": completion.latency,
             **({"batched": batched} if batched else {}),  # the calls a Batch API answered, at its price
+            "records": records_digest(scoring.calls),  # what it was scored from: verify tells a changed record from a regrade
         }
 
     def needed_calls(self, sample: Any) -> list[Call]:
@@ -450,9 +454,11 @@ class _Scoring:
         self.judge_names = run.judge_names
         self.folder = run.folder
         self.batched: list[str] = []  # the judge calls a Batch API answered
+        self.calls: list[tuple[str, dict[str, Any], Completion | ProviderError]] = []  # what the row is scored from
 
     def judge(self, item_id: str, index: int, request: Request) -> Completion:
         completion = self._run.judge(item_id, index, request, wait=self._wait)
+        self.calls.append((f"judge-{index}", self._run.call_record(self._run.judges[index][1], request), completion))
         if completion.batch:
             self.batched.append(f"judge-{index}")
         return completion
@@ -462,3 +468,23 @@ class _Scoring:
 
     def resource(self, kind: str) -> Any:
         return self._run.resources.get(kind)
+
+
+DIGEST_DIGITS = 16  # hex digits of a row's `records` digest: 64 bits
+
+
+def records_digest(calls: list[tuple[str, dict[str, Any], Completion | ProviderError]]) -> str:
+    """A row's `records`: a digest of the calls it was scored from (each role, what was asked
+    and what was answered, as the cache records hold them). Any change to a record that is
+    read changes it; what only measures the machine (a call's latency) or says how it was
+    answered (the batch) does not, so two runs that got the same answers bind alike. Made from
+    the answers in hand, where the row is made: no record is read twice."""
+    digest = hashlib.sha256()
+    for role, request, outcome in calls:
+        if isinstance(outcome, Completion):
+            answer = {k: v for k, v in outcome.to_record().items() if k not in ("latency", "batch")}
+        else:
+            answer = {"error": {"kind": outcome.kind, "status": outcome.status, "message": str(outcome)}}
+        line = json.dumps([role, request, answer], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        digest.update(line.encode("utf-8", "surrogatepass") + b"\n")
+    return digest.hexdigest()[:DIGEST_DIGITS]

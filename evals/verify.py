@@ -12,8 +12,8 @@ How a rescoring is judged against its file (`judge`), timing aside:
 2. Nothing else differs (the file's `graders` aside): `ok`.
 3. A difference in a field that does not come from grading is `DIFF`: the file or the
    records changed. Such are the config, prices, token counts and cost, a row missing or
-   added, and (format 2 on) a row's `records` digest, which binds it to the bytes of the
-   cache records it was scored from.
+   added, and (format 2 on) a row's `records` digest, which binds it to what its cache
+   records hold (each call's request and answer) as it was scored.
 4. Every difference is in what graders write (status, correct, the eval's
    `Task.graded_fields`, the summary's scores, counts and intervals, publishable): `REGRADE`
    when some part that graded the file has another version today (`results.graders_recorded`:
