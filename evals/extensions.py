@@ -29,6 +29,7 @@ at its top (its SDK, torch, pydantic at first use)."""
 from __future__ import annotations
 
 import contextlib
+import importlib
 import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
@@ -133,16 +134,17 @@ def providers() -> dict[str, ProviderInfo]:
     return {name: info for name, (_, info) in _providers.items()}
 
 
-def provider_ahead(name: str) -> ProviderInfo | None:
-    """The provider `name` as its own entry point (the one of that name) registers it, without
-    loading the others: for the process that will ask the model, which imports the SDK first
-    (`evals.fetcher`). None when no entry point of that name registers it."""
+def provider_ahead(name: str, found: list[tuple[str, str, str | None]] | None = None) -> ProviderInfo | None:
+    """The provider `name` as its own entry point (the one of that name; from `found`, else
+    the installed ones) registers it, without loading the others: for the process that will
+    ask the model, which imports the SDK first (`evals.fetcher`). None when no entry point of
+    that name registers it."""
     if name not in _providers:
-        for point in entry_points(group=GROUP, name=name):
+        for _, value, _ in [point for point in (entry_points_found() if found is None else found) if point[0] == name]:
             with contextlib.suppress(Exception):  # a broken one is reported by load(), in one line
-                point.load()
-    found = _providers.get(name)
-    return found[1] if found else None
+                importlib.import_module(value.partition(":")[0].strip())
+    found_info = _providers.get(name)
+    return found_info[1] if found_info else None
 
 
 def register_source(name: str, info: PowerSourceInfo) -> PowerSourceInfo:
@@ -167,9 +169,21 @@ def _register(table: dict[str, tuple[str, Any]], kind: str, name: str, info: Any
     return info
 
 
-def load() -> None:
+def entry_points_found() -> list[tuple[str, str, str | None]]:
+    """The group's entry points in the order `load` imports them: (name, value, distribution),
+    the harness's own first (a third party's eval may build on them), the same value once."""
+    found = sorted(entry_points(group=GROUP), key=lambda ep: (ep.dist is None or ep.dist.name != DISTRIBUTION, ep.name))
+    seen: dict[str, tuple[str, str, str | None]] = {}
+    for point in found:  # the same distribution twice on the path: once
+        seen.setdefault(point.value, (point.name, point.value, point.dist.name if point.dist else None))
+    return list(seen.values())
+
+
+def load(found: list[tuple[str, str, str | None]] | None = None) -> None:
     """Import every module the entry-point group names (once): each registers its extensions.
-    A module that fails to import is one line naming the entry point and the package."""
+    A module that fails to import is one line naming the entry point and the package. `found`
+    (`entry_points_found()` of another process: the asking child's, from pytest's) spares the
+    scan of every installed distribution."""
     global _state
     if _state == "loaded":
         return
@@ -177,22 +191,18 @@ def load() -> None:
         if _state != "unloaded":
             return
         _state = "loading"
-        # The harness's own first (a third party's eval may build on them).
-        found = sorted(entry_points(group=GROUP), key=lambda ep: (ep.dist is None or ep.dist.name != DISTRIBUTION, ep.name))
-        seen: set[str] = set()
-        for point in found:
-            if point.value in seen:  # the same distribution twice on the path
-                continue
-            seen.add(point.value)
-            if point.dist is not None and point.dist.name == DISTRIBUTION:
-                _own_modules.add(point.module)
+        for name, value, owner in (entry_points_found() if found is None else found):
+            module, _, attr = value.partition(":")
+            if owner == DISTRIBUTION:
+                _own_modules.add(module.strip())
             try:
-                point.load()
+                loaded = importlib.import_module(module.strip())
+                for part in filter(None, attr.strip().split(".")):
+                    loaded = getattr(loaded, part)
             except UsageError:
                 raise
             except Exception as error:
-                owner = point.dist.name if point.dist else "an installed package"
-                raise UsageError(f"the {GROUP} entry point {point.name!r} of {owner} ({point.value}) failed to load: "
+                raise UsageError(f"the {GROUP} entry point {name!r} of {owner or 'an installed package'} ({value}) failed to load: "
                                  f"{type(error).__name__}: {error}; fix or uninstall it") from None
         _state = "loaded"
 

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evals.errors import FatalError, FatalProviderError, QuotaExhausted, StorageError
+from evals.extensions import entry_points_found
 from evals.providers._retry import limit_share
 
 if TYPE_CHECKING:  # a child's first job is to import the SDK: the rest of the harness waits
@@ -68,7 +69,10 @@ class Fetcher:
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
         # -P: the working folder is not put on the child's path (a folder of the user's named
         # `evals` would be imported instead of this package); PYTHONPATH names this one first.
-        self._child = subprocess.Popen([sys.executable, "-P", "-m", "evals.fetcher", *sdks], stdin=subprocess.PIPE,
+        # The extensions to load, found here (pytest has already read every distribution):
+        # the child is spared the scan before its first request.
+        found = json.dumps(entry_points_found())
+        self._child = subprocess.Popen([sys.executable, "-P", "-m", "evals.fetcher", found, *sdks], stdin=subprocess.PIPE,
                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, close_fds=True)
         self._stderr_reader.start()
 
@@ -273,14 +277,17 @@ def discard_prestarted() -> None:
 # -- the child's side ----------------------------------------------------------------------
 
 
-def main(sdks: Sequence[str]) -> None:
-    from evals.extensions import provider_ahead
+def main(found: str, sdks: Sequence[str]) -> None:
+    from evals.extensions import load, provider_ahead
     from evals.providers import provider_class
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it closes stdin
+    points = [tuple(point) for point in json.loads(found)]
     for name in sdks:  # the SDK first, while the parent starts; then every other extension
-        for module in getattr(provider_ahead(name), "sdk", ()):
+        for module in getattr(provider_ahead(name, points), "sdk", ()):
             __import__(module)  # as an import statement does (what audit hooks see)
+    load(points)
+    for name in sdks:
         provider_class(name)
     # A warning (a corrupt cache record moved aside) is the user's to see: the parent repeats it.
     warnings.showwarning = lambda message, category, *_, **__: _say(["warning", category.__name__, str(message)])
@@ -339,4 +346,4 @@ def _exit_when_parent_leaves() -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main(sys.argv[1], sys.argv[2:])

@@ -16,8 +16,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock
-
 from evals.atomic import write_json_atomic
 from evals.errors import UsageError
 
@@ -110,6 +108,8 @@ def file_hashes(files: list[Path]) -> dict[Path, str]:
     file is read again only when one of them changed."""
     store = cache_home() / "hashes.json"
     store.parent.mkdir(parents=True, exist_ok=True)
+    from filelock import FileLock  # here: registering the local provider imports this module in every process
+
     with FileLock(store.with_name(".hashes.json.lock")):
         try:
             known = json.loads(store.read_text())
