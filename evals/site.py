@@ -59,7 +59,7 @@ from evals import schema, stats
 from evals.atomic import write_text_atomic
 from evals.cache import RunCache
 from evals.errors import RegistryError
-from evals.extensions import Registry, on_board
+from evals.extensions import Registry, in_words, on_board
 from evals.names import attempt_key, file_name
 from evals.publish import board_refusals, identity_mismatch
 from evals.registry import MODELS, RESULTS, Render, load_models, lock
@@ -244,7 +244,7 @@ def _published(models: list[dict[str, Any]], results_dir: Path) -> list[Publishe
         if mismatch:
             key, how = mismatch
             raise RegistryError(f"{paths[key]}: not the same run as the other result files of {entry['name']!r} "
-                                f"({how}); its {_count_word(len(paths))} result files must come from one run")
+                                f"({how}); its {in_words(len(paths))} result files must come from one run")
         board.append(Published(entry, paths, results))
     return ranked(board)
 
@@ -282,10 +282,6 @@ def _columns() -> list[tuple[Task, Column]]:
                                     "give it another key or band")
             columns.append((task, column))
     return columns
-
-
-def _count_word(n: int) -> str:
-    return ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")[n] if n <= 10 else str(n)
 
 
 def _score(published: Published, task: Task, column: Column) -> dict[str, Any]:
