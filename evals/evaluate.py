@@ -237,7 +237,7 @@ def evaluate(args: argparse.Namespace) -> int:
 def _regrade(args: argparse.Namespace) -> int:
     """`--regrade [NAME]`: nothing is asked of any model (evals.verify.regrade)."""
     from evals.site import rebuild_site
-    from evals.verify import regrade
+    from evals.regrade import regrade
 
     data = args.data_dir.resolve()
     return regrade(data / "models.json", data / "results", data / "runs", args.name, dry_run=args.dry_run, render=rebuild_site(data))

@@ -251,7 +251,7 @@ def _published(models: list[dict[str, Any]], results_dir: Path) -> list[Publishe
 
 def ranked(board: list[Published]) -> list[Published]:
     """The board's order: best average first, then by name."""
-    return sorted(board, key=lambda p: (-_average(p), p.entry["name"]))
+    return sorted(board, key=lambda p: (-average(p), p.entry["name"]))
 
 
 def _site_data(board: list[Published]) -> dict[str, Any]:
@@ -291,7 +291,8 @@ def _score(published: Published, task: Task, column: Column) -> dict[str, Any]:
     return summary[column.band or "overall"] if task.bands else summary
 
 
-def _average(published: Published) -> float:
+def average(published: Published) -> float:
+    """A model's average over the board's averaged columns: what the board is ranked by."""
     averaged = [_accuracy(_score(published, task, column)) for task, column in _columns() if column.averaged]
     return round(math.fsum(averaged) / len(averaged), SCORE_DIGITS) if averaged else 0.0
 
@@ -312,7 +313,7 @@ def _row(published: Published) -> dict[str, Any]:
         "size": entry.get("size"),
         "sizeLabel": human_size(entry.get("size")),
         **scores,
-        "average": _average(published),
+        "average": average(published),
         "ci95": intervals,
         "cost": _total(entry, costs),
         "costBasis": basis,

@@ -4,7 +4,7 @@ Multiple choice re-extracts the letters from the cached replies, freeform re-rea
 re-votes the cached judge verdicts, leetcode re-executes the cached code in the sandbox.
 `verify_published` is `evaluate --verify [NAME]`; `pytest --verify-published[=NAME]` runs the
 same `rescore` and `judge` as one snapshot test per published run (plugins/verify.py);
-`regrade` is `evaluate --regrade [NAME]`.
+`evals.regrade` is `evaluate --regrade [NAME]`.
 
 How a rescoring is judged against its file (`judge`), timing aside:
 1. Today's rescoring is cut down to the file's own format (`results.in_format`: what later
@@ -29,8 +29,6 @@ not a broken file; the published scores stand until `evaluate --regrade` replace
 
 from __future__ import annotations
 
-import datetime as dt
-import math
 import re
 import sys
 from dataclasses import dataclass, field
@@ -43,8 +41,7 @@ from evals.errors import EvalError
 from evals.names import row_key
 from evals.plan import identity_from_config, plan
 from evals.providers import Completion, Provider, Request
-from evals.results import (Prices, graders_of, graders_recorded, in_format, read_result, result_format, result_of_run, without_timing,
-                           write_result)
+from evals.results import Prices, graders_of, graders_recorded, in_format, read_result, result_format, result_of_run, without_timing
 from evals.run import RunSpec, build_run
 from evals.tasks import TASKS, Task
 
@@ -170,7 +167,7 @@ def judge(task: Task, published: dict[str, Any], rescored: dict[str, Any]) -> Ve
     rows = {row_key(r): r for r in published["results"]}
     redone = {row_key(r): r for r in shaped["results"]}
     items = [key for key in changed_rows if rows[key]["correct"] != redone[key]["correct"]]
-    accuracy = (_overall(published)["accuracy"], _overall(shaped)["accuracy"])
+    accuracy = (overall(published)["accuracy"], overall(shaped)["accuracy"])
     return Verdict(REGRADE, lines, fields, changed, items, len(changed_rows), accuracy)
 
 
@@ -184,7 +181,7 @@ def _graded(task: Task, path: tuple[str, ...]) -> bool:
     return top in ("publishable", "notPublishable")
 
 
-def _overall(result: dict[str, Any]) -> dict[str, Any]:
+def overall(result: dict[str, Any]) -> dict[str, Any]:
     return result["summary"].get("overall", result["summary"])
 
 
@@ -271,9 +268,9 @@ def verdict_of(path: Path, *, run_root: Path) -> tuple[Verdict, dict[str, Any]]:
 
 
 def verify_published(models_path: Path, results_dir: Path, run_root: Path, name: str | None = None) -> int:
-    """`evaluate --verify [NAME]`: one line per published run (ok, DIFF or FAIL) as it is
-    checked, then the tally. The exit code: 0 all reproduce (or nothing is published), 1 some
-    do not, 2 models.json or NAME is wrong, 130 interrupted (the lines so far are printed)."""
+    """`evaluate --verify [NAME]`: one line per published run (ok, REGRADE, DIFF or FAIL) as it is
+    checked, then the tally. The exit code: 0 all reproduce or only regrade (or nothing is
+    published), 1 some do not, 2 models.json or NAME is wrong, 130 interrupted (the lines so far are printed)."""
     runs: list[PublishedRun] = []
     checked = failed = regrades = 0
     try:
@@ -311,122 +308,3 @@ def tally(runs: int, failed: int, regrades: int, name: str | None = None) -> str
 
 def _quoted(name: str) -> str:
     return name if re.fullmatch(r"[A-Za-z0-9_.+-]+", name) else repr(name)
-
-
-# -- evaluate --regrade ------------------------------------------------------------------------
-
-
-def regrade(models_path: Path, results_dir: Path, run_root: Path, name: str | None = None, *, dry_run: bool,
-            render: registry.Render | None = None) -> int:
-    """`evaluate --regrade [NAME]`: rescore every published run (or NAME's) offline with
-    today's graders; print, per model and eval, the published score beside the regraded one,
-    and the board's order before and after. Without `dry_run`, a model's regraded result
-    files replace its old ones (kept aside as `*.replaced-STAMP`; the names stay: the run
-    identity did not change) and its models.json entry records `regraded` (when, and by
-    which graders), the site rendered by `render`, all under the models.json lock. A model
-    with a run that does not reproduce (DIFF, FAIL) is not regraded. The exit code: 0, 1
-    some runs do not reproduce, 2 models.json or NAME is wrong."""
-    try:
-        runs = published_runs(models_path, results_dir, name)
-    except EvalError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    if not runs:
-        print(f"nothing published in {models_path}: nothing to regrade")
-        return 0
-    regraded: dict[str, dict[str, tuple[PublishedRun, dict[str, Any], dict[str, Any]]]] = {}  # model -> key -> (run, old, new)
-    broken: set[str] = set()
-    for run in runs:
-        try:
-            verdict, rescored = verdict_of(run.path, run_root=run_root)
-        except RescoreFailed as failed:
-            print(f"FAIL {run}: {failed.detail}; not regraded")
-            broken.add(run.model)
-            continue
-        published = read_result(run.path)
-        before, after = _overall(published)["accuracy"], _overall(rescored)["accuracy"]
-        if verdict.status == "DIFF":
-            print(f"DIFF {run}: {verdict.detail}; not regraded: its records or its file changed")
-            broken.add(run.model)
-            continue
-        shown = f"{run}: published {before:.2%}, regraded {after:.2%}"
-        if verdict.status == REGRADE:
-            parts = ", ".join(f"{part} {old or 'none'} -> {new or 'none'}" for part, (old, new) in sorted(verdict.graders.items()))
-            print(f"{shown} ({parts}; {len(verdict.items)} item{'s' * (len(verdict.items) != 1)} changed)")
-            regraded.setdefault(run.model, {})[run.key] = (run, published, _regraded_file(published, rescored))
-        else:
-            print(f"{shown} (unchanged)")
-    for model in broken:
-        regraded.pop(model, None)
-    models = [m for m in registry.load_models(models_path, results=results_dir) if m.get("resultFiles")]
-    print(f"board before: {_board(models, results_dir, {})}")
-    print(f"board after:  {_board(models, results_dir, regraded)}")
-    if not regraded:
-        print("nothing to regrade: every run scores as published" + (" (or does not reproduce)" if broken else ""))
-    elif dry_run:
-        print(f"--dry-run: nothing written ({', '.join(sorted(regraded))} would be regraded)")
-    else:
-        for model, files in regraded.items():
-            for line in _write_regrade(model, files, models_path, results_dir, render):
-                print(line)
-    return 1 if broken else 0
-
-
-def _regraded_file(published: dict[str, Any], rescored: dict[str, Any]) -> dict[str, Any]:
-    """The new result file: today's rescoring, with what the run measured (its timing and
-    energy) as published."""
-    new = {**rescored, "timing": published.get("timing", {})}
-    if "energy" in published:
-        new["energy"] = published["energy"]
-    return new
-
-
-def _board(models: list[dict[str, Any]], results_dir: Path, regraded: dict[str, dict[str, tuple]]) -> str:
-    """The board's order: best average first, then by name, each model with its average."""
-    averages = []
-    for entry in models:
-        results = {key: read_result(registry.result_path(entry, key, results_dir)) for key in entry["resultFiles"]}
-        results.update({key: new for key, (_, _, new) in regraded.get(entry["name"], {}).items()})
-        averages.append((_average(results), entry["name"]))
-    averages.sort(key=lambda a: (-a[0], a[1]))
-    return ", ".join(f"{i}. {name} {average:.2%}" for i, (average, name) in enumerate(averages, 1))
-
-
-def _average(results: dict[str, dict[str, Any]]) -> float:
-    """The mean of a model's averaged board columns."""
-    scores = []
-    for key, result in results.items():
-        summary = result["summary"]
-        for column in TASKS[result["config"]["eval"]].columns():
-            if column.averaged:
-                scores.append((summary[column.band] if column.band else summary.get("overall", summary))["accuracy"])
-    return math.fsum(scores) / len(scores) if scores else 0.0
-
-
-def _write_regrade(model: str, files: dict[str, tuple[PublishedRun, dict[str, Any], dict[str, Any]]], models_path: Path,
-                   results_dir: Path, render: registry.Render | None) -> list[str]:
-    """Write one model's regraded files and record it in models.json, under its lock; on an
-    error the old files are put back."""
-    now = dt.datetime.now(dt.UTC)
-    stamp = now.strftime("%Y%m%dT%H%M%S.%fZ")
-    moved: list[tuple[Path, Path]] = []
-
-    def mutate(entry: dict[str, Any] | None) -> dict[str, Any]:
-        if entry is None or not entry.get("resultFiles"):
-            raise VerifyError(f"{model!r} is no longer published in {models_path}")
-        for run, _, new in files.values():
-            kept = run.path.with_name(f"{run.path.name}.replaced-{stamp}")
-            run.path.rename(kept)
-            moved.append((run.path, kept))
-            write_result(run.path, new)
-        graders = {key: new["graders"] for key, (_, _, new) in sorted(files.items())}
-        return {**entry, "regraded": {"at": now.isoformat(timespec="seconds"), "graders": {**(entry.get("regraded") or {}).get("graders", {}), **graders}}}
-
-    try:
-        registry.update_entry(model, mutate, models_path, results=results_dir, render=render)
-    except (EvalError, OSError) as error:
-        for path, kept in moved:
-            kept.replace(path)
-        return [f"{model}: not regraded ({error}); its result files are as they were"]
-    return [f"regraded {model!r}: " + ", ".join(f"{key} {run.path.name} (the old file kept as {run.path.name}.replaced-{stamp})"
-                                             for key, (run, _, _) in sorted(files.items()))]
