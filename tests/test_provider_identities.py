@@ -37,7 +37,7 @@ IDENTITIES = {
     "local": {"provider": "local", "model": "{checkpoint}", "adapter": "{adapter}", "dtype": "float16", "thinking": True, "max_tokens": 64},
 }
 
-GOLDEN = {  # computed at commit 211e774, before the providers declared their own options
+GOLDEN = {  # what commit 905fadf computes for these identities (checked with its code on PYTHONPATH; local: at 211e774)
     ('openai', 'freeform'): ('openai-gpt-5.5-medium-33e0ac7b27',
         ['eval', 'provider', 'model', 'baseUrl', 'effort', 'maxTokens', 'split', 'dataset', 'promptVersion', 'harnessVersion']),
     ('anthropic', 'freeform'): ('anthropic-claude-x-thinking-7516db2b8e',
