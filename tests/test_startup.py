@@ -50,7 +50,8 @@ def imported(*args: str, tmp_path, env_extra: dict[str, str] | None = None) -> d
     asking = [p["modules"] for p in processes if "evals.fetcher" in p["argv"]]
     pytest_processes = [p["modules"] for p in processes if "evals.fetcher" not in p["argv"]]  # pytest's, and xdist workers
     return {"exit": done.returncode, "pytest": sorted({m for modules in pytest_processes for m in modules}),
-            "asking": sorted({m for modules in asking for m in modules}), "askers": len(asking), "output": done.stdout[-2000:]}
+            "asking": sorted({m for modules in asking for m in modules}), "askers": len(asking), "output": done.stdout[-2000:],
+            "workers": sum(any("exec(eval(sys.stdin.readline()))" in arg for arg in p["argv"]) for p in processes)}  # as execnet starts an xdist worker
 
 
 def test_an_openai_run_without_judged_items_imports_only_the_openai_sdk(tmp_path):
@@ -78,11 +79,14 @@ def test_a_judged_run_imports_the_judges_sdk(tmp_path, judge):
 
 def test_an_xdist_controller_imports_no_sdk_and_still_checks_the_key(tmp_path):
     """The controller asks nothing, its workers do: importing the SDK there only delays the
-    workers' start. A missing key still stops the command with one line."""
+    workers' start. A missing key still stops the command with one line. LeetCode grades in
+    each worker, so `-n 2` really starts workers (an eval that only waits on the model would
+    run in one process, with no controller to check)."""
     with OpenAIServer() as server:
-        args = ("--provider=openai", "--model=m", f"--base-url={server.url}/v1", "-m", "multiple_choice", "--limit=4", "-n", "2")
+        args = ("--provider=openai", "--model=m", f"--base-url={server.url}/v1", "-m", "leetcode", "--limit=4", "-n", "2")
         seen = imported(*args, tmp_path=tmp_path)
         assert seen["exit"] in (0, 1) and len(server.requests) == 4, seen
+        assert seen["workers"] == 2, seen  # the premise: a controller and two workers ran
         assert seen["pytest"] == [] and "openai" in seen["asking"], seen
         missing = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--run-dir={tmp_path / 'runs'}",
                                   f"--results-dir={tmp_path / 'results'}", *args],
