@@ -41,6 +41,7 @@ from evals.plan import Planned, plan
 from evals.providers import make_provider
 from evals.publish import finished_results, publish
 from evals.results import read_result
+from evals.scrub import printable
 from evals.tasks import TAGS, TASKS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -121,7 +122,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         raise SystemExit(evaluate(args))
     except EvalError as error:
-        raise SystemExit(f"error: {error}") from None
+        raise SystemExit(printable(f"error: {error}")) from None
     except OSError as error:  # a data folder that fails while the command runs (a full disk)
         raise SystemExit(f"error: {error.filename or ''}: {error.strerror or error}") from None
     except KeyboardInterrupt:
@@ -189,7 +190,7 @@ def evaluate(args: argparse.Namespace) -> int:
         for e in selected:
             print(_status(e))
             for line in _batch_status(e, args):
-                print(f"      {line}")
+                print(printable(f"      {line}"))  # a batch's problem quotes its server
         return 0
 
     plans.save(data / "plans", args.name, {e.name: {"config": _remembered(e), "dataset": e.dataset} for e in evals.values()},
@@ -202,7 +203,7 @@ def evaluate(args: argparse.Namespace) -> int:
     finished, notes = finished_results({e.key: e.result_file for e in evals.values()}, run_root=runs_dir)
     board = {key: path for key, path in finished.items() if key in registry.RESULT_KEYS}  # an eval off the board is never published
     for note in notes:
-        print(f"  {note}")
+        print(printable(f"  {note}"))
     print(f"  finished: {', '.join(e.tag for e in evals.values() if e.key in finished) or 'nothing'}")
 
     refused = False

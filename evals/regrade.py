@@ -16,6 +16,7 @@ from typing import Any
 from evals import registry, site
 from evals.errors import EvalError
 from evals.results import read_result, write_result
+from evals.scrub import printable
 from evals.verify import REGRADE, PublishedRun, RescoreFailed, VerifyError, overall, published_runs, verdict_of
 
 
@@ -34,7 +35,7 @@ def regrade(models_path: Path, results_dir: Path, run_root: Path, name: str | No
     try:
         runs = published_runs(models_path, results_dir, name)
     except EvalError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(printable(f"error: {error}"), file=sys.stderr)
         return 2
     if not runs:
         print(f"nothing published in {models_path}: nothing to regrade")
@@ -45,22 +46,22 @@ def regrade(models_path: Path, results_dir: Path, run_root: Path, name: str | No
         try:
             verdict, rescored = verdict_of(run.path, run_root=run_root)
         except RescoreFailed as failed:
-            print(f"FAIL {run}: {failed.detail}; not regraded")
+            print(printable(f"FAIL {run}: {failed.detail}; not regraded"))
             broken.add(run.model)
             continue
         published = read_result(run.path)
         before, after = overall(published)["accuracy"], overall(rescored)["accuracy"]
         if verdict.status == "DIFF":
-            print(f"DIFF {run}: {verdict.detail}; not regraded: its records or its file changed")
+            print(printable(f"DIFF {run}: {verdict.detail}; not regraded: its records or its file changed"))
             broken.add(run.model)
             continue
         shown = f"{run}: published {before:.2%}, regraded {after:.2%}"
         if verdict.status == REGRADE:
             parts = ", ".join(f"{part} {old or 'none'} -> {new or 'none'}" for part, (old, new) in sorted(verdict.graders.items()))
-            print(f"{shown} ({parts}; {len(verdict.items)} item{'s' * (len(verdict.items) != 1)} changed)")
+            print(printable(f"{shown} ({parts}; {len(verdict.items)} item{'s' * (len(verdict.items) != 1)} changed)"))
             regraded.setdefault(run.model, {})[run.key] = (run, published, _regraded_file(published, rescored))
         else:
-            print(f"{shown} (unchanged)")
+            print(printable(f"{shown} (unchanged)"))
     for model in broken:
         regraded.pop(model, None)
     models = [m for m in registry.load_models(models_path, results=results_dir) if m.get("resultFiles")]
@@ -73,7 +74,7 @@ def regrade(models_path: Path, results_dir: Path, run_root: Path, name: str | No
     else:
         for model, files in regraded.items():
             for line in _write_regrade(model, files, models_path, results_dir, render):
-                print(line)
+                print(printable(line))
     return 1 if broken else 0
 
 

@@ -11,10 +11,17 @@
   so a rerun scores it from the cache exactly as the first run did.
 
 A value shorter than `MIN_SECRET` characters is not treated as a key: a local server's
-placeholder ("EMPTY") would otherwise be cut out of every reply that says it."""
+placeholder ("EMPTY") would otherwise be cut out of every reply that says it.
+
+And what the harness prints, made safe to show: `printable` is applied to every line that
+carries text a model, a server or a dataset wrote (a wrong answer's note, an API error, a
+dataset's error, a verify line). Files keep the text as it was; only what reaches a terminal
+is escaped, so a reply can neither drive the terminal (ESC sequences that set its title, clear
+it or write the clipboard) nor forge lines of the report (a newline then `PASSED`)."""
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable
 from typing import Any, TypeVar
 
@@ -40,6 +47,34 @@ def escape_surrogates(text: str) -> str:
     except UnicodeEncodeError:
         return text.encode("utf-8", "backslashreplace").decode("utf-8")
     return text
+
+
+# Invisible characters that join or shape the script of the text around them (emoji
+# sequences, Persian, Indic scripts), not the terminal: shown as they are.
+_SHAPING = frozenset("\u200c\u200d")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def printable(text: str, limit: int | None = None) -> str:
+    """`text` as one line that shows what it says and does nothing else: control characters
+    (C0, DEL, C1), line and paragraph separators and invisible format characters (bidi
+    overrides that reorder what a reader sees, zero-width and tag characters) as their escapes
+    (`\\n`, `\\x1b`, `\\u202e`). Beyond `limit` characters it is cut, saying how much more
+    there was."""
+    if not text.isprintable():  # fast path: printable text has none of these (spaces aside)
+        text = "".join(_escape(c) for c in text)
+    if limit is not None and len(text) > limit:
+        text = f"{text[:limit]}... ({len(text) - limit:,} more characters)"
+    return text
+
+
+def _escape(c: str) -> str:
+    if c in _NAMED:
+        return _NAMED[c]
+    if c in _SHAPING or unicodedata.category(c)[0] not in "CZ" or unicodedata.category(c) == "Zs":
+        return c
+    code = ord(c)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 class Scrub:

@@ -43,6 +43,7 @@ from evals.plan import identity_from_config, plan
 from evals.providers import Completion, Provider, Request
 from evals.results import Prices, graders_of, graders_recorded, in_format, read_result, result_format, result_of_run, without_timing
 from evals.run import RunSpec, build_run
+from evals.scrub import printable
 from evals.tasks import TASKS, Task
 
 SHOWN_FIELDS = 4  # differing field paths a DIFF line names before "(+N more)"
@@ -280,13 +281,13 @@ def verify_published(models_path: Path, results_dir: Path, run_root: Path, name:
             return 0
         for run in runs:
             outcome = check(run, run_root=run_root)
-            print(outcome, flush=True)
+            print(printable(str(outcome)), flush=True)
             checked += 1
             failed += outcome.status in ("DIFF", "FAIL")
             regrades += outcome.status == REGRADE
         print(tally(len(runs), failed, regrades, name))
     except EvalError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(printable(f"error: {error}"), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"interrupted: {checked} of {len(runs)} runs checked", file=sys.stderr)

@@ -20,11 +20,11 @@ from evals.names import row_key
 from evals.publish import finished_results, publish
 from evals.results import read_result, result_of_run, without_timing, write_result
 from evals.run import forced_in
-from evals.scrub import escape_surrogates
+from evals.scrub import escape_surrogates, printable
 from evals.tasks import TASKS, Task
 from evals.verify import REGRADE, judge
 
-from .items import ROW_PROPERTY, WAITING_PROPERTY, loaded, published
+from .items import ROW_PROPERTY, WAITING_PROPERTY, explanation, loaded, published
 from .options import settings
 from .state import is_worker, session_of
 
@@ -172,11 +172,11 @@ class ResultsCollector:
         if self.lines:
             terminalreporter.section("eval results")
             for line in self.lines:
-                terminalreporter.write_line(line)
+                terminalreporter.write_line(printable(line))  # verify's differences and publish's notes quote rows
 
     def _wrong_answers(self) -> list[str]:
         """One line for each of the first wrong answers; every row is in the result files."""
-        lines = [f"WRONG {nodeid} - {TASKS[name].explain(row)}" for nodeid, name, row in self.wrong]
+        lines = [f"WRONG {nodeid} - {explanation(name, row)}" for nodeid, name, row in self.wrong]
         if self.wrong_count > len(self.wrong):
             lines.append(f"... and {self.wrong_count - len(self.wrong)} more: every answer is a row of its eval's result file")
         return lines

@@ -20,6 +20,7 @@ import pytest
 from evals import energy
 from evals.errors import EvalError
 from evals.run import EvalRun
+from evals.scrub import printable
 
 from .options import settings
 from .state import is_worker, session_of
@@ -33,7 +34,7 @@ def configure(config: pytest.Config) -> None:
     try:
         source.check()  # before anything is asked: a source that cannot measure makes the kWh meaningless
     except EvalError as error:
-        raise pytest.UsageError(f"--energy: {error}") from None
+        raise pytest.UsageError(printable(f"--energy: {error}")) from None
     config.pluginmanager.register(EnergyMeter(source, s.run_root, s.session), "energy-meter")
 
 

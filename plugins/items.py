@@ -26,6 +26,7 @@ from evals.fetcher import ChildProcesses, Fetchers, discard_prestarted
 from evals.plan import Planned, plan
 from evals.providers import PROVIDERS
 from evals.run import Asker, BatchWaiting, EvalRun, RunSpec, Threads, build_run, start_over
+from evals.scrub import printable
 from evals.tasks import TASKS
 from evals.verify import CachedOnly
 
@@ -33,6 +34,7 @@ from .options import judge_provider, reachable_evals, settings, verifying
 from .state import is_worker, session_of
 
 ROW_PROPERTY = "eval_row"
+NOTE_SHOWN = 500  # characters of a failed item's one line; its row keeps the whole text
 WAITING_PROPERTY = "eval_waiting"  # an item whose call waits in a Batch API batch
 
 
@@ -56,7 +58,7 @@ def configure(config: pytest.Config) -> None:
         state.planned = {name: plan(TASKS[name], s.identity) for name in reachable}
         published = registry.published_files(s.results_root.parent / "models.json", results=s.results_root)
     except EvalError as error:
-        raise pytest.UsageError(str(error)) from None
+        raise pytest.UsageError(printable(str(error))) from None
     state.published = {name for name, item in state.planned.items() if results_path(s.results_root, item.config) in published}
     if s.force and state.published:
         names = ", ".join(sorted(state.published))
@@ -80,6 +82,7 @@ def pytest_evals_make_asker(config: pytest.Config) -> Asker:
 
 def _say(config: pytest.Config, line: str) -> None:
     reporter = config.pluginmanager.get_plugin("terminalreporter")
+    line = printable(line)  # a batch's problem quotes its server
     if reporter is not None and not is_worker(config):
         reporter.write_line(line)
     else:
@@ -207,12 +210,12 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         session_of(config).asker.start([(eval_run(config, name), samples) for name, samples in _selected_samples(items).items()])
     except EvalError as error:
         if not is_worker(config):
-            pytest.exit(f"ERROR: {error}", returncode=pytest.ExitCode.USAGE_ERROR)
+            pytest.exit(printable(f"ERROR: {error}"), returncode=pytest.ExitCode.USAGE_ERROR)
         # An xdist worker cannot end the command itself: it runs nothing and passes the line
         # to the controller, which stops with it.
         config.hook.pytest_deselected(items=list(items))
         items.clear()
-        session.shouldstop = f"ERROR: {error}"
+        session.shouldstop = printable(f"ERROR: {error}")
 
 
 def _selected_samples(items: list[pytest.Item]) -> dict[str, list[Any]]:
@@ -262,7 +265,7 @@ class Outcome:
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     report = yield
     if call.excinfo is not None and call.excinfo.errisinstance((ApiError, EvalError)):
-        report.longrepr = f"{call.excinfo.typename}: {call.excinfo.value}"
+        report.longrepr = printable(f"{call.excinfo.typename}: {call.excinfo.value}", NOTE_SHOWN)
     return report
 
 
@@ -288,7 +291,7 @@ def graded(request: pytest.FixtureRequest, sample: Any) -> Outcome:
     try:
         row = run.answer(sample)
     except FatalError as error:
-        request.session.shouldstop = f"stopped: {error}"
+        request.session.shouldstop = printable(f"stopped: {error}")
         raise
     except BatchWaiting as waiting:
         request.node.user_properties.append((WAITING_PROPERTY, json.dumps({"eval": name, "batch": waiting.batch})))
@@ -299,4 +302,10 @@ def graded(request: pytest.FixtureRequest, sample: Any) -> Outcome:
     if row["status"] == "datasetError":  # an error of the item, never the model's wrong answer
         origin = getattr(sample, "origin", "")
         raise DatasetError(f"{origin} ({sample.id}): {row['error']}" if origin else f"{sample.id}: {row['error']}")
-    return Outcome(row, TASKS[name].explain(row))
+    return Outcome(row, explanation(name, row))
+
+
+def explanation(name: str, row: dict[str, Any]) -> str:
+    """A failed item's one line, as its report and the wrong answers' list show it: its eval's
+    explanation, which quotes the model (an error its code raised, a judge's words), escaped."""
+    return printable(TASKS[name].explain(row), NOTE_SHOWN)

@@ -26,6 +26,7 @@ from evals.identity import FIELD, Identity, add_identity_options, from_values, p
 from evals.flags import add_pytest_options, how_to_run, takers
 from evals.providers import PROVIDERS, Provider, ProviderSpec, api_key_from_env, batch_providers, check_key, deferred_provider, limit_share
 from evals.results import Prices
+from evals.scrub import printable
 from evals.tasks import TASKS
 
 from .state import is_worker, session_of
@@ -38,7 +39,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     try:  # the evals' tags are in the help: an eval that cannot be loaded is one line, here
         load_evals()
     except EvalError as error:
-        raise pytest.UsageError(str(error)) from None
+        raise pytest.UsageError(printable(str(error))) from None
     ident = _declare(parser.getgroup("run identity", "which model answers, and how (a different value is a different run)"))
     add_identity_options(ident, defaults=True)
 
@@ -103,7 +104,7 @@ def configure(config: pytest.Config) -> None:
     try:
         session_of(config).settings = _settings(config)
     except EvalError as error:
-        raise pytest.UsageError(str(error)) from None
+        raise pytest.UsageError(printable(str(error))) from None
 
 
 def reachable_evals(config: pytest.Config) -> list[str]:

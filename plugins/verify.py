@@ -23,6 +23,7 @@ from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from evals.errors import EvalError
 from evals.results import in_format, read_result, result_format, without_timing
+from evals.scrub import printable
 from evals.verify import REGRADE, PublishedRun, RescoreFailed, published_runs, verdict_of
 
 from .options import ROOT, results_root, run_root, verified_name, verifying
@@ -46,7 +47,7 @@ def configure(config: pytest.Config) -> None:
     try:
         session_of(config).published_runs = published_runs(_models_path(config), results_root(config), verified_name(config))
     except EvalError as error:
-        raise pytest.UsageError(str(error)) from None
+        raise pytest.UsageError(printable(str(error))) from None
     if not is_worker(config):
         config.pluginmanager.register(NothingToVerify(config), "verify-nothing-to-verify")
         config.pluginmanager.register(Regrades(), "verify-regrades")
@@ -117,7 +118,7 @@ class Regrades:
         if self.lines:
             terminalreporter.section("regrades")
             for line in self.lines:
-                terminalreporter.write_line(line)
+                terminalreporter.write_line(printable(line))  # it names the items that score differently, by their dataset ids
             terminalreporter.write_line(f"{len(self.lines)} regrade{'s' * (len(self.lines) != 1)} available: the records are intact, "
                                         "today's graders score them differently; `evaluate --regrade` rescores them")
 
@@ -173,7 +174,7 @@ def rescored(request: pytest.FixtureRequest, published_run: PublishedRun) -> dic
     try:
         verdict, rescoring = verdict_of(published_run.path, run_root=run_root(request.config))
     except RescoreFailed as failed:
-        pytest.fail(f"{published_run}: {failed.detail}", pytrace=False)
+        pytest.fail(printable(f"{published_run}: {failed.detail}"), pytrace=False)
     if verdict.status == REGRADE:
         request.node.user_properties.append((REGRADE_PROPERTY, f"{published_run}: {verdict.detail}"))
         return published_run.result()

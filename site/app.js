@@ -121,7 +121,7 @@
         td.appendChild(site);
       }
     },
-    provider: function (td, m) { td.textContent = m.provider; },
+    provider: function (td, m) { td.textContent = common.visible(String(m.provider)); },
     releaseDate: function (td, m) {
       const time = document.createElement("time");
       time.dateTime = m.releaseDate;
@@ -232,7 +232,7 @@
   function el(name, attrs, text) {
     const node = document.createElementNS(SVG, name);
     Object.keys(attrs || {}).forEach(function (k) { node.setAttribute(k, String(attrs[k])); });
-    if (text !== undefined) node.textContent = text;
+    if (text !== undefined) node.textContent = common.visible(String(text));
     return node;
   }
 

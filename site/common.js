@@ -1,7 +1,7 @@
 // Shared by the leaderboard (app.js) and a model's page (model.js): number formats, the 95%
 // interval's text and its whisker, the link to a model's page, and the names of the board's evals
 // and scores (from data.js). Text only ever goes into the page as text (textContent), never as
-// HTML.
+// HTML, and with its invisible controls shown as escapes (`visible`).
 "use strict";
 
 window.SiteCommon = (function () {
@@ -69,14 +69,28 @@ window.SiteCommon = (function () {
     return "model.html?model=" + encodeURIComponent(page);
   }
 
-  // An HTML element with attributes and text content.
+  // Characters that change what a reader sees without being seen: control characters (line
+  // breaks and tabs aside, which a reply's layout needs), line separators, bidi overrides that
+  // show text reversed, zero-width and tag characters. As in the terminal (evals.scrub.printable),
+  // each is shown as its escape.
+  const INVISIBLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]|\udb40[\udc00-\udc7f]/g;
+
+  function visible(text) {
+    return text.replace(INVISIBLE, function (c) {
+      const code = c.codePointAt(0);
+      const hex = code.toString(16);
+      return code < 0x100 ? "\\x" + hex.padStart(2, "0") : code < 0x10000 ? "\\u" + hex.padStart(4, "0") : "\\U" + hex.padStart(8, "0");
+    });
+  }
+
+  // An HTML element with attributes and (visible) text content.
   function tag(name, attrs, text) {
     const node = document.createElement(name);
     Object.keys(attrs || {}).forEach(function (k) {
       if (k === "className") node.className = attrs[k];
       else node.setAttribute(k, String(attrs[k]));
     });
-    if (text !== undefined && text !== null) node.textContent = String(text);
+    if (text !== undefined && text !== null) node.textContent = visible(String(text));
     return node;
   }
 
@@ -133,7 +147,7 @@ window.SiteCommon = (function () {
 
   return {
     DASH: DASH, isNumber: isNumber, percent: percent, usd: usd, count: count, interval: interval,
-    scoreTitle: scoreTitle, whisker: whisker, pageHref: pageHref, tag: tag,
+    scoreTitle: scoreTitle, whisker: whisker, pageHref: pageHref, tag: tag, visible: visible,
     evalsOf: evalsOf, scoreGroups: scoreGroups, scoreName: scoreName, inSentence: inSentence, listed: listed, countWord: countWord,
   };
 })();

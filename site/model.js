@@ -51,7 +51,7 @@
     const parts = [model.provider, "released " + model.releaseDate, model.size ? model.sizeLabel : null,
       "suite cost " + common.usd(model.cost) + (model.costBasis === "electricity" ? " (electricity)" : ""),
       "average " + common.scoreTitle(model.average, (model.ci95 || {}).average)];
-    line.textContent = parts.filter(Boolean).join(" · ") + " · ";
+    line.textContent = common.visible(parts.filter(Boolean).join(" · ") + " · ");
     if (/^https?:\/\//i.test(String(model.url))) line.appendChild(tag("a", { href: model.url, rel: "noopener" }, model.url));
   }
 
@@ -314,7 +314,7 @@
     return;
   }
   document.title = row.name + " — Roblox LLM leaderboard";
-  document.getElementById("model-name").textContent = row.name;
+  document.getElementById("model-name").textContent = common.visible(String(row.name));
   const script = document.createElement("script");
   script.src = "models/" + row.page + ".js";
   script.onload = function () {

@@ -101,7 +101,9 @@ def question_of(item_id: str) -> str:
     return f"Question {item_id}: how does a RemoteEvent reach the server?"
 
 
-HOSTILE = '</script><script>alert(1)</script><img src=x onerror="window.__pwned = 1"> & \u2028 done'
+HOSTILE = '</script><script>alert(1)</script><img src=x onerror="window.__pwned = 1"> & \u2028 done \x1b]0;title\x07 \u202edesrever\nnext line'
+# As the page shows it: line breaks kept, every other invisible control as its escape.
+HOSTILE_SHOWN = '</script><script>alert(1)</script><img src=x onerror="window.__pwned = 1"> & \\u2028 done \\x1b]0;title\\x07 \\u202edesrever\nnext line'
 
 
 def _publish(results: Path, model: str, provider: str, *, ff: tuple[int, int], mc: tuple[int, int], lc: dict[str, int],
@@ -1092,7 +1094,7 @@ def test_a_hostile_reply_shows_as_text(page, served):
     assert shown_items(browser) == ("1 of 42 items match", 1)
     item = browser.find_element(By.CSS_SELECTOR, "#items .item")
     assert item.find_element(By.CSS_SELECTOR, ".item-id").text == "fr-0009"
-    assert browser.execute_script("return arguments[0].textContent", item.find_element(By.CSS_SELECTOR, ".reply .text")) == HOSTILE
+    assert browser.execute_script("return arguments[0].textContent", item.find_element(By.CSS_SELECTOR, ".reply .text")) == HOSTILE_SHOWN
     assert item.find_element(By.CSS_SELECTOR, ".question .text").text == question_of("fr-0009")
     item.find_element(By.CSS_SELECTOR, ".reasoning summary").click()  # the reasoning, collapsed until asked for
     assert item.find_element(By.CSS_SELECTOR, ".reasoning .text").text == "Thinking about fr-0009."

@@ -1,0 +1,67 @@
+"""What a model, a server or a dataset wrote reaches the terminal escaped, one line per item:
+it can neither drive the terminal (set its title, clear it, write the clipboard) nor forge
+lines of the report, while the files keep the text as it was."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from evals.scrub import printable
+from tests.harness import ROOT, read_result, run_harness
+from tests.loopback import Answer, OpenAIServer, last_user_text
+
+# Set the terminal's title, clear the screen, write the clipboard (OSC 52), a CSI in its 8-bit
+# form, a bidi override that shows text reversed, then forged report lines and 4,000 newlines.
+FORGED = "\n".join(["PASSED tests_evals/test_leetcode.py::test_leetcode[lc-easy-01]", "=== 30 passed in 0.12s ==="])
+HOSTILE = "\x1b]0;pwned\x07\x1b[2J\x1b]52;c;ZXZpbA==\x07\x9b31m\u202edessap\u2028" + FORGED + "\n" * 4000
+LUAU_STRING = "".join(c if c.isalnum() or c in " =:;._-[]()" else f"\\u{{{ord(c):x}}}" for c in HOSTILE)
+LEETCODE = [json.loads(line) for line in (ROOT / "data" / "leetcode" / "problems.jsonl").read_text().splitlines()][:3]
+
+
+def hostile_model(request) -> Answer:
+    """Every LeetCode reply errors while its module loads, with the hostile text as its message."""
+    return Answer(f'```luau\nerror("{LUAU_STRING}", 0)\nreturn {{}}\n```')
+
+
+@pytest.mark.parametrize("text, shown", [
+    ("plain text, é and 日本語 and an emoji 👍", "plain text, é and 日本語 and an emoji 👍"),
+    ("a\nb\r\tc", "a\\nb\\r\\tc"),
+    ("\x1b]0;t\x07", "\\x1b]0;t\\x07"),
+    ("\x9b2J \x7f", "\\x9b2J \\x7f"),
+    ("\u202eabc\u2066\u2028\u2029", "\\u202eabc\\u2066\\u2028\\u2029"),
+    ("tag\U000e0041chars", "tag\\U000e0041chars"),
+    ("family \U0001f468\u200d\U0001f469", "family \U0001f468\u200d\U0001f469"),  # a joiner joins emoji, nothing else
+    ("C:\\runs\\x", "C:\\runs\\x"),  # a Windows path in a message stays as typed
+])
+def test_printable_escapes_what_drives_a_terminal_and_nothing_else(text, shown):
+    assert printable(text) == shown
+
+
+def test_printable_cuts_long_text_saying_how_much_more_there_was():
+    assert printable("ab\n" * 10, limit=6) == "ab\\nab... (34 more characters)"
+
+
+def test_a_hostile_error_message_is_one_escaped_line_and_the_file_keeps_it_whole(tmp_path):
+    with OpenAIServer(hostile_model) as server:
+        # the first problem's request is refused, with the hostile text as the server's message
+        server.fail_when(lambda r: LEETCODE[0]["problem_description"].strip() in last_user_text(r.body), 400,
+                         body={"error": {"message": HOSTILE, "type": "invalid_request_error"}})
+        dataset = tmp_path / "problems.jsonl"
+        dataset.write_text("".join(json.dumps(p) + "\n" for p in LEETCODE))
+        done = run_harness("--provider=openai", "--model=coder", f"--base-url={server.url}/v1", "-m", "leetcode", f"--dataset={dataset}",
+                           "--color=no", run_dir=tmp_path / "runs", results_dir=tmp_path / "results", timeout=300)
+    output = done.stdout + done.stderr
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]", output), "a control character reached the terminal"
+    assert "\\x1b]0;pwned\\x07" in output  # shown as its escapes
+    wrong = [line for line in output.splitlines() if line.startswith("WRONG ")]
+    assert len(wrong) == len(LEETCODE) - 1, output[-3000:]
+    errors = [line for line in output.splitlines() if line.startswith("ApiError:") and "HTTP 400" in line]
+    assert errors and all("\\x1b[2J" in line and len(line) < 800 for line in errors), output[-3000:]
+    assert all("more characters)" in line and len(line) < 800 for line in wrong)  # cut, saying so
+    assert not any(line.startswith("PASSED") or re.match(r"=+ 30 passed", line) for line in output.splitlines())
+    assert len(output.splitlines()) < 60, output[-3000:]
+    rows = [row for row in read_result(tmp_path / "results", "leetcode")["results"] if row["status"] != "apiError"]
+    assert len(rows) == 2 and all(HOSTILE.rstrip("\n") in row["note"] for row in rows)  # the file has the text as it was
