@@ -65,3 +65,16 @@ def test_a_hostile_error_message_is_one_escaped_line_and_the_file_keeps_it_whole
     assert len(output.splitlines()) < 60, output[-3000:]
     rows = [row for row in read_result(tmp_path / "results", "leetcode")["results"] if row["status"] != "apiError"]
     assert len(rows) == 2 and all(HOSTILE.rstrip("\n") in row["note"] for row in rows)  # the file has the text as it was
+
+
+def test_a_dataset_whose_reference_errors_with_hostile_text_is_one_escaped_error_line(tmp_path):
+    dataset = tmp_path / "problems.jsonl"
+    broken = {**LEETCODE[0], "solution": f'error("{LUAU_STRING}", 0)\nreturn {{}}'}
+    dataset.write_text(json.dumps(broken) + "\n")
+    done = run_harness("--provider=reference", "-m", "leetcode", f"--dataset={dataset}", "--color=no",
+                       run_dir=tmp_path / "runs", results_dir=tmp_path / "results", timeout=300)
+    output = done.stdout + done.stderr
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]", output), "a control character reached the terminal"
+    errors = [line for line in output.splitlines() if line.startswith("DatasetError:")]
+    assert len(errors) == 1 and "\\x1b]0;pwned\\x07" in errors[0] and "more characters)" in errors[0], output[-3000:]
+    assert len(output.splitlines()) < 40, output[-3000:]
