@@ -176,3 +176,41 @@ def test_a_reference_the_instrumenter_cannot_meter_runs_on_the_wall_clock(tmp_pa
     (row,) = read_result(tmp_path / "results", "leetcode")["results"]
     assert (row["status"], row["work"], row["workBudget"]) == ("correct", None, None)
     assert row["unmetered"].startswith("the instrumented solution does not compile (solution:")
+
+
+# Return annotations that nest as deep as they are long, at depths Luau compiles: a walk that
+# recursed once per level would pass Python's recursion limit in the grading process.
+DEEP_ANNOTATIONS = {
+    "function-types": "(number) -> " * 495 + "number",  # the issue's example
+    "generic-function-types": "<T>(T) -> " * 200 + "number",
+    "type-packs": "(...number) -> " * 495 + "number",
+    "unions-of-function-types": "(number) -> number | " * 150 + "number",
+}
+
+
+def _with_deep_helper(code: str, annotation: str) -> str:
+    """`code` with a local function typed by `annotation` before its final `return`: the
+    module behaves as before, only its source nests deeper."""
+    head, _, tail = code.rpartition("return ")
+    return f"{head}local function helper(): {annotation}\n\treturn nil :: any\nend\n\nreturn {tail}"
+
+
+def test_deeply_nested_correct_code_is_metered_and_correct_not_charged_to_the_model(tmp_path):
+    problems = {annotation_kind: PROBLEMS[i] for i, annotation_kind in enumerate(DEEP_ANNOTATIONS)}
+    path = _problems_file(tmp_path, *problems.values())
+
+    def deep_reply(request) -> Answer:
+        prompt = request.body["messages"][-1]["content"]
+        kind, problem = next((k, p) for k, p in problems.items() if p["problem_description"].strip() in prompt)
+        return Answer(f"```luau\n{_with_deep_helper(problem['solution'], DEEP_ANNOTATIONS[kind])}\n```")
+
+    with OpenAIServer(deep_reply) as server:
+        done = run_harness("tests_evals", "--provider=openai", "--model=coder", f"--base-url={server.url}/v1",
+                           f"--dataset={path}", "-m", "leetcode", run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+
+    assert done.returncode == 0, done.stdout[-3000:]
+    rows = {r["id"]: r for r in read_result(tmp_path / "results", "leetcode")["results"]}
+    for kind, problem in problems.items():
+        row = rows[problem["task_id"]]
+        assert (row["status"], row["note"], row.get("unmetered")) == ("correct", None, None), (kind, row)
+        assert 0 < row["work"] <= row["workBudget"], (kind, row)

@@ -37,8 +37,9 @@ class LeetCode(Task):
     board = (Column("leetcode", "LeetCode"), *(Column(f"leetcode{band.title()}", band.title(), band, averaged=False) for band in DIFFICULTIES))
     named_datasets = ("luau-leetcode",)
     # evals.grading.luau_code.extract_code; the sandbox and work meter (evals.luau.runner,
-    # instrument); the Jest-Lua layer (evals/luau/jest.luau)
-    graders = {"code": "1", "luau": "1", "jest": "1"}
+    # instrument); the Jest-Lua layer (evals/luau/jest.luau). luau 2: code nested deeper than
+    # Python's recursion limit is metered, no longer "wrong: the test harness failed".
+    graders = {"code": "1", "luau": "2", "jest": "1"}
     graded_fields = ("tests", "note", "work", "workBudget", "unmetered", "error")
 
     def serves(self, columns):
