@@ -2,12 +2,16 @@
 
     uv run python bench/luau.py [--repeat 3] [--problems data/leetcode/problems.jsonl]
 
-Each problem's reference solution and tests run twice in this process:
-  * runner: evals.luau.run_tests (fresh sandboxed VM, metering, limits, results);
+Each problem's reference solution and tests run three ways:
+  * runner: evals.luau.run_tests in this process (fresh sandboxed VM, metering,
+            limits, results), as references were measured until they moved to the worker;
+  * worker: evals.luau.measure_work, the same run in the sandbox's worker process
+            (a round trip over a pipe), as the harness measures references;
   * bare:   a fresh `Lua()` with no sandbox, no memory limit and no metering,
             running the same Jest Lua runtime, test file and solution.
-Prints per-problem times, the overall ratio runner/bare (target: at most 3)
-and problems per second through the runner. Besides the bundled problems (when
+Prints per-problem times, the overall ratio runner/bare (target: at most 3),
+the ratio worker/runner (what measuring a reference in the worker costs) and
+problems per second through the runner. Besides the bundled problems (when
 the file exists) it runs a few CPU-heavy problems of its own: a tight loop,
 recursion, table-heavy work and string building.
 """
@@ -28,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 from pluau import Compiler, Lua  # noqa: E402
 
-from evals.luau import run_tests  # noqa: E402
+from evals.luau import measure_work, run_tests  # noqa: E402
 
 # Compiled once, as the runner does, so that neither side pays for it per run.
 JEST_BYTECODE = bytes(Compiler(1, 1, 0, 0).compile((ROOT / "evals" / "luau" / "jest.luau").read_text()))
@@ -200,22 +204,29 @@ def main() -> None:
     args = parser.parse_args()
 
     problems = load_problems(args.problems)
-    print(f"{'problem':44} {'runner ms':>10} {'bare ms':>9} {'ratio':>6} {'work':>10}")
-    total_runner = total_bare = 0.0
+    print(f"{'problem':44} {'runner ms':>10} {'worker ms':>10} {'bare ms':>9} {'ratio':>6} {'work':>10}")
+    total_runner = total_worker = total_bare = 0.0
     for name, (solution, tests) in problems.items():
         check = run_tests(solution, tests, timeout=60)
         if not check.passed:
             raise SystemExit(f"{name}: the reference solution does not pass: {check.reason}")
+        measure_work(solution, tests, timeout=60)  # the worker (and the forkserver, the first time) started
         runner = best_of(args.repeat, functools.partial(run_tests, solution, tests, timeout=60))
+        worker = best_of(args.repeat, functools.partial(measure_work, solution, tests, timeout=60))
         with stdout_silenced():
             bare = best_of(args.repeat, functools.partial(run_bare, solution, tests))
         total_runner += runner
+        total_worker += worker
         total_bare += bare
-        print(f"{name[:44]:44} {runner * 1000:10.1f} {bare * 1000:9.1f} {runner / bare:6.2f} {check.work:10}")
+        print(f"{name[:44]:44} {runner * 1000:10.1f} {worker * 1000:10.1f} {bare * 1000:9.1f} {runner / bare:6.2f} {check.work:10}")
     print(
         f"\n{len(problems)} problems: runner {total_runner:.3f} s, bare {total_bare:.3f} s, "
         f"ratio {total_runner / total_bare:.2f} (target <= 3), "
         f"{len(problems) / total_runner:.1f} problems/s through the runner"
+    )
+    print(
+        f"references measured in the worker {total_worker:.3f} s vs in this process {total_runner:.3f} s: "
+        f"ratio {total_worker / total_runner:.2f}, {(total_worker - total_runner) / len(problems) * 1000:+.1f} ms per problem"
     )
 
 

@@ -83,7 +83,7 @@ from typing import Any, Callable, Iterable, Iterator, Protocol, Sequence
 
 from evals.errors import StorageError, UsageError
 from evals.extensions import Registry, register_source, sources
-from evals.flags import Flag
+from evals.flags import Flag, seconds
 
 JOULES_PER_KWH = 3.6e6
 ATTRIBUTION = "energy while spans are in flight, shared by requests in flight"
@@ -622,7 +622,8 @@ class PowerSourceInfo:
 ENERGY_LOG = Flag("--energy-log", "with --energy-source hwinfo: the HWiNFO CSV log HWiNFO is writing; write --energy-log=PATH", Path,
                   evaluate_help="with --energy-source hwinfo: the CSV log HWiNFO is writing", forward=True)
 ENERGY_POWERCAP = Flag("--energy-powercap", argparse.SUPPRESS, Path, Path("/sys/class/powercap"), forward=True)
-ENERGY_PERIOD = Flag("--energy-period", "with --energy: seconds between readings of a counter source (default 1)", float, 1.0, forward=True)
+ENERGY_PERIOD = Flag("--energy-period", "with --energy: seconds between readings of a counter source (default 1)", float, 1.0, forward=True,
+                     check=seconds)
 
 
 def _hwinfo(*, log: Path | None = None, columns: Sequence[str] | None = None, clock: Callable[[], float]) -> PowerSource:

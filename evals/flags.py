@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -26,6 +27,22 @@ from typing import Any
 from evals import extensions
 
 SAME = "same"  # evaluate_help: evaluate shows pytest's help
+LONGEST_WAIT = 86_400.0  # seconds: a wait past a day is a typo, and past ~1e9 s the OS refuses it
+
+
+def seconds(value: float) -> str | None:
+    """Why `value` is no number of seconds to wait (nan, inf, 0, negative, 1e308), or None."""
+    if math.isfinite(value) and 0 < value <= LONGEST_WAIT:
+        return None
+    return f"must be a number of seconds above 0 and at most {LONGEST_WAIT:g} (a day)"
+
+
+def at_least_one(value: int) -> str | None:
+    return None if value >= 1 else "must be at least 1"
+
+
+def usd(value: float) -> str | None:
+    return None if math.isfinite(value) and value >= 0 else "must be a finite number of USD, 0 or more"
 
 
 @dataclass(frozen=True)
@@ -67,6 +84,9 @@ class Flag:
     # `forward_as` (written apart from its value, as in `-n 2`).
     forward: bool = False
     forward_as: str | None = None
+    # Why a value of the right type is still refused (`seconds`, `at_least_one`, `usd`), or
+    # None: both commands apply it before anything runs (`refusal`).
+    check: Callable[[Any], str | None] | None = None
 
     @property
     def switch(self) -> bool:
@@ -108,6 +128,11 @@ class Flag:
             del attrs["type"]
         return {k: v for k, v in attrs.items() if v is not None}
 
+    def refusal(self, value: Any, name: str | None = None) -> str | None:
+        """The one line refusing `value` given as `name` (pytest's name unless evaluate's), or None."""
+        problem = None if value is None or self.check is None else self.check(value)
+        return problem and f"{name or self.name} {problem} (got {value})"
+
     def forwarded(self, value: Any) -> list[str]:
         """What evaluate writes on a pytest command line for `value` (nothing when not given)."""
         if value is None or value is False:
@@ -121,9 +146,11 @@ FLAGS: tuple[Flag, ...] = (
     Flag("--api-key-env", "environment variable holding the API key (OPENROUTER_API_KEY is picked for openrouter.ai)", str,
          forward=True),
     Flag("--concurrency", "model requests in flight at once, across all workers (default 8)", int, 8,
-         evaluate="--workers", evaluate_help="parallel model requests per eval (pytest --concurrency; default 8)", forward=True),
+         evaluate="--workers", evaluate_help="parallel model requests per eval (pytest --concurrency; default 8)", forward=True,
+         check=at_least_one),
     Flag("--processes", "pytest-xdist processes per eval (pytest -n); helps LeetCode grading only", int, pytest=False,
-         evaluate_help="pytest-xdist processes per eval (pytest -n); helps LeetCode grading only", forward=True, forward_as="-n"),
+         evaluate_help="pytest-xdist processes per eval (pytest -n); helps LeetCode grading only", forward=True, forward_as="-n",
+         check=at_least_one),
     Flag("--batch", "send the model calls through the provider's Batch API (half price): submit, then end; rerun the same command to collect",
          evaluate_help="through the provider's Batch API (half price): submit and end; rerun to collect", forward=True),
     Flag("--batch-wait", "--batch, waiting for the batches (polling, with backoff) to finish the run",
@@ -138,8 +165,8 @@ FLAGS: tuple[Flag, ...] = (
     Flag("--results-dir", "where result files are written (default data/results); write --results-dir=PATH", Path, evaluate=False),
     # evaluate: the price models.json records (and the cost of its summary).
     Flag("--price-input", "USD per million input tokens, for the cost in the summary", float,
-         evaluate_help="USD per million input tokens", evaluate_group="meta"),
-    Flag("--price-output", "USD per million output tokens", float, evaluate_group="meta"),
+         evaluate_help="USD per million input tokens", evaluate_group="meta", check=usd),
+    Flag("--price-output", "USD per million output tokens", float, evaluate_group="meta", check=usd),
     # evaluate's own: --verify [NAME], and its NAME.
     Flag("--verify-published", "rescore every published run (or only model NAME's: --verify-published=NAME) offline and compare it with its result file",
          str, nargs="?", const=True, metavar="NAME", evaluate=False),
@@ -149,7 +176,8 @@ FLAGS: tuple[Flag, ...] = (
     Flag("--energy-source", "with --energy: Linux RAPL counters (default), NVIDIA's GPU energy counters, or a HWiNFO CSV log (--energy-log)",
          str, "rapl",  # its choices: the registered power sources
          evaluate_help="with --energy: rapl (default), nvml or hwinfo (with --energy-log)", forward=True),
-    Flag("--luau-timeout", "wall-clock safety net per leetcode problem, seconds (default 10)", float, 10.0, forward=True),
+    Flag("--luau-timeout", "wall-clock safety net per leetcode problem, seconds (default 10)", float, 10.0, forward=True,
+         check=seconds),
     Flag("--jest-url", "run leetcode tests on a JestLuaTestServer (default $JEST_SERVER_URL; key from $JEST_SERVER_API_KEY)", str,
          env="JEST_SERVER_URL", evaluate_help="JestLuaTestServer URL for leetcode (default $JEST_SERVER_URL)", forward=True),
 )
@@ -181,6 +209,14 @@ def add_evaluate_arguments(add: Callable[..., Any], flags: Iterable[Flag], group
     for flag in flags:
         if flag.evaluate_name and flag.evaluate_group == group:
             add(flag.evaluate_name, **flag.evaluate_attrs())
+
+
+def refusals(value_of: Callable[[str], Any], flags: Iterable[Flag], evaluate: bool = False) -> list[str]:
+    """The refusal of every value given that its flag's check turns down: pytest's options
+    (`value_of(dest)`), or with `evaluate` evaluate's arguments, under evaluate's names."""
+    named = ((flag, flag.evaluate_name, flag.evaluate_dest) if evaluate else (flag, flag.name if flag.pytest else None, flag.dest)
+             for flag in flags if flag.check)
+    return [line for flag, name, dest in named if name and (line := flag.refusal(value_of(dest), name))]
 
 
 def forwarded(args: argparse.Namespace, flags: Iterable[Flag]) -> list[str]:

@@ -23,7 +23,7 @@ from evals.errors import EvalError
 from evals.extensions import load as load_evals
 from evals.grading.judges import JudgeSpec, default_judges
 from evals.identity import FIELD, Identity, add_identity_options, from_values, parse_datasets
-from evals.flags import add_pytest_options, how_to_run, takers
+from evals.flags import add_pytest_options, how_to_run, refusals, takers
 from evals.providers import PROVIDERS, Provider, ProviderSpec, api_key_from_env, batch_providers, check_key, deferred_provider, limit_share
 from evals.results import Prices
 from evals.scrub import printable
@@ -290,12 +290,10 @@ def _check_how_to_run(opt) -> None:
     for flag in how_to_run():
         if (owners := takers(flag.name)) and opt(flag.dest) and provider not in owners:  # a provider's own flag
             raise EvalError(f"{flag.name} applies to --provider {', '.join(owners)}, not {provider}")
-    if opt("luau_timeout") <= 0:
-        raise EvalError(f"--luau-timeout must be a positive number of seconds (got {opt('luau_timeout')})")
+    if refused := refusals(opt, how_to_run()):  # nan, inf, 0 or 1e308 seconds; no request in flight
+        raise EvalError(refused[0])
     if opt("jest_url") and not opt("jest_url").startswith(("http://", "https://")):
         raise EvalError(f"--jest-url {opt('jest_url')!r} is not an http(s) URL")
-    if opt("concurrency") is not None and opt("concurrency") < 1:
-        raise EvalError(f"--concurrency must be at least 1 (got {opt('concurrency')})")
     if opt("allow_errors") and not opt("publish"):
         raise EvalError("--allow-errors is a decision taken when publishing: use it with --publish NAME (or `evaluate NAME --allow-errors`)")
     if opt("api_key_env") and provider == "reference":

@@ -268,6 +268,25 @@ def test_ctrl_c_ends_evaluate_with_one_line_and_no_traceback(tmp_path):
     assert "`evaluate 'Interrupted'` resumes" in stderr
 
 
+@pytest.mark.parametrize("bad, says", [
+    (["--luau-timeout=1e308"], "--luau-timeout must be a number of seconds above 0 and at most 86400 (a day) (got 1e+308)"),
+    (["--luau-timeout=nan"], "--luau-timeout must be a number of seconds above 0 and at most 86400 (a day) (got nan)"),
+    (["--luau-timeout=inf"], "--luau-timeout must be a number of seconds above 0 and at most 86400 (a day) (got inf)"),
+    (["--luau-timeout=0"], "--luau-timeout must be a number of seconds above 0 and at most 86400 (a day) (got 0.0)"),
+    (["--luau-timeout=-5"], "--luau-timeout must be a number of seconds above 0 and at most 86400 (a day) (got -5.0)"),
+    (["--energy-period=inf"], "--energy-period must be a number of seconds above 0 and at most 86400 (a day) (got inf)"),
+    (["--processes=0"], "--processes must be at least 1 (got 0)"),
+    (["--workers=-1"], "--workers must be at least 1 (got -1)"),
+    (["--price-electricity=nan"], "--price-electricity must be a finite number of USD, 0 or more (got nan)"),
+], ids=["luau-timeout-1e308", "luau-timeout-nan", "luau-timeout-inf", "luau-timeout-0", "luau-timeout-negative",
+        "energy-period-inf", "processes-0", "workers-negative", "electricity-nan"])
+def test_a_number_no_run_can_use_is_refused_in_one_line_before_anything_runs(tmp_path, bad, says):
+    """Handed on to each eval's pytest, 1e308 or nan seconds was a traceback on every leetcode item."""
+    done = evaluate(tmp_path / "data", "Checked", "--provider=reference", *bad)
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", f"evaluate: error: {says}\n")
+    assert not (tmp_path / "data").exists()
+
+
 # -- 9. as the original ----------------------------------------------------------------------------
 
 

@@ -4,13 +4,17 @@ solutions, per-difficulty summaries, and xdist runs agreeing with serial ones.""
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
+import subprocess
+import time
 
 import pytest
 
 from evals.grading.luau_code import extract_code
 from evals.results import without_timing
-from tests.harness import ROOT, read_result, run_harness
+from tests.harness import ROOT, harness_command, harness_env, read_result, run_harness
 from tests.loopback import Answer, OpenAIServer
 
 PROBLEMS = [json.loads(line) for line in (ROOT / "data" / "leetcode" / "problems.jsonl").read_text().splitlines()]
@@ -176,3 +180,99 @@ def test_a_reference_the_instrumenter_cannot_meter_runs_on_the_wall_clock(tmp_pa
     (row,) = read_result(tmp_path / "results", "leetcode")["results"]
     assert (row["status"], row["work"], row["workBudget"]) == ("correct", None, None)
     assert row["unmetered"].startswith("the instrumented solution does not compile (solution:")
+
+
+# Return annotations that nest as deep as they are long, at depths Luau compiles: a walk that
+# recursed once per level would pass Python's recursion limit in the grading process.
+DEEP_ANNOTATIONS = {
+    "function-types": "(number) -> " * 495 + "number",  # the issue's example
+    "generic-function-types": "<T>(T) -> " * 200 + "number",
+    "type-packs": "(...number) -> " * 495 + "number",
+    "unions-of-function-types": "(number) -> number | " * 150 + "number",
+}
+
+
+def _with_deep_helper(code: str, annotation: str) -> str:
+    """`code` with a local function typed by `annotation` before its final `return`: the
+    module behaves as before, only its source nests deeper."""
+    head, _, tail = code.rpartition("return ")
+    return f"{head}local function helper(): {annotation}\n\treturn nil :: any\nend\n\nreturn {tail}"
+
+
+def test_deeply_nested_correct_code_is_metered_and_correct_not_charged_to_the_model(tmp_path):
+    problems = {annotation_kind: PROBLEMS[i] for i, annotation_kind in enumerate(DEEP_ANNOTATIONS)}
+    path = _problems_file(tmp_path, *problems.values())
+
+    def deep_reply(request) -> Answer:
+        prompt = request.body["messages"][-1]["content"]
+        kind, problem = next((k, p) for k, p in problems.items() if p["problem_description"].strip() in prompt)
+        return Answer(f"```luau\n{_with_deep_helper(problem['solution'], DEEP_ANNOTATIONS[kind])}\n```")
+
+    with OpenAIServer(deep_reply) as server:
+        done = run_harness("tests_evals", "--provider=openai", "--model=coder", f"--base-url={server.url}/v1",
+                           f"--dataset={path}", "-m", "leetcode", run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+
+    assert done.returncode == 0, done.stdout[-3000:]
+    rows = {r["id"]: r for r in read_result(tmp_path / "results", "leetcode")["results"]}
+    for kind, problem in problems.items():
+        row = rows[problem["task_id"]]
+        assert (row["status"], row["note"], row.get("unmetered")) == ("correct", None, None), (kind, row)
+        assert 0 < row["work"] <= row["workBudget"], (kind, row)
+
+
+def _with_statement(code: str, statement: str) -> str:
+    """`code` running `statement` when the module loads, just before its final `return`."""
+    head, _, tail = code.rpartition("return ")
+    return f"{head}{statement}\n\nreturn {tail}"
+
+
+# References that never finish, overrun a limit or fail, as a dataset may hold by mistake, and
+# the reason each problem's DatasetError gives.
+RUNAWAY_REFERENCES = {
+    "string.find(string.rep('a', 30), string.rep('.-', 12) .. 'b')": "timed out after 1.0 s",  # minutes in C
+    "while true do end": "timed out after 1.0 s",
+    "local kept = {} for i = 1, math.huge do kept[i] = string.rep('x', 2^20) .. i end": "memory limit 256 MiB exceeded",
+    "error('the reference is broken')": "error in solution: solution:16: the reference is broken",
+}
+
+
+def test_a_runaway_reference_is_a_dataset_error_within_the_luau_timeout(tmp_path):
+    """References are measured in the sandbox's killable worker with model code's limits: one
+    that hangs in C no longer hangs the run, one that loops costs --luau-timeout, not 60 s."""
+    problems = [{**problem, "solution": _with_statement(problem["solution"], statement)}
+                for problem, statement in zip(PROBLEMS, RUNAWAY_REFERENCES)]
+    path = _problems_file(tmp_path, *problems, PROBLEMS[5])
+    started = time.monotonic()
+    done = run_harness("tests_evals", "--provider=reference", f"--dataset={path}", "-m", "leetcode", "--luau-timeout=1",
+                       run_dir=tmp_path / "runs", results_dir=tmp_path / "results", timeout=90)
+    took = time.monotonic() - started
+
+    assert done.returncode == 1, done.stdout[-3000:]
+    for record, (problem, reason) in enumerate(zip(problems, RUNAWAY_REFERENCES.values()), start=1):
+        assert (f"DatasetError: {path}: record {record} ({problem['task_id']}): the reference solution does not pass its own "
+                f"tests ({reason}); fix the problem's solution or test in the dataset; the item is not scored") in done.stdout
+    assert "Traceback" not in done.stdout
+    assert re.fullmatch(r"=+ 1 passed, \d+ deselected, 4 errors in .* =+", done.stdout.splitlines()[-1])
+    assert took < 45  # in pytest's own process the pattern ran for minutes, the loop for 60 s
+
+
+def test_ctrl_c_ends_a_run_measuring_a_reference_hung_in_a_c_call(tmp_path):
+    """In pytest's own process a long C call held the interpreter: Ctrl-C waited for it."""
+    hung = {**PROBLEMS[0], "solution": _with_statement(PROBLEMS[0]["solution"], next(iter(RUNAWAY_REFERENCES)))}
+    path = _problems_file(tmp_path, hung)
+    command = harness_command("tests_evals", "--provider=reference", f"--dataset={path}", "-m", "leetcode",
+                              "--luau-timeout=600", run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+    process = subprocess.Popen(command, cwd=ROOT, env=harness_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not any((tmp_path / "runs").glob("**/*.json")) and time.monotonic() < deadline:
+            time.sleep(0.1)  # the reference's answer is cached before it is scored
+        time.sleep(1.0)
+        os.killpg(process.pid, signal.SIGINT)  # as a terminal's Ctrl-C reaches the whole group
+        stdout, _ = process.communicate(timeout=20)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    assert process.returncode == 2 and "KeyboardInterrupt" in stdout, stdout[-3000:]

@@ -102,6 +102,13 @@ BAD_FLAGS = [
     pytest.param(["--provider", "reference", "--epochs", "0"], ["--epochs must be at least 1", "got 0"], id="epochs-0"),
     pytest.param(["--provider", "openai", *MODEL, "--max-tokens", "0"], ["--max-tokens must be at least 1"], id="max-tokens-0"),
     pytest.param(["--provider", "reference", "--concurrency", "0"], ["--concurrency must be at least 1"], id="concurrency-0"),
+    # A number of the right type no run can use: one line, not a traceback on every leetcode item.
+    *(pytest.param(["--provider", "reference", f"--luau-timeout={value}"],
+                   ["--luau-timeout must be a number of seconds above 0 and at most 86400 (a day)", f"(got {shown})"], id=f"luau-timeout-{value}")
+      for value, shown in [("1e308", "1e+308"), ("nan", "nan"), ("inf", "inf"), ("0", "0.0"), ("-1", "-1.0"), ("86401", "86401.0")]),
+    pytest.param(["--provider", "reference", "--energy", "--energy-period=nan"], ["--energy-period must be a number of seconds above 0"], id="energy-period-nan"),
+    pytest.param(["--provider", "reference", "--price-input=nan", "--price-output=10"], ["--price-input must be a finite number of USD, 0 or more", "(got nan)"], id="price-input-nan"),
+    pytest.param(["--provider", "reference", "--price-input=1", "--price-output=-inf"], ["--price-output must be a finite number of USD, 0 or more"], id="price-output-minus-inf"),
     pytest.param(["--provider", "reference", "--judge", "badform"], ["--judge 'badform'", "provider:model"], id="judge-badform"),
     pytest.param(["--provider", "reference", "--price-input", "1.25"], ["--price-input and --price-output go together", "pass both"], id="price-input-alone"),
     pytest.param(["--provider", "reference", "--price-output", "10"], ["--price-input and --price-output go together"], id="price-output-alone"),

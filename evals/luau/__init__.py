@@ -5,12 +5,13 @@
 
 The test-file convention is in docs/luau-test-format.md. run_tests runs in this
 process; run_tests_isolated runs the same thing in a reusable child process so
-that a hung C call or a crash of the VM cannot take the caller down.
+that a hung C call or a crash of the VM cannot take the caller down, and
+measure_work measures a reference solution there.
 """
 
-from .isolated import run_tests_isolated
+from .isolated import ReferenceFailed, measure_work, run_tests_isolated
 from .result import TestRun
-from .runner import WORK_BUDGET_FACTOR, WORK_BUDGET_FLOOR, ReferenceFailed, measure_work, run_tests, work_budget_for
+from .runner import WORK_BUDGET_FACTOR, WORK_BUDGET_FLOOR, run_tests, work_budget_for
 
 __all__ = [
     "WORK_BUDGET_FACTOR",

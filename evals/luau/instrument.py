@@ -269,44 +269,51 @@ class _Parser:
         raise LexError(f"unbalanced '{opening}'")
 
     def skip_type(self) -> None:
-        """Skip a return type annotation: the body begins right after it."""
-        if self.peek("|") or self.peek("&"):
-            self.pos += 1
+        """Skip a return type annotation: the body begins right after it.
+
+        A loop, not a recursive descent: a chain of function types `(A) -> (B) -> ... -> Z`
+        (or of type packs, or of generic function types) nests as deep as it is long, and
+        Luau compiles chains deeper than Python's recursion limit. What follows each form
+        that ends in another type (`->`, `...`, a generic's `<T>`) is read by the same loop.
+        """
+        type_starts = True  # where a whole type (a union or intersection) starts
         while True:
-            self.skip_simple_type()
+            if type_starts and (self.peek("|") or self.peek("&")):
+                self.pos += 1
+            type_starts = False
+            if self.peek("..."):  # a type pack: its type follows
+                self.pos += 1
+                type_starts = True
+                continue
+            if self.peek("<"):  # generic function type: <T>(T) -> T
+                self.skip_balanced("<", ">")
+                continue
+            if self.peek("("):
+                self.skip_balanced("(", ")")
+                if self.peek("->"):  # a function type: its return type follows
+                    self.pos += 1
+                    type_starts = True
+                    continue
+            elif self.peek("{"):
+                self.skip_balanced("{", "}")
+            elif self.peek("typeof"):
+                self.pos += 1
+                self.skip_balanced("(", ")")
+            elif self.pos < len(self.tokens):
+                self.pos += 1  # a name, `nil`, `true`, `false` or a string literal type
+                while self.peek(".") and self.pos + 1 < len(self.tokens):
+                    self.pos += 2
+                if self.peek("<"):
+                    self.skip_balanced("<", ">")
+                if self.peek("..."):
+                    self.pos += 1
+            else:
+                raise LexError("expected a type")
             while self.peek("?"):
                 self.pos += 1
             if not (self.peek("|") or self.peek("&")):
                 return
             self.pos += 1
-
-    def skip_simple_type(self) -> None:
-        if self.peek("..."):
-            self.pos += 1
-            self.skip_type()
-        elif self.peek("<"):  # generic function type: <T>(T) -> T
-            self.skip_balanced("<", ">")
-            self.skip_simple_type()
-        elif self.peek("("):
-            self.skip_balanced("(", ")")
-            if self.peek("->"):
-                self.pos += 1
-                self.skip_type()
-        elif self.peek("{"):
-            self.skip_balanced("{", "}")
-        elif self.peek("typeof"):
-            self.pos += 1
-            self.skip_balanced("(", ")")
-        elif self.pos < len(self.tokens):
-            self.pos += 1  # a name, `nil`, `true`, `false` or a string literal type
-            while self.peek(".") and self.pos + 1 < len(self.tokens):
-                self.pos += 2
-            if self.peek("<"):
-                self.skip_balanced("<", ">")
-            if self.peek("..."):
-                self.pos += 1
-        else:
-            raise LexError("expected a type")
 
 
 @dataclass(frozen=True)

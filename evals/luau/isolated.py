@@ -6,6 +6,10 @@ run happens in a worker process: the caller waits at most timeout + a grace
 period, then kills the worker; a worker that dies mid-run becomes an "error"
 TestRun naming the signal. Workers are reused across calls (one per
 concurrent caller), so the cost per run is a round trip over a pipe.
+
+A dataset's reference solution is measured here too (`measure_work`): it is
+code the harness did not write either, and one that hangs in a C call would
+hang the run where Ctrl-C cannot reach it.
 """
 
 from __future__ import annotations
@@ -21,12 +25,33 @@ from multiprocessing.connection import Connection
 from .result import TestRun
 from .runner import MEMORY_LIMIT, OUTPUT_LIMIT, TIMEOUT, run_tests
 
-__all__ = ["run_tests_isolated"]
+__all__ = ["ReferenceFailed", "measure_work", "run_tests_isolated"]
 
 # How long past the run's own timeout the worker gets (to build the VM and
 # send the result back) before it is killed.
 _GRACE = 1.0
 _MAX_IDLE_WORKERS = os.cpu_count() or 2
+
+
+class ReferenceFailed(ValueError):
+    """A reference solution that does not pass its own tests: the dataset's fault."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"the reference solution does not pass its own tests: {reason}")
+        self.reason = reason  # the run's reason, e.g. "2 of 9 tests failed"
+
+
+def measure_work(solution: str, tests: str, *, timeout: float = TIMEOUT) -> int | None:
+    """Run a reference solution without a budget, under the limits model code runs under
+    (this worker, `timeout`, the memory limit), and return the units of work it used, or None
+    when it could not be metered (see `TestRun.unmetered`).
+
+    Raises ReferenceFailed if the reference does not pass its own tests, or does not finish.
+    """
+    run = run_tests_isolated(solution, tests, timeout=timeout)
+    if not run.passed:
+        raise ReferenceFailed(run.reason or run.status)
+    return run.work
 
 
 def run_tests_isolated(

@@ -35,7 +35,7 @@ from pluau import Compiler, Function, Lua, String, Table, VmState
 from .instrument import LexError, MeterNames, instrument
 from .result import TestRun
 
-__all__ = ["WORK_BUDGET_FACTOR", "WORK_BUDGET_FLOOR", "ReferenceFailed", "measure_work", "run_tests", "work_budget_for"]
+__all__ = ["WORK_BUDGET_FACTOR", "WORK_BUDGET_FLOOR", "run_tests", "work_budget_for"]
 
 # A model's answer may use up to WORK_BUDGET_FACTOR times the reference
 # solution's work, and never less than WORK_BUDGET_FLOOR units (a few
@@ -62,26 +62,6 @@ _JEST_SOURCE = Path(__file__).with_name("jest.luau").read_text()
 def work_budget_for(reference_work: int) -> int:
     """The work budget for answers to a problem whose reference used `reference_work` units."""
     return max(WORK_BUDGET_FLOOR, WORK_BUDGET_FACTOR * reference_work)
-
-
-class ReferenceFailed(ValueError):
-    """A reference solution that does not pass its own tests: the dataset's fault."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(f"the reference solution does not pass its own tests: {reason}")
-        self.reason = reason  # the run's reason, e.g. "2 of 9 tests failed"
-
-
-def measure_work(solution: str, tests: str, *, timeout: float = 60.0) -> int | None:
-    """Run a reference solution without a budget and return the units of work it used,
-    or None when it could not be metered (see `TestRun.unmetered`).
-
-    Raises ReferenceFailed if the reference does not pass its own tests.
-    """
-    run = run_tests(solution, tests, timeout=timeout)
-    if not run.passed:
-        raise ReferenceFailed(run.reason or run.status)
-    return run.work
 
 
 def run_tests(

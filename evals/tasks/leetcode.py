@@ -20,6 +20,7 @@ from evals.names import file_name
 from evals.tasks import Column, Scoring, Task, question_of
 
 SANDBOX = "luau"  # the resource kind: (solution, tests, *, work_budget) -> evals.luau.TestRun
+REFERENCE = "luau-reference"  # (solution, tests) -> the reference's work (evals.luau.measure_work)
 
 
 @register_task
@@ -37,8 +38,9 @@ class LeetCode(Task):
     board = (Column("leetcode", "LeetCode"), *(Column(f"leetcode{band.title()}", band.title(), band, averaged=False) for band in DIFFICULTIES))
     named_datasets = ("luau-leetcode",)
     # evals.grading.luau_code.extract_code; the sandbox and work meter (evals.luau.runner,
-    # instrument); the Jest-Lua layer (evals/luau/jest.luau)
-    graders = {"code": "1", "luau": "1", "jest": "1"}
+    # instrument); the Jest-Lua layer (evals/luau/jest.luau). luau 2: code nested deeper than
+    # Python's recursion limit is metered, no longer "wrong: the test harness failed".
+    graders = {"code": "1", "luau": "2", "jest": "1"}
     graded_fields = ("tests", "note", "work", "workBudget", "unmetered", "error")
 
     def serves(self, columns):
@@ -106,7 +108,10 @@ class LeetCode(Task):
 
     def resources(self, settings):
         """Model-written Luau runs in an isolated worker process (a VM crash or a runaway C
-        call cannot take the run down), or on a JestLuaTestServer with --jest-url."""
+        call cannot take the run down), or on a JestLuaTestServer with --jest-url. Reference
+        solutions are measured in the same worker under the same --luau-timeout, always here:
+        the work count is this meter's."""
+        reference = functools.partial(measure_work, timeout=settings.luau_timeout)
         if settings.jest_url:
             from evals.luau.remote import run_remote
 
@@ -114,7 +119,7 @@ class LeetCode(Task):
                                         timeout=max(60.0, settings.luau_timeout))
         else:
             sandbox = functools.partial(run_tests_isolated, timeout=settings.luau_timeout)
-        return {SANDBOX: sandbox}
+        return {SANDBOX: sandbox, REFERENCE: reference}
 
     def identity_extra(self, samples):
         return {"workBudget": {"factor": WORK_BUDGET_FACTOR, "floor": WORK_BUDGET_FLOOR}}
@@ -122,8 +127,9 @@ class LeetCode(Task):
 
 def work_budget(problem: Problem, scoring: Scoring) -> int | None:
     """The problem's deterministic work budget, from its reference solution's work, measured
-    once per run (in the item's process) and kept in the run folder. A reference that fails
-    its own tests is kept too, and raises DatasetError: the problem cannot be scored."""
+    once per run (in the sandbox's worker, as model code runs) and kept in the run folder. A
+    reference that fails its own tests (or overruns the limits) is kept too, and raises
+    DatasetError: the problem cannot be scored."""
     problem = question_of(problem)  # measured once per problem, not once per epoch
     if not problem.solution:
         return None
@@ -133,7 +139,7 @@ def work_budget(problem: Problem, scoring: Scoring) -> int | None:
         failed, budget = measured.get("referenceFailed"), measured["budget"]
     except (FileNotFoundError, ValueError, KeyError, TypeError, AttributeError):
         try:
-            work = measure_work(problem.solution, problem.test)
+            work = (scoring.resource(REFERENCE) or measure_work)(problem.solution, problem.test)
             failed, budget = None, None if work is None else work_budget_for(work)  # None: not meterable
         except ReferenceFailed as failure:
             work, failed, budget = None, failure.reason, None

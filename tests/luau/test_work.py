@@ -1,5 +1,8 @@
 """Work metering: what a unit is, where counters go, and the budget helpers."""
 
+import inspect
+import sys
+
 import pytest
 
 from evals.luau import WORK_BUDGET_FACTOR, WORK_BUDGET_FLOOR, measure_work, run_tests, work_budget_for
@@ -94,3 +97,42 @@ def test_line_numbers_survive_instrumentation():
     source = solution("\n\nfunction Solution.double(x)\n    for i = 1, 2 do end\n    error('here')\nend")
     run = run_tests(source, DOUBLER_SPEC)
     assert run.tests[0]["failureMessages"] == ["solution:6: here"]
+
+
+# Programs that nest as deep as Luau compiles (each a little under its limit), each with a loop
+# of ten after the nesting that its counter must still see. Nested expressions stay further
+# under their limit: the counter's own locals take four of the 255 registers.
+DEEP = {
+    "function-type chain": lambda: "local function f(): " + "(number) -> " * 495 + "number return nil :: any end",
+    "generic function-type chain": lambda: "local function f(): " + "<T>(T) -> " * 200 + "number return nil :: any end",
+    "type-pack chain": lambda: "local function f(): " + "(...number) -> " * 495 + "number return nil :: any end",
+    "function-type chain, anonymous": lambda: "local f = function(): " + "(string) -> " * 495 + "string return nil :: any end",
+    "union of function types": lambda: "local function f(): " + "(number) -> number | " * 150 + "nil return nil end",
+    "generic types": lambda: "type Box<T> = { v: T }\nlocal function f(): " + "Box<" * 495 + "number" + ">" * 495 + " return nil :: any end",
+    "parenthesized types": lambda: "local function f(): " + "(" * 495 + "number" + ")" * 495 + " return 1 end",
+    "nested tables": lambda: "local t = " + "{" * 200 + "1" + "}" * 200,
+    "parentheses": lambda: "local x = " + "(" * 495 + "1" + ")" * 495,
+    "a chain of ..": lambda: "local s = " + " .. ".join(["'a'"] * 200),
+    "a chain of +": lambda: "local x = 1" + " + 1" * 200,
+    "if/elseif": lambda: "local x = 0\nif x == 1 then x = 1\n" + "".join(f"elseif x == {i} then x = {i}\n" for i in range(2, 497)) + "end",
+    "if-expressions": lambda: "local x = " + "if false then 0 else " * 495 + "1",
+    "do blocks": lambda: "do " * 495 + "local x = 1 " + "end " * 495,
+    "functions in functions": lambda: "local g = " + "function() return " * 495 + "1" + " end" * 495 + "\nlocal h = g" + "()" * 494,
+}
+
+
+@pytest.mark.parametrize("kind", DEEP)
+def test_deep_but_valid_code_is_metered_without_recursing_on_its_depth(kind):
+    """With only 150 Python frames to spare, as deep inside a harness as it may be: a walk of
+    the source that recursed once per level of nesting would fail here."""
+    source = solution(DEEP[kind]() + "\nfor i = 1, 10 do end\nfunction Solution.double(x) return 2 * x end")
+    limit = sys.getrecursionlimit()
+    instrument.cache_clear()
+    sys.setrecursionlimit(len(inspect.stack(0)) + 150)
+    try:
+        run = run_tests(source, DOUBLER_SPEC)
+    finally:
+        sys.setrecursionlimit(limit)
+    assert (run.status, run.reason, run.unmetered) == ("passed", None, None)
+    nested_units = {"do blocks": 495, "functions in functions": 494}.get(kind, 0)  # each do, each call
+    assert run.work == run_tests(DOUBLER, DOUBLER_SPEC).work + 10 + nested_units
