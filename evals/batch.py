@@ -21,6 +21,12 @@ it stops after one pass and the items whose calls wait in a batch are reported a
 A request the batch did not run (expired, cancelled, a failed batch) or the API answered with
 a 429 or 5xx is submitted again in a later batch, up to `RetryPolicy.batch_attempts` times;
 then, like a final error, it is recorded as the item's API error.
+
+A refusal is never asked again: a refused submission made no batch, so its record is removed
+before the run ends (a later run, with --batch or without, finds nothing to submit again); a
+batch the API refuses to retrieve or to hand the results of settles its requests with that
+refusal. A run without --batch submits nothing: a submission a killed run left unanswered is
+looked up by name, collected if the API made it, or removed and its calls asked directly.
 """
 
 from __future__ import annotations
@@ -44,7 +50,7 @@ from filelock import FileLock
 from evals.atomic import write_json_atomic
 from evals.errors import FatalError, ProviderError, TransientError
 from evals.providers import Completion, Provider, Request, RetryPolicy
-from evals.providers._batch import BatchAPI, BatchState, not_run
+from evals.providers._batch import BatchAPI, BatchState, BatchUnsupported, Outcome, not_run
 from evals.run import Call, EvalRun
 
 FORMAT = 1
@@ -95,6 +101,11 @@ class Ledger:
     def write(self, entry: dict[str, Any]) -> None:
         with self._storing(self.folder):
             write_json_atomic(self.folder / f"{entry['name']}.json", entry)
+
+    def remove(self, entry: dict[str, Any]) -> None:
+        """Forget a submission the API never made a batch of: its calls are needed again."""
+        with self._storing(self.folder):
+            (self.folder / f"{entry['name']}.json").unlink(missing_ok=True)
 
     def attempts(self) -> dict[str, int]:
         try:
@@ -199,6 +210,8 @@ class Batcher:
         with contextlib.ExitStack() as locks:
             for _, _, ledger in sorted(self.runs, key=lambda r: str(r[2].folder)):
                 locks.enter_context(ledger.lock())
+            if not self.submit:
+                self._adopt_unanswered()
             delay, first = self.first_poll, True
             while True:
                 changed, collected = self._poll_and_collect()
@@ -223,7 +236,12 @@ class Batcher:
                 api = self._api(run, entry)
                 if api is None:
                     continue
-                state = self._call(lambda: api.retrieve(entry["batch"]))
+                try:
+                    state = self._call(lambda: api.retrieve(entry["batch"]))
+                except ProviderError as error:  # refused for good (gone, not the account's): it will answer nothing more
+                    self._lost(run, ledger, entry, [], f"batch {entry['batch']} cannot be retrieved", error)
+                    collected = True
+                    continue
                 if state is None:
                     continue  # the API is unwell: asked again at the next poll
                 if state.status != entry["status"] or state.counts != entry.get("counts"):
@@ -245,9 +263,37 @@ class Batcher:
     def _collect(self, run: EvalRun, ledger: Ledger, entry: dict[str, Any], api: BatchAPI, state: BatchState) -> bool:
         """Every request of an ended batch becomes a cache record, or is left to be submitted
         again (not run, or refused with a 429 or 5xx) until its attempts are spent."""
-        results = self._call(lambda: list(api.results(state)))
-        if results is None:
-            return False  # the results cannot be fetched now: collected at the next poll
+        results: list[tuple[str, Outcome]] = []
+
+        def download() -> bool:
+            results.clear()
+            for result in api.results(state):  # one by one: what came before a refused file is kept
+                results.append(result)
+            return True
+
+        try:
+            if self._call(download) is None:
+                return False  # the results cannot be fetched now: collected at the next poll
+        except ProviderError as error:  # refused for good: asked again at every poll, it would be refused forever
+            self._lost(run, ledger, entry, results, f"the results of batch {state.id} cannot be downloaded", error)
+            return True
+        self._settle(run, ledger, entry, results, not_run(state.problem or f"the batch ended {state.status}"))
+        return True
+
+    def _lost(self, run: EvalRun, ledger: Ledger, entry: dict[str, Any], results: Sequence[tuple[str, Outcome]], what: str,
+              error: ProviderError) -> None:
+        """The API refused for good to tell how the requests ended: each one without a result
+        has that refusal as its outcome, which, like any refusal that is not a 429 or 5xx, is
+        its item's API error. One line says so."""
+        missing = len(set(entry["calls"]) - {custom_id for custom_id, _ in results})
+        self.say(run.scrub.text(_shown(f"{what} ({error}); its {missing} requests without a result are recorded as their items' API errors")))
+        self._settle(run, ledger, entry, results, ProviderError(f"{what} ({error})", kind=error.kind, status=error.status))
+
+    def _settle(self, run: EvalRun, ledger: Ledger, entry: dict[str, Any], results: Sequence[tuple[str, Outcome]],
+                without: ProviderError) -> None:
+        """The submission is done with: each call becomes its outcome's cache record (`without`
+        for a call that has no result), or, a 429, a 5xx or not run, is left to be submitted
+        again while its attempts last."""
         outcomes: dict[str, Completion | ProviderError] = {}
         for custom_id, outcome in results:
             # Lines are keyed on custom_id (never the line's id, which repeats); a request
@@ -256,7 +302,7 @@ class Batcher:
                 outcomes[custom_id] = outcome
         attempts = ledger.attempts()
         for custom_id, call in entry["calls"].items():
-            outcome = outcomes.get(custom_id) or not_run(state.problem or f"the batch ended {state.status}")
+            outcome = outcomes.get(custom_id) or without
             key = f"{call['role']}\0{call['item']}"
             if isinstance(outcome, TransientError):
                 attempts[key] = attempts.get(key, 0) + 1
@@ -264,7 +310,7 @@ class Batcher:
                     continue  # needed again: the next submission carries it
                 outcome = ProviderError(f"{outcome} (in {attempts[key]} batches)", kind=outcome.kind, status=outcome.status)
             elif isinstance(outcome, Completion):
-                outcome = dataclasses.replace(outcome, batch=state.id)
+                outcome = dataclasses.replace(outcome, batch=entry["batch"])
             attempts.pop(key, None)
             path = run.cache.record_path(call["item"], call["role"])
             with run.storing(path):
@@ -272,7 +318,6 @@ class Batcher:
         ledger.write_attempts(attempts)
         entry["collected"] = True
         ledger.write(entry)
-        return True
 
     # -- 2. and 3. what is needed, submitted ----------------------------------------------
 
@@ -280,11 +325,11 @@ class Batcher:
         progressed = False
         for run, samples, ledger in self.runs:
             entries = ledger.entries()
+            if not self.submit:
+                continue
             for entry in entries:  # prepared by a run killed before the API answered the create call
                 if entry.get("batch") is None and not entry.get("collected"):
                     progressed |= self._submit(run, ledger, entry)
-            if not self.submit:
-                continue
             waiting = waiting_calls(entries)
             needed = [call for sample in samples for call in run.needed_calls(sample) if (call.item, call.role) not in waiting]
             groups: dict[str, list[Call]] = {}
@@ -324,10 +369,44 @@ class Batcher:
         if api is None:
             return False
         lines = [api.line(custom_id, _request_of(call["request"])) for custom_id, call in entry["calls"].items()]
-        state = self._call(lambda: api.submit(entry["name"], lines), persist=True)
+        try:
+            state = self._call(lambda: api.submit(entry["name"], lines, since=_since(entry)), persist=True)
+        except (ProviderError, BatchUnsupported) as refused:
+            # The API made no batch of them: a record left behind would have every later run,
+            # with --batch or without, submit them again and end the same way.
+            ledger.remove(entry)
+            if isinstance(refused, BatchUnsupported):
+                raise
+            raise FatalError(run.scrub.text(_shown(f"--batch: the API refused the batch ({refused}); nothing was submitted"))) from None
+        self._adopted(ledger, entry, state)
+        return True
+
+    def _adopt_unanswered(self) -> None:
+        """A run without --batch never submits: a submission a killed run left unanswered is
+        the batch the API made of it, if it has one of that name (then polled and collected),
+        or else is forgotten and its calls are asked directly."""
+        for run, _, ledger in self.runs:
+            for entry in ledger.entries():
+                if entry.get("batch") is None and not entry.get("collected") and (api := self._api(run, entry)):
+                    self._adopt(ledger, entry, api)
+
+    def _adopt(self, ledger: Ledger, entry: dict[str, Any], api: BatchAPI) -> None:
+        try:
+            found = self._call(lambda: (api.find(entry["name"], since=_since(entry)),))  # a tuple: None is "the API is unwell"
+        except (ProviderError, BatchUnsupported):  # no Batch API, or none that will look: it made nothing of them
+            found = (None,)
+        if found is None:
+            return  # looked for again by the next run; meanwhile its calls wait
+        (state,) = found
+        if state is None:
+            ledger.remove(entry)
+            self.say(f"{entry['name']}: never submitted; its {len(entry['calls'])} requests are asked directly")
+        else:
+            self._adopted(ledger, entry, state)
+
+    def _adopted(self, ledger: Ledger, entry: dict[str, Any], state: BatchState) -> None:
         entry.update(batch=state.id, submittedAt=_now())
         self._record_state(ledger, entry, state)  # at once: the batch id is on disk before anything else happens
-        return True
 
     # -- providers --------------------------------------------------------------------------
 
@@ -347,7 +426,8 @@ class Batcher:
     def _call(self, make: Callable[[], Any], *, persist: bool = False) -> Any:
         """`make()`, retried on transient errors with the retry policy's backoff; None when
         they persist (a poll is simply tried again later), unless `persist` (a submission
-        must go through or end the pass: its record stays prepared)."""
+        must go through or end the pass: its record stays prepared). A refusal that ends the
+        run (the key) ends it; any other is raised, for the caller to settle."""
         rng = random.Random()
         for attempt in range(1, self.policy.attempts + 1):
             try:
@@ -359,10 +439,8 @@ class Batcher:
                                          "run the same command again later") from None
                     return None
                 self.sleep(error.retry_after if error.retry_after is not None else self.policy.backoff(attempt, rng))
-            except ProviderError as error:
-                if persist or isinstance(error, FatalError):
-                    raise FatalError(f"--batch: {error}") from None
-                return None
+            except FatalError as error:
+                raise FatalError(f"--batch: {error}") from None
         raise AssertionError("unreachable: the last attempt returns or raises")
 
 
@@ -400,6 +478,20 @@ def _provider_key(provider: Provider) -> str:
 
 def _request_of(record: dict[str, Any]) -> Request:
     return Request(**{k: v for k, v in record.items() if k != "provider"})
+
+
+def _since(entry: dict[str, Any]) -> float:
+    """When the submission was prepared: what the API made of it is not older."""
+    try:
+        return dt.datetime.fromisoformat(entry["preparedAt"]).timestamp()
+    except (KeyError, TypeError, ValueError):
+        return 0.0  # a record without the time: every page a lookup may read
+
+
+def _shown(text: str, limit: int = 300) -> str:
+    """A line that carries a server's words: one line, printable, not too long."""
+    text = "".join(c if c.isprintable() else " " for c in text)
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _now() -> str:

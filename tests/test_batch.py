@@ -15,6 +15,7 @@ import openai
 import pytest
 
 from evals.providers.anthropic import _result_outcome
+from evals.providers._batch import FIND_PAGES
 from evals.providers.openai import OpenAIBatch, OpenAIProvider
 from evals.batch import Call, _chunks
 from evals.providers import ProviderSpec, Request
@@ -22,7 +23,7 @@ from evals.site import _costs, _total
 from evals.results import BATCH_PRICE, without_timing
 from evals.verify import rescore
 from tests.harness import ROOT, harness_command, harness_env, questions, read_result, result_files, run_harness
-from tests.loopback import AnthropicServer, Fault, OpenAIServer
+from tests.loopback import AnthropicServer, Fault, OpenAIServer, Reply
 from tests.test_leaderboard import evaluate
 
 MC = questions("multiple_choice")
@@ -135,13 +136,11 @@ MOMENTS = {
 }
 
 
-@pytest.mark.parametrize("moment", MOMENTS)
-def test_a_run_killed_at_any_moment_resumes_without_submitting_twice(server, tmp_path, moment):
+def kill_at(server, tmp_path: Path, moment: str, args: list[str]) -> None:
+    """Runs the harness and kills it (SIGKILL) at `moment`; returns once what it left is served."""
     reached, slow = MOMENTS[moment]
-    server.batch_seconds = 1.0
     if slow:
         server.inject_when(slow, Fault.slow(1.5), times=1)
-    args = [*flags(server, "--batch-wait"), "-m", "multiple_choice"]
     harness = subprocess.Popen(harness_command(*args, run_dir=tmp_path / "runs", results_dir=tmp_path / "results"), cwd=ROOT,
                                env=harness_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
@@ -150,6 +149,13 @@ def test_a_run_killed_at_any_moment_resumes_without_submitting_twice(server, tmp
         harness.send_signal(signal.SIGKILL)
         harness.wait()
     time.sleep(3.0)  # a request the harness left behind (held 1.5 s) is served meanwhile, even on a loaded machine
+
+
+@pytest.mark.parametrize("moment", MOMENTS)
+def test_a_run_killed_at_any_moment_resumes_without_submitting_twice(server, tmp_path, moment):
+    server.batch_seconds = 1.0
+    args = [*flags(server, "--batch-wait"), "-m", "multiple_choice"]
+    kill_at(server, tmp_path, moment, args)
 
     done = run(tmp_path, *args)
 
@@ -251,6 +257,237 @@ def test_evaluate_status_shows_each_batch_and_a_bare_rerun_collects_it(server, t
     assert collected.returncode == 0, collected.stdout + collected.stderr
     assert server.batch_creates == 1 and direct_calls(server) == 0
     assert "finished: mc" in collected.stdout
+
+
+# -- refusals: nothing left behind that blocks a later run ---------------------------------------
+
+
+class FastAPINotFound:
+    """A server built on FastAPI (transformers serve, LiteLLM's proxy): a route it lacks is
+    404 {"detail": "Not Found"}, not the provider's error shape."""
+
+    def handle(self, request):
+        if self.route(request.method, request.path) is None:
+            return Reply(404, {"detail": "Not Found"})
+        return super().handle(request)
+
+
+def without_routes(server: type, *parts: str) -> dict:
+    return {route: name for route, name in server.routes.items() if not any(part in route[1] for part in parts)}
+
+
+class TransformersServe(FastAPINotFound, OpenAIServer):
+    """`transformers serve`: Chat Completions, and neither /v1/files nor /v1/batches."""
+
+    routes = without_routes(OpenAIServer, "/files", "/batches")
+
+
+class FilesWithoutBatches(FastAPINotFound, OpenAIServer):
+    """An endpoint with the Files API (vLLM's) but no /v1/batches."""
+
+    routes = without_routes(OpenAIServer, "/batches")
+
+
+class LiteLLMAnthropic(FastAPINotFound, AnthropicServer):
+    """LiteLLM's proxy in front of Anthropic: /v1/messages, and no /v1/messages/batches."""
+
+    routes = without_routes(AnthropicServer, "/batches")
+
+
+ANTHROPIC_ENV = {"ANTHROPIC_API_KEY": "fake-anthropic-key-for-tests"}
+
+WITHOUT_A_BATCH_API = {
+    "transformers serve, live": (TransformersServe, lambda url: ["--provider=live", "--model=student-1", f"--base-url={url}/v1"], {},
+                                 "does not speak the OpenAI Batch API (HTTP 404 on its /batches)"),
+    "Files but no /batches, openai": (FilesWithoutBatches, lambda url: ["--provider=openai", "--model=student-1", f"--base-url={url}/v1"], {},
+                                      "does not speak the OpenAI Batch API (HTTP 404 on its /batches)"),
+    "LiteLLM's proxy, anthropic": (LiteLLMAnthropic, lambda url: ["--provider=anthropic", "--model=claude-student", f"--base-url={url}"],
+                                   ANTHROPIC_ENV, "has no Anthropic Message Batches API (HTTP 404 on its /v1/messages/batches)"),
+}
+
+
+def ledger_files(tmp_path: Path) -> list[Path]:
+    return [p for p in (tmp_path / "runs").glob("*/*/batches/*.json") if p.name != "attempts.json"]
+
+
+def batch_api_calls(server) -> int:
+    return sum("/batches" in r.path or r.path.startswith("/v1/files") for r in server.requests)
+
+
+@pytest.mark.parametrize("endpoint", WITHOUT_A_BATCH_API)
+def test_an_endpoint_without_a_batch_api_refuses_each_batch_run_in_one_line_and_a_run_without_batch_then_runs(student, tmp_path, endpoint):
+    make, args, env, line = WITHOUT_A_BATCH_API[endpoint]
+    with make(student) as server:
+        refused = [run(tmp_path, *args(server.url), "--batch", "-m", "multiple_choice", env=harness_env(**env)) for _ in range(2)]
+        asked = direct_calls(server)
+        server.clear()
+        done = run(tmp_path, *args(server.url), "-m", "multiple_choice", env=harness_env(**env))
+        assert batch_api_calls(server) == 0, "a run without --batch asked the Batch API"
+        assert direct_calls(server) == len(MC)
+
+    for attempt in refused:  # the second is refused as the first, not by what the first left
+        output = attempt.stdout + attempt.stderr
+        assert attempt.returncode == 4 and output.count(line) == 1 and "run without --batch" in output, output[-2000:]
+        assert "Traceback" not in output
+    assert asked == 0 and not ledger_files(tmp_path)
+    assert read_result(tmp_path / "results", "multiple_choice")["summary"]["n"] == len(MC), (done.stdout + done.stderr)[-2000:]
+
+
+def _is(method: str, path: str):
+    return lambda r: r.method == method and r.path == path
+
+
+LITELLM_ERROR = {"error": {"message": "litellm.BadRequestError: batches are not configured for this deployment",
+                           "type": "invalid_request_error", "param": None, "code": "400"}}
+
+# A refusal of one of the calls that make a submission: the API made no batch of it.
+REFUSED_SUBMISSIONS = {
+    "the upload, 413": (_is("POST", "/v1/files"), Fault(status=413), "HTTP 413"),
+    "the create call, 400": (_is("POST", "/v1/batches"), Fault(status=400), "HTTP 400"),
+    "the create call, 200 with LiteLLM's error body": (_is("POST", "/v1/batches"), Fault(status=200, body=LITELLM_ERROR),
+                                                       "batches are not configured"),
+    "the lookup by name, 400": (_is("GET", "/v1/batches"), Fault(status=400), "HTTP 400"),
+}
+
+
+@pytest.mark.parametrize("refusal", REFUSED_SUBMISSIONS)
+def test_a_refused_submission_is_one_line_and_leaves_nothing_behind(server, tmp_path, refusal):
+    where, fault, said = REFUSED_SUBMISSIONS[refusal]
+    server.inject_when(where, fault)
+
+    refused = run(tmp_path, *flags(server, "--batch-wait"), "-m", "multiple_choice")
+
+    output = refused.stdout + refused.stderr
+    assert refused.returncode != 0 and output.count("--batch: the API refused the batch") == 1, output[-2000:]
+    assert said in output and "nothing was submitted" in output and "Traceback" not in output
+    assert not ledger_files(tmp_path) and server.batch_creates == 0
+    attempts = sum(where(r) for r in server.requests)
+    assert attempts == 1, "a refusal is not retried"
+
+    server.clear_faults()
+    done = run(tmp_path, *flags(server), "-m", "multiple_choice")  # without --batch: asked directly, nothing submitted
+    assert read_result(tmp_path / "results", "multiple_choice")["summary"]["n"] == len(MC), (done.stdout + done.stderr)[-2000:]
+    assert direct_calls(server) == len(MC) and server.batch_creates == 0
+
+
+@pytest.mark.parametrize("moment, made", [("between the create call and its answer", True), ("between the upload and the create call", False)])
+def test_a_run_without_batch_collects_the_batch_a_killed_run_made_and_asks_directly_what_it_never_submitted(server, tmp_path, moment, made):
+    server.batch_seconds = 0.5
+    kill_at(server, tmp_path, moment, [*flags(server, "--batch-wait"), "-m", "multiple_choice"])
+    created = server.batch_creates
+    assert created == int(made) and [entry["batch"] for entry in _ledger(tmp_path)] == [None]
+
+    before = len(server.requests)
+    done = run(tmp_path, *flags(server), "-m", "multiple_choice")  # without --batch
+
+    assert read_result(tmp_path / "results", "multiple_choice")["summary"]["n"] == len(MC), (done.stdout + done.stderr)[-2000:]
+    assert server.batch_creates == created and not any(r.method == "POST" and r.path in ("/v1/files", "/v1/batches")
+                                                       for r in server.requests[before:])
+    assert direct_calls(server) == (0 if made else len(MC))
+    assert (f"never submitted; its {len(MC)} requests are asked directly" in done.stdout + done.stderr) == (not made)
+
+
+# -- results the API refuses to hand over --------------------------------------------------------
+
+
+def _results_of(provider: str):
+    suffix = "/content" if provider == "openai" else "/results"
+    return lambda r: r.method == "GET" and r.path.endswith(suffix)
+
+
+def _retrieve_of(provider: str):
+    prefix = "/v1/batches/" if provider == "openai" else "/v1/messages/batches/"
+    return lambda r: r.method == "GET" and r.path.startswith(prefix) and not r.path.endswith(("/content", "/results"))
+
+
+# (provider, how the batch ends, which call is refused, its status, the line)
+REFUSED_DOWNLOADS = {
+    "openai: an expired batch's output file, 406": ("openai", "expired", _results_of, 406, "the results of batch"),
+    "openai: the output file, 410": ("openai", None, _results_of, 410, "the results of batch"),
+    "openai: the batch itself, 404": ("openai", None, _retrieve_of, 404, "cannot be retrieved"),
+    "anthropic: the results, 406": ("anthropic", None, _results_of, 406, "the results of batch"),
+    "anthropic: the batch itself, 400": ("anthropic", None, _retrieve_of, 400, "cannot be retrieved"),
+}
+
+
+@pytest.mark.parametrize("refusal", REFUSED_DOWNLOADS)
+def test_a_permanent_refusal_while_collecting_is_the_items_api_error_in_one_line_not_a_poll_forever(student, tmp_path, refusal):
+    provider, fate, which, status, said = REFUSED_DOWNLOADS[refusal]
+    with (OpenAIServer if provider == "openai" else AnthropicServer)(student, batch_seconds=0.2) as server:
+        args = (flags(server, judges="") if provider == "openai" else
+                ["--provider=anthropic", "--model=claude-student", f"--base-url={server.url}"])
+        if fate:
+            server.next_batch_ends(fate)
+        server.inject_when(which(provider), Fault(status=status))
+        done = run(tmp_path, *args, "--batch-wait", "-m", "multiple_choice", env=harness_env(**ANTHROPIC_ENV), timeout=90)
+        refused = sum(which(provider)(r) for r in server.requests)
+
+    output = done.stdout + done.stderr
+    result = read_result(tmp_path / "results", "multiple_choice")
+    assert result["summary"]["apiErrors"] == len(MC), output[-2000:]
+    assert all(f"HTTP {status}" in row["error"] and said in row["error"] for row in result["results"])
+    (line,) = [line for line in output.splitlines() if "recorded as their items' API errors" in line]
+    assert said in line and f"HTTP {status}" in line and f"its {len(MC)} requests without a result" in line
+    assert refused == 1, "a refusal is not asked again"
+    assert server.batch_creates == 1 and direct_calls(server) == 0
+
+
+# -- looking for a submission by name --------------------------------------------------------------
+
+
+def _lists(path: str):
+    return lambda server: sum(r.method == "GET" and r.path == path for r in server.requests)
+
+
+def _make_batches(server, n: int) -> None:
+    """n batches (and their uploads) of someone else's, made through the API."""
+    client = openai.OpenAI(base_url=f"{server.url}/v1", api_key="fake-openai-key", max_retries=0)
+    line = {"custom_id": "x", "method": "POST", "url": "/v1/chat/completions", "body": {"model": "other", "messages": [{"role": "user", "content": "hi"}]}}
+    for i in range(n):
+        upload = client.files.create(file=(f"other-{i}.jsonl", json.dumps(line).encode() + b"\n"), purpose="batch")
+        client.batches.create(input_file_id=upload.id, endpoint="/v1/chat/completions", completion_window="24h")
+
+
+def test_looking_for_a_submission_on_a_server_of_one_item_pages_stops_at_the_first_page_older_than_it(student, tmp_path):
+    with OpenAIServer(student, batch_seconds=0.2, list_page_limit=1) as server:
+        _make_batches(server, 30)
+        server.backdate(2 * 86400)  # the account's earlier batches, two days old
+        server.clear()
+        done = run(tmp_path, *flags(server, "--batch-wait", judges=""), "-m", "multiple_choice")
+        assert read_result(tmp_path / "results", "multiple_choice")["summary"]["n"] == len(MC), done.stdout[-2000:]
+        assert _lists("/v1/batches")(server) == 1 and _lists("/v1/files")(server) == 1
+
+
+def test_a_killed_runs_batch_is_found_pages_down_on_a_server_of_one_item_pages(student, tmp_path):
+    with OpenAIServer(student, batch_seconds=1.0, list_page_limit=1) as server:
+        args = [*flags(server, "--batch-wait", judges=""), "-m", "multiple_choice"]
+        kill_at(server, tmp_path, "between the create call and its answer", args)
+        _make_batches(server, 3)  # newer batches of someone else's, listed before it
+        server.clear()
+
+        done = run(tmp_path, *args)
+
+        assert read_result(tmp_path / "results", "multiple_choice")["summary"]["n"] == len(MC), done.stdout[-2000:]
+        assert server.batch_creates == 1 + 3 and direct_calls(server) == 0
+        assert 4 <= _lists("/v1/batches")(server) <= 5
+
+
+class CursorIgnored(OpenAIServer):
+    """A server that ignores `after`: every page of /v1/batches is the first, and has more."""
+
+    def list_batches(self, request):
+        batches = [self.batch_wire(batch) for batch in self.book.all()][:1]
+        return Reply(200, {"object": "list", "data": batches, "first_id": batches[0]["id"] if batches else None,
+                           "last_id": batches[-1]["id"] if batches else None, "has_more": True})
+
+
+def test_looking_for_a_submission_on_a_server_whose_pages_never_end_reads_a_bounded_number_of_them(student, tmp_path):
+    with CursorIgnored(student, batch_seconds=0.2) as server:
+        _make_batches(server, 2)  # made just now: no page reaches back past the submission
+        server.clear()
+        done = run(tmp_path, *flags(server, "--batch-wait", judges=""), "-m", "multiple_choice")
+        assert read_result(tmp_path / "results", "multiple_choice")["summary"]["n"] == len(MC), done.stdout[-2000:]
+        assert _lists("/v1/batches")(server) <= FIND_PAGES
 
 
 # -- result lines, as the APIs write them ------------------------------------------------------

@@ -16,13 +16,20 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from evals.errors import ProviderError, TransientError
+from evals.errors import ProviderError, TransientError, UsageError
 
-from ._base import Completion, Request, status_error
+from ._base import Completion, Request, reply_body, status_error
 
-# How long a lookup by name may page through the account's uploads and batches: the ones a
-# killed run left are among the newest.
-FIND_LIMIT = 1000
+# How far a lookup by name pages through the account's uploads and batches (newest first): a
+# request per page, whatever size of page the server chose, and none past the page that
+# reaches back before the submission was prepared (less FIND_SKEW, for the server's clock),
+# since what a killed run left is newer than that.
+FIND_PAGES = 10
+FIND_SKEW = 3600.0
+
+
+class BatchUnsupported(UsageError):
+    """The endpoint has no Batch API of the kind the provider speaks."""
 
 
 @dataclass(frozen=True)
@@ -53,9 +60,17 @@ class BatchAPI(ABC):
         """One request as the batch carries it (what its size is counted on)."""
 
     @abstractmethod
-    def submit(self, name: str, lines: list[dict]) -> BatchState:
+    def submit(self, name: str, lines: list[dict], *, since: float) -> BatchState:
         """Create the batch (uploading its requests first where the API takes a file),
-        reusing an upload or a batch of this name that an earlier, killed run left."""
+        reusing an upload or a batch of this name that an earlier, killed run left (not
+        made before `since`, a Unix time). A `ProviderError` that is not transient means the
+        API made no batch of them: nothing is left that a later run must collect."""
+
+    def find(self, name: str, *, since: float) -> BatchState | None:
+        """The batch of this name, made since `since`, if the API has one: where the API
+        keeps no name, never (what a run without --batch asks of a submission a killed run
+        left before it heard the API's answer)."""
+        return None
 
     @abstractmethod
     def retrieve(self, batch_id: str) -> BatchState: ...
@@ -68,6 +83,20 @@ class BatchAPI(ABC):
 
     @abstractmethod
     def cancel(self, batch_id: str) -> BatchState: ...
+
+
+def batch_reply(raw: bytes) -> dict:
+    """A Batch API call's JSON body. Some proxies (LiteLLM) answer a call they cannot make
+    with a 200 whose body is only an `error`: that is the refusal it stands for (its status
+    from the error's code where it gives one, else a 400), not a malformed reply to retry."""
+    body = reply_body(raw)
+    error = body.get("error")
+    if isinstance(error, dict) and "id" not in body:
+        code = str(error.get("code") or "")
+        status = int(code) if code.isdigit() and 400 <= int(code) <= 599 else 400
+        message = error.get("message") if isinstance(error.get("message"), str) else "no message"
+        raise status_error(status, f"HTTP 200 with an error ({status}): {message}", {})
+    return body
 
 
 def not_run(why: str) -> TransientError:

@@ -14,7 +14,7 @@ from evals.errors import ProviderError, QuotaExhausted, TransientError
 from evals.extensions import register_provider
 from evals.providers import ProviderInfo, key_variable
 
-from ._batch import BatchAPI, BatchState, Outcome, line_error, not_run
+from ._batch import BatchAPI, BatchState, BatchUnsupported, Outcome, batch_reply, line_error, not_run
 from ._base import (Completion, Provider, ProviderSpec, Request, Usage, api_key_from_env, json_list, json_object, json_text,
                     reply_body, status_error, token_count)
 
@@ -158,17 +158,27 @@ class AnthropicBatch(BatchAPI):
     def line(self, custom_id: str, request: Request) -> dict[str, Any]:
         return {"custom_id": custom_id, "params": self.provider._kwargs(request)}
 
-    def submit(self, name: str, lines: list[dict[str, Any]]) -> BatchState:
+    def submit(self, name: str, lines: list[dict[str, Any]], *, since: float) -> BatchState:
+        import anthropic
+
         with _translated():
-            return _batch_state(reply_body(self.client.messages.batches.with_raw_response.create(requests=lines).http_response.content))
+            try:
+                raw = self.client.messages.batches.with_raw_response.create(requests=lines)
+            except anthropic.APIStatusError as error:
+                # A proxy that speaks Messages but not Message Batches (LiteLLM's) has no such route.
+                if error.status_code not in (404, 405, 501):
+                    raise
+                raise BatchUnsupported(f"--batch: {self.client.base_url} has no Anthropic Message Batches API (HTTP {error.status_code} "
+                                       "on its /v1/messages/batches); run without --batch") from None
+            return _batch_state(batch_reply(raw.http_response.content))
 
     def retrieve(self, batch_id: str) -> BatchState:
         with _translated():
-            return _batch_state(reply_body(self.client.messages.batches.with_raw_response.retrieve(batch_id).http_response.content))
+            return _batch_state(batch_reply(self.client.messages.batches.with_raw_response.retrieve(batch_id).http_response.content))
 
     def cancel(self, batch_id: str) -> BatchState:
         with _translated():
-            return _batch_state(reply_body(self.client.messages.batches.with_raw_response.cancel(batch_id).http_response.content))
+            return _batch_state(batch_reply(self.client.messages.batches.with_raw_response.cancel(batch_id).http_response.content))
 
     def results(self, state: BatchState) -> Iterator[tuple[str, Outcome]]:
         for url in state.results:

@@ -6,17 +6,16 @@ OpenAI-compatible endpoint."""
 from __future__ import annotations
 
 import contextlib
-import itertools
 import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from evals.errors import ProviderError, QuotaExhausted, TransientError, UsageError
+from evals.errors import ProviderError, QuotaExhausted, TransientError
 from evals.extensions import register_provider
 from evals.flags import Flag
 from evals.providers import ProviderInfo, key_variable
 
-from ._batch import FIND_LIMIT, BatchAPI, BatchState, Outcome, line_error, not_run
+from ._batch import FIND_PAGES, FIND_SKEW, BatchAPI, BatchState, BatchUnsupported, Outcome, batch_reply, line_error, not_run
 from ._base import (Completion, MalformedReply, Provider, ProviderSpec, Request, Usage, api_key_from_env, json_list,
                     json_object, json_text, reply_body, status_error, token_count)
 
@@ -30,10 +29,6 @@ RESPONSES_API = Flag("--responses-api", "openai: use the Responses API instead o
 register_provider("openai", ProviderInfo(
     "evals.providers.openai:OpenAIProvider", frozenset({"base_url", "effort", "max_tokens"}), EFFORTS,
     base_url_env="OPENAI_BASE_URL", key_env="OPENAI_API_KEY", flags=(RESPONSES_API,), batch_price=0.5, sdk=("openai",), position=10))
-
-
-class BatchUnsupported(UsageError):
-    """The endpoint has no OpenAI Batch API."""
 
 
 class OpenAIProvider(Provider):
@@ -215,32 +210,36 @@ class OpenAIBatch(BatchAPI):
     def line(self, custom_id: str, request: Request) -> dict[str, Any]:
         return {"custom_id": custom_id, "method": "POST", "url": self.endpoint, "body": self.provider.request_body(request)}
 
-    def submit(self, name: str, lines: list[dict[str, Any]]) -> BatchState:
+    def submit(self, name: str, lines: list[dict[str, Any]], *, since: float) -> BatchState:
         with _translated():
-            if found := self._find_batch(name):
+            if found := self._find_batch(name, since):
                 return found
-            file_id = self._find_upload(name) or self._upload(name, lines)
+            file_id = self._find_upload(name, since) or self._upload(name, lines)
             raw = self.client.batches.with_raw_response.create(input_file_id=file_id, endpoint=self.endpoint, completion_window="24h",
                                                                metadata={BATCH_METADATA_KEY: name})
-            return _batch_state(reply_body(raw.http_response.content))
+            return _batch_state(batch_reply(raw.http_response.content))
 
-    def _find_batch(self, name: str) -> BatchState | None:
+    def find(self, name: str, *, since: float) -> BatchState | None:
+        with _translated():
+            return self._find_batch(name, since)
+
+    def _find_batch(self, name: str, since: float) -> BatchState | None:
         import openai
 
         try:
-            batches = list(itertools.islice(self.client.batches.list(limit=100), FIND_LIMIT))
+            first = self.client.batches.list(limit=100)
         except openai.APIStatusError as error:
             if error.status_code not in (404, 405, 501):
                 raise
             raise BatchUnsupported(f"--batch: {self.client.base_url} does not speak the OpenAI Batch API (HTTP {error.status_code} "
                                    "on its /batches); run without --batch") from None
-        for batch in batches:
+        for batch in _newest(first, since):
             if (getattr(batch, "metadata", None) or {}).get(BATCH_METADATA_KEY) == name:
                 return self.retrieve(batch.id)
         return None
 
-    def _find_upload(self, name: str) -> str | None:
-        for upload in itertools.islice(self.client.files.list(purpose="batch"), FIND_LIMIT):
+    def _find_upload(self, name: str, since: float) -> str | None:
+        for upload in _newest(self.client.files.list(purpose="batch", limit=100), since):
             if upload.filename == f"{name}.jsonl" and getattr(upload, "status", None) != "error":
                 return upload.id
         return None
@@ -248,15 +247,15 @@ class OpenAIBatch(BatchAPI):
     def _upload(self, name: str, lines: list[dict[str, Any]]) -> str:
         data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines).encode()
         raw = self.client.files.with_raw_response.create(file=(f"{name}.jsonl", data, "application/jsonl"), purpose="batch")
-        return json_text(reply_body(raw.http_response.content).get("id"), "id")
+        return json_text(batch_reply(raw.http_response.content).get("id"), "id")
 
     def retrieve(self, batch_id: str) -> BatchState:
         with _translated():
-            return _batch_state(reply_body(self.client.batches.with_raw_response.retrieve(batch_id).http_response.content))
+            return _batch_state(batch_reply(self.client.batches.with_raw_response.retrieve(batch_id).http_response.content))
 
     def cancel(self, batch_id: str) -> BatchState:
         with _translated():
-            return _batch_state(reply_body(self.client.batches.with_raw_response.cancel(batch_id).http_response.content))
+            return _batch_state(batch_reply(self.client.batches.with_raw_response.cancel(batch_id).http_response.content))
 
     def results(self, state: BatchState) -> Iterator[tuple[str, Outcome]]:
         for file_id in state.results:
@@ -291,6 +290,20 @@ class OpenAIBatch(BatchAPI):
             return ProviderError(f"batch error {code}: {message}", kind="bad_request")
         except ProviderError as error:
             return error
+
+
+def _newest(page: Any, since: float) -> Iterator[Any]:
+    """The objects of an SDK list page and the pages after it, one request per page, at most
+    FIND_PAGES pages, ending with the page that reaches back past `since` (lists are newest
+    first): a lookup costs what the pages cost, not one request per object on a server that
+    serves small pages."""
+    for pages in range(1, FIND_PAGES + 1):
+        items = page.data or []
+        yield from items
+        times = [created for item in items if isinstance(created := getattr(item, "created_at", None), int | float)]
+        if pages == FIND_PAGES or any(created < since - FIND_SKEW for created in times) or not page.has_next_page():
+            return
+        page = page.get_next_page()
 
 
 def _batch_state(body: dict[str, Any]) -> BatchState:

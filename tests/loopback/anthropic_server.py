@@ -131,7 +131,7 @@ class AnthropicServer(BatchServing, RoutedServer):
     def list_batches(self, request: Request) -> Reply:
         params = request.params
         batches = [self.batch_wire(batch, request) for batch in self.book.all()]
-        items, has_more = page(batches, lambda b: b["id"], int(params.get("limit", 20)),
+        items, has_more = page(batches, lambda b: b["id"], self.page_limit(params, 20),
                                after=params.get("after_id"), before=params.get("before_id"))
         return Reply(200, {"data": items, "has_more": has_more,
                            "first_id": items[0]["id"] if items else None,

@@ -185,6 +185,13 @@ class BatchBook:
                 self._enter(batch, "cancelling")
             return batch
 
+    def backdate(self, seconds: float) -> None:
+        with self._lock:
+            for batch in self._batches.values():
+                batch.created_at -= seconds
+                batch.entered = {status: at - seconds for status, at in batch.entered.items()}
+                self._advance(batch)
+
     def snapshot(self) -> list[dict]:
         with self._lock:
             return [batch.snapshot() for batch in self._batches.values()]
@@ -287,7 +294,9 @@ class BatchServing:
     """Mixin for a RoutedServer: the batch book and the controls tests use.
 
     Constructor keywords: `batch_seconds` (create -> ended, default 2.0; 0 ends a batch at its
-    first read), `batch_max_requests` and `batch_max_bytes` (the provider's limits by default).
+    first read), `batch_max_requests` and `batch_max_bytes` (the provider's limits by default),
+    `list_page_limit` (the most objects one page of a list holds, whatever `limit` the client
+    asks: some servers serve pages far smaller than asked).
     """
 
     batch_id_prefix = "batch_"
@@ -295,8 +304,9 @@ class BatchServing:
     batch_fates = ("failed", "expired", "cancelled")  # what next_batch_ends accepts
 
     def __init__(self, *args, batch_seconds: float = 2.0, batch_max_requests: int | None = None,
-                 batch_max_bytes: int | None = None, **kwargs):
+                 batch_max_bytes: int | None = None, list_page_limit: int | None = None, **kwargs):
         super().__init__(*args, **kwargs)
+        self.list_page_limit = list_page_limit
         self.batch_max_requests = batch_max_requests or self.batch_limits[0]
         self.batch_max_bytes = batch_max_bytes or self.batch_limits[1]
         self.book = BatchBook(self.batch_id_prefix, batch_seconds, self.run_line,
@@ -322,6 +332,15 @@ class BatchServing:
 
     def release_batches(self) -> None:
         self.book.release()
+
+    def backdate(self, seconds: float) -> None:
+        """Every batch made so far, as if made `seconds` earlier (it ends, if it had not)."""
+        self.book.backdate(seconds)
+
+    def page_limit(self, params: dict[str, str], default: int) -> int:
+        """How many objects a list page holds: the client's `limit`, within `list_page_limit`."""
+        limit = int(params.get("limit", default))
+        return min(limit, self.list_page_limit) if self.list_page_limit else limit
 
     @property
     def batch_seconds(self) -> float:

@@ -212,6 +212,13 @@ class OpenAIServer(BatchServing, RoutedServer):
 
     # -- Files API ---------------------------------------------------------------------------
 
+    def backdate(self, seconds: float) -> None:
+        """Every batch and file made so far, as if made `seconds` earlier."""
+        super().backdate(seconds)
+        with self._files_lock:
+            for stored in self._files.values():
+                stored.created_at -= int(seconds)
+
     @property
     def uploads(self) -> int:
         """Files uploaded through POST /v1/files so far (batch results are not uploads)."""
@@ -247,7 +254,7 @@ class OpenAIServer(BatchServing, RoutedServer):
             files.reverse()
         if params.get("purpose"):
             files = [f for f in files if f.purpose == params["purpose"]]
-        return list_reply([f.wire() for f in files], params, default_limit=10_000)
+        return list_reply([f.wire() for f in files], params, self.page_limit(params, 10_000))
 
     def get_file(self, request: Request, file_id: str) -> Reply:
         stored = self._files.get(file_id)
@@ -303,7 +310,7 @@ class OpenAIServer(BatchServing, RoutedServer):
 
     def list_batches(self, request: Request) -> Reply:
         batches = [self.batch_wire(batch) for batch in self.book.all()]
-        return list_reply(batches, request.params, default_limit=20)
+        return list_reply(batches, request.params, self.page_limit(request.params, 20))
 
     def batch_ended(self, batch: Batch) -> None:
         """Write the output file (succeeded lines) and the error file (the others); a file with
@@ -363,10 +370,9 @@ class OpenAIServer(BatchServing, RoutedServer):
         return self.error_reply(404, message=f"No such {kind} object: {object_id}")
 
 
-def list_reply(objects: list[dict], params: dict[str, str], default_limit: int) -> Reply:
+def list_reply(objects: list[dict], params: dict[str, str], limit: int) -> Reply:
     """OpenAI's cursor-paginated list: `after` an id, at most `limit` objects."""
-    items, has_more = page(objects, lambda o: o["id"], int(params.get("limit", default_limit)),
-                           after=params.get("after"))
+    items, has_more = page(objects, lambda o: o["id"], limit, after=params.get("after"))
     return Reply(200, {"object": "list", "data": items,
                        "first_id": items[0]["id"] if items else None,
                        "last_id": items[-1]["id"] if items else None, "has_more": has_more})

@@ -352,6 +352,32 @@ def test_list_pages_find_a_file_by_name_and_a_batch_by_metadata(serve):
     assert server.uploads == 5 and server.batch_creates == 5
 
 
+@pytest.mark.parametrize("server_class", [OpenAIServer, AnthropicServer])
+def test_list_pages_hold_at_most_the_servers_page_limit_and_backdate_ages_every_batch(serve, server_class):
+    server = serve(server_class, batch_seconds=60, list_page_limit=1)
+    if server_class is OpenAIServer:
+        client = oai_client(server)
+        for i in range(3):
+            upload = client.files.create(file=(f"p{i}.jsonl", jsonl([input_line("a", chat_body(str(i)))])), purpose="batch")
+            client.batches.create(input_file_id=upload.id, endpoint=CHAT, completion_window="24h")
+        uploads = lambda **kwargs: client.files.list(purpose="batch", **kwargs)  # not the outputs the ended batches wrote
+        lists, created = (client.batches.list, uploads), lambda item: item.created_at
+    else:
+        client = ant_client(server)
+        for i in range(3):
+            ant_submit(client, [f"c{i}"])
+        lists, created = (client.messages.batches.list,), lambda item: item.created_at.timestamp()
+    now = time.time()
+    server.backdate(2 * 86400)
+
+    for listed in lists:
+        first = listed(limit=100)
+        assert len(first.data) == 1 and first.has_more  # the page the server chose, not the one asked for
+        everything = list(listed(limit=100))  # the SDK pages on, one object a request
+        assert len(everything) == 3 and all(created(item) < now - 86400 for item in everything)
+    assert [batch["status"] for batch in server.batches] == ["completed"] * 3  # aged past their end
+
+
 # -- Anthropic ------------------------------------------------------------------------------
 
 
