@@ -298,6 +298,9 @@ def _load_metered(vm: Lua, meter: _Meter, sources: list[tuple[str, str, Table]])
         except LexError as error:
             _compile_or_reject(vm, source, name, env)
             raise _NotInstrumentable(f"the instrumenter could not read the {_label(name)} ({error})") from None
+        except Exception as error:  # a bug of the instrumenter's is never the model's: its code runs unmetered
+            _compile_or_reject(vm, source, name, env)
+            raise _NotInstrumentable(f"the instrumenter failed on the {_label(name)} ({type(error).__name__}: {error})") from None
         try:
             chunk = vm.load_chunk(text, "=" + name, env)
         except RuntimeError as error:

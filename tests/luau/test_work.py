@@ -136,3 +136,18 @@ def test_deep_but_valid_code_is_metered_without_recursing_on_its_depth(kind):
     assert (run.status, run.reason, run.unmetered) == ("passed", None, None)
     nested_units = {"do blocks": 495, "functions in functions": 494}.get(kind, 0)  # each do, each call
     assert run.work == run_tests(DOUBLER, DOUBLER_SPEC).work + 10 + nested_units
+
+
+@pytest.mark.parametrize("failure", [RecursionError("maximum recursion depth exceeded"), IndexError("list index out of range"), MemoryError()])
+def test_a_failure_of_the_instrumenter_is_never_the_models_its_code_runs_unmetered(monkeypatch, failure):
+    """Whatever goes wrong inside the instrumenter (a bug of ours, or a limit of Python's), the
+    model's correct code passes, unmetered, and the run says why."""
+    import evals.luau.runner as runner
+
+    def broken(source):
+        raise failure
+
+    monkeypatch.setattr(runner, "instrument", broken)
+    run = run_tests(DOUBLER, DOUBLER_SPEC)
+    assert (run.status, run.reason) == ("passed", None)
+    assert run.unmetered.startswith("the instrumenter failed on the solution") and type(failure).__name__ in run.unmetered
