@@ -257,6 +257,8 @@ CHAT_MALFORMED = {
     "message null": set_field("choices.0.message", None),
     "content a number": set_field("choices.0.message.content", 42),
     "content a list": set_field("choices.0.message.content", ["Answer: B"]),
+    "content an image part": set_field("choices.0.message.content", [{"type": "image_url", "image_url": {"url": "data:,"}}]),
+    "content a text part of a number": set_field("choices.0.message.content", [{"type": "text", "text": 7}]),
     "a choice that is a string": set_field("choices.0", "Answer: B"),
     "no choices": set_field("choices", []),
     "choices null": set_field("choices", None),
@@ -511,3 +513,39 @@ def test_a_reply_longer_than_the_limit_is_kept_cut_there_and_marked(openai_serve
     assert len(getattr(completion, field)) == REPLY_LIMIT and completion.cut
     assert completion.to_record()["cut"] is True
     assert "cut" not in ask(provider, Request(prompt="short")).to_record()
+
+
+def test_a_failed_responses_reply_is_its_api_error_not_an_empty_answer(openai_server):
+    failed = {"status": "failed", "error": {"code": "server_error", "message": "The model crashed."}, "output": []}
+    openai_server.responder = lambda req: Answer("", reshape=lambda body: {**body, **failed})
+    provider = make_provider(ProviderSpec("openai", "gpt-5.5", base_url=openai_server.url + "/v1", responses_api=True))
+
+    with pytest.raises(ProviderError) as raised:
+        ask(provider)
+
+    assert str(raised.value) == "HTTP 200 carrying an error: The model crashed. (after 1 attempt)"
+
+
+@pytest.mark.parametrize("code, kind, asked", [("429", "rate_limit", 2), (503, "server_error", 2), ("401", "auth", 1)])
+def test_an_error_object_in_a_200_is_retried_or_final_as_its_status_says(openai_server, code, kind, asked):
+    replies = iter([Reply(200, {"error": {"message": "upstream said no", "code": code}})] + [None] * 5)
+    real = openai_server.handle
+    openai_server.handle = lambda req: next(replies) or real(req)
+    provider = make_provider(ProviderSpec("openai", "gpt-5.5", base_url=openai_server.url + "/v1"))
+
+    if kind == "auth":
+        with pytest.raises(FatalProviderError, match="upstream said no"):
+            ask(provider)
+    else:
+        assert ask(provider, Request(prompt="Hi")).text == "loopback reply to: Hi"
+    assert len(openai_server.requests) == asked
+
+
+def test_an_anthropic_200_carrying_an_error_is_that_api_error(anthropic_server):
+    anthropic_server.responder = lambda req: Reply(200, {"type": "error", "error": {"type": "invalid_request_error", "message": "prompt is too long"}})
+    provider = make_provider(ProviderSpec("anthropic", "claude-haiku-4-5", base_url=anthropic_server.url))
+
+    with pytest.raises(ProviderError) as raised:
+        ask(provider)
+
+    assert str(raised.value) == "HTTP 200 carrying an error: prompt is too long (after 1 attempt)" and len(anthropic_server.requests) == 1
