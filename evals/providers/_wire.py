@@ -77,7 +77,8 @@ def _refuse_cross_origin(response: Any) -> None:
         return
     target = response.request.url.join(response.headers["location"])
     if _origin(target) != _origin(response.request.url):
-        shown = lambda url: f"{url.scheme}://{url.netloc.decode('ascii', 'replace')}"  # noqa: E731 (no path: it may carry a token)
+        # The origins only: a path or query may carry a token. The target is the server's text.
+        shown = lambda url: server_text(f"{url.scheme}://{url.netloc.decode('ascii', 'replace')}")  # noqa: E731
         raise _redirected(shown(response.request.url), shown(target))
 
 
@@ -142,10 +143,13 @@ def http_client(default_client: type) -> Any:
     its timeout, limits and redirects) with the deadline on every transport, the proxies' too,
     and cross-origin redirects refused."""
     client = default_client(event_hooks={"response": [_refuse_cross_origin]})
-    for transport in [client._transport, *client._mounts.values()]:
-        pool = getattr(transport, "_pool", None)
-        if pool is not None:
-            pool._network_backend = _Backend(pool._network_backend)
+    # httpx2 takes no network backend through its client: it is set on each transport's pool,
+    # before any connection is made (a pool hands its backend to each new connection).
+    pools = [getattr(transport, "_pool", None) for transport in [client._transport, *client._mounts.values()]]
+    if pools[0] is None or not hasattr(pools[0], "_network_backend"):
+        raise RuntimeError("this httpx2 has no connection pool where the harness expects one: the attempt deadline cannot be set")
+    for pool in filter(None, pools):
+        pool._network_backend = _Backend(pool._network_backend)
     return client
 
 
