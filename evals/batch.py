@@ -310,7 +310,7 @@ class Batcher:
                     continue  # needed again: the next submission carries it
                 outcome = ProviderError(f"{outcome} (in {attempts[key]} batches)", kind=outcome.kind, status=outcome.status)
             elif isinstance(outcome, Completion):
-                outcome = dataclasses.replace(outcome, batch=entry["batch"])
+                outcome = dataclasses.replace(outcome.kept(), batch=entry["batch"])  # cut at the limit, as a direct reply is
             attempts.pop(key, None)
             path = run.cache.record_path(call["item"], call["role"])
             with run.storing(path):

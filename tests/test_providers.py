@@ -3,13 +3,14 @@ what is sent, what is read back, and how failures are retried, recorded or made 
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
 
 from evals.errors import FatalProviderError, ProviderError, QuotaExhausted, UsageError
 from evals.providers import ProviderSpec, Request, RetryPolicy, Throttle, call_with_retries, make_provider
-from tests.loopback import AnthropicServer, Answer, Fault, OpenAIServer, set_field
+from tests.loopback import AnthropicServer, Answer, Fault, OpenAIServer, Reply, last_user_text, set_field
 
 FAST = RetryPolicy(base_delay=0.01, max_delay=0.05, timeout=5)
 KEY = "fake-provider-test-key"
@@ -256,6 +257,8 @@ CHAT_MALFORMED = {
     "message null": set_field("choices.0.message", None),
     "content a number": set_field("choices.0.message.content", 42),
     "content a list": set_field("choices.0.message.content", ["Answer: B"]),
+    "content an image part": set_field("choices.0.message.content", [{"type": "image_url", "image_url": {"url": "data:,"}}]),
+    "content a text part of a number": set_field("choices.0.message.content", [{"type": "text", "text": 7}]),
     "a choice that is a string": set_field("choices.0", "Answer: B"),
     "no choices": set_field("choices", []),
     "choices null": set_field("choices", None),
@@ -399,3 +402,150 @@ def test_an_anthropic_refusal_is_an_empty_answer_with_finish_reason_refusal(anth
     completion = ask(provider)
 
     assert completion.text == "" and completion.finish_reason == "refusal"
+
+
+# -- what the wire itself does: deadlines, stale replies, redirects, oversized replies ------
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+@pytest.mark.parametrize("trickle", [0.05, 0.4])
+def test_a_reply_trickled_a_byte_at_a_time_ends_at_the_attempts_deadline(provider, trickle):
+    # A byte every 50 ms never trips a per-read timeout of 2 s, nor does one every 400 ms:
+    # only a deadline for the whole attempt ends it, on the asking thread.
+    server_cls = AnthropicServer if provider == "anthropic" else OpenAIServer
+    with server_cls() as server:
+        server.inject(Fault(trickle=trickle), n=10)
+        base_url = server.url + ("" if provider == "anthropic" else "/v1")
+        made = make_provider(ProviderSpec(provider, "m", base_url=base_url))
+        threads = threading.active_count()
+
+        started = time.monotonic()
+        with pytest.raises(ProviderError) as raised:
+            ask(made, policy=RetryPolicy(attempts=2, base_delay=0.01, timeout=2))
+
+        assert time.monotonic() - started < 6  # two attempts of 2 s, not the minute the bytes take
+        assert raised.value.kind == "timeout" and "within 2 s" in str(raised.value)
+        assert threading.active_count() <= threads + 2  # the server's own connection threads at most; none of the harness's
+
+
+def test_a_deadline_leaves_the_next_request_its_whole_time(openai_server):
+    openai_server.inject(Fault(trickle=0.05))
+    provider = make_provider(ProviderSpec("openai", "m", base_url=openai_server.url + "/v1"))
+
+    completion = ask(provider, Request(prompt="Hi"), policy=RetryPolicy(attempts=2, base_delay=0.01, timeout=1))
+
+    assert completion.text == "loopback reply to: Hi" and len(openai_server.requests) == 2
+
+
+@pytest.mark.parametrize("provider", ["openai", "live", "anthropic"])
+def test_a_reply_written_twice_on_a_keep_alive_connection_is_not_the_next_requests_answer(provider):
+    server_cls = AnthropicServer if provider == "anthropic" else OpenAIServer
+    with server_cls() as server:
+        server.inject(Fault(twice=True))
+        base_url = server.url + ("" if provider == "anthropic" else "/v1")
+        made = make_provider(ProviderSpec(provider, "m", base_url=base_url, api_key_env="OPENAI_API_KEY" if provider == "live" else None))
+
+        first = ask(made, Request(prompt="first question"))
+        second = ask(made, Request(prompt="second question"))
+
+    assert first.text == "loopback reply to: first question"
+    assert second.text == "loopback reply to: second question"
+
+
+def test_a_server_with_one_fixed_id_is_answered_normally(openai_server):
+    # llama.cpp-like: every reply has the same id, so only an id alone is never a sign.
+    openai_server.responder = lambda req: Answer(f"loopback reply to: {last_user_text(req.body)}", reshape=set_field("id", "chatcmpl-123"))
+    provider = make_provider(ProviderSpec("openai", "m", base_url=openai_server.url + "/v1"))
+
+    texts = [ask(provider, Request(prompt=f"question {i}")).text for i in range(4)]
+
+    assert texts == [f"loopback reply to: question {i}" for i in range(4)] and len(openai_server.requests) == 4
+
+
+def test_a_reply_identical_to_another_requests_is_asked_once_more_then_taken(openai_server):
+    # A server that really does answer two requests with the same bytes (fixed id, no clock):
+    # asked again once, on a fresh connection, and taken.
+    fixed = lambda body: {**body, "id": "fixed", "created": 0, "usage": None}  # noqa: E731
+    openai_server.responder = lambda req: Answer("constant", reshape=fixed)
+    provider = make_provider(ProviderSpec("openai", "m", base_url=openai_server.url + "/v1"))
+
+    assert ask(provider, Request(prompt="one")).text == "constant"
+    assert ask(provider, Request(prompt="two")).text == "constant"
+    assert len(openai_server.requests) == 3
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_a_redirect_to_another_origin_ends_the_run_in_one_line(provider):
+    server_cls = AnthropicServer if provider == "anthropic" else OpenAIServer
+    with server_cls() as elsewhere, server_cls() as server:
+        path = "/v1/messages" if provider == "anthropic" else "/v1/chat/completions"
+        server.responder = lambda req: Reply(307, b"", {"location": elsewhere.url + path})
+        server.handle = lambda req: server.responder(req)
+        base_url = server.url + ("" if provider == "anthropic" else "/v1")
+
+        with pytest.raises(FatalProviderError) as raised:
+            ask(make_provider(ProviderSpec(provider, "m", base_url=base_url)))
+
+        assert not elsewhere.requests
+        assert f"{server.url} redirects to another origin, {elsewhere.url}" in str(raised.value)
+    assert raised.value.kind == "redirect" and "\n" not in str(raised.value)
+
+
+def test_a_redirect_within_the_endpoint_is_followed(openai_server):
+    real = openai_server.handle
+    openai_server.handle = lambda req: Reply(307, b"", {"location": "/v1/chat/completions?moved=1"}) if not req.query else real(req)
+    provider = make_provider(ProviderSpec("openai", "m", base_url=openai_server.url + "/v1"))
+
+    assert ask(provider, Request(prompt="Hi")).text == "loopback reply to: Hi"
+
+
+@pytest.mark.parametrize("field", ["text", "reasoning"])
+def test_a_reply_longer_than_the_limit_is_kept_cut_there_and_marked(openai_server, field):
+    from evals.providers._base import REPLY_LIMIT
+
+    long = "x" * (REPLY_LIMIT + 10)
+    openai_server.responder = lambda req: Answer("short") if last_user_text(req.body) == "short" else Answer(
+        long if field == "text" else "Answer: B", reasoning=long if field == "reasoning" else None)
+    provider = make_provider(ProviderSpec("live", "m", base_url=openai_server.url + "/v1", api_key_env="OPENAI_API_KEY"))
+
+    completion = ask(provider)
+
+    assert len(getattr(completion, field)) == REPLY_LIMIT and completion.cut
+    assert completion.to_record()["cut"] is True
+    assert "cut" not in ask(provider, Request(prompt="short")).to_record()
+
+
+def test_a_failed_responses_reply_is_its_api_error_not_an_empty_answer(openai_server):
+    failed = {"status": "failed", "error": {"code": "server_error", "message": "The model crashed."}, "output": []}
+    openai_server.responder = lambda req: Answer("", reshape=lambda body: {**body, **failed})
+    provider = make_provider(ProviderSpec("openai", "gpt-5.5", base_url=openai_server.url + "/v1", responses_api=True))
+
+    with pytest.raises(ProviderError) as raised:
+        ask(provider)
+
+    assert str(raised.value) == "HTTP 200 carrying an error: The model crashed. (after 1 attempt)"
+
+
+@pytest.mark.parametrize("code, kind, asked", [("429", "rate_limit", 2), (503, "server_error", 2), ("401", "auth", 1)])
+def test_an_error_object_in_a_200_is_retried_or_final_as_its_status_says(openai_server, code, kind, asked):
+    replies = iter([Reply(200, {"error": {"message": "upstream said no", "code": code}})] + [None] * 5)
+    real = openai_server.handle
+    openai_server.handle = lambda req: next(replies) or real(req)
+    provider = make_provider(ProviderSpec("openai", "gpt-5.5", base_url=openai_server.url + "/v1"))
+
+    if kind == "auth":
+        with pytest.raises(FatalProviderError, match="upstream said no"):
+            ask(provider)
+    else:
+        assert ask(provider, Request(prompt="Hi")).text == "loopback reply to: Hi"
+    assert len(openai_server.requests) == asked
+
+
+def test_an_anthropic_200_carrying_an_error_is_that_api_error(anthropic_server):
+    anthropic_server.responder = lambda req: Reply(200, {"type": "error", "error": {"type": "invalid_request_error", "message": "prompt is too long"}})
+    provider = make_provider(ProviderSpec("anthropic", "claude-haiku-4-5", base_url=anthropic_server.url))
+
+    with pytest.raises(ProviderError) as raised:
+        ask(provider)
+
+    assert str(raised.value) == "HTTP 200 carrying an error: prompt is too long (after 1 attempt)" and len(anthropic_server.requests) == 1

@@ -72,6 +72,12 @@ class Usage:
         return Usage(*(a + b for a, b in zip(dataclasses.astuple(self), dataclasses.astuple(other))))
 
 
+# The most characters of a reply's text (and of its reasoning) the harness keeps: 1 MB, the
+# length its reply parsers are measured at (tests/test_parsing_linear.py), far beyond any
+# answer an eval asks for.
+REPLY_LIMIT = 1_000_000
+
+
 @dataclass(frozen=True)
 class Completion:
     """One reply, checked when made (a ValueError names the field of the wrong type), so a
@@ -84,6 +90,7 @@ class Completion:
     model: str | None = None
     latency: float = 0.0
     batch: str | None = None  # the Batch API batch that answered it, if one did
+    cut: bool = False  # the text or the reasoning was longer than REPLY_LIMIT and is kept cut there (`kept`)
 
     def __post_init__(self) -> None:
         fields = (("text", self.text, False), ("reasoning", self.reasoning, True),
@@ -95,12 +102,25 @@ class Completion:
             raise ValueError(f"usage is {kind_of(self.usage)}, not token counts")
         if isinstance(self.latency, bool) or not isinstance(self.latency, (int, float)) or not 0 <= self.latency < math.inf:
             raise ValueError(f"latency is {kind_of(self.latency)}, not a number of seconds")
+        if not isinstance(self.cut, bool):
+            raise ValueError(f"cut is {kind_of(self.cut)}, not a boolean")
 
     def to_record(self) -> dict[str, Any]:
         record = dataclasses.asdict(self)
         if record["batch"] is None:
             del record["batch"]  # records of calls made directly stay as they were
+        if not record["cut"]:
+            del record["cut"]  # so does every reply within the limit
         return record
+
+    def kept(self) -> Completion:
+        """The reply as the harness keeps it: a text or reasoning longer than REPLY_LIMIT cut
+        there and marked `cut`, so one answer cannot blow up a cache record that every rerun
+        reads back. It is scored as it is kept, like any reply."""
+        if len(self.text) <= REPLY_LIMIT and len(self.reasoning or "") <= REPLY_LIMIT:
+            return self
+        return dataclasses.replace(self, text=self.text[:REPLY_LIMIT], cut=True,
+                                   reasoning=None if self.reasoning is None else self.reasoning[:REPLY_LIMIT])
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> Completion:
@@ -187,6 +207,10 @@ class Provider(ABC):
     @abstractmethod
     def complete(self, request: Request, *, timeout: float) -> Completion: ...
 
+    def endpoint(self) -> str:
+        """Where the provider asks, for a message (an SDK's default when no --base-url is given)."""
+        return self.spec.base_url or f"{self.spec.provider}'s default endpoint"
+
     def batch_api(self):  # -> evals.providers._batch.BatchAPI | None
         """The provider's Batch API, or None when it has none (`--batch` then asks directly)."""
         return None
@@ -221,6 +245,63 @@ def status_error(status: int, message: str, headers) -> ProviderError:
     if status in (408, 409) or status >= 500:  # 529 is Anthropic's "overloaded"
         return TransientError(message, kind="server_error", status=status, retry_after=retry_after(headers))
     return ProviderError(message, kind="bad_request", status=status)
+
+
+class Unreachable(TransientError):
+    """No connection could be made to the endpoint (refused, no such host, no route): nothing
+    was sent. `call_with_retries` ends the run early when the endpoint never answered at all."""
+
+    def __init__(self, message: str):
+        super().__init__(message, kind="connection")
+
+
+# The most of a server's own text (an error's message) a message quotes.
+SERVER_TEXT_LIMIT = 300
+
+
+def server_text(text: str) -> str:
+    """What a server said, safe to put in one line of a message: control characters (a newline,
+    an escape sequence) as their escapes, cut to SERVER_TEXT_LIMIT characters."""
+    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text[:SERVER_TEXT_LIMIT]).strip()
+    return shown + (" [...]" if len(text) > SERVER_TEXT_LIMIT else "")
+
+
+def error_text(body: Any) -> str | None:
+    """The explanation in an error body, whatever server shaped it: OpenAI's and Anthropic's
+    `{"error": {"message"}}`, FastAPI's `{"detail": "..."}` or `{"detail": [{"msg"}]}`
+    (transformers serve, many Python servers), `{"error": "..."}`, `{"message": "..."}`, or
+    a body of plain text. None when it holds none."""
+    if isinstance(body, str):
+        return body.strip() or None
+    if not isinstance(body, dict):
+        return None
+    for key in ("error", "message", "detail"):
+        value = body.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+        if isinstance(value, dict) and (inner := error_text(value)):
+            return inner
+        if key == "detail" and isinstance(value, list):  # FastAPI's validation errors
+            found = [item["msg"] for item in value if isinstance(item, dict) and isinstance(item.get("msg"), str)]
+            if found:
+                return "; ".join(found)
+    return None
+
+
+def error_in_body(body: dict[str, Any]) -> ProviderError | None:
+    """An HTTP 200 whose body is an error object (LiteLLM answers some failures so; a failed
+    Responses API reply carries one too): the API error it says, retried when its code is an
+    HTTP status that is (429, 5xx). None when `error` is absent or null."""
+    error = body.get("error")
+    if error is None or error == {}:
+        return None
+    message = server_text(error_text(body) or f"an error object of {kind_of(error)}")
+    code = error.get("code") if isinstance(error, dict) else None
+    if isinstance(code, str) and code.isdigit():
+        code = int(code)
+    if _is_count(code) and 400 <= code <= 599:
+        return status_error(code, f"HTTP 200 carrying an error {code}: {message}", {})
+    return ProviderError(f"HTTP 200 carrying an error: {message}", kind="bad_request")
 
 
 def retry_after(headers) -> float | None:
@@ -282,6 +363,21 @@ def json_list(value: Any, where: str, *, optional: bool = False) -> list[Any]:
     if not isinstance(value, list):
         raise MalformedReply(f"{where} is {kind_of(value)}, not a list")
     return value
+
+
+def text_parts(value: Any, where: str) -> str:
+    """A chat message's content: a string, or (as LiteLLM and some gateways send it) a list of
+    `{"type": "text", "text": ...}` parts, joined; null is no text. A part of any other type
+    (an image, audio) is no answer the harness can read: malformed."""
+    if value is None or isinstance(value, str):
+        return value or ""
+    parts = json_list(value, where)
+    for i, part in enumerate(parts):
+        part = json_object(part, f"{where}[{i}]")
+        if part.get("type") != "text":
+            raise MalformedReply(f"{where}[{i}] is a part that is not text")
+        json_text(part.get("text"), f"{where}[{i}].text")
+    return "".join(part["text"] for part in parts)
 
 
 def json_text(value: Any, where: str, *, optional: bool = False) -> str | None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from evals.errors import ProviderError, TransientError, UsageError
 
-from ._base import Completion, Request, reply_body, status_error
+from ._base import Completion, Request, error_in_body, reply_body, status_error
 
 # How far a lookup by name pages through the account's uploads and batches (newest first): a
 # request per page, whatever size of page the server chose, and none past the page that
@@ -87,15 +87,11 @@ class BatchAPI(ABC):
 
 def batch_reply(raw: bytes) -> dict:
     """A Batch API call's JSON body. Some proxies (LiteLLM) answer a call they cannot make
-    with a 200 whose body is only an `error`: that is the refusal it stands for (its status
-    from the error's code where it gives one, else a 400), not a malformed reply to retry."""
+    with a 200 whose body is only an `error`: that is the refusal it stands for
+    (`error_in_body`), not a malformed reply to retry."""
     body = reply_body(raw)
-    error = body.get("error")
-    if isinstance(error, dict) and "id" not in body:
-        code = str(error.get("code") or "")
-        status = int(code) if code.isdigit() and 400 <= int(code) <= 599 else 400
-        message = error.get("message") if isinstance(error.get("message"), str) else "no message"
-        raise status_error(status, f"HTTP 200 with an error ({status}): {message}", {})
+    if "id" not in body and (error := error_in_body(body)) is not None:
+        raise error
     return body
 
 

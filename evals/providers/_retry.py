@@ -19,7 +19,7 @@ from typing import Any, Callable
 from evals.errors import FatalProviderError, ProviderError, QuotaExhausted, TransientError
 from evals.scrub import redact
 
-from ._base import Completion, Provider, ProviderSpec, Request
+from ._base import Completion, Provider, ProviderSpec, Request, Unreachable
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,8 @@ class RetryPolicy:
     base_delay: float = 1.0
     max_delay: float = 60.0
     quota_horizon: float = 3600.0  # a Retry-After longer than this means "come back tomorrow"
-    timeout: float = 600.0  # per attempt: reasoning models are slow
+    timeout: float = 600.0  # the whole attempt, connect to last byte: reasoning models are slow
+    unreachable_attempts: int = 3  # refused connections, with no answer ever, before the run ends
     batch_attempts: int = 3  # batches a request may go unrun in (expired, cancelled) or meet a 429 / 5xx
 
     def backoff(self, attempt: int, rng: random.Random) -> float:
@@ -73,6 +74,11 @@ class Throttle:
         self._last_cut = float("-inf")  # when the limit was last halved
         self._last_change = clock()  # when it last changed either way
         self._cond = threading.Condition()
+        # Whether the endpoint has answered anything (even an error) in this process, and how
+        # many attempts could not connect to it (`call_with_retries` ends a run on a dead one).
+        self.reached = False
+        self.unreached = 0
+        self.counting = threading.Lock()
 
     def __enter__(self) -> float:
         """Wait for a slot; the moment the request is sent."""
@@ -208,6 +214,7 @@ def call_with_retries(
             with throttle as sent:
                 completion = provider.complete(request, timeout=policy.timeout)
         except TransientError as error:
+            _note_reached(throttle, error, policy, provider)
             try:
                 delay = _delay_after(error, attempt, policy, rng)
             except QuotaExhausted as quota:
@@ -224,9 +231,28 @@ def call_with_retries(
                 sleep(delay)
             continue
         except ProviderError as error:
+            throttle.reached = True
             raise _final(error, attempt, provider) from None
+        throttle.reached = True
         throttle.succeeded()
-        return _with_latency(completion, time.monotonic() - started)
+        return _with_latency(completion.kept(), time.monotonic() - started)
+
+
+def _note_reached(throttle: Throttle, error: TransientError, policy: RetryPolicy, provider: Provider) -> None:
+    """An endpoint that has never answered anything in this process, and refused (or could not
+    be found for) `unreachable_attempts` connections, ends the run in one line: every item
+    would wait out its retries for the same nothing. One that answered once only has its
+    item retried, as any dropped connection (a server restarting)."""
+    if not isinstance(error, Unreachable):
+        throttle.reached = True
+        return
+    with throttle.counting:
+        throttle.unreached += 1
+        dead = not throttle.reached and throttle.unreached >= policy.unreachable_attempts
+    if dead:
+        message = (f"nothing answers at {provider.endpoint()} ({error}): start the server or check --base-url "
+                   "(and any proxy), then rerun the same command to resume")
+        raise FatalProviderError(redact(message, provider.secrets), kind="connection")
 
 
 def _delay_after(error: TransientError, attempt: int, policy: RetryPolicy, rng: random.Random) -> float:

@@ -14,9 +14,10 @@ from evals.errors import ProviderError, QuotaExhausted, TransientError
 from evals.extensions import register_provider
 from evals.providers import ProviderInfo, key_variable
 
+from . import _wire
 from ._batch import BatchAPI, BatchState, BatchUnsupported, Outcome, batch_reply, line_error, not_run
-from ._base import (Completion, Provider, ProviderSpec, Request, Usage, api_key_from_env, json_list, json_object, json_text,
-                    reply_body, status_error, token_count)
+from ._base import (Completion, Provider, ProviderSpec, Request, Usage, api_key_from_env, error_in_body, error_text, json_list,
+                    json_object, json_text, reply_body, server_text, status_error, token_count)
 
 if TYPE_CHECKING:  # annotations only: the SDK is imported where it is used
     import anthropic
@@ -47,7 +48,9 @@ class AnthropicProvider(Provider):
 
         super().__init__(spec)
         self._api_key = api_key_from_env(key_variable(spec), required=True)
-        self.client = anthropic.Anthropic(api_key=self._api_key, base_url=spec.base_url, max_retries=0)
+        self.client = anthropic.Anthropic(api_key=self._api_key, base_url=spec.base_url, max_retries=0,
+                                          http_client=_wire.http_client(anthropic.DefaultHttpxClient))
+        self._replies = _wire.Replies()
 
     @property
     def secrets(self) -> tuple[str, ...]:
@@ -56,11 +59,21 @@ class AnthropicProvider(Provider):
     def complete(self, request: Request, *, timeout: float) -> Completion:
         import anthropic
 
+        kwargs = self._kwargs(request)
         try:
-            raw = self.client.messages.with_raw_response.create(**self._kwargs(request), timeout=timeout)
+            with _wire.deadline(timeout):
+                content = self.client.messages.with_raw_response.create(**kwargs, timeout=timeout).http_response.content
+                reply = reply_body(content)
+                if self._replies.stale(kwargs, content, reply.get("id")):  # see `_wire.Replies`
+                    _wire.drop_connection()
+                    content = self.client.messages.with_raw_response.create(**kwargs, timeout=timeout).http_response.content
+                    reply = reply_body(content)
         except anthropic.AnthropicError as error:
-            raise anthropic_error(error) from None
-        return message_completion(reply_body(raw.http_response.content))
+            raise anthropic_error(error, timeout) from None
+        return message_completion(reply)
+
+    def endpoint(self) -> str:
+        return str(self.client.base_url).rstrip("/")
 
     def batch_api(self) -> AnthropicBatch:
         return AnthropicBatch(self)
@@ -90,6 +103,8 @@ def message_completion(body: dict[str, Any]) -> Completion:
     """A Messages API body. Blocks other than text and thinking (tool use, server tools, types
     newer than this harness) carry no answer and are skipped; a refusal is the text it has
     (often none) with finish reason "refusal"; a reply without usage counts no tokens."""
+    if failed := error_in_body(body):  # an error object sent with HTTP 200 (a gateway's)
+        raise failed
     text, thinking = [], []
     for i, block in enumerate(json_list(body.get("content"), "content")):
         block = json_object(block, f"content[{i}]")
@@ -116,19 +131,18 @@ def message_completion(body: dict[str, Any]) -> Completion:
     )
 
 
-def anthropic_error(error: anthropic.AnthropicError) -> ProviderError:
+def anthropic_error(error: anthropic.AnthropicError, timeout: float | None = None) -> ProviderError:
     import anthropic
 
     if isinstance(error, anthropic.APITimeoutError):
-        return TransientError("the request timed out", kind="timeout")
+        return TransientError(_wire.timed_out(timeout), kind="timeout")
     if isinstance(error, anthropic.APIConnectionError):
-        return TransientError(f"connection failed: {error}", kind="connection")
+        return _wire.connection_error(error)
     if not isinstance(error, anthropic.APIStatusError):
         return TransientError(f"{type(error).__name__}: {error}", kind="malformed_response")
     status = error.status_code
-    body = error.body if isinstance(error.body, dict) else {}
-    detail = body.get("error") if isinstance(body.get("error"), dict) else {}
-    message = f"HTTP {status}: {detail.get('message') or error.message}"
+    said = error_text(error.body)  # Anthropic's {"error": {"message"}}, or a proxy's own shape
+    message = f"HTTP {status}: {server_text(said) if said else 'no explanation in the body'}"
     if status == 400 and "credit balance" in message.lower():
         return QuotaExhausted(f"{message}; add credit, then rerun to resume", kind="quota", status=status)
     return status_error(status, message, error.response.headers)

@@ -15,9 +15,10 @@ from evals.extensions import register_provider
 from evals.flags import Flag
 from evals.providers import ProviderInfo, key_variable
 
+from . import _wire
 from ._batch import FIND_PAGES, FIND_SKEW, BatchAPI, BatchState, BatchUnsupported, Outcome, batch_reply, line_error, not_run
-from ._base import (Completion, MalformedReply, Provider, ProviderSpec, Request, Usage, api_key_from_env, json_list,
-                    json_object, json_text, reply_body, status_error, token_count)
+from ._base import (Completion, MalformedReply, Provider, ProviderSpec, Request, Usage, api_key_from_env, error_in_body, error_text,
+                    json_list, json_object, json_text, reply_body, server_text, status_error, text_parts, token_count)
 
 if TYPE_CHECKING:  # annotations only: the SDK is imported where it is used
     import openai
@@ -40,7 +41,9 @@ class OpenAIProvider(Provider):
         self._secrets = (api_key_from_env(variable, required=True),) if variable else ()
         # The SDK's own retries are off: `_retry` retries, honouring Retry-After and the throttle.
         # A local server usually checks no key, but the SDK insists on a non-empty one.
-        self.client = openai.OpenAI(api_key=self._secrets[0] if self._secrets else "EMPTY", base_url=spec.base_url, max_retries=0)
+        self.client = openai.OpenAI(api_key=self._secrets[0] if self._secrets else "EMPTY", base_url=spec.base_url, max_retries=0,
+                                    http_client=_wire.http_client(openai.DefaultHttpxClient))
+        self._replies = _wire.Replies()
 
     @property
     def secrets(self) -> tuple[str, ...]:
@@ -55,11 +58,21 @@ class OpenAIProvider(Provider):
         import openai
 
         path, completion = ("/responses", responses_completion) if self.spec.responses_api else ("/chat/completions", chat_body_completion)
+        body = self.request_body(request)
         try:
-            content = self.client.post(path, body=self.request_body(request), cast_to=bytes, options={"timeout": timeout})
+            with _wire.deadline(timeout):
+                content = self.client.post(path, body=body, cast_to=bytes, options={"timeout": timeout})
+                reply = reply_body(content)
+                if self._replies.stale(body, content, reply.get("id")):
+                    _wire.drop_connection()
+                    content = self.client.post(path, body=body, cast_to=bytes, options={"timeout": timeout})
+                    reply = reply_body(content)
         except openai.OpenAIError as error:
-            raise openai_error(error) from None
-        return completion(reply_body(content))
+            raise openai_error(error, timeout) from None
+        return completion(reply)
+
+    def endpoint(self) -> str:
+        return str(self.client.base_url).rstrip("/")
 
     def batch_api(self) -> OpenAIBatch:
         return OpenAIBatch(self)
@@ -67,7 +80,10 @@ class OpenAIProvider(Provider):
     def request_body(self, request: Request) -> dict[str, Any]:
         """The request's JSON body, as `complete` sends it (the SDK's extra_body merged in)."""
         kwargs = self._responses_kwargs(request) if self.spec.responses_api else self._chat_kwargs(request)
-        return {**kwargs, **kwargs.pop("extra_body", {})}
+        # Popped before the merge: `{**kwargs, **kwargs.pop(...)}` unpacks kwargs first and so
+        # sent an "extra_body" key of its own, which strict servers (transformers serve) 422.
+        extra = kwargs.pop("extra_body", {})
+        return {**kwargs, **extra}
 
     def _chat_kwargs(self, request: Request) -> dict[str, Any]:
         kwargs = chat_messages(self.spec.model, request)
@@ -87,13 +103,18 @@ class OpenAIProvider(Provider):
             kwargs["temperature"] = request.temperature
         if self.spec.effort:
             kwargs["reasoning"] = {"effort": self.spec.effort, "summary": "auto"}
+        # OpenAI's default, said: transformers serve streams a Responses reply when it is absent.
+        kwargs["stream"] = False
         return kwargs
 
 
 def responses_completion(body: dict[str, Any]) -> Completion:
     """A Responses API body: the text is every output_text part of the message items (as the
     SDK's `output_text`), the reasoning the summaries of the reasoning items. A reply with no
-    message item (only reasoning, or a function call) is an empty answer."""
+    message item (only reasoning, or a function call) is an empty answer; one whose `error` is
+    set (a failed response) is that API error."""
+    if failed := error_in_body(body):
+        raise failed
     text, summaries = [], []
     for i, item in enumerate(json_list(body.get("output"), "output")):
         item = json_object(item, f"output[{i}]")
@@ -135,7 +156,10 @@ def chat_messages(model: str, request: Request) -> dict[str, Any]:
 
 
 def chat_body_completion(body: dict[str, Any]) -> Completion:
-    """A Chat Completions body, checked field by field."""
+    """A Chat Completions body, checked field by field; one that is an error object (LiteLLM
+    sends some failures with HTTP 200) is that API error."""
+    if failed := error_in_body(body):
+        raise failed
     choices = json_list(body.get("choices"), "choices")
     if not choices:
         raise MalformedReply("the reply has no choices")
@@ -146,7 +170,7 @@ def chat_body_completion(body: dict[str, Any]) -> Completion:
     reasoning = [json_text(message.get(k), f"choices[0].message.{k}", optional=True) for k in ("reasoning", "reasoning_content")]
     usage = json_object(body.get("usage"), "usage", optional=True)
     return Completion(
-        text=json_text(message.get("content"), "choices[0].message.content", optional=True) or "",  # null: a refusal, a tool call
+        text=text_parts(message.get("content"), "choices[0].message.content"),  # null: a refusal, a tool call
         reasoning=next(filter(None, reasoning), None),
         usage=Usage(
             input=token_count(usage.get("prompt_tokens"), "usage.prompt_tokens"),
@@ -159,13 +183,13 @@ def chat_body_completion(body: dict[str, Any]) -> Completion:
     )
 
 
-def openai_error(error: openai.OpenAIError) -> ProviderError:
+def openai_error(error: openai.OpenAIError, timeout: float | None = None) -> ProviderError:
     import openai
 
     if isinstance(error, openai.APITimeoutError):
-        return TransientError("the request timed out", kind="timeout")
+        return TransientError(_wire.timed_out(timeout), kind="timeout")
     if isinstance(error, openai.APIConnectionError):
-        return TransientError(f"connection failed: {error}", kind="connection")
+        return _wire.connection_error(error)
     if not isinstance(error, openai.APIStatusError):
         return TransientError(f"{type(error).__name__}: {error}", kind="malformed_response")
     status = error.status_code
@@ -177,10 +201,10 @@ def openai_error(error: openai.OpenAIError) -> ProviderError:
 
 
 def _message(error: openai.APIStatusError) -> str:
-    body = error.body
-    if isinstance(body, dict) and isinstance(body.get("message"), str):
-        return body["message"]
-    return str(error.message)
+    """The server's explanation, in whatever shape it sent it (the SDK's own message keeps only
+    OpenAI's, "Error code: 422" for transformers serve's `{"detail": ...}`)."""
+    said = error_text(error.body)
+    return server_text(said) if said else "no explanation in the body"
 
 
 def _detail(usage: dict[str, Any], details: str, name: str) -> int:

@@ -76,6 +76,7 @@ class Reply:
     status: int = 200
     body: bytes | str | dict | list = b""
     headers: dict[str, str] = field(default_factory=dict)
+    wire_fault: Fault | None = None  # how it is written: trickled, or twice (see Fault)
 
     def encode(self) -> tuple[bytes, dict[str, str]]:
         headers = dict(self.headers)
@@ -129,6 +130,8 @@ class Fault:
     delay: float = 0.0  # extra seconds before answering (a slow reply)
     malformed: bool = False  # 200 with truncated JSON
     drop: bool = False  # close the connection without any response
+    trickle: float | None = None  # send the reply a byte at a time, this many seconds apart
+    twice: bool = False  # write the reply twice on the keep-alive connection (a broken proxy)
 
     @classmethod
     def slow(cls, delay: float) -> Fault:
@@ -146,6 +149,10 @@ class Fault:
     def label(self) -> str:
         if self.drop:
             return "drop"
+        if self.trickle is not None:
+            return f"trickle {self.trickle}s"
+        if self.twice:
+            return "twice"
         if self.malformed:
             return "malformed"
         if self.status or self.error:
@@ -291,7 +298,8 @@ class LoopbackServer:
     # -- the request pipeline ----------------------------------------------------------------
 
     def _serve(self, method: str, target: str, headers: dict[str, str], raw: bytes) -> Reply | None:
-        """Returns the reply to send, or None to drop the connection."""
+        """Returns the reply to send, or None to drop the connection. A trickle or twice fault
+        rides on the reply (`Reply.wire_fault`) for the handler to write it so."""
         parts = urlsplit(target)
         try:
             body = json.loads(raw) if raw else None
@@ -316,7 +324,10 @@ class LoopbackServer:
                 return Reply(200, MALFORMED_BODY, {"content-type": "application/json"})
             if fault and (fault.status or fault.error):
                 return self._fault_reply(fault)
-            return self.handle_safely(request)
+            reply = self.handle_safely(request)
+            if fault and (fault.trickle is not None or fault.twice):
+                reply.wire_fault = fault
+            return reply
         finally:
             with self._lock:
                 self._in_flight[model] -= 1
@@ -554,6 +565,10 @@ class _Handler(BaseHTTPRequestHandler):
             self.connection.shutdown(socket.SHUT_RDWR)
             return
         body, reply_headers = reply.encode()
+        fault = reply.wire_fault
+        if fault is not None and (fault.trickle is not None or fault.twice):
+            self._write_faulty(reply.status, reply_headers, body, fault)
+            return
         self.send_response(reply.status)
         for name, value in reply_headers.items():
             if name.lower() != "content-length":
@@ -564,6 +579,22 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(body)
+
+    def _write_faulty(self, status: int, headers: dict[str, str], body: bytes, fault: Fault) -> None:
+        head = [f"HTTP/1.1 {status} {self.responses.get(status, ('',))[0]}"]
+        head += [f"{k}: {v}" for k, v in headers.items() if k.lower() != "content-length"]
+        head.append(f"content-length: {len(body)}")
+        message = ("\r\n".join(head) + "\r\n\r\n").encode() + body
+        if fault.twice:  # one write: the client reads both into its buffer, the second left for the next request
+            self.wfile.write(message * 2)
+            return
+        try:
+            for i in range(len(message)):
+                self.wfile.write(message[i:i + 1])
+                self.wfile.flush()
+                time.sleep(fault.trickle)
+        except OSError:  # the client gave up on it
+            self.close_connection = True
 
     do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = _dispatch
 

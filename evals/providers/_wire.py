@@ -1,0 +1,201 @@
+"""What the harness enforces on the wire itself, under whichever SDK (both speak httpx2):
+
+- a deadline for the whole attempt: the SDK's timeout bounds each read, so a server sending a
+  byte every few seconds held a call as long as it liked. Every connect, read and write of an
+  attempt is cut to the time left before its deadline, on the thread that asks (no watchdog
+  thread, nothing left wedged), and past it the read times out as any other.
+- no redirect to another origin: its answers would be filed under this endpoint's identity.
+- a way to drop the connection a refused reply came on, so that the retry asks on a fresh one.
+
+`http_client` builds the SDK's own default client with these; `deadline` wraps an attempt."""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import hashlib
+import json
+import math
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import urlsplit
+
+from evals.errors import FatalProviderError, ProviderError, TransientError
+
+from ._base import Unreachable, server_text
+
+_deadline: contextvars.ContextVar[float] = contextvars.ContextVar("attempt_deadline", default=math.inf)
+# The connection this thread last sent a request on, so a refused reply can drop it: the one
+# it was read from, even when no read reached the socket (the reply was already in httpcore's
+# buffer, as a stale one is). Per thread, not a context variable, which a call made inside a
+# copied context would set where the caller can't see it.
+_last = threading.local()
+
+
+@contextlib.contextmanager
+def deadline(seconds: float) -> Iterator[None]:
+    """Every network operation inside ends by `seconds` from now."""
+    token = _deadline.set(time.monotonic() + seconds)
+    try:
+        yield
+    finally:
+        _deadline.reset(token)
+
+
+def drop_connection() -> None:
+    """Close the connection this thread last asked on: whatever else it holds (a second
+    response a server wrote) is not read as the answer to the next request."""
+    stream, _last.stream = getattr(_last, "stream", None), None
+    if stream is not None:
+        with contextlib.suppress(Exception):
+            stream.close()
+
+
+def _redirected(origin: str, target: str) -> FatalProviderError:
+    """Raised from the response hook, through the SDK (which lets it pass, or wraps it as a
+    connection error: `redirect_refusal`); fatal, as every later item would be redirected alike."""
+    return FatalProviderError(f"{origin} redirects to another origin, {target}: its answers would be filed under {origin}; "
+                              "point --base-url at the server that answers", kind="redirect")
+
+
+def redirect_refusal(error: BaseException) -> FatalProviderError | None:
+    """The refusal of a cross-origin redirect that the SDK wrapped, if that is what `error` is."""
+    cause = error.__cause__
+    return cause if isinstance(cause, FatalProviderError) and cause.kind == "redirect" else None
+
+
+def _origin(url: Any) -> str:
+    parts = urlsplit(str(url))
+    port = parts.port or {"http": 80, "https": 443}.get(parts.scheme)
+    return f"{parts.scheme}://{(parts.hostname or '').lower()}:{port}"
+
+
+def _refuse_cross_origin(response: Any) -> None:
+    if not response.is_redirect or "location" not in response.headers:
+        return
+    target = response.request.url.join(response.headers["location"])
+    if _origin(target) != _origin(response.request.url):
+        # The origins only: a path or query may carry a token. The target is the server's text.
+        shown = lambda url: server_text(f"{url.scheme}://{url.netloc.decode('ascii', 'replace')}")  # noqa: E731
+        raise _redirected(shown(response.request.url), shown(target))
+
+
+def _left(timeout: float | None) -> float | None:
+    left = _deadline.get() - time.monotonic()
+    if left == math.inf:
+        return timeout
+    return max(0.0, left if timeout is None else min(timeout, left))
+
+
+class _Stream:
+    """A connection whose every operation ends by the asking thread's deadline."""
+
+    def __init__(self, inner: Any):
+        self._inner = inner
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        import httpcore2
+
+        left = _left(timeout)
+        if left == 0.0:
+            raise httpcore2.ReadTimeout("the attempt's deadline passed")
+        return self._inner.read(max_bytes, left)
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        import httpcore2
+
+        _last.stream = self
+        left = _left(timeout)
+        if left == 0.0:
+            raise httpcore2.WriteTimeout("the attempt's deadline passed")
+        self._inner.write(buffer, left)
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def start_tls(self, ssl_context, server_hostname=None, timeout=None):
+        return _Stream(self._inner.start_tls(ssl_context, server_hostname, _left(timeout)))
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._inner.get_extra_info(info)
+
+
+class _Backend:
+    """httpcore2's network backend, its streams under the deadline."""
+
+    def __init__(self, inner: Any):
+        self._inner = inner
+
+    def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
+        return _Stream(self._inner.connect_tcp(host, port, _left(timeout), local_address, socket_options))
+
+    def connect_unix_socket(self, path, timeout=None, socket_options=None):
+        return _Stream(self._inner.connect_unix_socket(path, _left(timeout), socket_options))
+
+    def sleep(self, seconds: float) -> None:
+        self._inner.sleep(seconds)
+
+
+def http_client(default_client: type) -> Any:
+    """The SDK's default httpx2 client (`openai.DefaultHttpxClient`, `anthropic.DefaultHttpxClient`:
+    its timeout, limits and redirects) with the deadline on every transport, the proxies' too,
+    and cross-origin redirects refused."""
+    client = default_client(event_hooks={"response": [_refuse_cross_origin]})
+    # httpx2 takes no network backend through its client: it is set on each transport's pool,
+    # before any connection is made (a pool hands its backend to each new connection).
+    pools = [getattr(transport, "_pool", None) for transport in [client._transport, *client._mounts.values()]]
+    if pools[0] is None or not hasattr(pools[0], "_network_backend"):
+        raise RuntimeError("this httpx2 has no connection pool where the harness expects one: the attempt deadline cannot be set")
+    for pool in filter(None, pools):
+        pool._network_backend = _Backend(pool._network_backend)
+    return client
+
+
+class Replies:
+    """The replies an endpoint gave in this process, by their id, to tell a stale one.
+
+    A server that writes a second response on a keep-alive connection has it read as the
+    answer to the next request sent there. The rule: a reply is stale when its id was seen
+    before on a reply to a different request and its body is byte for byte that earlier
+    reply. Neither alone is a sign: llama.cpp and others send one fixed id on every reply, and
+    a deterministic server may answer two requests alike (ids and timestamps differ then). A
+    model field naming another model is none either (OpenRouter renames models). A stale
+    reply is asked again once, on a fresh connection, and that answer is taken whatever it
+    is, so even a server that did send the same reply with the same id to two requests is
+    only asked twice, never refused."""
+
+    def __init__(self):
+        self._seen: dict[str, tuple[bytes, bytes]] = {}  # id -> (digest of the request, of the reply)
+        self._lock = threading.Lock()
+
+    def stale(self, request_body: Any, raw: bytes, reply_id: Any) -> bool:
+        if not isinstance(reply_id, str) or not reply_id:
+            return False
+        asked = hashlib.blake2b(json.dumps(request_body, sort_keys=True, ensure_ascii=False).encode("utf-8", "surrogatepass"),
+                                digest_size=16).digest()
+        got = hashlib.blake2b(raw, digest_size=16).digest()
+        with self._lock:
+            before = self._seen.get(reply_id)
+            if before is not None and before[0] != asked and before[1] == got:
+                return True
+            self._seen[reply_id] = (asked, got)
+            return False
+
+
+def timed_out(timeout: float | None) -> str:
+    return f"no whole reply within {timeout:g} s, the attempt's deadline" if timeout else "the request timed out"
+
+
+def connection_error(error: BaseException) -> ProviderError:
+    """What an SDK's connection error was: a cross-origin redirect refused (fatal), no
+    connection made at all (`Unreachable`: nothing was sent), or one dropped on the way."""
+    if refused := redirect_refusal(error):
+        return refused
+    import httpx2
+
+    cause = error.__cause__
+    if isinstance(cause, httpx2.ConnectError):
+        return Unreachable(f"connection failed: {server_text(str(cause)) or type(cause).__name__}")
+    return TransientError(f"connection failed: {error}", kind="connection")
