@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from evals import urls
 from evals.errors import FatalProviderError, ProviderError, TransientError, UsageError
 
 
@@ -197,6 +198,16 @@ def api_key_from_env(name: str, *, required: bool) -> str:
     if required and not key:
         raise UsageError(f"the environment variable {name} is not set: export the API key in it")
     return key
+
+
+def client_options(spec: ProviderSpec) -> dict[str, Any]:
+    """The SDK client's endpoint arguments: `spec.base_url` (saved without credentials) with
+    the user info and query parameters it was given, which the SDKs would not send intact
+    (their base URL gets a "/" appended after the query)."""
+    endpoint = urls.connection(spec.base_url)
+    if endpoint is None:
+        return {}
+    return {"base_url": endpoint.base_url, "default_query": endpoint.query or None, "default_headers": endpoint.headers or None}
 
 
 def is_openrouter(base_url: Any) -> bool:

@@ -10,12 +10,13 @@ import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from evals import urls
 from evals.errors import ProviderError, QuotaExhausted, TransientError
 from evals.extensions import register_provider
 from evals.providers import ProviderInfo, key_variable
 
 from ._batch import BatchAPI, BatchState, Outcome, line_error, not_run
-from ._base import (Completion, Provider, ProviderSpec, Request, Usage, api_key_from_env, json_list, json_object, json_text,
+from ._base import (Completion, Provider, ProviderSpec, Request, Usage, api_key_from_env, client_options, json_list, json_object, json_text,
                     reply_body, status_error, token_count)
 
 if TYPE_CHECKING:  # annotations only: the SDK is imported where it is used
@@ -47,11 +48,11 @@ class AnthropicProvider(Provider):
 
         super().__init__(spec)
         self._api_key = api_key_from_env(key_variable(spec), required=True)
-        self.client = anthropic.Anthropic(api_key=self._api_key, base_url=spec.base_url, max_retries=0)
+        self.client = anthropic.Anthropic(api_key=self._api_key, **client_options(spec), max_retries=0)
 
     @property
     def secrets(self) -> tuple[str, ...]:
-        return (self._api_key,)
+        return (self._api_key, *urls.secrets(self.spec.base_url))
 
     def complete(self, request: Request, *, timeout: float) -> Completion:
         import anthropic
