@@ -212,11 +212,12 @@ def client_options(spec: ProviderSpec) -> dict[str, Any]:
 
 def is_openrouter(base_url: Any) -> bool:
     """Whether the endpoint is OpenRouter's: by its host name, openrouter.ai or a subdomain of
-    it (https://myopenrouter.ai.example.com is not)."""
+    it (https://myopenrouter.ai.example.com is not, nor https://openrouter.ai@evil.example,
+    whose host is evil.example), in any case, written fully qualified ("openrouter.ai.") too."""
     if not isinstance(base_url, str) or not base_url.strip():
         return False
     try:
-        host = (urlsplit(base_url.strip()).hostname or "").lower()
+        host = (urlsplit(base_url.strip()).hostname or "").lower().removesuffix(".")
     except ValueError:  # not a URL at all (an unclosed [ in the host)
         return False
     return host == "openrouter.ai" or host.endswith(".openrouter.ai")
