@@ -134,7 +134,7 @@ def _unwritable(path: Path, error: OSError) -> StorageError:
 
 def _write_line(handle, path: Path, record: dict[str, Any]) -> None:
     try:
-        handle.write(json.dumps(record).encode() + b"\n")
+        handle.write(json.dumps(record, allow_nan=False).encode() + b"\n")
         handle.flush()
     except OSError as error:
         raise _unwritable(path, error) from error
@@ -622,7 +622,8 @@ class PowerSourceInfo:
 ENERGY_LOG = Flag("--energy-log", "with --energy-source hwinfo: the HWiNFO CSV log HWiNFO is writing; write --energy-log=PATH", Path,
                   evaluate_help="with --energy-source hwinfo: the CSV log HWiNFO is writing", forward=True)
 ENERGY_POWERCAP = Flag("--energy-powercap", argparse.SUPPRESS, Path, Path("/sys/class/powercap"), forward=True)
-ENERGY_PERIOD = Flag("--energy-period", "with --energy: seconds between readings of a counter source (default 1)", float, 1.0, forward=True)
+ENERGY_PERIOD = Flag("--energy-period", "with --energy: seconds between readings of a counter source (default 1)", float, 1.0, forward=True,
+                     minimum=0, above=True)
 
 
 def _hwinfo(*, log: Path | None = None, columns: Sequence[str] | None = None, clock: Callable[[], float]) -> PowerSource:

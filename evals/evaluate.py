@@ -20,7 +20,6 @@ site is rebuilt, together."""
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import subprocess
 import sys
@@ -34,7 +33,7 @@ from evals.atomic import why_unwritable
 from evals.config import results_path, run_dir
 from evals.errors import EvalError, UsageError
 from evals.extensions import in_words, on_board
-from evals.flags import add_evaluate_arguments, forwarded, how_to_run
+from evals.flags import add_evaluate_arguments, forwarded, how_to_run, refusal
 from evals.grading.judges import JudgeSpec, default_judges
 from evals.identity import FIELDS, Identity, add_identity_options, from_values, identity_from_config, parse_datasets, to_flags
 from evals.plan import Planned, plan
@@ -83,7 +82,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     meta.add_argument("--release-date", help="YYYY-MM-DD")
     meta.add_argument("--size", nargs="+", metavar="BYTES_OR_LINK", help="weights size: byte counts or Hugging Face links, added up")
     add_evaluate_arguments(meta.add_argument, how_to_run(), "meta")
-    meta.add_argument("--price-electricity", type=float, help="USD per kWh (local models)")
 
     args = ap.parse_args(argv)
     if args.name is None and not (args.verify or args.regrade):
@@ -91,16 +89,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args.tags = [t.strip() for t in args.evals.split(",") if t.strip()]
     if not args.tags or any(t not in EVALS for t in args.tags):
         ap.error(f"--evals takes a comma list of {', '.join(EVALS)} (got {args.evals!r})")
-    for flag in ("workers", "processes"):
-        if getattr(args, flag) is not None and getattr(args, flag) < 1:
-            ap.error(f"--{flag} must be at least 1 (got {getattr(args, flag)})")
+    if why := refusal(lambda dest: getattr(args, dest), how_to_run(), evaluate=True):  # as pytest's options refuse it
+        ap.error(why)
     for value in args.size or []:
         if not (value.isdigit() or value.startswith(("http://", "https://"))):
             ap.error(f"--size takes byte counts or Hugging Face links (got {value!r})")
-    prices = {"--price-input": args.price_input, "--price-output": args.price_output, "--price-electricity": args.price_electricity}
-    for flag, value in prices.items():
-        if value is not None and not (math.isfinite(value) and value >= 0):
-            ap.error(f"{flag} must be a finite number of USD, 0 or more (got {value})")
     if args.price_electricity is not None and (args.price_input is not None or args.price_output is not None):
         ap.error("--price-electricity excludes --price-input/--price-output")
     if (args.price_input is None) != (args.price_output is None):

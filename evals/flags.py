@@ -11,12 +11,16 @@ decides them from its NAME and --data-dir).
 A provider's own flags (`--responses-api`, `--device`) and a power source's (`--energy-log`) are
 rows too, declared by the provider (`ProviderInfo.flags`) or the source (`PowerSourceInfo.flags`)
 where it registers, and taken after these (`how_to_run()`); --energy-source's choices are the
-registered power sources."""
+registered power sources.
+
+A number's range is a row's too (`minimum`, `above`): `refusal` is the one line both pytest's
+options and `evaluate` refuse a value out of it with (nan, inf, a negative price)."""
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -67,6 +71,22 @@ class Flag:
     # `forward_as` (written apart from its value, as in `-n 2`).
     forward: bool = False
     forward_as: str | None = None
+    # A number's range, refused alike by pytest and evaluate (`refusal`): at least `minimum`,
+    # or above it with `above`; a float must be finite too (argparse's float takes "nan", "inf").
+    minimum: float | None = None
+    above: bool = False
+
+    def refusal(self, value: Any, name: str | None = None) -> str | None:
+        """Why `value` cannot be this flag's (one line naming the flag as `name`), or None."""
+        if value is None or self.minimum is None:
+            return None
+        name = name or self.name
+        if self.type is int:
+            return None if value >= self.minimum else f"{name} must be at least {self.minimum:g} (got {value})"
+        if math.isfinite(value) and (value > self.minimum if self.above else value >= self.minimum):
+            return None
+        bound = f" above {self.minimum:g}" if self.above else f", {self.minimum:g} or more"
+        return f"{name} must be a finite number{bound} (got {value})"
 
     @property
     def switch(self) -> bool:
@@ -120,9 +140,9 @@ class Flag:
 FLAGS: tuple[Flag, ...] = (
     Flag("--api-key-env", "environment variable holding the API key (OPENROUTER_API_KEY is picked for openrouter.ai)", str,
          forward=True),
-    Flag("--concurrency", "model requests in flight at once, across all workers (default 8)", int, 8,
+    Flag("--concurrency", "model requests in flight at once, across all workers (default 8)", int, 8, minimum=1,
          evaluate="--workers", evaluate_help="parallel model requests per eval (pytest --concurrency; default 8)", forward=True),
-    Flag("--processes", "pytest-xdist processes per eval (pytest -n); helps LeetCode grading only", int, pytest=False,
+    Flag("--processes", "pytest-xdist processes per eval (pytest -n); helps LeetCode grading only", int, pytest=False, minimum=1,
          evaluate_help="pytest-xdist processes per eval (pytest -n); helps LeetCode grading only", forward=True, forward_as="-n"),
     Flag("--batch", "send the model calls through the provider's Batch API (half price): submit, then end; rerun the same command to collect",
          evaluate_help="through the provider's Batch API (half price): submit and end; rerun to collect", forward=True),
@@ -138,8 +158,9 @@ FLAGS: tuple[Flag, ...] = (
     Flag("--results-dir", "where result files are written (default data/results); write --results-dir=PATH", Path, evaluate=False),
     # evaluate: the price models.json records (and the cost of its summary).
     Flag("--price-input", "USD per million input tokens, for the cost in the summary", float,
-         evaluate_help="USD per million input tokens", evaluate_group="meta"),
-    Flag("--price-output", "USD per million output tokens", float, evaluate_group="meta"),
+         evaluate_help="USD per million input tokens", evaluate_group="meta", minimum=0),
+    Flag("--price-output", "USD per million output tokens", float, evaluate_group="meta", minimum=0),
+    Flag("--price-electricity", "USD per kWh (local models)", float, evaluate_group="meta", pytest=False, minimum=0),
     # evaluate's own: --verify [NAME], and its NAME.
     Flag("--verify-published", "rescore every published run (or only model NAME's: --verify-published=NAME) offline and compare it with its result file",
          str, nargs="?", const=True, metavar="NAME", evaluate=False),
@@ -181,6 +202,16 @@ def add_evaluate_arguments(add: Callable[..., Any], flags: Iterable[Flag], group
     for flag in flags:
         if flag.evaluate_name and flag.evaluate_group == group:
             add(flag.evaluate_name, **flag.evaluate_attrs())
+
+
+def refusal(values: Callable[[str], Any], flags: Iterable[Flag], *, evaluate: bool = False) -> str | None:
+    """The first number out of its flag's range, one line (`Flag.refusal`); `values` reads a
+    flag's value by its dest, pytest's or (`evaluate`) evaluate's, named as there."""
+    for flag in flags:
+        dest, name = (flag.evaluate_dest, flag.evaluate_name) if evaluate else (flag.dest if flag.pytest else None, flag.name)
+        if dest and (why := flag.refusal(values(dest), name)):
+            return why
+    return None
 
 
 def forwarded(args: argparse.Namespace, flags: Iterable[Flag]) -> list[str]:

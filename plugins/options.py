@@ -23,7 +23,7 @@ from evals.errors import EvalError
 from evals.extensions import load as load_evals
 from evals.grading.judges import JudgeSpec, default_judges
 from evals.identity import FIELD, Identity, add_identity_options, from_values, parse_datasets
-from evals.flags import add_pytest_options, how_to_run, takers
+from evals.flags import add_pytest_options, how_to_run, refusal, takers
 from evals.providers import PROVIDERS, Provider, ProviderSpec, api_key_from_env, batch_providers, check_key, deferred_provider, limit_share
 from evals.results import Prices
 from evals.tasks import TASKS
@@ -293,8 +293,8 @@ def _check_how_to_run(opt) -> None:
         raise EvalError(f"--luau-timeout must be a positive number of seconds (got {opt('luau_timeout')})")
     if opt("jest_url") and not opt("jest_url").startswith(("http://", "https://")):
         raise EvalError(f"--jest-url {opt('jest_url')!r} is not an http(s) URL")
-    if opt("concurrency") is not None and opt("concurrency") < 1:
-        raise EvalError(f"--concurrency must be at least 1 (got {opt('concurrency')})")
+    if why := refusal(opt, how_to_run()):  # a number out of its range: the table's, as evaluate's
+        raise EvalError(why)
     if opt("allow_errors") and not opt("publish"):
         raise EvalError("--allow-errors is a decision taken when publishing: use it with --publish NAME (or `evaluate NAME --allow-errors`)")
     if opt("api_key_env") and provider == "reference":
