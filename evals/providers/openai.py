@@ -233,7 +233,7 @@ class OpenAIBatch(BatchAPI):
         except openai.APIStatusError as error:
             if error.status_code not in (404, 405, 501):
                 raise
-            raise BatchUnsupported(f"--batch: {self.spec.base_url or self.client.base_url} does not speak the OpenAI Batch API (HTTP {error.status_code} "
+            raise BatchUnsupported(f"--batch: {self.provider.spec.base_url or self.client.base_url} does not speak the OpenAI Batch API (HTTP {error.status_code} "
                                    "on its /batches); run without --batch") from None
         for batch in batches:
             if (getattr(batch, "metadata", None) or {}).get(BATCH_METADATA_KEY) == name:
