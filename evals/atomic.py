@@ -12,6 +12,7 @@ read (`evals.cache`), is moved aside and asked again, like a missing one."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import tempfile
@@ -47,13 +48,37 @@ def write_text_atomic(path: Path, text: str, *, durable: bool = True) -> None:
 
 
 def write_json_atomic(path: Path, data: Any, *, indent: int | None = None, durable: bool = True) -> None:
-    text = json.dumps(data, indent=indent, ensure_ascii=False)
+    text = to_json(data, path, indent=indent)
     if not text.isascii():
         try:
             text.encode("utf-8")
         except UnicodeEncodeError:  # a lone surrogate (valid in JSON, say in a dataset id): escaped
-            text = json.dumps(data, indent=indent)
+            text = json.dumps(data, indent=indent, allow_nan=False)
     write_text_atomic(path, text + "\n" if indent is not None else text, durable=durable)
+
+
+def to_json(data: Any, path: Path | str, *, indent: int | None = None) -> str:
+    """`data` as JSON. NaN and Infinity are not JSON (the board's JSON.parse fails on them):
+    a ValueError names the file and the field instead, and nothing is written."""
+    try:
+        return json.dumps(data, indent=indent, ensure_ascii=False, allow_nan=False)
+    except ValueError:
+        where = _non_finite(data)
+        if where is None:
+            raise
+        raise ValueError(f"{path}: {where or 'the value'} is not a finite number, which JSON cannot hold; nothing was written") from None
+
+
+def _non_finite(value: Any, where: str = "") -> str | None:
+    """The path ("summary.cost", "rows[3].latency") to the first NaN or infinity in `value`."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return where
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, (list, tuple)) else ()
+    for key, item in items:
+        found = _non_finite(item, f"{where}[{key}]" if isinstance(key, int) else f"{where}.{key}" if where else str(key))
+        if found is not None:
+            return found
+    return None
 
 
 def why_unwritable(folder: Path) -> str | None:

@@ -134,7 +134,7 @@ def _unwritable(path: Path, error: OSError) -> StorageError:
 
 def _write_line(handle, path: Path, record: dict[str, Any]) -> None:
     try:
-        handle.write(json.dumps(record).encode() + b"\n")
+        handle.write(json.dumps(record, allow_nan=False).encode() + b"\n")
         handle.flush()
     except OSError as error:
         raise _unwritable(path, error) from error

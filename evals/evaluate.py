@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evals import plans, registry
+from evals import plans, registry, urls
 from evals.atomic import why_unwritable
 from evals.config import results_path, run_dir
 from evals.errors import EvalError, UsageError
@@ -192,7 +192,7 @@ def evaluate(args: argparse.Namespace) -> int:
                 print(printable(f"      {line}"))  # a batch's problem quotes its server
         return 0
 
-    plans.save(data / "plans", args.name, {e.name: {"config": _remembered(e), "dataset": e.dataset} for e in evals.values()},
+    plans.save(data / "plans", args.name, {e.name: {"config": _remembered(e), "dataset": e.dataset, **_credentials_given(e)} for e in evals.values()},
                {**(saved or {}).get("metadata", {}), **metadata})
     to_run = {tag: command for tag, command in commands.items() if not evals[tag].published}
     codes = _run_parallel(to_run) if args.parallel else _run_serial(to_run)
@@ -269,9 +269,29 @@ def _plan_eval(tag: str, args: argparse.Namespace, saved: dict[str, Any] | None,
         judges = default_judges(values["provider"])
     ident = from_values(values, datasets=datasets.items(), judges=judges, api_key_env=args.api_key_env, responses_api=args.responses_api,
                         device=args.device)
+    _check_credentials(ident, (saved or {}).get("evals", {}).get(name, {}).get("credentialsGiven", ()))
     planned = plan(TASKS[name], ident)
     result_file = results_path(results_dir, planned.config)
     return Eval(tag, ident, datasets.get(name, "bundled"), planned, run_dir(runs_dir, planned.config), result_file, result_file in published)
+
+
+def _endpoints(ident: Identity) -> list[str]:
+    return [url for url in (ident.spec.base_url, *(judge.base_url for judge in ident.judges)) if url]
+
+
+def _credentials_given(e: Eval) -> dict[str, Any]:
+    """Which of the eval's URLs were given with credentials: never saved, so the plan says
+    they must be given again (not which they were)."""
+    given = [url for url in _endpoints(e.identity) if urls.given_with_credentials(url)]
+    return {"credentialsGiven": given} if given else {}
+
+
+def _check_credentials(ident: Identity, needed: list[str]) -> None:
+    """Refuse to resume an endpoint planned with credentials that were not given again."""
+    for url in _endpoints(ident):
+        if url in needed and not urls.given_with_credentials(url):
+            raise UsageError(f"{url} was given with credentials (user info or a key in its query), which are never saved: "
+                             "pass the URL with them again (--base-url, or --judge PROVIDER:MODEL@URL)")
 
 
 def _remembered(e: Eval) -> dict[str, Any]:

@@ -14,7 +14,7 @@ started before pytest parses its command line (`prestart`, from `plugins`' earli
 imports the SDK while pytest starts, plans and collects.
 
 Wire protocol, all in memory: the parent writes to a child's stdin a pickled list of the
-`ProviderSpec`s it will call, then, once collected, one pickled list of `RunSpec`, and keeps
+`ProviderSpec`s it will call (with the credentials their URLs were given, `evals.urls`), then, once collected, one pickled list of `RunSpec`, and keeps
 stdin open (its end is the child's signal to stop); the child writes one JSON array per line
 to stdout: `["done", eval, item_id]`, `["fatal", eval, class, message, kind, status]` or
 `["warning", category, message]` (scrubbed, as everything the harness writes). No key crosses
@@ -37,6 +37,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from evals import urls
 from evals.errors import FatalError, FatalProviderError, QuotaExhausted, StorageError
 from evals.extensions import entry_points_found
 from evals.providers._retry import limit_share
@@ -79,7 +80,9 @@ class Fetcher:
     def prepare(self, providers: Sequence[ProviderSpec]) -> Fetcher:
         """The providers the child will call: it makes them (their SDKs, their clients) while
         this process plans and collects."""
-        self._send(list(dict.fromkeys(providers)))
+        # With the endpoints' URLs as given (`evals.urls`): the child may have started before
+        # this process read them off its command line.
+        self._send((urls.given(), list(dict.fromkeys(providers))))
         return self
 
     def start(self, work: Sequence[RunSpec], on_fatal: dict[str, Callable[[FatalError], Any]]) -> None:
@@ -292,7 +295,8 @@ def main(found: str, sdks: Sequence[str]) -> None:
     # A warning (a corrupt cache record moved aside) is the user's to see: the parent repeats it.
     warnings.showwarning = lambda message, category, *_, **__: _say(["warning", category.__name__, str(message)])
     try:
-        specs: list[ProviderSpec] = pickle.load(sys.stdin.buffer)
+        given, specs = pickle.load(sys.stdin.buffer)
+        urls.remember(given)
         from evals.providers import make_provider
 
         providers = {spec: make_provider(spec) for spec in specs}  # the SDKs, while the parent plans and collects

@@ -9,8 +9,12 @@ appears in one."""
 
 from __future__ import annotations
 
+import logging
 import os
 from typing import Any
+
+from evals import urls
+from evals.scrub import redact
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
 
@@ -19,7 +23,28 @@ def library() -> Any:
     """The `huggingface_hub` module, imported at first use."""
     import huggingface_hub
 
+    _redact_its_log(logging.getLogger("huggingface_hub"))
     return huggingface_hub
+
+
+class _EndpointCredentials(logging.Filter):
+    """The client logs the URLs it retries, $HF_ENDPOINT's credentials in them."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if secrets := urls.credentials_in(os.environ.get("HF_ENDPOINT")):
+            record.msg, record.args = redact(record.getMessage(), secrets), ()
+        return True
+
+
+def _redact_its_log(logger: logging.Logger) -> None:
+    """Its warnings (a retry, a slow download) on stderr as before, through a handler of its
+    own that redacts them: a logger's filter would miss its modules' loggers, and the root's
+    handlers are pytest's or none."""
+    if not any(isinstance(f, _EndpointCredentials) for handler in logger.handlers for f in handler.filters):
+        handler = logging.StreamHandler()
+        handler.addFilter(_EndpointCredentials())
+        logger.addHandler(handler)
+        logger.propagate = False
 
 
 def endpoint() -> str:
@@ -43,7 +68,7 @@ def problem(error: BaseException, *, kind: str, repo: str, revision: str, path: 
     None when `error` is not one of its. `instead` ends the fix with what else the user can do
     ("or pass a local copy to --dataset")."""
     hub = library()
-    base = base or endpoint()
+    base = urls.shown(base or endpoint())  # $HF_ENDPOINT may carry credentials: never in a message
     errors, http = hub.errors, _httpx2()
     where = f"{repo}@{revision}" + (f": {path}" if path else "")
     label = _label(error)

@@ -23,6 +23,7 @@ from evals.flags import Field
 from evals.grading.judges import JudgeSpec
 from evals.providers import PLANNED, PROVIDERS, ProviderInfo, ProviderSpec, effective_spec, is_openrouter
 from evals.tasks import TAGS
+from evals.urls import without_credentials
 
 SPLITS = ("test", "train")
 
@@ -125,6 +126,7 @@ def from_values(values: dict[str, Any], *, datasets=(), judges=(), api_key_env=N
     """An identity from field name -> value (None: the field's default), checked; then with
     what the provider will really call (`effective_spec`: an endpoint, a checkpoint's hash)."""
     given = {f.name: (values.get(f.name) if values.get(f.name) is not None else f.default) for f in FIELDS}
+    given["base_url"] = without_credentials(given["base_url"])  # a secret, kept apart (`evals.urls`)
     if given["epochs"] == 1:  # one answer per item is the run without the flag
         given["epochs"] = None
     if given["provider"] == "reference" and not given["model"]:

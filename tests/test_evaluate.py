@@ -91,7 +91,10 @@ def test_a_smoke_test_is_not_what_a_bare_rerun_resumes(server, tmp_path):
 
 @pytest.mark.parametrize("bad, says", [
     (["--price-input=1.25"], "--price-input and --price-output go together"),
-    (["--price-input=inf", "--price-output=10"], "--price-input must be a finite number"),
+    (["--price-input=inf", "--price-output=10"], "--price-input must be a finite number of USD, 0 or more (got inf)"),
+    (["--price-input=1", "--price-output=-2"], "--price-output must be a finite number of USD, 0 or more (got -2.0)"),
+    (["--energy-period=nan"], "--energy-period must be a number of seconds above 0 and at most 86400 (a day) (got nan)"),
+    (["--workers=-1"], "--workers must be at least 1 (got -1)"),
     (["--release-date=2026-13-01"], "releaseDate"),
     (["--release-date=20261101"], "releaseDate"),
     (["--size", str(10**400)], "size"),
@@ -99,7 +102,7 @@ def test_a_smoke_test_is_not_what_a_bare_rerun_resumes(server, tmp_path):
     (["--effort=high", "--thinking"], "--effort and --thinking exclude each other"),
     (["--route=deepinfra"], "--route is not sent by --provider openai"),
     (["--judge=openai"], "--judge 'openai'"),
-], ids=["one-price", "inf-price", "bad-date", "undashed-date", "huge-size", "ftp-url", "effort-and-thinking", "route-openai", "bad-judge"])
+], ids=["one-price", "inf-price", "negative-price", "nan-period", "negative-workers", "bad-date", "undashed-date", "huge-size", "ftp-url", "effort-and-thinking", "route-openai", "bad-judge"])
 def test_a_bad_flag_or_metadata_stops_before_any_request_and_writes_nothing(server, tmp_path, bad, says):
     data = tmp_path / "data"
     replaced = {flag.split("=")[0] for flag in bad} | ({"--price-output"} if "--price-input" in bad[0] else set())

@@ -11,6 +11,8 @@ from _pytest.config.argparsing import Parser
 from evals.evaluate import parse_args
 from evals.flags import forwarded, how_to_run
 from plugins.options import pytest_addoption
+from tests.harness import harness_env, run_harness
+from tests.loopback import OpenAIServer
 
 # Decided by evaluate itself: where files go (--data-dir), what it publishes (its NAME, --verify).
 PYTEST_ONLY = {"--run-dir", "--results-dir", "--verify-published", "--publish"}
@@ -88,6 +90,13 @@ def test_a_batch_api_costs_what_the_result_files_record():
     ("https://eu.OpenRouter.ai/api/v1", True),
     ("https://myopenrouter.ai.example.com/v1", False),
     ("https://example.com/openrouter.ai/v1", False),
+    ("https://openrouter.ai@evil.example/v1", False),  # the user info is not the host
+    ("https://openrouter.ai.evil.example/v1", False),
+    ("https://evil.example/v1?host=openrouter.ai", False),
+    ("HTTPS://OpenRouter.AI/api/v1", True),
+    ("https://openrouter.ai./api/v1", True),  # the same host, written fully qualified
+    ("https://eu.openrouter.ai.:443/api/v1", True),
+    ("https://openrouter.ai:8443/api/v1", True),
     ("http://127.0.0.1:8000/v1", False),
     ("", False),
     (None, False),
@@ -101,6 +110,32 @@ def test_openrouter_is_told_by_its_host_name_alike_everywhere(url, openrouter, m
     assert metadata._is_openrouter(url) is openrouter
     if url:
         assert (key_variable(ProviderSpec("live", "m", base_url=url)) == "OPENROUTER_API_KEY") is openrouter
+
+
+OPENROUTER_KEY = "sk-or-loopback-key-for-tests"
+
+
+@pytest.mark.parametrize("url, openrouter", [
+    ("http://openrouter.ai@{server}/api/v1", False),
+    ("http://openrouter.ai.evil.example/api/v1", False),
+    ("HTTP://OpenRouter.AI/api/v1", True),
+    ("http://openrouter.ai./api/v1", True),
+])
+def test_only_openrouter_s_own_host_gets_its_key_and_extras(url, openrouter, tmp_path):
+    """Through the CLI: OpenRouter's key and its request extras (the reasoning object) go to
+    openrouter.ai only, told by the host name; the hosts that are not are reached directly
+    (127.0.0.1) or through the loopback server as their HTTP proxy."""
+
+    with OpenAIServer() as server:
+        env = harness_env(OPENROUTER_API_KEY=OPENROUTER_KEY, HTTP_PROXY=server.url, NO_PROXY="127.0.0.1")
+        done = run_harness("--provider=live", "--model=m-1", f"--base-url={url.format(server=server.url.removeprefix('http://'))}",
+                           "--effort=high", "-m", "multiple_choice", "--limit=1",
+                           env=env, run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+        assert done.returncode in (0, 1) and len(server.requests) == 1, done.stdout[-2000:] + done.stderr[-2000:]
+        (request,) = server.requests
+    assert (request.headers.get("authorization") == f"Bearer {OPENROUTER_KEY}") is openrouter
+    assert OPENROUTER_KEY not in json.dumps(request.headers) or openrouter
+    assert ("reasoning" in request.body, "reasoning_effort" in request.body) == (openrouter, not openrouter)
 
 
 # -- power sources ------------------------------------------------------------------------------

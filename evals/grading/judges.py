@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evals.providers import PROVIDERS, ProviderSpec, effective_spec
+from evals.urls import without_credentials
 
 PROMPT_VERSION = "judge-v1"
 TEMPERATURE = 0.0
@@ -82,7 +83,8 @@ class JudgeSpec:
     def parse(cls, text: str) -> JudgeSpec:
         head, at, base_url = text.partition("@")
         provider, sep, model = (part.strip() for part in head.partition(":"))
-        base_url = base_url.strip()
+        base_url = without_credentials(base_url.strip())  # a secret, kept apart (`evals.urls`)
+        text = head + at + base_url  # what a message may show
         if not sep or not provider or not model:
             raise ValueError(f"--judge {text!r}: expected provider:model or provider:model@base_url")
         if at and not base_url.startswith(("http://", "https://")):

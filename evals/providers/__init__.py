@@ -8,6 +8,7 @@ import os
 import threading
 from dataclasses import dataclass
 
+from evals import urls
 from evals.errors import UsageError
 from evals.extensions import Registry, providers
 from evals.flags import Field, Flag
@@ -108,7 +109,7 @@ def effective_spec(spec: ProviderSpec) -> ProviderSpec:
         spec = dataclasses.replace(spec, recorded=tuple(getattr(importlib.import_module(module), function)(spec).items()))
     if spec.base_url or not info.base_url_env or not os.environ.get(info.base_url_env):
         return spec
-    return dataclasses.replace(spec, base_url=os.environ[info.base_url_env])
+    return dataclasses.replace(spec, base_url=urls.without_credentials(os.environ[info.base_url_env]))
 
 
 def make_provider(spec: ProviderSpec) -> Provider:
@@ -178,4 +179,4 @@ def configured_secrets(spec: ProviderSpec) -> tuple[str, ...]:
     """The API key `spec` would be sent with, when its variable is set, without making the
     provider (or importing its SDK): a run that never calls a judge still redacts its key."""
     variable = key_variable(spec)
-    return (os.environ[variable],) if variable and os.environ.get(variable) else ()
+    return ((os.environ[variable],) if variable and os.environ.get(variable) else ()) + urls.secrets(spec.base_url)

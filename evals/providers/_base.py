@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from evals import urls
 from evals.errors import FatalProviderError, ProviderError, TransientError, UsageError
 
 
@@ -223,13 +224,24 @@ def api_key_from_env(name: str, *, required: bool) -> str:
     return key
 
 
+def client_options(spec: ProviderSpec) -> dict[str, Any]:
+    """The SDK client's endpoint arguments: `spec.base_url` (saved without credentials) with
+    the user info and query parameters it was given, which the SDKs would not send intact
+    (their base URL gets a "/" appended after the query)."""
+    endpoint = urls.connection(spec.base_url)
+    if endpoint is None:
+        return {}
+    return {"base_url": endpoint.base_url, "default_query": endpoint.query or None, "default_headers": endpoint.headers or None}
+
+
 def is_openrouter(base_url: Any) -> bool:
     """Whether the endpoint is OpenRouter's: by its host name, openrouter.ai or a subdomain of
-    it (https://myopenrouter.ai.example.com is not)."""
+    it (https://myopenrouter.ai.example.com is not, nor https://openrouter.ai@evil.example,
+    whose host is evil.example), in any case, written fully qualified ("openrouter.ai.") too."""
     if not isinstance(base_url, str) or not base_url.strip():
         return False
     try:
-        host = (urlsplit(base_url.strip()).hostname or "").lower()
+        host = (urlsplit(base_url.strip()).hostname or "").lower().removesuffix(".")
     except ValueError:  # not a URL at all (an unclosed [ in the host)
         return False
     return host == "openrouter.ai" or host.endswith(".openrouter.ai")

@@ -10,14 +10,15 @@ import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from evals import urls
 from evals.errors import ProviderError, QuotaExhausted, TransientError
 from evals.extensions import register_provider
 from evals.providers import ProviderInfo, key_variable
 
 from . import _wire
 from ._batch import BatchAPI, BatchState, BatchUnsupported, Outcome, batch_reply, line_error, not_run
-from ._base import (Completion, Provider, ProviderSpec, Request, Usage, api_key_from_env, error_in_body, error_text, json_list,
-                    json_object, json_text, reply_body, server_text, status_error, token_count)
+from ._base import (Completion, Provider, ProviderSpec, Request, Usage, api_key_from_env, client_options, error_in_body, error_text,
+                    json_list, json_object, json_text, reply_body, server_text, status_error, token_count)
 
 if TYPE_CHECKING:  # annotations only: the SDK is imported where it is used
     import anthropic
@@ -48,13 +49,13 @@ class AnthropicProvider(Provider):
 
         super().__init__(spec)
         self._api_key = api_key_from_env(key_variable(spec), required=True)
-        self.client = anthropic.Anthropic(api_key=self._api_key, base_url=spec.base_url, max_retries=0,
+        self.client = anthropic.Anthropic(api_key=self._api_key, **client_options(spec), max_retries=0,
                                           http_client=_wire.http_client(anthropic.DefaultHttpxClient))
         self._replies = _wire.Replies()
 
     @property
     def secrets(self) -> tuple[str, ...]:
-        return (self._api_key,)
+        return (self._api_key, *urls.secrets(self.spec.base_url))
 
     def complete(self, request: Request, *, timeout: float) -> Completion:
         import anthropic

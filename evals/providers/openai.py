@@ -10,6 +10,7 @@ import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from evals import urls
 from evals.errors import ProviderError, QuotaExhausted, TransientError
 from evals.extensions import register_provider
 from evals.flags import Flag
@@ -17,8 +18,8 @@ from evals.providers import ProviderInfo, key_variable
 
 from . import _wire
 from ._batch import FIND_PAGES, FIND_SKEW, BatchAPI, BatchState, BatchUnsupported, Outcome, batch_reply, line_error, not_run
-from ._base import (Completion, MalformedReply, Provider, ProviderSpec, Request, Usage, api_key_from_env, error_in_body, error_text,
-                    json_list, json_object, json_text, reply_body, server_text, status_error, text_parts, token_count)
+from ._base import (Completion, MalformedReply, Provider, ProviderSpec, Request, Usage, api_key_from_env, client_options, error_in_body,
+                    error_text, json_list, json_object, json_text, reply_body, server_text, status_error, text_parts, token_count)
 
 if TYPE_CHECKING:  # annotations only: the SDK is imported where it is used
     import openai
@@ -41,13 +42,13 @@ class OpenAIProvider(Provider):
         self._secrets = (api_key_from_env(variable, required=True),) if variable else ()
         # The SDK's own retries are off: `_retry` retries, honouring Retry-After and the throttle.
         # A local server usually checks no key, but the SDK insists on a non-empty one.
-        self.client = openai.OpenAI(api_key=self._secrets[0] if self._secrets else "EMPTY", base_url=spec.base_url, max_retries=0,
+        self.client = openai.OpenAI(api_key=self._secrets[0] if self._secrets else "EMPTY", **client_options(spec), max_retries=0,
                                     http_client=_wire.http_client(openai.DefaultHttpxClient))
         self._replies = _wire.Replies()
 
     @property
     def secrets(self) -> tuple[str, ...]:
-        return self._secrets
+        return self._secrets + urls.secrets(self.spec.base_url)
 
     def complete(self, request: Request, *, timeout: float) -> Completion:
         # The SDK's request path from `client.post`, which `chat.completions.create` and
@@ -255,7 +256,7 @@ class OpenAIBatch(BatchAPI):
         except openai.APIStatusError as error:
             if error.status_code not in (404, 405, 501):
                 raise
-            raise BatchUnsupported(f"--batch: {self.client.base_url} does not speak the OpenAI Batch API (HTTP {error.status_code} "
+            raise BatchUnsupported(f"--batch: {self.provider.spec.base_url or self.client.base_url} does not speak the OpenAI Batch API (HTTP {error.status_code} "
                                    "on its /batches); run without --batch") from None
         for batch in _newest(first, since):
             if (getattr(batch, "metadata", None) or {}).get(BATCH_METADATA_KEY) == name:
