@@ -176,6 +176,8 @@ FLAGS: tuple[Flag, ...] = (
     Flag("--energy-source", "with --energy: Linux RAPL counters (default), NVIDIA's GPU energy counters, or a HWiNFO CSV log (--energy-log)",
          str, "rapl",  # its choices: the registered power sources
          evaluate_help="with --energy: rapl (default), nvml or hwinfo (with --energy-log)", forward=True),
+    Flag("--request-timeout", "seconds one model request may take, connect to last byte, before it is retried (default 600)", float, 600.0,
+         forward=True, check=seconds),
     Flag("--luau-timeout", "wall-clock safety net per leetcode problem, seconds (default 10)", float, 10.0, forward=True,
          check=seconds),
     Flag("--jest-url", "run leetcode tests on a JestLuaTestServer (default $JEST_SERVER_URL; key from $JEST_SERVER_API_KEY)", str,

@@ -113,10 +113,11 @@ class RunSpec:
     concurrency: int = 8
     energy: bool = False
     published: bool = False  # every answer comes from the run folder: nothing is asked ahead
+    request_timeout: float = RetryPolicy.timeout  # one attempt of a model call, connect to last byte
 
 
 def build_run(spec: RunSpec, providers: Callable[[ProviderSpec, str], Provider], *, asker: Asker | None = None,
-              resources: Mapping[str, Any] = {}, items_here: bool = True, policy: RetryPolicy = RetryPolicy()) -> EvalRun:
+              resources: Mapping[str, Any] = {}, items_here: bool = True, policy: RetryPolicy | None = None) -> EvalRun:
     """The run `spec` describes; `providers(spec, role)` makes the provider of the candidate
     (role "candidate") or of a judge ("judge-0"...). `items_here`: False where no item runs
     (a child asking ahead), so no answer is kept in memory for one."""
@@ -129,7 +130,7 @@ def build_run(spec: RunSpec, providers: Callable[[ProviderSpec, str], Provider],
         folder=spec.folder,
         session=spec.session,
         concurrency=spec.concurrency,
-        policy=policy,
+        policy=policy or RetryPolicy(timeout=spec.request_timeout),
         resources=resources,
         secrets=[key for redacted in spec.redacted for key in configured_secrets(redacted)],
         spans=SpanLog(spec.folder) if spec.energy else None,

@@ -185,7 +185,7 @@ def run_spec(config: pytest.Config, name: str) -> RunSpec:
     judges = [(j.name, j.provider_spec()) for j in s.identity.judges] if TASKS[name].uses_judges else []
     return RunSpec(name, item.config, item.samples, s.identity.spec, judges, [j.provider_spec() for j in s.identity.judges],
                    run_dir(s.run_root, item.config), None if published(config, name) else s.session, s.concurrency, bool(s.energy),
-                   published=published(config, name))
+                   published=published(config, name), request_timeout=s.request_timeout)
 
 
 @pytest.hookimpl(trylast=True)

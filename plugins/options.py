@@ -76,6 +76,7 @@ class Settings:
     results_root: Path
     prices: Prices | None
     luau_timeout: float
+    request_timeout: float
     jest_url: str | None
     energy: str | None  # the power source measured (--energy-source), or None
     publish: str | None
@@ -252,6 +253,7 @@ def _settings(config: pytest.Config) -> Settings:
         results_root=results_root(config),
         prices=_prices(opt("price_input"), opt("price_output")),
         luau_timeout=opt("luau_timeout"),
+        request_timeout=opt("request_timeout"),
         jest_url=opt("jest_url"),
         energy=opt("energy_source") if opt("energy") else None,
         publish=opt("publish"),

@@ -204,6 +204,30 @@ def test_a_reply_written_twice_on_a_kept_alive_connection_never_becomes_another_
     assert "apiErrors 0" in rerun.stdout
 
 
+# -- 8: a deadline for the whole attempt ----------------------------------------------------
+
+
+def test_a_reply_trickled_a_byte_at_a_time_is_cut_at_the_request_timeout_and_asked_again(student, tmp_path):
+    """A byte every 50 ms never trips a per-read timeout: the first reply would take minutes.
+    --request-timeout bounds the whole attempt, and the retry gets the answer."""
+    with OpenAIServer(student) as server:
+        server.inject(Fault(trickle=0.05))
+        started = time.monotonic()
+        done = run(tmp_path, *live(server, "--limit=1"), "--request-timeout=1")
+        took = time.monotonic() - started
+        asked = len(generation(server))
+
+    result = read_result(tmp_path / "results", "multiple_choice")
+    assert result["summary"]["apiErrors"] == 0 and result["summary"]["n"] == 1, done.stdout[-2000:]
+    assert asked == 2 and took < 15  # the trickle alone is ~0.05 s per byte of a reply of hundreds of bytes
+
+
+def test_a_request_timeout_no_request_can_use_is_refused_in_one_line(tmp_path):
+    for value in ("0", "nan", "1e308"):
+        done = run(tmp_path, "--provider=reference", "-m", "multiple_choice", f"--request-timeout={value}")
+        assert done.returncode == 4 and "ERROR: --request-timeout must be a number of seconds above 0" in done.stderr, done.stderr
+
+
 # -- 9: a dead endpoint ----------------------------------------------------------------------
 
 
