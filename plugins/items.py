@@ -9,6 +9,7 @@ results collector writes the result file."""
 
 from __future__ import annotations
 
+import inspect
 import json
 import sys
 from dataclasses import dataclass
@@ -113,6 +114,21 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     if is_worker(config):
         return []
     return [f"{name}: published in models.json; reproduced from its run folder, no model is asked" for name in sorted(session_of(config).published)]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: Any) -> list | None:
+    """No item at all for an eval's test function that -m does not reach (its eval is not
+    planned): parametrized with no sample, it made one empty item that -m then deselected,
+    "collected 43 items / 3 deselected" for a user to wonder about."""
+    planned = session_of(collector.config).planned
+    if planned is None or not inspect.isfunction(obj) or "graded" not in inspect.signature(obj).parameters:
+        return None
+    if not (isinstance(collector, pytest.Module | pytest.Class) and collector.funcnamefilter(name)):
+        return None
+    names = [mark.name for mark in getattr(obj, "pytestmark", []) if mark.name in TASKS]
+    reached = names[0] in planned if names else any(not builtin(name) for name in planned)
+    return None if reached else []
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

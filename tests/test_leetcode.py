@@ -158,7 +158,7 @@ def test_a_reference_failing_its_own_tests_is_a_dataset_error_not_scored(tmp_pat
     assert (f"DatasetError: {path}: record 2 ({broken['task_id']}): the reference solution does not pass its own tests "
             "(2 of 9 tests failed); fix the problem's solution or test in the dataset; the item is not scored") in done.stdout
     assert "Traceback" not in done.stdout
-    assert re.fullmatch(r"=+ 1 passed, \d+ deselected, 1 error in .* =+", done.stdout.splitlines()[-1])
+    assert re.fullmatch(r"=+ 1 passed(, \d+ deselected)?, 1 error in .* =+", done.stdout.splitlines()[-1])
     result = read_result(tmp_path / "results", "leetcode")
     overall = result["summary"]["overall"]
     assert (overall["n"], overall["correct"], overall["accuracy"], overall["datasetErrors"]) == (1, 1, 1.0, 1)
@@ -253,7 +253,7 @@ def test_a_runaway_reference_is_a_dataset_error_within_the_luau_timeout(tmp_path
         assert (f"DatasetError: {path}: record {record} ({problem['task_id']}): the reference solution does not pass its own "
                 f"tests ({reason}); fix the problem's solution or test in the dataset; the item is not scored") in done.stdout
     assert "Traceback" not in done.stdout
-    assert re.fullmatch(r"=+ 1 passed, \d+ deselected, 4 errors in .* =+", done.stdout.splitlines()[-1])
+    assert re.fullmatch(r"=+ 1 passed(, \d+ deselected)?, 4 errors in .* =+", done.stdout.splitlines()[-1])
     assert took < 45  # in pytest's own process the pattern ran for minutes, the loop for 60 s
 
 

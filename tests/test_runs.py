@@ -402,3 +402,15 @@ def test_no_json_file_the_harness_writes_holds_nan_or_infinity(tmp_path, value, 
         write_json_atomic(path, value, indent=2)
     assert str(error.value) == f"{path}: {where} is not a finite number, which JSON cannot hold; nothing was written"
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]])
+def test_an_eval_run_ends_with_its_results_not_with_noise_about_items_it_never_had(tmp_path, workers):
+    """-m picks one eval: the others make no empty item to deselect, and syrupy (verify mode's)
+    neither reports nor warns about snapshots an eval run never takes."""
+    done = run_harness("--provider=reference", "-m", "multiple_choice", *workers, run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+    count = len(questions("multiple_choice"))
+    assert done.returncode == 0, done.stdout[-2000:]
+    assert f"collected {count} items\n" in done.stdout and "deselected" not in done.stdout
+    assert "snapshot" not in done.stdout + done.stderr and "Warning" not in done.stdout + done.stderr
+    assert done.stdout.splitlines()[-1].strip("= ").startswith(f"{count} passed in ")
