@@ -109,6 +109,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> None:
+    try:
+        _main(argv)
+    except BrokenPipeError:
+        # The reader went away (`evaluate ... | head`): nothing more to say, and not the
+        # "error: : Broken pipe" that the OSError below would print. The descriptor is pointed at
+        # devnull so that the interpreter's last flush cannot fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise SystemExit(1) from None
+
+
+def _main(argv: list[str] | None) -> None:
     sys.stdout.reconfigure(line_buffering=True)
     args = parse_args(argv)
     if args.verify:
@@ -122,6 +133,8 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(evaluate(args))
     except EvalError as error:
         raise SystemExit(printable(f"error: {error}")) from None
+    except BrokenPipeError:
+        raise  # the reader's, not a data folder's (`main`)
     except OSError as error:  # a data folder that fails while the command runs (a full disk)
         raise SystemExit(f"error: {error.filename or ''}: {error.strerror or error}") from None
     except KeyboardInterrupt:

@@ -298,3 +298,14 @@ def test_workers_is_requests_in_flight_per_eval(server, tmp_path):
     assert done.returncode == 0, out(done)
     lines = [line for line in done.stdout.splitlines() if line.strip().startswith(("ff:", "mc:", "lc:"))]
     assert len(lines) == 3 and all("--concurrency=3" in line and "-n 2" in line for line in lines), done.stdout
+
+
+def test_evaluate_piped_into_a_reader_that_stops_early_ends_quietly(tmp_path):
+    """`evaluate ... | head -1`: the reader goes away after a line; no "error: : Broken pipe"."""
+    command = evaluate_command(tmp_path / "data", "Piped", "--provider=reference", "--evals=mc")  # a line, then an eval's run
+    process = subprocess.Popen(command, cwd=ROOT, env=harness_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert process.stdout.readline()  # like head -1: one line, then gone
+    process.stdout.close()
+    stderr = process.stderr.read()
+    process.wait(timeout=60)
+    assert "Broken pipe" not in stderr and "Traceback" not in stderr and "Exception ignored" not in stderr, stderr

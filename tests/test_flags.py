@@ -4,6 +4,9 @@
 from __future__ import annotations
 
 import json
+import re
+import subprocess
+import sys
 
 import pytest
 from _pytest.config.argparsing import Parser
@@ -11,7 +14,7 @@ from _pytest.config.argparsing import Parser
 from evals.evaluate import parse_args
 from evals.flags import forwarded, how_to_run
 from plugins.options import pytest_addoption
-from tests.harness import harness_env, run_harness
+from tests.harness import ROOT, harness_env, run_harness
 from tests.loopback import OpenAIServer
 
 # Decided by evaluate itself: where files go (--data-dir), what it publishes (its NAME, --verify).
@@ -206,3 +209,13 @@ def test_a_providers_own_identity_flag_is_sent_recorded_and_makes_a_run_of_its_o
 
     refused = run_harness("-p", "tests.echo_provider", "--provider=reference", "--shout", "-m", "multiple_choice", **dirs)
     assert refused.returncode == 4 and "--shout is not sent by --provider reference" in refused.stderr and "it applies to echo" in refused.stderr, refused.stderr
+
+
+def test_every_flag_of_evaluate_says_what_it_does_in_its_help():
+    done = subprocess.run([sys.executable, "-m", "evals.evaluate", "--help"], capture_output=True, text=True, cwd=ROOT, check=True)
+    options = done.stdout.split("\noptions:", 1)[1]
+    # an option line ("  --name [VALUE]") whose next line is another option, or nothing: no help
+    lines = options.splitlines()
+    bare = [line.split()[0] for line, after in zip(lines, lines[1:] + [""])
+            if re.fullmatch(r"  (-\w, )?--[\w-]+( [A-Z_]+)?( \.\.\.)?", line) and not after.startswith(" " * 24)]
+    assert bare == []
