@@ -1,6 +1,6 @@
 """Side by side with a peer: this harness and inspect_ai on the same multiple-choice workload.
 
-    uv run python bench/vs_inspect.py [--scenarios 400x16,400x64,2000x64] [--repetitions 3]
+    uv run python bench/vs_inspect.py [--scenarios 400x16,400x64,2000x64,10000x256] [--repetitions 3]
                                       [--latency 0.2] [--inspect-version 0.3.285] [--venv DIR]
                                       [--inspect-args="--no-log-realtime"]
 
@@ -22,8 +22,10 @@ repetition checks that both sides made the same requests: the same count (= item
 path, the same message lists; a difference stops the script.
 
 Per run it prints the wall time of the whole command and its ratio to ideal
-(items x latency / in-flight), CPU seconds (user + sys of the command's process tree), peak
-memory (the largest process's RSS), the requests at the server and the most that were in flight
+(items x latency / in-flight), CPU seconds (user + sys of the command's process tree) and per
+item, peak memory of the whole process tree (the most that the command and every process under
+it held resident at once, sampled every 50 ms: the harness's asking children count as much as
+inspect's one process), the requests at the server and the most that were in flight
 at once, and the machine's load average; per scenario the medians, and the ratio harness wall /
 inspect wall of each harness run and the inspect run after it (the goal: <= 0.5 in every
 scenario). The wall time is split, by the server's clock, into start-up (command start to the
@@ -47,6 +49,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from importlib.metadata import version as installed_version
@@ -101,7 +104,7 @@ print(json.dumps({"status": log.status, "error": str(log.error.message) if log.e
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scenarios", default="400x16,400x64,2000x64", help="ITEMSxIN_FLIGHT, comma-separated")
+    parser.add_argument("--scenarios", default="400x16,400x64,2000x64,10000x256", help="ITEMSxIN_FLIGHT, comma-separated")
     parser.add_argument("--repetitions", type=int, default=3, help="runs of each side per scenario")
     parser.add_argument("--latency", type=float, default=0.2, help="seconds the server takes per reply")
     parser.add_argument("--inspect-version", default="0.3.285")
@@ -162,7 +165,7 @@ class Run:
     started: float  # time.time() at the command's start and exit, the server log's clock
     ended: float
     cpu: float  # user + sys seconds of the command and every process it waited for
-    peak_mb: float  # the largest RSS of any of those processes
+    peak_mb: float  # the most the whole process tree held resident at once
     requests: list[dict]  # what reached the server, in arrival order
     latency: float
 
@@ -197,7 +200,8 @@ def run_scenario(work: Path, sides: dict, items: int, in_flight: int, repetition
                 if not quiet:
                     print(f"  {name:8} {run.wall:6.2f} s wall, {run.wall / (items * latency / in_flight):5.2f} x ideal"
                           " (start-up {:.1f} s, requests {:.1f} s, finish {:.1f} s),".format(*run.phases),
-                          f" {cpu:5.1f} s CPU, {peak_mb:4.0f} MB, {len(run.requests)} requests,"
+                          f" {cpu:5.1f} s CPU ({cpu / items * 1000:.2f} ms per item), {peak_mb:4.0f} MB over the tree,"
+                          f" {len(run.requests)} requests,"
                           f" at most {peak_in_flight(run.requests, latency)} in flight,"
                           f" load {os.getloadavg()[0]:.1f}", flush=True)
             check_same_work(runs[-2], runs[-1], items)
@@ -218,15 +222,62 @@ def write_inspect_samples(dataset: Path, out: Path) -> None:
 
 
 def measure(command: list[str], cwd: Path, env: dict, folder: Path) -> tuple[float, float, float, float]:
-    """(start time, end time, CPU seconds, peak MB) of a command; its output goes to folder/out.txt."""
+    """(start time, end time, CPU seconds, peak MB over the process tree) of a command; its
+    output goes to folder/out.txt."""
     folder.mkdir(parents=True, exist_ok=True)
     with (folder / "out.txt").open("w") as out:
         started = time.time()
         process = subprocess.Popen(command, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
+        tree = TreeMemory(process.pid)
         _, status, usage = os.wait4(process.pid, 0)  # the usage of this command's process tree only
         ended = time.time()
+        peak = tree.stop()
     process.returncode = os.waitstatus_to_exitcode(status)
-    return started, ended, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+    return started, ended, usage.ru_utime + usage.ru_stime, peak / 2**20
+
+
+class TreeMemory:
+    """The most a process and all its descendants held resident at once (Linux /proc), sampled
+    every `period` seconds on a thread of its own. ru_maxrss is only the largest single process."""
+
+    PAGE = os.sysconf("SC_PAGE_SIZE")
+
+    def __init__(self, root: int, period: float = 0.05):
+        self.root, self.period, self.peak = root, period, 0
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> int:
+        self._done.set()
+        self._thread.join()
+        return self.peak
+
+    def _sample(self) -> None:
+        while not self._done.wait(self.period):
+            self.peak = max(self.peak, self._resident())
+
+    def _resident(self) -> int:
+        parents: dict[int, int] = {}
+        for entry in os.scandir("/proc"):
+            if entry.name.isdigit():
+                try:
+                    stat = Path(entry.path, "stat").read_text()
+                except OSError:
+                    continue  # ended meanwhile
+                parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])  # the field after the state
+        tree, grown = {self.root}, True
+        while grown:
+            more = {pid for pid, parent in parents.items() if parent in tree} - tree
+            tree |= more
+            grown = bool(more)
+        total = 0
+        for pid in tree:
+            try:
+                total += int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * self.PAGE
+            except OSError:
+                pass
+        return total
 
 
 class Harness:
@@ -309,14 +360,14 @@ def summarize(items: int, in_flight: int, latency: float, runs: list[Run]) -> di
         median[side]["phases"] = [statistics.median(phase) for phase in zip(*(run.phases for run in mine))]
         median[side]["requests"] = len(mine[0].requests)
     ratios = [h.wall / i.wall for h, i in zip(runs[0::2], runs[1::2])]  # each harness run / the inspect run after it
-    return {"scenario": f"{items:,}/{in_flight}", "ideal": ideal, **median, "ratios": ratios}
+    return {"scenario": f"{items:,}/{in_flight}", "items": items, "ideal": ideal, **median, "ratios": ratios}
 
 
 def print_table(table: list[dict], repetitions: int, version: str) -> None:
     print(f"\nmedians of {repetitions} alternating runs each (harness / inspect: the median and the spread of the"
           f" pairs); inspect_ai {version}; goal: harness wall <= {GOAL} x inspect's")
     print("| scenario | ideal | harness wall (x ideal) | inspect wall (x ideal) | harness / inspect (goal <= 0.5) |"
-          " CPU s harness / inspect | peak MB harness / inspect | start-up + requests + finish, harness |"
+          " CPU s harness / inspect (ms per item) | peak MB over the tree, harness / inspect | start-up + requests + finish, harness |"
           " the same, inspect | requests each |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for row in table:
@@ -327,7 +378,8 @@ def print_table(table: list[dict], repetitions: int, version: str) -> None:
         phases = ["{:.1f} + {:.1f} + {:.1f} s".format(*side["phases"]) for side in (h, i)]
         print(f"| {row['scenario']} | {ideal:.1f} s | {h['wall']:.1f} s ({h['wall'] / ideal:.2f}) |"
               f" {i['wall']:.1f} s ({i['wall'] / ideal:.2f}) | {ratio:.2f} ({spread}; {verdict}) |"
-              f" {h['cpu']:.1f} / {i['cpu']:.1f} | {h['peak_mb']:.0f} / {i['peak_mb']:.0f} |"
+              f" {h['cpu']:.1f} / {i['cpu']:.1f} ({h['cpu'] / row['items'] * 1000:.2f} / {i['cpu'] / row['items'] * 1000:.2f}) |"
+              f" {h['peak_mb']:.0f} / {i['peak_mb']:.0f} |"
               f" {phases[0]} | {phases[1]} | {h['requests']} |")
 
 
