@@ -8,7 +8,9 @@ The file's layout has a version of its own, `resultFormat`, apart from the run's
 field added to result files orphans no run folder and leaves every older file readable:
 - format 1 (no `resultFormat`): config, summary, prices, publishable, timing, rows;
 - format 2: also `graders` (the version of each part that graded it, `graders_of`) and each
-  row's `records`, a digest of the cache records it was scored from (`run.records_digest`).
+  row's `records`, a digest of the cache records it was scored from (`run.records_digest`);
+- format 3: a row whose judge call failed (an `apiError` after the candidate answered) keeps
+  the candidate's `usage` and `finishReason`, so the summary's tokens and cost count them.
 `FORMATS` lists what each format added; `in_format` drops it, so today's rescoring compares
 with an older file field for field (evals/verify.py)."""
 
@@ -23,13 +25,16 @@ from typing import Any
 from evals import stats
 from evals.atomic import write_json_atomic
 from evals.errors import RegistryError
-from evals.tasks import Task
+from evals.tasks import TASKS, Task
 
-RESULT_FORMAT = 2
+RESULT_FORMAT = 3
 # What each format added to the one before: top-level keys, and keys of every row.
 FORMATS: dict[int, tuple[frozenset[str], frozenset[str]]] = {
     2: (frozenset({"resultFormat", "graders"}), frozenset({"records"})),
+    3: (frozenset(), frozenset()),
 }
+# What format 3 added to a failed row (one whose candidate answered), and the summary counts.
+FAILED_ROW_USAGE = ("usage", "finishReason", "batched", "latency")
 MAX_ERROR_RATE = 0.05
 TOKEN_KINDS = ("input", "output", "reasoning", "cached")
 # Fields that measure the machine, not the model: excluded when two runs are compared.
@@ -118,16 +123,22 @@ def over_error_gate(summary: dict[str, Any]) -> bool:
     return failed_answers(summary) > MAX_ERROR_RATE * overall["n"]
 
 
-def gate_reason(summary: dict[str, Any]) -> str:
-    """Why a run is over the gate, and what a rerun can and cannot do about it."""
+def failures(summary: dict[str, Any]) -> str:
+    """`6 of 25 answers failed (6 API errors)`: what the gate counts, in words."""
     overall = summary.get("overall", summary)
     errors, verdicts = (overall.get(k) or 0 for k in GATED)
     parts = [f"{errors} API error{'s' * (errors != 1)}"] if errors else []
     parts += [f"{verdicts} unparseable judge verdict{'s' * (verdicts != 1)}"] if verdicts else []
+    return f"{failed_answers(summary)} of {overall['n']} answers failed ({', '.join(parts)})"
+
+
+def gate_reason(summary: dict[str, Any]) -> str:
+    """Why a run is over the gate, and what a rerun can and cannot do about it."""
+    overall = summary.get("overall", summary)
+    errors, verdicts = (overall.get(k) or 0 for k in GATED)
     advice = ["rerunning retries the API errors"] if errors else []
     advice += ["the cached verdicts stay as they are"] if verdicts else []
-    return (f"{failed_answers(summary)} of {overall['n']} answers failed ({', '.join(parts)}), over the "
-            f"{MAX_ERROR_RATE:.0%} gate: {'; '.join(advice)}; --allow-errors publishes it anyway")
+    return f"{failures(summary)}, over the {MAX_ERROR_RATE:.0%} gate: {'; '.join(advice)}; --allow-errors publishes it anyway"
 
 
 def not_publishable_reasons(config: dict[str, Any], summary: dict[str, Any], *, allow_errors: bool) -> list[str]:
@@ -192,9 +203,25 @@ def in_format(result: dict[str, Any], version: int) -> dict[str, Any]:
     top = frozenset().union(*(added for v, (added, _) in FORMATS.items() if v > version))
     row = frozenset().union(*(added for v, (_, added) in FORMATS.items() if v > version))
     shaped = {k: v for k, v in result.items() if k not in top}
+    if "resultFormat" in shaped:
+        shaped["resultFormat"] = version
     if row and isinstance(shaped.get("results"), list):
         shaped["results"] = [{k: v for k, v in r.items() if k not in row} for r in shaped["results"]]
+    if version < 3:
+        shaped = _without_failed_rows_usage(shaped)
     return shaped
+
+
+def _without_failed_rows_usage(result: dict[str, Any]) -> dict[str, Any]:
+    """Before format 3, a row whose judge call failed dropped the candidate's usage, and the
+    summary did not count it: today's rescoring, as such a file holds it."""
+    rows = result.get("results")
+    failed = [r for r in rows or () if r.get("status") == "apiError" and "usage" in r]
+    if not failed:
+        return result
+    rows = [{k: v for k, v in r.items() if k not in FAILED_ROW_USAGE} if r.get("status") == "apiError" else r for r in rows]
+    prices = Prices(**result["prices"]) if result.get("prices") else None
+    return {**result, "results": rows, "summary": summarize(TASKS[result["config"]["eval"]], rows, prices)}
 
 
 def write_result(path: Path, result: dict[str, Any]) -> None:

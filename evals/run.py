@@ -215,6 +215,7 @@ class EvalRun:
     def _row(self, sample: Any, wait: bool) -> dict[str, Any]:
         scoring = _Scoring(self, wait)
         request = self._candidate_request(sample)
+        completion = None
         try:
             completion = self._call(sample.id, "candidate", self.candidate, request, wait=wait)
             scoring.calls.append(("candidate", self.call_record(self.candidate, request), completion))
@@ -223,8 +224,10 @@ class EvalRun:
             raise
         except ProviderError as error:
             scoring.calls.append(("error", {}, error))
-            return {**row_identity(sample), **self.task.sample_fields(sample), "status": "apiError", "correct": False, "error": f"{error.kind}: {error}",
-                    "records": records_digest(scoring.calls)}
+            scored = {"status": "apiError", "correct": False, "error": f"{error.kind}: {error}"}
+            if completion is None:  # the candidate's own call failed: nothing was answered, nothing is counted
+                return {**row_identity(sample), **self.task.sample_fields(sample), **scored, "records": records_digest(scoring.calls)}
+            # A later call failed (a judge's): the candidate's answer was paid for all the same, and is counted.
         batched = ["candidate"] * bool(completion.batch) + scoring.batched
         return {
             **row_identity(sample),

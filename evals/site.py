@@ -63,7 +63,7 @@ from evals.extensions import Registry, in_words, on_board
 from evals.names import attempt_key, file_name
 from evals.publish import board_refusals, identity_mismatch
 from evals.registry import MODELS, RESULTS, Render, load_models, lock
-from evals.results import read_result
+from evals.results import failures, over_error_gate, read_result
 from evals.tasks import Column, Task
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,7 +80,7 @@ SCORES: Registry[tuple[str, str | None]] = Registry(lambda: {column.key: (task.k
 COMPARISON_FIELDS = ("a", "b", "difference", "low", "high", "distinguishable", "shared", "onlyA", "onlyB", "mcnemarP")
 # A board row's own fields (and a model page's), which no score's key may take.
 ROW_FIELDS = ("name", "page", "provider", "url", "releaseDate", "size", "sizeLabel", "average", "ci95", "cost", "costBasis", "price",
-              "kilowattHour", "allowErrors", "evals", "items")
+              "gateWaived", "kilowattHour", "allowErrors", "evals", "items")
 # A row's fields a model page shows, beside its id, status and band.
 ITEM_FIELDS = ("epoch", "correct", "expected", "answer", "verdicts", "agreed", "tests", "note", "error", "finishReason", "unmetered", "usage")
 HEADER = (
@@ -318,7 +318,17 @@ def _row(published: Published) -> dict[str, Any]:
         "cost": _total(entry, costs),
         "costBasis": basis,
         "price": entry["price"],
+        **({"gateWaived": waived} if (waived := _gate_waived(published)) else {}),
     }
+
+
+def _gate_waived(published: Published) -> dict[str, str]:
+    """The runs on the board only because the model was published with --allow-errors (its
+    entry's allowErrors), by resultFiles key: what failed in each, over the error gate. A score the
+    failures pulled down must not pass for an ordinary one."""
+    if not published.entry.get("allowErrors"):
+        return {}
+    return {key: failures(result["summary"]) for key, result in sorted(published.results.items()) if over_error_gate(result["summary"])}
 
 
 def _comparisons(board: list[Published]) -> dict[str, list[list[Any]]]:

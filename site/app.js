@@ -145,14 +145,34 @@
     },
   };
 
+  // A score's eval (its resultFiles key), for what data.js says of the run behind it.
+  const EVAL_OF = {};
+  scores.forEach(function (s) { EVAL_OF[s.key] = s.eval; });
+
   function scoreCell(td, m, key) {
     const value = m[key], ci = (m.ci95 || {})[key];
+    const waived = (m.gateWaived || {})[EVAL_OF[key]];
     td.textContent = percent(value);
     if (isNumber(value)) {
       td.classList.add("score");
       td.title = common.scoreTitle(value, ci);
       td.appendChild(common.whisker(value, ci));
     }
+    // published with --allow-errors: the failures count as wrong answers, so the score says less
+    if (waived) common.markWaived(td, waived);
+  }
+
+  // Under the table: each score shown only because its error gate was waived, and why.
+  function describeWaived() {
+    const note = document.getElementById("note-waived");
+    const lines = [];
+    models.forEach(function (m) {
+      Object.keys(m.gateWaived || {}).sort().forEach(function (key) {
+        lines.push(common.visible(String(m.name)) + "'s " + common.inSentence((evals[key] || { title: key }).title) + ": " + m.gateWaived[key]);
+      });
+    });
+    note.hidden = !lines.length;
+    note.textContent = lines.length ? "† Error gate waived (published with --allow-errors; failed answers count as wrong): " + lines.join("; ") + "." : "";
   }
 
   // ---- the table ---------------------------------------------------------------------------
@@ -282,7 +302,11 @@
       return;
     }
 
-    const width = 760, height = 440;
+    // Drawn at the width it is shown at (up to 760), so that its lettering keeps its size on a
+    // phone instead of shrinking with a wide drawing scaled down.
+    const shown = container.clientWidth - 16;  // inside its padding; nothing while the section is hidden
+    const width = shown > 0 ? Math.round(Math.min(760, Math.max(300, shown))) : 760;
+    const height = Math.round(Math.max(340, width * 0.58));
     const margin = { top: 20, right: 30, bottom: 56, left: 64 };
     const left = margin.left, right = width - margin.right;
     const top = margin.top, bottom = height - margin.bottom;
@@ -347,9 +371,11 @@
       const label = el("text", { class: "point-label", "data-name": p.m.name }, p.m.name);
       labels.appendChild(label);
       const w = (label.getComputedTextLength && label.getComputedTextLength()) || p.m.name.length * 6.6;
-      // right of the point, left of it, then stepping up and down on either side
+      // right of the point, left of it, then stepping up and down on either side, as far as the
+      // plot goes: the nearest place clear of every point and label drawn so far
       let choice = null;
-      for (let step = 0; step <= 4 && !choice; step++) {
+      const steps = Math.ceil(height / LINE);
+      for (let step = 0; step <= steps && !choice; step++) {
         const dys = step === 0 ? [0] : [-step * LINE, step * LINE];
         for (let i = 0; i < dys.length && !choice; i++) {
           [1, -1].forEach(function (side) {
@@ -502,10 +528,20 @@
   buildHeadings();
   makeSortable();
   renderTable();
+  describeWaived();
+  document.getElementById("board").hidden = false;
+  document.getElementById("chart-section").hidden = false;  // shown first: the chart is drawn at its width
   drawChart();
   linkHover();
-  document.getElementById("board").hidden = false;
-  document.getElementById("chart-section").hidden = false;
+  // a phone turned round, a window resized: the chart is drawn again at its new width
+  let drawnAt = document.getElementById("chart").clientWidth;
+  window.addEventListener("resize", function () {
+    const now = document.getElementById("chart").clientWidth;
+    if (now !== drawnAt) {
+      drawnAt = now;
+      drawChart();
+    }
+  });
   if (models.length > 1) {
     setUpComparison();
     document.getElementById("compare-section").hidden = false;

@@ -15,13 +15,30 @@ window.SiteCommon = (function () {
     return isNumber(value) ? (value * 100).toFixed(1) + "%" : DASH;
   }
 
+  // Every cost to a tenth of a cent, so that figures side by side line up and compare
+  // ("$0.030" beside "$0.021", never "$0.03"); what is smaller says so, and thousands are dollars.
+  const USD_DIGITS = 3;
+  const USD_LEAST = Math.pow(10, -USD_DIGITS);
+
   function usd(value) {
     if (!isNumber(value)) return DASH;
     if (value === 0) return "$0";
     if (value >= 1000) return "$" + Math.round(value).toLocaleString("en-US");
-    if (value >= 1) return "$" + value.toFixed(2);
-    if (value >= 0.01) return "$" + value.toFixed(3).replace(/0$/, "");
-    return "$" + value.toPrecision(2);
+    if (value < USD_LEAST / 2) return "< $" + USD_LEAST.toFixed(USD_DIGITS);
+    return "$" + value.toFixed(USD_DIGITS);
+  }
+
+  // A run on the board only because its model was published with --allow-errors (data.js's
+  // gateWaived: what failed), said the same way on the board and on the model's page.
+  function waivedText(failed) {
+    return "error gate waived: " + failed + ", counted as wrong";
+  }
+
+  // A score cell of such a run: a † after the score (before its whisker), and why in its title.
+  function markWaived(cell, failed) {
+    cell.classList.add("gate-waived");
+    cell.title = (cell.title ? cell.title + "; " : "") + waivedText(failed);
+    cell.insertBefore(tag("span", { className: "waived-mark", "aria-label": "(" + waivedText(failed) + ")" }, " †"), cell.childNodes[1] || null);
   }
 
   function count(value) {
@@ -148,6 +165,6 @@ window.SiteCommon = (function () {
   return {
     DASH: DASH, isNumber: isNumber, percent: percent, usd: usd, count: count, interval: interval,
     scoreTitle: scoreTitle, whisker: whisker, pageHref: pageHref, tag: tag, visible: visible,
-    evalsOf: evalsOf, scoreGroups: scoreGroups, scoreName: scoreName, inSentence: inSentence, listed: listed, countWord: countWord,
+    waivedText: waivedText, markWaived: markWaived, evalsOf: evalsOf, scoreGroups: scoreGroups, scoreName: scoreName, inSentence: inSentence, listed: listed, countWord: countWord,
   };
 })();

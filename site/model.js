@@ -88,7 +88,10 @@
     SCORES.forEach(function (s, i) {
       const more = [tag("td", { className: "num" }, answers(summaries[i]))];
       if (withPass) more.push(tag("td", { className: "num" }, passAt(summaries[i])));
-      tbody.appendChild(scoreRow(s[0], s[1], model[s[0]], (model.ci95 || {})[s[0]], more));
+      const row = scoreRow(s[0], s[1], model[s[0]], (model.ci95 || {})[s[0]], more);
+      const waived = (model.gateWaived || {})[s[2]];
+      if (waived) common.markWaived(row.querySelector("td.score"), waived);  // beside the score, not only in its run's card
+      tbody.appendChild(row);
     });
     const average = scoreRow("average", "Average", model.average, (model.ci95 || {}).average, withPass ? [tag("td"), tag("td")] : [tag("td")]);
     average.classList.add("col-average");
@@ -128,6 +131,19 @@
     return table;
   }
 
+  // How often the judges agreed, where that means something: one judge agrees with no one, and
+  // verdicts none of which could be read agree on nothing (never "0.0%" for either).
+  function agreement(run, summary) {
+    const judges = Array.isArray((run.config || {}).judges) ? run.config.judges.length : null;
+    const unreadable = summary.judgeUnparseable || 0;
+    const graded = (summary.n || 0) - (summary.apiErrors || 0);
+    if (judges !== null && graded > 0 && unreadable >= graded * judges) {
+      return "none: no verdict could be read (" + count(unreadable) + " unparseable)";
+    }
+    if (judges === 1) return "one judge: no agreement to measure";
+    return common.isNumber(summary.judgeAgreement) ? percent(summary.judgeAgreement) + " of graded answers unanimous" : common.DASH;
+  }
+
   function runCard(model, key) {
     const run = model.evals[key];
     const summary = hasBands(key) ? run.summary.overall : run.summary;
@@ -141,8 +157,9 @@
     if (summary.passAt) field(list, "pass@k", passAt(summary));
     field(list, "Cost", costText(model, run, key));
     field(list, "Tokens", tokens(summary.tokens));
+    if ((model.gateWaived || {})[key]) field(list, "Error gate", "waived when published (--allow-errors): " + model.gateWaived[key]);
     if ((DESCRIBED[key] || {}).judged) {
-      field(list, "Judge agreement", common.isNumber(summary.judgeAgreement) ? percent(summary.judgeAgreement) + " of graded answers unanimous" : common.DASH);
+      field(list, "Judge agreement", agreement(run, summary));
       field(list, "Judge tokens", summary.judgeTokens ? tokens(summary.judgeTokens) + " (not the model's cost)" : null);
     }
     field(list, "API errors", count(summary.apiErrors || 0));

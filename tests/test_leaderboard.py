@@ -194,6 +194,31 @@ def test_results_over_the_error_gate_are_not_published(tmp_path):
     assert entry(tmp_path / "data", "Gated").get("resultFiles") is None  # metadata only
 
 
+def test_a_model_published_with_allow_errors_has_its_waived_gate_on_the_board_and_its_tokens_counted(tmp_path):
+    """judge-b refuses every verdict: each freeform answer is an API error, --allow-errors
+    publishes it anyway; the site's data says which gate was waived and what failed, and the
+    freeform run still counts (and charges) the candidate's answers."""
+    from tests.harness import questions
+
+    n = len(questions("freeform"))
+    with OpenAIServer(Student()) as server:
+        server.fail_when(lambda r: r.body.get("model") == "judge-b", 400)
+        done = evaluate(tmp_path / "data", "Waived", *model_flags(server), *META, "--allow-errors")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert entry(tmp_path / "data", "Waived")["allowErrors"] is True
+    text = (tmp_path / "site" / "data.js").read_text()
+    board = json.loads(text[text.index("window.LEADERBOARD = ") + len("window.LEADERBOARD = "):].removesuffix(";\n"))
+    (row,) = board["models"]
+    assert row["gateWaived"] == {"freeform": f"{n} of {n} answers failed ({n} API errors)"}
+    files = entry(tmp_path / "data", "Waived")["resultFiles"]
+    tokens = {key: json.loads((tmp_path / "data" / "results" / folder / files[key]).read_text())["summary"]
+              for key, folder in (("freeform", "freeform"), ("multipleChoice", "multiple_choice"), ("leetcode", "leetcode"))}
+    tokens = {key: summary.get("overall", summary)["tokens"] for key, summary in tokens.items()}
+    assert tokens["freeform"]["input"] == 80 * n and tokens["freeform"]["output"] == 40 * n
+    # the suite cost on the board counts them at the entry's prices ($1.25 / $10 per million)
+    assert row["cost"] == pytest.approx(sum(t["input"] * 1.25 + t["output"] * 10 for t in tokens.values()) / 1e6, abs=1e-6)
+
+
 # -- the registry ----------------------------------------------------------------------------------
 
 

@@ -4,10 +4,12 @@ result files, resume, xdist, the error gate, secrets, corrupt caches, --force, f
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import re
 import signal
 import subprocess
+import tarfile
 import threading
 import time
 
@@ -414,3 +416,67 @@ def test_an_eval_run_ends_with_its_results_not_with_noise_about_items_it_never_h
     assert f"collected {count} items\n" in done.stdout and "deselected" not in done.stdout
     assert "snapshot" not in done.stdout + done.stderr and "Warning" not in done.stdout + done.stderr
     assert done.stdout.splitlines()[-1].strip("= ").startswith(f"{count} passed in ")
+
+
+def judge_prompt_of(request, model: str) -> bool:
+    body = request.body or {}
+    return body.get("model") == model and "VERDICT: CORRECT" in body["messages"][-1]["content"]
+
+
+@pytest.mark.parametrize("failing", ["judge-b", "judge-c"])
+def test_a_row_whose_judge_call_fails_keeps_the_candidates_usage_in_the_summary_and_cost(server, tmp_path, failing):
+    """Every judge call of one judge is refused (400): each freeform row is an API error, and
+    still counts the candidate's 80 + 40 tokens a reply; the cost is of every answer paid for."""
+    server.fail_when(lambda r: judge_prompt_of(r, failing), 400)
+    done = run_harness(*model_args(server, "--price-input=1", "--price-output=10"), "-m", "freeform",
+                       run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+
+    ff = read_result(tmp_path / "results", "freeform")
+    assert ff["summary"]["apiErrors"] == N_FF, done.stdout[-2000:]
+    assert ff["summary"]["tokens"]["input"] == 80 * N_FF and ff["summary"]["tokens"]["output"] == 40 * N_FF
+    assert ff["summary"]["cost"] == pytest.approx((80 * N_FF * 1 + 40 * N_FF * 10) / 1e6)
+    assert all(r["usage"]["input"] == 80 and r["finishReason"] for r in ff["results"])
+
+
+def test_a_row_keeps_its_candidates_usage_when_one_items_judge_fails_and_loses_none_when_the_candidate_fails(server, tmp_path):
+    """One item's judge call fails, another item's candidate call fails: the first row counts
+    its candidate's tokens, the second has none to count (nothing was answered)."""
+    judged, asked = questions("freeform")[1], questions("freeform")[2]
+    server.fail_when(lambda r: judge_prompt_of(r, "judge-a") and judged["question"] in r.body["messages"][-1]["content"], 400)
+    server.fail_when(lambda r: r.body.get("model") == "student-1" and asked["question"] in r.body["messages"][-1]["content"], 400)
+    run_harness(*model_args(server), "-m", "freeform", run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+
+    ff = read_result(tmp_path / "results", "freeform")
+    rows = {r["id"]: r for r in ff["results"]}
+    assert rows[judged["id"]]["status"] == rows[asked["id"]]["status"] == "apiError"
+    assert rows[judged["id"]]["usage"]["input"] == 80
+    assert "usage" not in rows[asked["id"]]
+    assert ff["summary"]["tokens"]["input"] == 80 * (N_FF - 1)
+    assert ff["resultFormat"] == 3
+
+
+# The last commit whose rows dropped the candidate's usage when a judge call failed (format 2).
+BEFORE_FORMAT_3 = "9ddb890"
+
+
+def test_a_file_written_before_rows_kept_their_usage_still_verifies_and_todays_does_too(server, tmp_path):
+    """The same run folder, a judge refused on every item: the file the code of 9ddb890 wrote
+    (no candidate usage on those rows) and the file today's code writes both verify."""
+    from evals.verify import compare
+
+    old = tmp_path / "old"
+    old.mkdir()
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", BEFORE_FORMAT_3], capture_output=True, check=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(old, filter="data")
+    server.fail_when(lambda r: judge_prompt_of(r, "judge-b"), 400)
+    command = harness_command(*model_args(server, "--price-input=1", "--price-output=10"), "-m", "freeform",
+                              run_dir=tmp_path / "runs", results_dir=tmp_path / "before")
+    subprocess.run(command, cwd=old, env=harness_env(PYTHONPATH=str(old)), capture_output=True, text=True, timeout=300)
+    (before,) = result_files(tmp_path / "before", "freeform")
+    assert "resultFormat" in json.loads(before.read_text()) and json.loads(before.read_text())["summary"]["tokens"]["input"] == 0
+
+    run_harness(*model_args(server, "--price-input=1", "--price-output=10"), "-m", "freeform", run_dir=tmp_path / "runs", results_dir=tmp_path / "today")
+    (today,) = result_files(tmp_path / "today", "freeform")
+    assert compare(before, run_root=tmp_path / "runs") == ("ok", "")
+    assert compare(today, run_root=tmp_path / "runs") == ("ok", "")

@@ -1,7 +1,8 @@
 """The leaderboard site: site data from models.json and result files (scores, average, suite
 cost), a deterministic data.js, `build --check`, bad data as one line; then the page itself in
 headless Chromium driven by Selenium (tests/browser.py): no console errors, every published
-model, sorting, the chart, the empty board."""
+model, sorting, the chart, the empty board; a crowded board (ten close models, labels that must
+not overlap), a waived error gate, costs to one precision, and a phone's 390 px width."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import json
 import math
 import multiprocessing
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -1019,7 +1021,7 @@ def test_the_model_name_opens_its_page(page, served):
     assert len(browser.find_elements(By.CSS_SELECTOR, "#scores .whisker-range")) == 7
     runs = {card.get_dom_attribute("data-eval"): card.text for card in browser.find_elements(By.CSS_SELECTOR, ".run-card")}
     assert "Judge agreement\n100.0% of graded answers unanimous" in runs["freeform"]
-    assert "Cost\n$0.06 (at $2 / $8 per million input / output tokens)" in runs["freeform"]
+    assert "Cost\n$0.060 (at $2 / $8 per million input / output tokens)" in runs["freeform"]
     assert "Tokens\n10,000 input, 5,000 output, 2,500 reasoning, 0 cached" in runs["freeform"]
     browser.find_element(By.CSS_SELECTOR, ".run-card[data-eval=leetcode] details.identity summary").click()
     identity = {row.find_element(By.CSS_SELECTOR, "th").text: row.find_element(By.CSS_SELECTOR, "td").text
@@ -1356,3 +1358,188 @@ def test_an_eval_whose_column_cannot_be_on_the_board_is_one_line(registered, reg
     models, results, site_dir = registry  # what `build` says, before it reads a result file
     assert site.main(cli(models, results, site_dir, "--check")) == 2
     assert capsys.readouterr().err == f"build: {line}\n"
+
+
+# ---- a crowded board, a waived gate, one precision for costs, a phone's width ------------------
+
+CLOSE = [f"close-{i}" for i in range(10)]
+WAIVED = "delta-waived"
+PHONE = (390, 844)
+
+
+def _waived_freeform(results: Path, model: str) -> str:
+    """A freeform run whose one judge wrote no readable verdict on any of its 10 answers: 0%,
+    over the error gate, so on the board only with --allow-errors."""
+    task = TASKS["freeform"]
+    rows = [{"id": f"fr-{i:04d}", "status": "wrong", "correct": False, "usage": {"input": 1000, "output": 500, "reasoning": 0, "cached": 0},
+             "verdicts": [{"judge": "openai:judge-a", "verdict": None}], "agreed": False, "latency": 1.0} for i in range(10)]
+    config = {"eval": "freeform", "provider": "openai", "model": model, "split": "test", "dataset": {"source": "bundled", "sha256": "0" * 64},
+              "promptVersion": task.prompt_version, "harnessVersion": 1, "judges": [{"provider": "openai", "model": "judge-a"}]}
+    summary = summarize(task, rows)
+    result = {"config": config, "summary": summary, "publishable": False, "notPublishable": ["over the gate"], "timing": {}, "results": rows}
+    name = run_name(config) + ".json"
+    (results / "freeform" / name).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    return name
+
+
+def make_crowded_registry(root: Path) -> tuple[Path, Path]:
+    """Ten models of nearly the same score and cost (the labels' worst case), and one published
+    with --allow-errors whose freeform verdicts were all unparseable."""
+    results = root / "results"
+    models = []
+    for i, name in enumerate(CLOSE):
+        files = _publish(results, name, "openai", ff=(10, 7 + i % 2), mc=(20, 16 + i % 3), lc={"easy": 4, "medium": 2, "hard": 1},
+                         usage={"freeform": (1000 + 10 * i, 500), "multiple_choice": (400, 100), "leetcode": (800, 1500)})
+        models.append({"name": name, "provider": "OpenAI", "url": f"https://example.com/{name}", "releaseDate": "2025-08-07",
+                       "size": None, "price": {"input": 2.0, "output": 8.0}, "resultFiles": files})
+    files = _publish(results, WAIVED, "openai", ff=(10, 0), mc=(20, 15), lc={"easy": 3, "medium": 1, "hard": 0},
+                     usage={"freeform": (1000, 500), "multiple_choice": (10, 10), "leetcode": (10, 10)})
+    files["freeform"] = _waived_freeform(results, WAIVED)
+    models.append({"name": WAIVED, "provider": "Delta", "url": "https://example.com/delta", "releaseDate": "2025-10-01", "size": None,
+                   "price": {"input": 0.1, "output": 0.4}, "allowErrors": True, "resultFiles": files})
+    path = root / "models.json"
+    path.write_text(json.dumps(models, indent=2) + "\n", encoding="utf-8")
+    return path, results
+
+
+@pytest.fixture(scope="module")
+def crowded(tmp_path_factory) -> Path:
+    """The crowded board, built: its folder (opened from file://)."""
+    root = tmp_path_factory.mktemp("crowded")
+    models, results = make_crowded_registry(root / "data")
+    for file in STATIC:
+        shutil.copy(ROOT / "site" / file, root / file)
+    assert site.build(models_path=models, results_dir=results, site_dir=root, write=True)
+    return root
+
+
+@contextlib.contextmanager
+def window(browser: WebDriver, size: tuple[int, int]):
+    browser.set_window_size(*size)
+    try:
+        yield browser
+    finally:
+        browser.set_window_size(1400, 1000)
+
+
+def overlapping_labels(browser: WebDriver) -> list[tuple[str, str]]:
+    return browser.execute_script(
+        "const boxes = Array.from(document.querySelectorAll('#chart text.point-label')).map(t => [t.textContent, t.getBoundingClientRect()]);"
+        " const out = []; boxes.forEach(([a, p], i) => boxes.slice(i + 1).forEach(([b, q]) => {"
+        " if (p.left < q.right && q.left < p.right && p.top < q.bottom && q.top < p.bottom) out.push([a, b]); })); return out;")
+
+
+@pytest.mark.parametrize("size", [(1400, 1000), PHONE], ids=["wide", "phone"])
+def test_the_labels_of_ten_close_models_never_overlap(page, crowded, size, tmp_path):
+    with window(page.browser(), size):
+        browser = page.open((crowded / "index.html").as_uri())
+        browser.save_screenshot(str(tmp_path / "board.png"))
+        labels = [t.text for t in browser.find_elements(By.CSS_SELECTOR, "#chart svg text.point-label")]
+        assert sorted(labels) == sorted([*CLOSE, WAIVED])
+        assert overlapping_labels(browser) == []
+        # and none covers a point other than its own
+        covered = browser.execute_script(
+            "const points = Array.from(document.querySelectorAll('#chart circle[data-model]')).map(c => [c.dataset.model, c.getBoundingClientRect()]);"
+            " const out = []; document.querySelectorAll('#chart text.point-label').forEach(t => { const p = t.getBoundingClientRect();"
+            " points.forEach(([name, q]) => { if (name !== t.textContent && p.left < q.right && q.left < p.right && p.top < q.bottom && q.top < p.bottom)"
+            " out.push([t.textContent, name]); }); }); return out;")
+        assert covered == []
+        assert problems(browser) == []
+
+
+def test_costs_are_printed_to_one_precision(page, crowded):
+    browser = page.open((crowded / "index.html").as_uri())
+    shown = browser.execute_script("return [0.03, 0.021, 0.3, 1.25, 12.5, 0.0004, 0, 2500].map(SiteCommon.usd)")
+    assert shown == ["$0.030", "$0.021", "$0.300", "$1.250", "$12.500", "< $0.001", "$0", "$2,500"]
+    costs = [td.text for td in browser.find_elements(By.CSS_SELECTOR, "#leaderboard tbody td[data-key=cost]")]
+    assert all(re.fullmatch(r"\$\d+\.\d{3}", cost) for cost in costs), costs
+    ticks = browser.execute_script("return Array.from(document.querySelectorAll('#chart title')).map(t => t.textContent)")
+    assert not [t for t in ticks if re.search(r"\$\d+\.\d{1,2}\b(?!\d)", t)], ticks  # "$0.03 for the suite" nowhere
+
+
+def test_a_waived_error_gate_is_marked_on_the_board_and_the_models_page(page, crowded):
+    browser = page.open((crowded / "index.html").as_uri())
+    cell = browser.find_element(By.CSS_SELECTOR, f"#leaderboard tr[data-name='{WAIVED}'] td[data-key=freeform]")
+    assert cell.text.startswith("0.0% †")
+    assert "error gate waived: 10 of 10 answers failed (10 unparseable judge verdicts), counted as wrong" in cell.get_dom_attribute("title")
+    others = browser.find_elements(By.CSS_SELECTOR, "#leaderboard .waived-mark")
+    assert len(others) == 1  # only that run: its other evals, and the other models, passed the gate
+    note = browser.find_element(By.CSS_SELECTOR, "#note-waived")
+    assert note.text == f"† Error gate waived (published with --allow-errors; failed answers count as wrong): {WAIVED}'s freeform: 10 of 10 answers failed (10 unparseable judge verdicts)."
+
+    browser = page.open((crowded / "model.html").as_uri() + f"?model={WAIVED}")
+    score = browser.find_element(By.CSS_SELECTOR, "#scores tr[data-key=freeform] td.score")
+    assert score.text.startswith("0.0% †")
+    card = browser.find_element(By.CSS_SELECTOR, ".run-card[data-eval=freeform]").text
+    assert "Error gate\nwaived when published (--allow-errors): 10 of 10 answers failed (10 unparseable judge verdicts)" in card
+    # one judge, no verdict readable: no "judge agreement 0.0%"
+    assert "Judge agreement\nnone: no verdict could be read (10 unparseable)" in card
+    assert "0.0% of graded answers" not in card
+    assert browser.find_elements(By.CSS_SELECTOR, ".run-card[data-eval=multipleChoice] .waived-mark") == []
+    assert problems(browser) == []
+
+
+def test_one_judge_of_readable_verdicts_says_there_is_no_agreement_to_measure(page, tmp_path):
+    root = tmp_path / "one-judge"
+    models, results = make_crowded_registry(root / "data")
+    path = results / "freeform" / json.loads(models.read_text())[-1]["resultFiles"]["freeform"]
+    result = json.loads(path.read_text())
+    for row in result["results"]:
+        row["verdicts"] = [{"judge": "openai:judge-a", "verdict": "INCORRECT"}]
+        row["agreed"] = True
+    result["summary"] = summarize(TASKS["freeform"], result["results"])
+    path.write_text(json.dumps(result, indent=2) + "\n")
+    for file in STATIC:
+        shutil.copy(ROOT / "site" / file, root / file)
+    assert site.build(models_path=models, results_dir=results, site_dir=root, write=True)
+    browser = page.open((root / "model.html").as_uri() + f"?model={WAIVED}")
+    card = browser.find_element(By.CSS_SELECTOR, ".run-card[data-eval=freeform]").text
+    assert "Judge agreement\none judge: no agreement to measure" in card
+    # allowErrors recorded, but every verdict read: no gate was waived, and nothing says one was
+    assert "Error gate" not in card and browser.find_elements(By.CSS_SELECTOR, ".waived-mark") == []
+    assert problems(browser) == []
+
+
+def test_at_a_phones_width_the_board_shows_scores_says_it_scrolls_and_its_chart_is_readable(page, crowded):
+    with window(page.browser(), PHONE) as browser:
+        browser = page.open((crowded / "index.html").as_uri())
+        assert browser.execute_script("return window.innerWidth") <= PHONE[0]
+        # no sideways scrolling of the whole page: only the table's region scrolls
+        assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+        seen = browser.execute_script(
+            "const row = document.querySelector('#leaderboard tbody tr'); const wrap = document.querySelector('#board .table-wrap').getBoundingClientRect();"
+            " return Array.from(row.children).filter(c => { const r = c.getBoundingClientRect();"
+            " return r.width > 0 && r.left >= wrap.left - 1 && r.right <= wrap.right + 1; }).map(c => c.dataset.key);")
+        assert "name" in seen and {"freeform", "multipleChoice"} <= set(seen), seen  # the scores, from the first screen
+        scrolls = browser.execute_script("const w = document.querySelector('#board .table-wrap'); return w.scrollWidth > w.clientWidth")
+        hint = browser.find_element(By.CSS_SELECTOR, ".scroll-hint")
+        assert not scrolls or (hint.is_displayed() and "sideways" in hint.text)
+        # the chart's lettering at the size it is drawn, not a wide drawing shrunk to a third
+        sizes = browser.execute_script(
+            "return Array.from(document.querySelectorAll('#chart text.point-label, #chart text.tick')).map(t => t.getBoundingClientRect().height)")
+        assert sizes and min(sizes) >= 11, sizes
+        assert problems(browser) == []
+
+
+def test_at_a_phones_width_a_models_page_shows_its_scores_and_runs(page, crowded):
+    with window(page.browser(), PHONE) as browser:
+        browser = page.open((crowded / "model.html").as_uri() + f"?model={CLOSE[0]}")
+        assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+        hidden = browser.execute_script(
+            "return Array.from(document.querySelectorAll('#scores tbody td.score, .run-card')).filter(c => {"
+            " const r = c.getBoundingClientRect(); return r.left < 0 || r.right > window.innerWidth; }).length")
+        assert hidden == 0
+        assert problems(browser) == []
+
+
+def test_a_board_opened_wide_then_narrowed_draws_its_chart_again_at_the_new_width(page, crowded):
+    browser = page.open((crowded / "index.html").as_uri())
+    with window(browser, PHONE):
+        deadline = time.monotonic() + 5
+        while browser.execute_script("return Number(document.querySelector('#chart svg').viewBox.baseVal.width)") >= 700:
+            assert time.monotonic() < deadline, "the chart was not drawn again at the phone's width"
+            time.sleep(0.05)
+        sizes = browser.execute_script("return Array.from(document.querySelectorAll('#chart text.point-label')).map(t => t.getBoundingClientRect().height)")
+        assert min(sizes) >= 11, sizes
+        assert overlapping_labels(browser) == []
+        assert problems(browser) == []

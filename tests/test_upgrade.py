@@ -19,6 +19,7 @@ import pytest
 
 from evals import registry
 from evals.identity import identity_from_config, to_flags
+from evals.results import RESULT_FORMAT
 from tests.harness import ROOT, Student, harness_env, run_harness
 from tests.loopback import OpenAIServer
 from tests.test_leaderboard import META, model_flags
@@ -251,7 +252,8 @@ def test_a_grader_change_is_a_regrade_not_a_diff_and_regrade_writes_the_new_scor
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"regraded {NAME!r}: multipleChoice {mc.name}" in done.stdout
     new = json.loads(mc.read_text())
-    assert (new["resultFormat"], new["graders"], new["summary"]["accuracy"]) == (2, {"letters": "2", "stats": "1"}, regraded_accuracy)
+    # written again in today's format
+    assert (new["resultFormat"], new["graders"], new["summary"]["accuracy"]) == (RESULT_FORMAT, {"letters": "2", "stats": "1"}, regraded_accuracy)
     assert new["config"] == published["config"] and new["timing"] == published["timing"]
     (kept,) = mc.parent.glob(f"{mc.name}.replaced-*")
     assert kept.read_bytes() == before[str(mc.relative_to(board))]
