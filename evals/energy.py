@@ -619,8 +619,8 @@ class PowerSourceInfo:
         return tuple(flag for _, flag in self.options)
 
 
-ENERGY_LOG = Flag("--energy-log", "with --energy-source hwinfo: the HWiNFO CSV log HWiNFO is writing; write --energy-log=PATH", Path,
-                  evaluate_help="with --energy-source hwinfo: the CSV log HWiNFO is writing", forward=True)
+ENERGY_LOG = Flag("--energy-log", "with --energy: the CSV log HWiNFO is writing (--energy-source hwinfo); write --energy-log=PATH", Path,
+                  evaluate_help="with --energy: the CSV log HWiNFO is writing (--energy-source hwinfo)", forward=True)
 ENERGY_POWERCAP = Flag("--energy-powercap", argparse.SUPPRESS, Path, Path("/sys/class/powercap"), forward=True)
 ENERGY_PERIOD = Flag("--energy-period", "with --energy: seconds between readings of a counter source (default 1)", float, 1.0, forward=True,
                      check=seconds)
@@ -644,6 +644,7 @@ register_source("hwinfo", PowerSourceInfo(_hwinfo, (("log", ENERGY_LOG),), posit
 register_source("rapl", PowerSourceInfo(_rapl, (("powercap", ENERGY_POWERCAP), ("period", ENERGY_PERIOD)), position=20))
 register_source("nvml", PowerSourceInfo(_nvml, (("period", ENERGY_PERIOD),), position=30))
 SOURCES = Registry(sources)  # every registered power source, by name
+DEFAULT_SOURCE = "rapl"  # with --energy and no flag of another source
 
 
 def source(name: str, *, clock: Callable[[], float] = time.time, **options: Any) -> PowerSource:
@@ -654,6 +655,32 @@ def source(name: str, *, clock: Callable[[], float] = time.time, **options: Any)
     if name not in SOURCES:
         raise UsageError(f"unknown --energy-source {name!r}: choose one of {', '.join(SOURCES)}")
     return SOURCES[name].make(clock=clock, **{k: v for k, v in options.items() if v is not None})
+
+
+def chosen(value: Callable[[str], Any]) -> PowerSource | None:
+    """The power source the energy flags name, made (not yet checked), or None without
+    --energy; `value(dest)` reads a flag (None or the flag's default: not given). Every
+    mistake in them is one UsageError, before anything runs: a source's flag (or
+    --energy-source) without --energy, which would be ignored; a flag of one source given to
+    another. With no --energy-source, the source whose flags are given is meant (a log path
+    means HWiNFO), else rapl."""
+    given = list({flag.name: flag for info in SOURCES.values() for flag in info.flags
+                  if value(flag.dest) is not None and value(flag.dest) != flag.default}.values())
+    named = value("energy_source")
+    if not value("energy"):
+        unused = (["--energy-source"] if named else []) + [flag.name for flag in given]
+        if unused:
+            raise UsageError(f"{', '.join(unused)} {'has' if len(unused) == 1 else 'have'} no use without --energy: "
+                             f"add --energy to measure the energy, or leave {'it' if len(unused) == 1 else 'them'} out")
+        return None
+    name = named or next((name for name in (DEFAULT_SOURCE, *SOURCES) if all(flag in SOURCES[name].flags for flag in given)), None)
+    if name is None:
+        raise UsageError(f"{' and '.join(flag.name for flag in given)} belong to different power sources: name one with --energy-source")
+    if foreign := [flag.name for flag in given if flag not in SOURCES[name].flags]:
+        owners = [other for other, info in SOURCES.items() if any(flag.name in foreign for flag in info.flags)]
+        raise UsageError(f"{', '.join(foreign)} {'is' if len(foreign) == 1 else 'are'} for --energy-source {' or '.join(owners)}, "
+                         f"not {name}: leave {'it' if len(foreign) == 1 else 'them'} out, or choose that source")
+    return source(name, **options_of(name, lambda flag: value(flag.dest)))
 
 
 def options_of(name: str, value: Callable[[Flag], Any]) -> dict[str, Any]:

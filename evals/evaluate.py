@@ -37,7 +37,7 @@ from evals.flags import Flag, add_evaluate_arguments, forwarded, how_to_run, ref
 from evals.grading.judges import JudgeSpec, default_judges
 from evals.identity import FIELDS, Identity, add_identity_options, from_values, identity_from_config, parse_datasets, to_flags
 from evals.plan import Planned, plan
-from evals.providers import make_provider
+from evals.providers import check_keys, make_provider
 from evals.publish import finished_results, publish
 from evals.results import read_result
 from evals.scrub import printable
@@ -77,7 +77,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     how.add_argument("--evals", default=",".join(_board_tags()), help=_evals_help())
     how.add_argument("--parallel", action="store_true", help="run the evals at once, each line prefixed by its eval")
     how.add_argument("--no-build", action="store_true", help="run, but leave models.json and the site alone")
-    how.add_argument("--dry-run", action="store_true", help="check everything, print the plan (commands, run folders, result files) and exit")
+    how.add_argument("--dry-run", action="store_true", help="print the plan (commands, run folders, result files, requests it would make), then every problem found; exit 1 if there is one")
     how.add_argument("--status", action="store_true", help="print each eval's progress and exit")
     how.add_argument("--data-dir", type=Path, default=ROOT / "data", help=argparse.SUPPRESS)
 
@@ -181,12 +181,14 @@ def evaluate(args: argparse.Namespace) -> int:
     publishing = not (smoke or reference or args.no_build)
     selected = [evals[tag] for tag in args.tags]
 
+    # Every check before the first paid request; the first mistake stops the command, and
+    # with --dry-run every one is kept, to follow the plan.
+    problems: list[str] | None = [] if args.dry_run else None
     if not args.status:
-        _check_keys(selected)
-    metadata = _metadata(args, saved, entry, next(iter(evals.values()))) if publishing and not args.status else {}
-    if args.force and (published := [e for e in selected if e.published]):
-        raise UsageError(f"{', '.join(e.tag for e in published)}: the run is published in models.json and stays as it is; "
-                         "--force would start over a published run (remove its resultFiles from models.json first)")
+        _found(problems, _check_keys, selected)
+        _found(problems, _check_energy, args)
+    metadata = (_found(problems, _metadata, args, saved, entry, next(iter(evals.values()))) or {}) if publishing and not args.status else {}
+    _found(problems, _check_force, args, selected)
 
     print(f"{args.name}:")
     commands = {}
@@ -196,8 +198,12 @@ def evaluate(args: argparse.Namespace) -> int:
         print(f"  {e.tag}: {shown}")
         print(f"      run folder  {e.run_folder}")
         print(f"      results     {e.result_file}")
+        if args.dry_run:
+            print(f"      requests    {_requests(e)}")
     if args.dry_run:
-        return 0
+        for problem in problems:
+            print(printable(f"error: {problem}"), file=sys.stderr)
+        return 1 if problems else 0
     if args.status:
         for e in selected:
             print(_status(e))
@@ -242,9 +248,23 @@ def evaluate(args: argparse.Namespace) -> int:
         return 1 if refused else 0
     if unfinished:
         failed = ", ".join(f"{tag} (pytest exit {codes[tag]})" if tag in codes else tag for tag in unfinished)
-        print(f"error: {failed} did not finish (see the log above); `evaluate {args.name!r}` resumes", file=sys.stderr)
+        print(f"error: {failed} did not finish (see the log above); {_next_step(args.name, unfinished, codes)}", file=sys.stderr)
         return 1
     return 1 if refused else 0
+
+
+# pytest's exits that a resume would meet again: the answers cached so far do not change them.
+NOT_RESUMABLE = {3: "stopped at an internal error (above), which a resume would meet again", 5: "collected no item"}
+
+
+def _next_step(name: str, unfinished: list[str], codes: dict[str, int]) -> str:
+    """What helps the evals that did not finish: a resume, only where one can (an interrupted
+    run, API errors, an eval not reached), and the cause for the others."""
+    stuck = {tag: NOT_RESUMABLE[codes[tag]] for tag in unfinished if codes.get(tag) in NOT_RESUMABLE}
+    causes = "; ".join(f"{tag} {why}" for tag, why in stuck.items())
+    if not stuck:
+        return f"`evaluate {name!r}` resumes"
+    return causes + (f"; `evaluate {name!r}` resumes the others" if len(stuck) < len(unfinished) else "")
 
 
 def _regrade(args: argparse.Namespace) -> int:
@@ -337,19 +357,45 @@ def _judge(text: str) -> JudgeSpec:
         raise UsageError(str(error)) from None
 
 
+def _found(problems: list[str] | None, check, *values: Any) -> Any:
+    """`check(*values)`: its mistake stops the command, or with --dry-run (`problems` a list)
+    is kept there and the checks go on."""
+    try:
+        return check(*values)
+    except EvalError as error:
+        if problems is None:
+            raise
+        problems.append(str(error))
+        return None
+
+
 def _check_keys(selected: list[Eval]) -> None:
-    """Every provider the command will call, built now: a missing API key stops it before
-    anything is paid for. A published eval calls nothing."""
-    for e in selected:
-        if e.published:
-            continue
+    """Every provider the command will call: its API keys, all missing ones in one line, then
+    the candidate built, before anything is paid for. A published eval calls nothing."""
+    running = [e for e in selected if not e.published]
+    candidates = [(f"--provider {e.identity.spec.provider}", e.identity.spec) for e in running]
+    judges = [judge.flagged() for e in running if TASKS[e.name].uses_judges for judge in e.identity.judges]
+    check_keys([*candidates, *judges])
+    for e in running:
         make_provider(e.identity.spec)
-        if TASKS[e.name].uses_judges:
-            for judge in e.identity.judges:
-                try:
-                    make_provider(judge.provider_spec())
-                except EvalError as error:
-                    raise UsageError(f"--judge {judge.name}: {error}; or pick judges you have keys for with --judge PROVIDER:MODEL") from None
+
+
+def _check_energy(args: argparse.Namespace) -> None:
+    """The energy flags, and the power source they name able to measure now (a RAPL zone, a
+    HWiNFO log being written): each eval's pytest would stop at it, after the evals before it."""
+    from evals import energy
+
+    if source := energy.chosen(lambda dest: getattr(args, dest, None)):
+        try:
+            source.check()
+        except EvalError as error:
+            raise UsageError(f"--energy: {error}") from None
+
+
+def _check_force(args: argparse.Namespace, selected: list[Eval]) -> None:
+    if args.force and (published := [e for e in selected if e.published]):
+        raise UsageError(f"{', '.join(e.tag for e in published)}: the run is published in models.json and stays as it is; "
+                         "--force would start over a published run (remove its resultFiles from models.json first)")
 
 
 def _command(e: Eval, args: argparse.Namespace, data: Path) -> list[str]:
@@ -358,7 +404,8 @@ def _command(e: Eval, args: argparse.Namespace, data: Path) -> list[str]:
     return command + forwarded(args, how_to_run())
 
 
-def _status(e: Eval) -> str:
+def _cached(e: Eval) -> tuple[int, int]:
+    """(answered, errors) among the eval's candidate calls its run folder holds."""
     from evals.cache import RunCache
 
     cache = RunCache(e.run_folder, session=None)
@@ -367,6 +414,23 @@ def _status(e: Eval) -> str:
         record = cache.read(sample.id, "candidate")
         answered += bool(record and "response" in record)
         errors += bool(record and "error" in record)
+    return answered, errors
+
+
+def _requests(e: Eval) -> str:
+    """The model requests the eval would make, for --dry-run: an item not answered yet is
+    asked once, and judged by each judge (retries and calls cached since come on top or off)."""
+    if e.published:
+        return "none (published: reproduced offline)"
+    answered = _cached(e)[0]
+    n = len(e.planned.samples)
+    judges = len(e.identity.judges) if TASKS[e.name].uses_judges else 0
+    judged = f" + {(n - answered) * judges:,} to {in_words(judges)} judge{'s' if judges != 1 else ''}" if judges else ""
+    return f"about {(n - answered) * (1 + judges):,}: {n - answered:,} to the model{judged} ({answered:,} of {n:,} items cached)"
+
+
+def _status(e: Eval) -> str:
+    answered, errors = _cached(e)
     n = len(e.planned.samples)
     done = "published" if e.published else "result file written" if e.result_file.is_file() else "no result file yet"
     return f"  {e.tag}: {answered} of {n} answered (cached), {errors} errors, {n - answered} remaining; {done}"

@@ -174,7 +174,7 @@ FLAGS: tuple[Flag, ...] = (
     Flag("--energy", "measure the energy the model's requests used (local models), into the result files as kWh",
          evaluate_help="measure the energy of the model's requests (local models) and publish the five kWh figures", forward=True),
     Flag("--energy-source", "with --energy: Linux RAPL counters (default), NVIDIA's GPU energy counters, or a HWiNFO CSV log (--energy-log)",
-         str, "rapl",  # its choices: the registered power sources
+         str,  # its choices: the registered power sources; none named: the one whose flags are given (evals.energy.chosen)
          evaluate_help="with --energy: rapl (default), nvml or hwinfo (with --energy-log)", forward=True),
     Flag("--request-timeout", "seconds one model request may take, connect to last byte, before it is retried (default 600)", float, 600.0,
          forward=True, check=seconds),

@@ -30,8 +30,8 @@ def configure(config: pytest.Config) -> None:
     if session_of(config).settings is None or is_worker(config) or not settings(config).energy:
         return
     s = settings(config)
-    source = energy.source(s.energy, **energy.options_of(s.energy, lambda flag: config.getoption(flag.dest)))
     try:
+        source = energy.chosen(config.getoption)  # as `plugins.options` checked it
         source.check()  # before anything is asked: a source that cannot measure makes the kWh meaningless
     except EvalError as error:
         raise pytest.UsageError(printable(f"--energy: {error}")) from None

@@ -25,7 +25,7 @@ from evals.errors import DatasetError, EvalError, FatalError, StorageError
 from evals.extensions import builtin
 from evals.fetcher import ChildProcesses, Fetchers, discard_prestarted
 from evals.plan import Planned, plan
-from evals.providers import PROVIDERS
+from evals.providers import PROVIDERS, check_keys
 from evals.run import Asker, BatchWaiting, EvalRun, RunSpec, Threads, build_run, start_over
 from evals.scrub import printable
 from evals.tasks import TASKS
@@ -181,7 +181,9 @@ def eval_run(config: pytest.Config, name: str) -> EvalRun:
         spec = run_spec(config, name)
         if spec.published:
             made = {"candidate": CachedOnly(spec.candidate), **{f"judge-{i}": CachedOnly(judge) for i, (_, judge) in enumerate(spec.judges)}}
-        else:  # made before --force sets anything aside: a judge's missing key stops the command first
+        else:  # made before --force sets anything aside: the judges' missing keys stop the command first
+            if spec.judges:
+                check_keys(judge.flagged() for judge in s.identity.judges)
             made = {"candidate": s.candidate, **{f"judge-{i}": judge_provider(j)[1] for i, j in enumerate(s.identity.judges) if spec.judges}}
             if s.force:
                 try:
@@ -225,8 +227,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         # at 2,000 items, half of them were still to run when the last answer came.)
         session_of(config).asker.start([(eval_run(config, name), samples) for name, samples in _selected_samples(items).items()])
     except EvalError as error:
-        if not is_worker(config):
-            pytest.exit(printable(f"ERROR: {error}"), returncode=pytest.ExitCode.USAGE_ERROR)
+        if not is_worker(config):  # pytest's own form of a usage error, as the options' are
+            raise pytest.UsageError(printable(str(error))) from None
         # An xdist worker cannot end the command itself: it runs nothing and passes the line
         # to the controller, which stops with it.
         config.hook.pytest_deselected(items=list(items))
@@ -245,12 +247,25 @@ def _selected_samples(items: list[pytest.Item]) -> dict[str, list[Any]]:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
+    _a_workers_usage_error_ends_the_command_as_one(session)
     state = session_of(session.config)
     for run in state.runs.values():
         run.stop()
     if state.asker is not None and (problem := state.asker.stop()):
         problem = next(iter(state.runs.values())).scrub.text(problem)  # its last line may quote anything
         _say(session.config, f"note: {problem}")
+
+
+def _a_workers_usage_error_ends_the_command_as_one(session: pytest.Session) -> None:
+    """An xdist worker's usage error (`pytest_collection_modifyitems`) reaches its controller
+    as an interruption, exit 2, which `evaluate` would take for a run to resume: the command
+    exits 4, as a usage error in this process does (the line is printed as xdist's
+    `! xdist.dsession.Interrupted: ERROR: ... !`)."""
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    memo = getattr(reporter, "_keyboardinterrupt_memo", None)  # what the reporter prints at its end
+    line = str(getattr(getattr(memo, "reprcrash", None), "message", ""))
+    if not is_worker(session.config) and session.exitstatus == pytest.ExitCode.INTERRUPTED and "Interrupted: ERROR: " in line:
+        session.exitstatus = pytest.ExitCode.USAGE_ERROR
 
 
 class ApiError(Exception):

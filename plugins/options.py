@@ -18,13 +18,14 @@ import pytest
 from _pytest.mark import MarkMatcher  # how pytest itself matches -m against an item's markers
 from _pytest.mark.expression import Expression
 
+from evals import energy
 from evals.atomic import why_unwritable
 from evals.errors import EvalError
 from evals.extensions import load as load_evals
 from evals.grading.judges import JudgeSpec, default_judges
 from evals.identity import FIELD, Identity, add_identity_options, from_values, parse_datasets
 from evals.flags import add_pytest_options, how_to_run, refusals, takers
-from evals.providers import PROVIDERS, Provider, ProviderSpec, api_key_from_env, batch_providers, check_key, deferred_provider, limit_share
+from evals.providers import PROVIDERS, Provider, ProviderSpec, batch_providers, check_keys, deferred_provider, keys_message, limit_share, missing_keys
 from evals.results import Prices
 from evals.scrub import printable
 from evals.tasks import TASKS
@@ -207,6 +208,7 @@ def _settings(config: pytest.Config) -> Settings:
     if opt("provider") is None:
         raise EvalError(f"--provider is required to run the evals: one of {', '.join(PROVIDERS)} (or run `pytest tests` for the harness's own tests)")
     _check_how_to_run(opt)
+    measured = energy.chosen(opt)  # its mistakes (a log without --energy): one line, here, not an INTERNALERROR later
     try:
         judges = tuple(JudgeSpec.parse(j) for j in opt("judge")) or default_judges(opt("provider"))
     except ValueError as error:
@@ -229,15 +231,12 @@ def _settings(config: pytest.Config) -> Settings:
     # making the provider there would import its SDK (~0.7 s of CPU for openai's) before the
     # workers even start. Its key is checked all the same.
     controller = not worker and config.getoption("dist", "no") != "no" and not batch
-    try:  # a missing API key: fail now, not on every item
-        if controller:
-            check_key(identity.spec)
-            candidate = None
-        else:
-            candidate = deferred_provider(identity.spec)
-    except EvalError as error:
-        hint = " (or name another variable with --api-key-env)" if "environment variable" in str(error) else ""
-        raise EvalError(f"{error}{hint}") from None
+    # A missing API key: fail now, not on every item; with the judges' that are missing too,
+    # when the evals -m picks use them (-k may pick none: then the selection decides, later).
+    if missing := missing_keys([(f"--provider {identity.spec.provider}", identity.spec)]):
+        judged = not opt("keyword") and any(TASKS[name].uses_judges for name in reachable_evals(config))
+        raise EvalError(keys_message(missing + (missing_keys(judge.flagged() for judge in judges) if judged else [])))
+    candidate = None if controller else deferred_provider(identity.spec)
     if batch and candidate.batch_api() is None:
         raise EvalError(f"--batch: --provider {identity.spec.provider} has no Batch API ({batch_providers()} have one); run without --batch")
     if not worker:
@@ -255,7 +254,7 @@ def _settings(config: pytest.Config) -> Settings:
         luau_timeout=opt("luau_timeout"),
         request_timeout=opt("request_timeout"),
         jest_url=opt("jest_url"),
-        energy=opt("energy_source") if opt("energy") else None,
+        energy=measured.name if measured else None,
         publish=opt("publish"),
         session=worker["testrunuid"] if worker else _session(config),
     )
@@ -280,10 +279,8 @@ def _session(config: pytest.Config) -> str:
 
 def judge_provider(judge: JudgeSpec) -> tuple[str, Provider]:
     """A judge's provider; an unknown provider or a missing key names the --judge."""
-    try:
-        return judge.name, deferred_provider(judge.provider_spec())
-    except EvalError as error:
-        raise EvalError(f"--judge {judge.name}: {error}; or pick judges you have keys for with --judge PROVIDER:MODEL") from None
+    check_keys([judge.flagged()])
+    return judge.name, deferred_provider(judge.provider_spec())
 
 
 def _check_how_to_run(opt) -> None:
@@ -300,8 +297,6 @@ def _check_how_to_run(opt) -> None:
         raise EvalError("--allow-errors is a decision taken when publishing: use it with --publish NAME (or `evaluate NAME --allow-errors`)")
     if opt("api_key_env") and provider == "reference":
         raise EvalError("--api-key-env has no use with --provider reference")
-    if opt("api_key_env"):
-        api_key_from_env(opt("api_key_env"), required=True)
 
 
 def _own_options(opt) -> tuple[tuple[str, Any], ...]:

@@ -163,3 +163,41 @@ def test_a_local_model_with_an_adapter_is_metered_published_priced_by_electricit
     assert verify(data).returncode == 0
     status = evaluate(data, "Tiny Local", "--status")  # a bare rerun asks for the folders again, not their hashes
     assert status.returncode == 0 and status.stdout.count("0 remaining; published") == 3, status.stdout + status.stderr
+
+
+class HwinfoLogger:
+    """What HWiNFO's sensor logging does, without HWiNFO: a row of its CSV log appended every
+    50 ms at 200 W, until stopped (the README's way to try --energy without hardware)."""
+
+    def __init__(self, path: Path):
+        from tests.test_energy import HEADER, hwinfo_row
+
+        self.path, self._row = path, hwinfo_row
+        path.write_bytes((",".join(HEADER) + ",\r\n").encode("utf-8-sig"))
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while True:
+            with open(self.path, "a", encoding="utf-8", newline="") as log:
+                log.write(",".join(self._row(time.time(), 80.0, (100.0, 20.0))) + ",\r\n")
+            if self._stop.wait(0.05):
+                return
+
+    def __enter__(self) -> HwinfoLogger:
+        self._thread.start()
+        time.sleep(0.2)  # a few samples before the check
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def test_a_log_named_without_a_source_is_measured_as_hwinfo(student, tmp_path):
+    with OpenAIServer(student, latency=0.05) as server, HwinfoLogger(tmp_path / "sensors.csv"):
+        done = run_harness("--provider=openai", "--model=student-1", f"--base-url={server.url}/v1", "-m", "multiple_choice",
+                           "--energy", f"--energy-log={tmp_path / 'sensors.csv'}", run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+    assert done.returncode in (0, 1) and "kWh (hwinfo)" in done.stdout, done.stdout[-2000:] + done.stderr[-2000:]  # 1: wrong answers
+    measured = read_result(tmp_path / "results", "multiple_choice")["energy"]
+    assert measured["source"] == "hwinfo" and measured["kWh"] > 0, measured

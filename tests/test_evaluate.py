@@ -309,3 +309,88 @@ def test_evaluate_piped_into_a_reader_that_stops_early_ends_quietly(tmp_path):
     stderr = process.stderr.read()
     process.wait(timeout=60)
     assert "Broken pipe" not in stderr and "Traceback" not in stderr and "Exception ignored" not in stderr, stderr
+
+
+# -- 10. every mistake up front: all of them with --dry-run, after the plan -------------------------
+
+
+def without_keys(*names: str) -> dict[str, str]:
+    return {k: v for k, v in harness_env().items() if k not in names}
+
+
+def evaluate_in(env: dict[str, str], data, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(evaluate_command(data, *args), cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+
+
+DEFAULT_JUDGED = ["--provider=openai", "--model=student-1", *META]  # the README's main command: the default judges
+
+
+def test_every_missing_key_of_the_candidate_and_the_default_judges_is_one_line_before_any_request(server, tmp_path):
+    done = evaluate_in(harness_env(), tmp_path / "data", "Keyless", *DEFAULT_JUDGED, f"--base-url={server.url}/v1")
+    assert done.returncode == 1 and done.stdout == "" and "Traceback" not in done.stderr, out(done)
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("error: two API keys are not set: ANTHROPIC_API_KEY (--judge anthropic:claude-haiku-4-5), OPENROUTER_API_KEY (--judge live:"), line
+    assert line.endswith("or pick judges you have keys for with --judge PROVIDER:MODEL"), line
+    assert not server.requests and not (tmp_path / "data" / "plans").exists()
+
+
+def hwinfo_log(path, age: float):
+    from tests.test_energy import hwinfo_row, write_hwinfo
+
+    now = time.time() - age
+    return write_hwinfo(path, [hwinfo_row(now - 1, 40.0, (100.0, 20.0)), hwinfo_row(now, 40.0, (100.0, 20.0))], closed=False)
+
+
+@pytest.mark.parametrize("energy, says", [
+    (lambda tmp: ["--energy", "--energy-source=hwinfo"], "--energy-source hwinfo reads HWiNFO's CSV log: name it with --energy-log PATH"),
+    (lambda tmp: ["--energy", f"--energy-powercap={tmp / 'no-powercap'}"], "--energy: no RAPL package zone in"),
+    (lambda tmp: ["--energy", f"--energy-log={tmp / 'no-such.csv'}"], "--energy: the HWiNFO log"),  # a log named: HWiNFO's, not RAPL
+    (lambda tmp: ["--energy", f"--energy-log={hwinfo_log(tmp / 'stale.csv', age=3600)}"], "s ago, so HWiNFO is not logging into it"),
+    (lambda tmp: [f"--energy-log={tmp / 'sensors.csv'}"], "--energy-log has no use without --energy"),
+], ids=["hwinfo-without-log", "no-rapl-zone", "no-log", "stale-log", "log-without-energy"])
+def test_dry_run_prints_the_plan_then_every_problem_and_exits_non_zero(tmp_path, energy, says):
+    data = tmp_path / "data"
+    env = without_keys("OPENAI_API_KEY")
+    done = evaluate_in(env, data, "Planned", *DEFAULT_JUDGED, *energy(tmp_path), "--dry-run")
+
+    assert done.returncode == 1 and "Traceback" not in out(done), out(done)
+    plan = done.stdout
+    for tag, eval_name, asked in (("ff", "freeform", "about 100: 25 to the model + 75 to three judges (0 of 25 items cached)"),
+                                  ("mc", "multiple_choice", "about 40: 40 to the model (0 of 40 items cached)"),
+                                  ("lc", "leetcode", "about 30: 30 to the model (0 of 30 items cached)")):
+        assert f"  {tag}: -m {eval_name} --provider=openai --model=student-1" in plan, plan
+        assert f"run folder  {data / 'runs' / eval_name}" in plan and f"results     {data / 'results' / eval_name}" in plan
+        assert f"requests    {asked}" in plan, plan
+    problems = done.stderr.splitlines()
+    assert len(problems) == 2, done.stderr
+    assert problems[0].startswith("error: three API keys are not set: OPENAI_API_KEY (--provider openai, --judge openai:gpt-5-mini)"), problems[0]
+    assert problems[1].startswith("error: ") and says in problems[1], problems[1]
+    assert not data.exists()
+
+
+def test_dry_run_estimates_only_the_requests_left_and_exits_0_with_nothing_wrong(server, student, tmp_path):
+    data = tmp_path / "data"
+    fail_first_mc(server, 4)
+    evaluate(data, "Halfway", *model_flags(server), *META, "--evals=mc")
+
+    done = evaluate(data, "Halfway", "--evals=mc", "--dry-run")
+
+    assert done.returncode == 0 and done.stderr == "", out(done)
+    assert "requests    about 4: 4 to the model (36 of 40 items cached)" in done.stdout, done.stdout
+
+
+def test_energy_mistakes_stop_evaluate_in_one_line_before_anything_runs(server, tmp_path):
+    for energy in (["--energy", "--energy-source=hwinfo"], ["--energy-source=nvml"]):
+        done = evaluate(tmp_path / "data", "Metered", *model_flags(server), *META, *energy)
+        assert done.returncode == 1 and done.stdout == "" and len(done.stderr.splitlines()) == 1, out(done)
+        assert "--energy" in done.stderr and "resumes" not in done.stderr
+    assert not server.requests
+
+
+def test_an_eval_that_pytest_stops_with_an_internal_error_is_not_said_to_resume(server, tmp_path):
+    """Resuming helps an interrupted run or one with API errors; an internal error comes back."""
+    env = harness_env(PYTEST_ADDOPTS="-p tests.internal_error")
+    done = evaluate_in(env, tmp_path / "data", "Broken", *model_flags(server), *META, "--evals=mc")
+    assert done.returncode == 1, out(done)
+    last = done.stderr.splitlines()[-1]
+    assert last == "error: mc (pytest exit 3) did not finish (see the log above); mc stopped at an internal error (above), which a resume would meet again", last

@@ -118,6 +118,22 @@ BAD_FLAGS = [
     pytest.param(["--provider", "reference", "--concurrency=-4"], ["--concurrency must be at least 1 (got -4)"], id="concurrency-negative"),
     pytest.param(["--provider", "reference", "--energy-period=inf"], ["--energy-period must be a number of seconds above 0 and at most 86400 (a day) (got inf)"], id="energy-period-inf"),
     pytest.param(["--provider", "reference", "--energy-period=0"], ["--energy-period must be a number of seconds above 0 and at most 86400 (a day) (got 0.0)"], id="energy-period-0"),
+    # The energy flags: each mistake one line, before anything runs.
+    pytest.param(["--provider", "reference", "--energy", "--energy-source", "hwinfo"], ["--energy-source hwinfo reads HWiNFO's CSV log", "--energy-log PATH"],
+                 id="hwinfo-without-log"),
+    pytest.param(["--provider", "reference", "--energy-log=/nowhere/sensors.csv"], ["--energy-log has no use without --energy", "add --energy"], id="log-without-energy"),
+    pytest.param(["--provider", "reference", "--energy-source=nvml"], ["--energy-source has no use without --energy"], id="source-without-energy"),
+    pytest.param(["--provider", "reference", "--energy-source=rapl", "--energy-period=5"], ["--energy-source, --energy-period have no use without --energy"],
+                 id="source-and-period-without-energy"),
+    pytest.param(["--provider", "reference", "--energy", "--energy-source=rapl", "--energy-log=/nowhere/sensors.csv"],
+                 ["--energy-log is for --energy-source hwinfo, not rapl"], id="log-with-rapl"),
+    pytest.param(["--provider", "reference", "--energy", "--energy-source=hwinfo", "--energy-log=/nowhere/sensors.csv", "--energy-period=5"],
+                 ["--energy-period is for --energy-source rapl or nvml, not hwinfo"], id="period-with-hwinfo"),
+    pytest.param(["--provider", "reference", "--energy", "--energy-log=/nowhere/sensors.csv", "--energy-period=5"],
+                 ["--energy-log and --energy-period belong to different power sources", "--energy-source"], id="log-and-period"),
+    # A log named and no source: the log is HWiNFO's (RAPL would be measured, or refused, instead).
+    pytest.param(["--provider", "reference", "--energy", "--energy-log=/nowhere/sensors.csv"], ["--energy: the HWiNFO log /nowhere/sensors.csv does not exist"],
+                 id="log-means-hwinfo"),
     pytest.param(["--provider", "reference", "--judge", "badform"], ["--judge 'badform'", "provider:model"], id="judge-badform"),
     pytest.param(["--provider", "reference", "--price-input", "1.25"], ["--price-input and --price-output go together", "pass both"], id="price-input-alone"),
     pytest.param(["--provider", "reference", "--price-output", "10"], ["--price-input and --price-output go together"], id="price-output-alone"),
@@ -144,8 +160,54 @@ def test_bad_flag_is_a_one_line_usage_error(run, dirs, args, says):
     ids=["openai", "anthropic", "openrouter"],
 )
 def test_missing_api_key_names_the_variable(sdks, run, dirs, args, variable):
-    line = usage_error(run(*args))
+    line = usage_error(run(*args, "-m", "multiple_choice"))  # no judge: the candidate's key alone
     assert f"environment variable {variable} is not set" in line and "--api-key-env" in line
+    assert not written(*dirs)
+
+
+OPENROUTER_JUDGE = "--judge live:deepseek/deepseek-v3.2@https://openrouter.ai/api/v1"
+
+
+@pytest.mark.parametrize("args, keys, says", [
+    # The README's main command with no key: the candidate's and the three default judges' two others.
+    pytest.param(["--provider", "openai", *MODEL], {}, ["three API keys are not set", "OPENAI_API_KEY (--provider openai, --judge openai:gpt-5-mini)",
+                 "ANTHROPIC_API_KEY (--judge anthropic:claude-haiku-4-5)", f"OPENROUTER_API_KEY ({OPENROUTER_JUDGE})", "--api-key-env",
+                 "pick judges you have keys for with --judge PROVIDER:MODEL"], id="main-command"),
+    pytest.param(["--provider", "anthropic", "--model", "claude-sonnet-4-5"], {"OPENAI_API_KEY": "sk-openai-0123456789"},
+                 ["two API keys are not set", "ANTHROPIC_API_KEY (--provider anthropic, --judge anthropic:claude-haiku-4-5)",
+                  "OPENROUTER_API_KEY"], id="anthropic-candidate"),
+    pytest.param(["--provider", "openai", *MODEL, "--api-key-env", "MY_EVAL_KEY", "--judge", "anthropic:claude-haiku-4-5"], {},
+                 ["two API keys are not set", "MY_EVAL_KEY (--provider openai)", "ANTHROPIC_API_KEY (--judge anthropic:claude-haiku-4-5)"],
+                 id="api-key-env-and-a-judge"),
+    pytest.param(["--provider", "live", "--model", "qwen/qwen3-235b", "--base-url", "https://openrouter.ai/api/v1", "-m", "freeform"], {},
+                 ["three API keys are not set", f"OPENROUTER_API_KEY (--provider live, {OPENROUTER_JUDGE})", "OPENAI_API_KEY (--judge openai:gpt-5-mini)"],
+                 id="openrouter-candidate-freeform"),
+])
+def test_every_missing_key_is_named_in_one_error_line(sdks, run, dirs, monkeypatch, args, keys, says):
+    """Not one failed run per key: every key the command needs and lacks, with what needs it."""
+    for name, value in keys.items():
+        monkeypatch.setenv(name, value)
+    line = usage_error(run(*args))
+    for part in says:
+        assert part in line, line
+    assert not written(*dirs)
+
+
+@pytest.mark.parametrize("args", [
+    pytest.param(["--provider", "openai", *MODEL], id="default-judges"),
+    pytest.param(["--provider", "openai", *MODEL, "-k", "freeform"], id="selected-by-k"),  # the selection decides, after collection
+    pytest.param(["--provider", "reference", "--judge", "anthropic:claude-haiku-4-5", "--judge", "live:x@https://openrouter.ai/api/v1"], id="reference-candidate"),
+])
+def test_the_judges_missing_keys_are_one_error_line_in_the_candidates_form(sdks, run, dirs, monkeypatch, args):
+    """Found once the items are selected, and printed as any usage error, not as pytest's
+    internal `! _pytest.outcomes.Exit: ... !`."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-0123456789")
+    result = run(*args)
+    out = "\n".join(result.outlines + result.errlines)
+    assert result.ret == USAGE_ERROR and "Exit" not in out and "Traceback" not in out, out
+    (line,) = [line for line in result.errlines if line.strip()]
+    assert line.startswith("ERROR: two API keys are not set: ANTHROPIC_API_KEY (--judge anthropic:claude-haiku-4-5), OPENROUTER_API_KEY (--judge live:"), line
+    assert line.endswith("; or pick judges you have keys for with --judge PROVIDER:MODEL"), line
     assert not written(*dirs)
 
 
@@ -225,7 +287,8 @@ def test_judge_api_key_missing_under_xdist_stops_with_the_line(sdks, pytester, d
     result = pytester.runpytest_subprocess(EVALS, "-n", "2", "--provider=reference", "--judge=openai:gpt-5-mini",
                                            f"--run-dir={run_dir}", f"--results-dir={results_dir}")
     out = "\n".join(result.outlines + result.errlines)
-    assert result.ret != 0 and "INTERNALERROR" not in out and "Traceback" not in out
+    # A usage error, as without workers (exit 4), not an interruption (2) that `evaluate` would offer to resume.
+    assert result.ret == USAGE_ERROR and "INTERNALERROR" not in out and "Traceback" not in out, out
     assert "--judge openai:gpt-5-mini: the environment variable OPENAI_API_KEY is not set" in out
     assert not written(*dirs)
 

@@ -94,6 +94,10 @@ class JudgeSpec:
     def provider_spec(self) -> ProviderSpec:
         return ProviderSpec(self.provider, self.model, base_url=self.base_url)
 
+    def flagged(self) -> tuple[str, ProviderSpec]:
+        """(its --judge flag, its provider spec): as `evals.providers.check_keys` names what it checks."""
+        return f"--judge {self.name}", self.provider_spec()
+
     def effective(self) -> JudgeSpec:
         """The judge with the endpoint it will really call (see `effective_spec`)."""
         return JudgeSpec(self.provider, self.model, effective_spec(self.provider_spec()).base_url)

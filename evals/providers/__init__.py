@@ -6,11 +6,12 @@ import dataclasses
 import importlib
 import os
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from evals import urls
 from evals.errors import UsageError
-from evals.extensions import Registry, providers
+from evals.extensions import Registry, in_words, providers
 from evals.flags import Field, Flag
 
 from ._base import Completion, Provider, ProviderSpec, Request, Usage, api_key_from_env, is_openrouter, kind_of
@@ -32,6 +33,7 @@ __all__ = [
     "api_key_from_env",
     "call_with_retries",
     "check_key",
+    "check_keys",
     "configured_secrets",
     "deferred_provider",
     "effective_spec",
@@ -157,6 +159,59 @@ def check_key(spec: ProviderSpec) -> None:
     _info(spec.provider)
     if variable := key_variable(spec):
         api_key_from_env(variable, required=True)
+
+
+CANDIDATE_KEY_HINT = " (or name another variable with --api-key-env)"
+JUDGE_KEY_HINT = "; or pick judges you have keys for with --judge PROVIDER:MODEL"
+
+
+@dataclass(frozen=True)
+class Missing:
+    """A provider a command will call that `check_key` refuses: the flag that named it
+    ("--provider openai", "--judge openai:gpt-5-mini"), the key's variable (None: another
+    problem, such as an unknown provider) and the refusal."""
+
+    flag: str
+    variable: str | None
+    message: str
+
+
+def missing_keys(calls: Iterable[tuple[str, ProviderSpec]]) -> list[Missing]:
+    """What `check_key` finds for every (flag, spec) of `calls`, once per flag."""
+    found: dict[str, Missing] = {}
+    for flag, spec in calls:
+        try:
+            check_key(spec)
+        except UsageError as error:
+            known = spec.provider in PROVIDERS and spec.provider not in PLANNED  # else the refusal is not about a key
+            found.setdefault(flag, Missing(flag, key_variable(spec) if known else None, str(error)))
+    return list(found.values())
+
+
+def check_keys(calls: Iterable[tuple[str, ProviderSpec]]) -> None:
+    """Every missing key (or unknown provider) of `calls` in one UsageError: the main command
+    needs three keys, and a user who meets them one failed run at a time exports them one at
+    a time."""
+    if missing := missing_keys(calls):
+        raise UsageError(keys_message(missing))
+
+
+def keys_message(missing: list[Missing]) -> str:
+    """One line for what `missing_keys` found, each variable once with the flags that need
+    it, and the fixes that apply: another variable for the candidate's key, other judges for
+    theirs."""
+    judges = [m for m in missing if m.flag.startswith("--judge")]
+    hints = (CANDIDATE_KEY_HINT if len(judges) < len(missing) else "") + (JUDGE_KEY_HINT if judges else "")
+    if len(missing) == 1:  # as it always was: the candidate's bare, a judge's named by its --judge
+        (only,) = missing
+        return (f"{only.flag}: {only.message}" if judges else only.message) + (hints if only.variable or judges else "")
+    unset: dict[str, list[str]] = {}
+    for m in missing:
+        if m.variable:
+            unset.setdefault(m.variable, []).append(m.flag)
+    keys = ", ".join(f"{variable} ({', '.join(flags)})" for variable, flags in unset.items())
+    parts = [f"{in_words(len(unset))} API {'keys are' if len(unset) > 1 else 'key is'} not set: {keys}, export each in its variable"] if unset else []
+    return "; ".join(parts + [f"{m.flag}: {m.message}" for m in missing if not m.variable]) + hints
 
 
 def _info(provider: str) -> ProviderInfo:
