@@ -620,10 +620,10 @@ class PowerSourceInfo:
 
 
 ENERGY_LOG = Flag("--energy-log", "with --energy: the CSV log HWiNFO is writing (--energy-source hwinfo); write --energy-log=PATH", Path,
-                  evaluate_help="with --energy: the CSV log HWiNFO is writing (--energy-source hwinfo)", forward=True)
-ENERGY_POWERCAP = Flag("--energy-powercap", argparse.SUPPRESS, Path, Path("/sys/class/powercap"), forward=True)
+                  evaluate_help="with --energy: the CSV log HWiNFO is writing (--energy-source hwinfo)", forward=True, resume="run")
+ENERGY_POWERCAP = Flag("--energy-powercap", argparse.SUPPRESS, Path, Path("/sys/class/powercap"), forward=True, resume="run")
 ENERGY_PERIOD = Flag("--energy-period", "with --energy: seconds between readings of a counter source (default 1)", float, 1.0, forward=True,
-                     check=seconds)
+                     resume="run", check=seconds)
 
 
 def _hwinfo(*, log: Path | None = None, columns: Sequence[str] | None = None, clock: Callable[[], float]) -> PowerSource:

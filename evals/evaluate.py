@@ -33,7 +33,7 @@ from evals.atomic import why_unwritable
 from evals.config import results_path, run_dir
 from evals.errors import EvalError, UsageError
 from evals.extensions import in_words, on_board
-from evals.flags import Flag, add_evaluate_arguments, forwarded, how_to_run, refusals, usd
+from evals.flags import Flag, add_evaluate_arguments, forwarded, how_to_run, refusals, remembered, resume, usd
 from evals.grading.judges import JudgeSpec, default_judges
 from evals.identity import FIELDS, Identity, add_identity_options, from_values, identity_from_config, parse_datasets, to_flags
 from evals.plan import Planned, plan
@@ -103,8 +103,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         ap.exit(2, f"evaluate: error: {refused[0]}\n")
     if args.price_electricity is not None and (args.price_input is not None or args.price_output is not None):
         ap.error("--price-electricity excludes --price-input/--price-output")
-    if (args.price_input is None) != (args.price_output is None):
-        ap.error("--price-input and --price-output go together: pass both, in USD per million tokens")
     return args
 
 
@@ -171,6 +169,8 @@ def evaluate(args: argparse.Namespace) -> int:
     models = registry.load_models(models_path, results=results_dir)
     entry = registry.find_entry(models, args.name)
     saved = plans.load(data / "plans", args.name)
+    if saved:
+        _resume_how_to_run(args, saved)
     published = registry.published_files(models_path, results=results_dir)
     # The board's evals are planned (and remembered) even when --evals picks some of them: a
     # model is published once it has them all. An eval off the board only when picked.
@@ -212,7 +212,7 @@ def evaluate(args: argparse.Namespace) -> int:
         return 0
 
     plans.save(data / "plans", args.name, {e.name: {"config": _remembered(e), "dataset": e.dataset, **_credentials_given(e)} for e in evals.values()},
-               {**(saved or {}).get("metadata", {}), **metadata})
+               {**(saved or {}).get("metadata", {}), **metadata}, remembered(args, how_to_run()))
     to_run = {tag: command for tag, command in commands.items() if not evals[tag].published}
     codes = _run_parallel(to_run) if args.parallel else _run_serial(to_run)
     if any(code == PYTEST_USAGE_ERROR for code in codes.values()):
@@ -274,6 +274,13 @@ def _regrade(args: argparse.Namespace) -> int:
 
     data = args.data_dir.resolve()
     return regrade(data / "models.json", data / "results", data / "runs", args.name, dry_run=args.dry_run, render=rebuild_site(data))
+
+
+def _resume_how_to_run(args: argparse.Namespace, saved: dict[str, Any]) -> None:
+    """The how-to-run flags the plan kept, for those left out today: a bare resume sends its
+    requests as the first attempt did (the same key variable, the same API, the same meter)."""
+    planned = next(iter(saved["evals"].values()), {}).get("config", {})
+    resume(args, how_to_run(), saved.get("howToRun") or {}, same_provider=args.provider in (None, planned.get("provider")))
 
 
 def _plan_eval(tag: str, args: argparse.Namespace, saved: dict[str, Any] | None, entry: dict[str, Any] | None,
@@ -484,29 +491,55 @@ def _metadata(args: argparse.Namespace, saved: dict[str, Any] | None, entry: dic
         fields["size"] = _size(args.size)
     if args.price_electricity is not None:
         fields["price"] = {"electricity": args.price_electricity}
-    elif args.price_input is not None:
-        fields["price"] = {"input": args.price_input, "output": args.price_output}
+    elif args.price_input is not None or args.price_output is not None:
+        fields["price"] = _token_price(args, fields.get("price") or (entry or {}).get("price"), entry is not None)
     if entry is None:
         _look_up_missing(fields, ff.planned.config.to_dict())
     registry.check_entry({**(entry or {"name": args.name, "size": None}), **fields})
     return fields
 
 
+def _token_price(args: argparse.Namespace, before: dict[str, Any] | None, existing: bool) -> dict[str, Any]:
+    """The price per token after --price-input and/or --price-output: one of them alone updates
+    that price of an entry priced per token, keeping the other; a new model needs both."""
+    given = {key: value for key, value in (("input", args.price_input), ("output", args.price_output)) if value is not None}
+    if len(given) == 2:
+        return given
+    alone = "--price-input" if "input" in given else "--price-output"
+    if not existing:
+        raise UsageError(f"--price-input and --price-output go together for a new model: pass both, in USD per million tokens (got {alone} alone)")
+    if not before or "electricity" in before:
+        raise UsageError(f"{alone} alone updates one price per token, and {args.name!r} is priced per kWh: "
+                         "pass --price-input and --price-output together")
+    return {**before, **given}
+
+
+# The models.json fields a new model needs, and the flags that give them.
+NEEDED = (("provider", "--provider-name"), ("url", "--url"), ("releaseDate", "--release-date"),
+          ("price", "--price-input/--price-output or --price-electricity"))
+
+
 def _look_up_missing(fields: dict[str, Any], config: dict[str, Any]) -> None:
     from evals import metadata
 
-    needed = ("provider", "url", "releaseDate", "price")
-    if all(k in fields for k in needed):
+    if all(key in fields for key, _ in NEEDED):
         return  # size is optional: unknown for closed models
-    found = metadata.lookup(config, fields.get("url"))
-    for key in (*needed, "size"):
+    missing = [flag for key, flag in NEEDED if key not in fields]
+    try:
+        found = metadata.lookup(config, fields.get("url"))
+    except metadata.MetadataError as error:
+        # Offline, the lookup can only fail: the flags it stands in for need no network.
+        raise metadata.MetadataError(f"{error}; or pass {_and(missing)}, and nothing is looked up") from None
+    for key in (*(key for key, _ in NEEDED), "size"):
         if key not in fields and key in found:
             fields[key] = found[key]
             print(f"  looked up {key}: {found[key]}")
-    missing = [flag for key, flag in (("provider", "--provider-name"), ("url", "--url"), ("releaseDate", "--release-date"),
-                                      ("price", "--price-input/--price-output or --price-electricity")) if key not in fields]
-    if missing:
+    if missing := [flag for key, flag in NEEDED if key not in fields]:
         raise UsageError(f"a new model needs {', '.join(missing)} (not found by lookup either)")
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 def _size(values: list[str]) -> int:
@@ -514,7 +547,10 @@ def _size(values: list[str]) -> int:
 
     total = 0
     for value in values:
-        size = int(value) if value.isdigit() else metadata.weights_size(value)
+        try:
+            size = int(value) if value.isdigit() else metadata.weights_size(value)
+        except metadata.MetadataError as error:
+            raise metadata.MetadataError(f"{error}; or pass --size as a number of bytes, and nothing is looked up") from None
         if not value.isdigit():
             print(f"  looked up --size {value}: {size:,} bytes")
         total += size

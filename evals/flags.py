@@ -87,6 +87,11 @@ class Flag:
     # Why a value of the right type is still refused (`seconds`, `at_least_one`, `usd`), or
     # None: both commands apply it before anything runs (`refusal`).
     check: Callable[[Any], str | None] | None = None
+    # A bare resume (`evaluate NAME`) passes it again, from the saved plan, so that the resumed
+    # requests go out as the first ones did: "run", or "provider" when it belongs to the
+    # candidate's provider (dropped when --provider names another). Only a name, a path or a
+    # setting is ever remembered this way, never a secret (a key's variable, not its value).
+    resume: str | None = None
 
     @property
     def switch(self) -> bool:
@@ -144,7 +149,7 @@ class Flag:
 
 FLAGS: tuple[Flag, ...] = (
     Flag("--api-key-env", "environment variable holding the API key (OPENROUTER_API_KEY is picked for openrouter.ai)", str,
-         forward=True),
+         forward=True, resume="provider"),
     Flag("--concurrency", "model requests in flight at once, across all workers (default 8)", int, 8,
          evaluate="--workers", evaluate_help="parallel model requests per eval (pytest --concurrency; default 8)", forward=True,
          check=at_least_one),
@@ -172,10 +177,11 @@ FLAGS: tuple[Flag, ...] = (
          str, nargs="?", const=True, metavar="NAME", evaluate=False),
     Flag("--publish", "at the end, publish the finished results into data/models.json as model NAME", str, metavar="NAME", evaluate=False),
     Flag("--energy", "measure the energy the model's requests used (local models), into the result files as kWh",
-         evaluate_help="measure the energy of the model's requests (local models) and publish the five kWh figures", forward=True),
+         evaluate_help="measure the energy of the model's requests (local models) and publish the five kWh figures", forward=True,
+         resume="run"),
     Flag("--energy-source", "with --energy: Linux RAPL counters (default), NVIDIA's GPU energy counters, or a HWiNFO CSV log (--energy-log)",
          str,  # its choices: the registered power sources; none named: the one whose flags are given (evals.energy.chosen)
-         evaluate_help="with --energy: rapl (default), nvml or hwinfo (with --energy-log)", forward=True),
+         evaluate_help="with --energy: rapl (default), nvml or hwinfo (with --energy-log)", forward=True, resume="run"),
     Flag("--request-timeout", "seconds one model request may take, connect to last byte, before it is retried (default 600)", float, 600.0,
          forward=True, check=seconds),
     Flag("--luau-timeout", "wall-clock safety net per leetcode problem, seconds (default 10)", float, 10.0, forward=True,
@@ -219,6 +225,23 @@ def refusals(value_of: Callable[[str], Any], flags: Iterable[Flag], evaluate: bo
     named = ((flag, flag.evaluate_name, flag.evaluate_dest) if evaluate else (flag, flag.name if flag.pytest else None, flag.dest)
              for flag in flags if flag.check)
     return [line for flag, name, dest in named if name and (line := flag.refusal(value_of(dest), name))]
+
+
+def remembered(args: argparse.Namespace, flags: Iterable[Flag]) -> dict[str, Any]:
+    """The `resume` flags given in evaluate's `args`, as a plan keeps them: name -> value (a path as text)."""
+    given = ((flag, getattr(args, flag.evaluate_dest)) for flag in flags if flag.resume and flag.evaluate_dest)
+    return {flag.name: str(value) if isinstance(value, Path) else value for flag, value in given if value is not None and value is not False}
+
+
+def resume(args: argparse.Namespace, flags: Iterable[Flag], kept: dict[str, Any], *, same_provider: bool) -> None:
+    """Give evaluate's `args` the `resume` flags a plan kept (`remembered`) that they leave
+    out; a provider's own only while the candidate's provider is the one they were given for."""
+    for flag in flags:
+        if not (flag.resume and flag.evaluate_dest and flag.name in kept) or getattr(args, flag.evaluate_dest) not in (None, False):
+            continue
+        if flag.resume == "provider" and not same_provider:
+            continue
+        setattr(args, flag.evaluate_dest, True if flag.switch else flag.type(kept[flag.name]))
 
 
 def forwarded(args: argparse.Namespace, flags: Iterable[Flag]) -> list[str]:

@@ -2,7 +2,9 @@
 
 A bare `evaluate NAME` resumes the identity last planned for NAME, whether or not anything
 of it finished or was published, and the metadata flags given with it (a new model's prices,
-say), so that nothing typed once has to be typed again. One JSON file per display name under
+say, kept here until something is published) and the how-to-run flags a resume needs to send
+its requests as the first attempt did (`Flag.resume`: --api-key-env's variable name, never a
+key), so that nothing typed once has to be typed again. One JSON file per display name under
 `data/plans/`, named by `evals.names.file_name` (any name, spaces or slashes included, maps to
 a file of its own), written atomically."""
 
@@ -25,7 +27,8 @@ def path_for(plans_dir: Path, name: str) -> Path:
 
 
 def load(plans_dir: Path, name: str) -> dict[str, Any] | None:
-    """{"evals": {eval: {"config": ..., "dataset": source}}, "metadata": {...}} or None."""
+    """{"evals": {eval: {"config": ..., "dataset": source}}, "metadata": {...}, "howToRun": {flag: value}} or None
+    (a plan saved before howToRun was kept has none)."""
     path = path_for(plans_dir, name)
     try:
         plan = json.loads(path.read_text(encoding="utf-8"))
@@ -38,7 +41,8 @@ def load(plans_dir: Path, name: str) -> dict[str, Any] | None:
     return plan
 
 
-def save(plans_dir: Path, name: str, evals: dict[str, dict[str, Any]], metadata: dict[str, Any]) -> Path:
+def save(plans_dir: Path, name: str, evals: dict[str, dict[str, Any]], metadata: dict[str, Any], how_to_run: dict[str, Any]) -> Path:
+    """`how_to_run`: the how-to-run flags a bare resume passes again (`evals.flags.remembered`)."""
     path = path_for(plans_dir, name)
     write_json_atomic(path, {
         "format": FORMAT,
@@ -46,5 +50,6 @@ def save(plans_dir: Path, name: str, evals: dict[str, dict[str, Any]], metadata:
         "plannedAt": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "evals": evals,
         "metadata": metadata,
+        "howToRun": how_to_run,
     }, indent=2)
     return path

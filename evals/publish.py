@@ -4,12 +4,15 @@ A model's resultFiles are set only when every eval on the board (`registry.RESUL
 result of one run identity; an electricity-priced model also needs every kilowattHour value
 (`registry.KWH_KEYS`). Runs over the error gate are not published without --allow-errors (the
 entry then records allowErrors); smoke tests and the reference provider never are, nor a result
-file that is not the run its name says (renamed, or its config edited). Until everything holds only the entry's metadata is updated. Each
-refusal is one line. `build` applies the same rules (`board_refusals`, `identity_mismatch`) to
+file that is not the run its name says (renamed, or its config edited). Until everything holds
+models.json is left as it is, metadata included (`evaluate` keeps that in the plan until
+something is published), so a refused attempt leaves no trace on the board. Each refusal is
+one line. `build` applies the same rules (`board_refusals`, `identity_mismatch`) to
 every published entry."""
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -31,12 +34,14 @@ def publish(
     models_path: Path = registry.MODELS,
     results_dir: Path = registry.RESULTS,
     rebuild: registry.Render | None = None,
+    add_hint: str | None = None,
 ) -> list[str]:
     """Record `results` (resultFiles key -> result file) for the model `name`; the lines say
     what happened. `rebuild` (`site.rebuild_site`) renders the site from the new models list
     before anything is written. Raises RegistryError, and writes nothing, when the entry would
     be invalid (a new model's missing metadata, a bad date: naming the field) or the site
-    cannot be rendered (naming the bad file)."""
+    cannot be rendered (naming the bad file). `add_hint` (`add_command`) is the command a
+    model not yet in models.json is added with; without one the hint names the flags only."""
     loaded = {key: read_result(path) for key, path in results.items()}
     current = registry.find_entry(registry.load_models(models_path, results=results_dir), name)
     republished = bool(current) and current.get("resultFiles") == {key: path.name for key, path in results.items()}
@@ -47,34 +52,51 @@ def publish(
     gate_waived = allow_errors and not refusals and bool(_refusals(results, loaded, False))
     lines: list[str] = []
 
-    def mutate(entry: dict[str, Any] | None) -> dict[str, Any]:
+    def mutate(entry: dict[str, Any] | None) -> dict[str, Any] | None:
         if entry is None and metadata is None:
-            raise RegistryError(f"{name!r} is not in {models_path.name}: add it first with `uv run evaluate {name!r} --provider-name ... --url ... --release-date ... --price-input ... --price-output ...`")
+            hint = add_hint or shlex.join(["uv", "run", "evaluate", name, "--model=MODEL", "--provider=PROVIDER", *METADATA_TO_FILL])
+            raise RegistryError(f"{name!r} is not in {models_path.name}: add it first with `{hint}` (the upper-case values are yours to fill in)")
         new = {**(entry or {"name": name, "size": None}), **(metadata or {})}
         if kwh:
             new["kilowattHour"] = {**(new.get("kilowattHour") or {}), **kwh}
         missing = [key for key in registry.RESULT_KEYS if key not in results]
         if refusals:
             lines.extend(f"not published: {reason}" for reason in refusals)
-        elif missing:
+            return None
+        if missing:
             lines.append(f"not published yet: {', '.join(missing)} not finished; resultFiles is set once all {in_words(len(registry.RESULT_KEYS))} exist")
-        elif "electricity" in (new.get("price") or {}) and set(new.get("kilowattHour") or {}) != set(registry.KWH_KEYS):
+            return None
+        if "electricity" in (new.get("price") or {}) and set(new.get("kilowattHour") or {}) != set(registry.KWH_KEYS):
             lines.append(f"not published: an electricity-priced model needs all {in_words(len(registry.KWH_KEYS))} kilowattHour values "
-                         f"({', '.join(registry.KWH_KEYS)}); add them to data/models.json")
+                         f"({', '.join(registry.KWH_KEYS)}); measure them with --energy (an eval that ran without it: --force --energy)")
+            return None
+        new["resultFiles"] = {key: path.name for key, path in results.items()}
+        if gate_waived:
+            new["allowErrors"] = True  # build judges the error gate the way this publish did
         else:
-            new["resultFiles"] = {key: path.name for key, path in results.items()}
-            if gate_waived:
-                new["allowErrors"] = True  # build judges the error gate the way this publish did
-            else:
-                new.pop("allowErrors", None)
-            verb = "still published" if republished else "published"
-            lines.append(f"{verb} {name!r}: " + ", ".join(f"{key} {path.name}" for key, path in sorted(results.items())))
+            new.pop("allowErrors", None)
+        verb = "still published" if republished else "published"
+        lines.append(f"{verb} {name!r}: " + ", ".join(f"{key} {path.name}" for key, path in sorted(results.items())))
         return new
 
     if refusals and metadata is None:
         return [f"not published: {reason}" for reason in refusals]
     registry.update_entry(name, mutate, models_path, results=results_dir, render=rebuild)
     return lines
+
+
+# The metadata a new entry needs, each with a value the hint's reader fills in.
+METADATA_TO_FILL = ("--provider-name=PROVIDER_NAME", "--url=MODEL_PAGE", "--release-date=YYYY-MM-DD",
+                    "--price-input=USD_PER_MILLION_INPUT", "--price-output=USD_PER_MILLION_OUTPUT")
+
+
+def add_command(name: str, flags: list[str], data_dir: Path) -> str:
+    """The `evaluate` command that adds model `name` to the models.json in `data_dir` and publishes
+    the run `flags` ask for (its identity and how-to-run flags, as a pytest run was given them:
+    evaluate takes them under the same names), its answers taken from the cache; the metadata
+    values are placeholders."""
+    where = [] if data_dir.resolve() == registry.DATA.resolve() else [f"--data-dir={data_dir}"]
+    return shlex.join(["uv", "run", "evaluate", name, *flags, *where, *METADATA_TO_FILL])
 
 
 def board_refusals(key: str, path: Path, result: dict[str, Any], *, allow_errors: bool) -> list[str]:

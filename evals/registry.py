@@ -4,7 +4,8 @@ Each entry: name, provider, url (http or https), releaseDate (YYYY-MM-DD), size 
 null), price ({"input", "output"} USD per million tokens, or {"electricity"} USD per kWh),
 optional kilowattHour (`KWH_KEYS`: freeform, multipleChoice, easy, medium, hard),
 resultFiles (`RESULT_KEYS`: freeform, multipleChoice, leetcode: file names under
-data/results/<eval>/), set only when every eval on the board has one, and allowErrors (true when they were published with --allow-errors). The file keeps the
+data/results/<eval>/), set only when every eval on the board has one (an entry is written
+only then: until something is published its metadata waits in the plan, `evals.plans`), and allowErrors (true when they were published with --allow-errors). The file keeps the
 hand-edited key order, two-space indent and a trailing newline, so that diffs stay small.
 
 `update_entry` is all or nothing: under the lock it validates the new list and renders the
@@ -93,10 +94,10 @@ def result_path(entry: dict[str, Any], key: str, results: Path = RESULTS) -> Pat
     return results / RESULT_KEYS[key] / entry["resultFiles"][key]
 
 
-def update_entry(name: str, mutate: Callable[[dict[str, Any] | None], dict[str, Any]], path: Path = MODELS, *,
-                 results: Path = RESULTS, render: Render | None = None) -> dict[str, Any]:
+def update_entry(name: str, mutate: Callable[[dict[str, Any] | None], dict[str, Any] | None], path: Path = MODELS, *,
+                 results: Path = RESULTS, render: Render | None = None) -> dict[str, Any] | None:
     """Replace (or add) the entry `name` with `mutate(old entry or None)`, all or nothing, under
-    the file lock: the new list is validated and `render(new list)` (the site's files) computed
+    the file lock (a `mutate` that returns None leaves every file as it is): the new list is validated and `render(new list)` (the site's files) computed
     before anything is written; an error in either (RegistryError, one line) writes nothing.
     Then models.json and the site are written, each file atomically; if the site cannot be
     written, models.json is put back (and `build --write` brings the site back in line)."""
@@ -104,7 +105,10 @@ def update_entry(name: str, mutate: Callable[[dict[str, Any] | None], dict[str, 
         models = load_models(path, results=results)
         before = path.read_text(encoding="utf-8") if path.is_file() else None  # valid UTF-8: it loaded
         old = find_entry(models, name)
-        new = ordered(mutate(dict(old) if old else None))
+        new = mutate(dict(old) if old else None)
+        if new is None:
+            return None
+        new = ordered(new)
         if new.get("name") != name:
             raise RegistryError(f"update of {name!r} returned an entry named {new.get('name')!r}")
         _check_in(path, len(models), new, results)

@@ -16,8 +16,10 @@ import pytest
 
 from evals.config import results_path, run_dir
 from evals.errors import EvalError
+from evals.flags import how_to_run
+from evals.identity import to_flags
 from evals.names import row_key
-from evals.publish import finished_results, publish
+from evals.publish import add_command, finished_results, publish
 from evals.results import read_result, result_of_run, without_timing, write_result
 from evals.run import forced_in
 from evals.scrub import escape_surrogates, printable
@@ -141,9 +143,14 @@ class ResultsCollector:
 
         files = {TASKS[name].key: results_path(s.results_root, item.config) for name, item in loaded(self.config).items() if TASKS[name].on_board}
         finished, notes = finished_results(files, run_root=s.run_root)
+        # The flags a resume needs are those evaluate must be given to send the run's requests alike.
+        given = {flag: self.config.getoption(flag.dest) for flag in how_to_run() if flag.resume and flag.pytest}
+        how = [part for flag, value in given.items() if value != flag.default for part in flag.forwarded(value)]
+        hint = add_command(s.publish, [*to_flags(s.identity), *how], s.results_root.parent)
         try:
             return notes + publish(s.publish, finished, allow_errors=s.allow_errors, results_dir=s.results_root,
-                                   models_path=s.results_root.parent / "models.json", rebuild=rebuild_site(s.results_root.parent))
+                                   models_path=s.results_root.parent / "models.json", rebuild=rebuild_site(s.results_root.parent),
+                                   add_hint=hint)
         except EvalError as error:
             return [*notes, f"not published: {error}"]
 

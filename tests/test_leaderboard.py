@@ -191,7 +191,7 @@ def test_results_over_the_error_gate_are_not_published(tmp_path):
         server.fail_when(lambda r: any(text in r.body["messages"][-1]["content"] for text in failing), 400)
         done = evaluate(tmp_path / "data", "Gated", *model_flags(server), *META, "--evals=mc")
     assert "not published: multipleChoice: 4 of 40 answers failed" in done.stdout
-    assert entry(tmp_path / "data", "Gated").get("resultFiles") is None  # metadata only
+    assert entry(tmp_path / "data", "Gated") is None  # a refused attempt leaves models.json alone
 
 
 def test_a_model_published_with_allow_errors_has_its_waived_gate_on_the_board_and_its_tokens_counted(tmp_path):
@@ -346,8 +346,9 @@ def test_a_new_models_missing_metadata_is_looked_up_and_printed(tmp_path):
     assert no_build_requests == 0  # a smoke test looks nothing up
     assert "looked up provider: OpenAI" in done.stdout and "looked up releaseDate: 2026-11-01" in done.stdout
     assert "looked up price: {'input': 1.25, 'output': 10}" in done.stdout
-    new = entry(tmp_path / "data", "Looked Up")
-    assert new["url"] == "https://openrouter.ai/openai/student-1" and "resultFiles" not in new
+    assert entry(tmp_path / "data", "Looked Up") is None  # nothing published yet: what was looked up waits in the plan
+    (plan,) = (tmp_path / "data" / "plans").glob("*.json")
+    assert json.loads(plan.read_text())["metadata"]["url"] == "https://openrouter.ai/openai/student-1"
 
 
 def test_parallel_runs_prefix_every_line_with_its_eval(tmp_path):

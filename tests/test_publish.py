@@ -49,12 +49,12 @@ def test_all_three_results_set_result_files(tmp_path):
     assert "allowErrors" not in published(tmp_path)
 
 
-def test_until_all_three_exist_only_the_metadata_is_updated(tmp_path):
+def test_until_all_three_exist_models_json_is_left_alone(tmp_path):
     files = result_files(tmp_path)
     del files["leetcode"]
     lines = publish("M", files, metadata={**ENTRY, "price": {"input": 1, "output": 2}}, models_path=tmp_path / "models.json", results_dir=tmp_path / "results")
     assert lines == ["not published yet: leetcode not finished; resultFiles is set once all three exist"]
-    assert "resultFiles" not in published(tmp_path) and published(tmp_path)["provider"] == "P"
+    assert not (tmp_path / "models.json").exists()  # the metadata waits in evaluate's plan
 
 
 def test_an_electricity_priced_model_needs_all_five_kwh_values(tmp_path):
@@ -62,9 +62,9 @@ def test_an_electricity_priced_model_needs_all_five_kwh_values(tmp_path):
     lines = publish("M", result_files(tmp_path), metadata=metadata, kwh={"freeform": 0.1, "multipleChoice": 0.2},
                     models_path=tmp_path / "models.json", results_dir=tmp_path / "results")
     assert "needs all five kilowattHour values" in lines[0]
-    assert "resultFiles" not in published(tmp_path)
+    assert published(tmp_path) is None
 
-    lines = publish("M", result_files(tmp_path), metadata=metadata, kwh={"easy": 0.1, "medium": 0.2, "hard": 0.3},
+    lines = publish("M", result_files(tmp_path), metadata=metadata, kwh={"freeform": 0.1, "multipleChoice": 0.2, "easy": 0.1, "medium": 0.2, "hard": 0.3},
                     models_path=tmp_path / "models.json", results_dir=tmp_path / "results")
     assert lines[0].startswith("published")
 
@@ -81,7 +81,7 @@ def test_refusals_leave_result_files_unset_and_say_why(tmp_path, kwargs, reason)
     lines = publish("M", result_files(tmp_path, **kwargs), metadata={**ENTRY, "price": {"input": 1, "output": 2}},
                     models_path=tmp_path / "models.json", results_dir=tmp_path / "results")
     assert any(reason in line for line in lines), lines
-    assert "resultFiles" not in published(tmp_path)
+    assert published(tmp_path) is None
 
 
 def test_results_of_different_runs_are_not_published_together(tmp_path):
@@ -103,7 +103,7 @@ def test_a_renamed_result_file_is_not_published(tmp_path):
     files["freeform"] = files["freeform"].rename(files["freeform"].with_name("openai-m-1.json"))
     lines = publish("M", files, metadata=TOKENS, models_path=tmp_path / "models.json", results_dir=tmp_path / "results")
     assert lines == [f"not published: freeform: its run's file is named {run}: it was renamed, or its config edited"]
-    assert "resultFiles" not in published(tmp_path)
+    assert published(tmp_path) is None
 
 
 def test_publishing_with_allow_errors_is_recorded_in_the_entry(tmp_path):

@@ -30,7 +30,7 @@ from ._base import Completion, Provider, ProviderSpec, Request, Usage
 from .checkpoint import DEFAULT_MAX_NEW_TOKENS, adapter_folder, checkpoint_folder, resolved_dtype
 
 DEVICE = Flag("--device", "local: where the model runs, auto (a GPU when there is one, else the CPU), cpu, cuda, cuda:N", str,
-              forward=True)
+              forward=True, resume="provider")
 
 # A Hugging Face checkpoint folder (and a PEFT adapter folder) run with transformers in
 # process: greedy, so no temperature; the run records the files' hashes, not their paths.

@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # annotations only: the SDK is imported where it is used
 
 
 EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
-RESPONSES_API = Flag("--responses-api", "openai: use the Responses API instead of Chat Completions", forward=True)
+RESPONSES_API = Flag("--responses-api", "openai: use the Responses API instead of Chat Completions", forward=True, resume="provider")
 
 register_provider("openai", ProviderInfo(
     "evals.providers.openai:OpenAIProvider", frozenset({"base_url", "effort", "max_tokens"}), EFFORTS,
