@@ -52,6 +52,7 @@ from evals.errors import FatalError, ProviderError, TransientError
 from evals.providers import Completion, Provider, Request, RetryPolicy
 from evals.providers._batch import BatchAPI, BatchState, BatchUnsupported, Outcome, not_run
 from evals.run import Call, EvalRun
+from evals.scrub import printable
 
 FORMAT = 1
 ATTEMPTS = "attempts.json"  # per call: batches it failed in since its last recorded outcome
@@ -286,7 +287,7 @@ class Batcher:
         has that refusal as its outcome, which, like any refusal that is not a 429 or 5xx, is
         its item's API error. One line says so."""
         missing = len(set(entry["calls"]) - {custom_id for custom_id, _ in results})
-        self.say(run.scrub.text(_shown(f"{what} ({error}); its {missing} requests without a result are recorded as their items' API errors")))
+        self.say(run.scrub.text(printable(f"{what} ({error}); its {missing} requests without a result are recorded as their items' API errors")))
         self._settle(run, ledger, entry, results, ProviderError(f"{what} ({error})", kind=error.kind, status=error.status))
 
     def _settle(self, run: EvalRun, ledger: Ledger, entry: dict[str, Any], results: Sequence[tuple[str, Outcome]],
@@ -377,7 +378,7 @@ class Batcher:
             ledger.remove(entry)
             if isinstance(refused, BatchUnsupported):
                 raise
-            raise FatalError(run.scrub.text(_shown(f"--batch: the API refused the batch ({refused}); nothing was submitted"))) from None
+            raise FatalError(run.scrub.text(printable(f"--batch: the API refused the batch ({refused}); nothing was submitted"))) from None
         self._adopted(ledger, entry, state)
         return True
 
@@ -486,12 +487,6 @@ def _since(entry: dict[str, Any]) -> float:
         return dt.datetime.fromisoformat(entry["preparedAt"]).timestamp()
     except (KeyError, TypeError, ValueError):
         return 0.0  # a record without the time: every page a lookup may read
-
-
-def _shown(text: str, limit: int = 300) -> str:
-    """A line that carries a server's words: one line, printable, not too long."""
-    text = "".join(c if c.isprintable() else " " for c in text)
-    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _now() -> str:

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 from evals import urls
 from evals.errors import FatalProviderError, ProviderError, TransientError, UsageError
+from evals.scrub import printable
 
 
 def _is_count(value: Any) -> bool:
@@ -272,10 +273,9 @@ SERVER_TEXT_LIMIT = 300
 
 
 def server_text(text: str) -> str:
-    """What a server said, safe to put in one line of a message: control characters (a newline,
-    an escape sequence) as their escapes, cut to SERVER_TEXT_LIMIT characters."""
-    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text[:SERVER_TEXT_LIMIT]).strip()
-    return shown + (" [...]" if len(text) > SERVER_TEXT_LIMIT else "")
+    """What a server said, safe to put in one line of a message (`printable`: control
+    characters as their escapes), cut to SERVER_TEXT_LIMIT characters."""
+    return printable(text.strip(), SERVER_TEXT_LIMIT)
 
 
 def error_text(body: Any) -> str | None:
