@@ -333,17 +333,17 @@ def _gate_waived(published: Published) -> dict[str, str]:
 
 def _comparisons(board: list[Published]) -> dict[str, list[list[Any]]]:
     """For each score, a row per pair of models (a < b, indexes into the board) whose result
-    files used the same dataset: `stats.paired` over their per-question scores."""
+    files used the same dataset: `stats.paired` over their answers to each question."""
     comparisons = {}
     for task, column in _columns():
         key, result_key = column.key, task.key
-        scores = [question_scores(task, p.results[result_key]["results"], column.band) for p in board]
+        answers = [question_answers(task, p.results[result_key]["results"], column.band) for p in board]
         rows = []
         for a, b in itertools.combinations(range(len(board)), 2):
             dataset = board[a].results[result_key]["config"].get("dataset")
             if dataset is None or dataset != board[b].results[result_key]["config"].get("dataset"):
                 continue
-            paired = stats.paired(scores[a], scores[b])
+            paired = stats.paired(answers[a], answers[b])
             if paired is not None:
                 rows.append([a, b, paired["difference"], *paired["ci95"], paired["distinguishable"], paired["shared"],
                              paired.get("onlyA"), paired.get("onlyB"), paired.get("mcnemarP")])
@@ -351,12 +351,12 @@ def _comparisons(board: list[Published]) -> dict[str, list[list[Any]]]:
     return comparisons
 
 
-def question_scores(task: Task, rows: list[dict[str, Any]], band: str | None = None) -> dict[str, float]:
-    """Each question's score, the mean of `correct` over its rows (its epochs), of the rows in
-    `band` (one of the eval's bands; None: all); rows the dataset broke (datasetError) left out,
-    as the summary leaves them out."""
+def question_answers(task: Task, rows: list[dict[str, Any]], band: str | None = None) -> dict[str, list[bool]]:
+    """Each question's answers, `correct` of its rows (its epochs; their mean is its score), of
+    the rows in `band` (one of the eval's bands; None: all); rows the dataset broke
+    (datasetError) left out, as the summary leaves them out."""
     kept = [r for r in rows if r["status"] != "datasetError" and (band is None or _band(task, r) == band)]
-    return {question: sum(answers) / len(answers) for question, answers in stats.per_question(kept).items()}
+    return stats.per_question(kept)
 
 
 # ---- a model's page ------------------------------------------------------------------------

@@ -256,9 +256,9 @@ def test_comparisons_are_the_paired_test_over_per_question_scores(registry):
     data = site.site_data(load_models(models, results=results), results_dir=results)
     assert [m["name"] for m in data["models"]] == ["beta-2", "alpha-1", "qwen-local-70b"]
 
-    def scores(name: str, key: str, band: str | None = None) -> dict[str, float]:  # one row per question: 1 or 0
+    def scores(name: str, key: str, band: str | None = None) -> dict[str, list[bool]]:  # one row per question: right or wrong
         rows = result_of(models, results, name, key)["results"]
-        return {r["id"]: float(r["correct"]) for r in rows if r["status"] != "datasetError" and band in (None, r.get("difficulty"))}
+        return {r["id"]: [r["correct"]] for r in rows if r["status"] != "datasetError" and band in (None, r.get("difficulty"))}
 
     beta_alpha = comparison(data, "freeform", "beta-2", "alpha-1")
     paired = stats.paired(scores("beta-2", "freeform"), scores("alpha-1", "freeform"))
@@ -305,9 +305,9 @@ def test_several_epochs_compare_per_question_means_and_show_each_answer(registry
     assert name == entry["resultFiles"]["multipleChoice"]  # the same run, now of two epochs
     data = site.site_data(load_models(models, results=results), results_dir=results)
 
-    means = {f"mu-{i:04d}": (i < 17) / 2 + (i < 15) / 2 for i in range(20)}
-    beta = {f"mu-{i:04d}": float(i < 18) for i in range(20)}
-    paired = stats.paired(beta, means)
+    answers = {f"mu-{i:04d}": [i < 17, i < 15] for i in range(20)}
+    beta = {f"mu-{i:04d}": [i < 18] for i in range(20)}
+    paired = stats.paired(beta, answers)
     got = comparison(data, "multipleChoice", "beta-2", "alpha-1")
     assert got == {"a": 0, "b": 1, "difference": paired["difference"], "low": paired["ci95"][0], "high": paired["ci95"][1],
                    "distinguishable": paired["distinguishable"], "shared": 20, "onlyA": None, "onlyB": None, "mcnemarP": None}
@@ -944,7 +944,7 @@ def test_every_score_has_a_whisker_with_its_interval_in_the_title(page, served):
     alpha = browser.find_element(By.CSS_SELECTOR, "#leaderboard tbody tr[data-name='alpha-1']")
     assert alpha.find_element(By.CSS_SELECTOR, "[data-key=freeform]").get_dom_attribute("title") == "70.0% (95% CI 39.7–89.2)"
     assert alpha.find_element(By.CSS_SELECTOR, "[data-key=leetcodeEasy]").get_dom_attribute("title") == "100.0% (95% CI 51.0–100.0)"
-    assert alpha.find_element(By.CSS_SELECTOR, "[data-key=average]").get_dom_attribute("title") == "71.1% (95% CI 58.4–83.8)"
+    assert alpha.find_element(By.CSS_SELECTOR, "[data-key=average]").get_dom_attribute("title") == "71.1% (95% CI 56.0–81.5)"
     # the band spans the interval on a 0-100% track, the tick stands at the score
     box = browser.execute_script(
         "const cell = document.querySelector(\"tr[data-name='alpha-1'] [data-key=freeform] .whisker\");"
@@ -986,25 +986,52 @@ def test_picking_two_models_says_how_they_differ_on_each_eval(page, served):
     browser = page.open(f"{base}/board/")
     assert [o.text for o in browser.find_elements(By.CSS_SELECTOR, "#compare-a option")] == ["beta-2", "alpha-1", "qwen-local-70b"]
     said = compared(browser)  # the first two on the board, to begin with
-    assert said["freeform"] == "beta-2 vs alpha-1: +20.0 points, not distinguishable (95% CI [-6.1, +46.1])"
+    assert said["freeform"] == "beta-2 vs alpha-1: +20.0 points, not distinguishable (95% CI [-13.5, +50.2])"
     assert list(said) == ["freeform", "multipleChoice", "leetcode", "leetcodeEasy", "leetcodeMedium", "leetcodeHard"]
     assert browser.find_element(By.CSS_SELECTOR, "#compare-results li[data-key=freeform] .compare-detail").text == (
         "McNemar p = 0.5 (beta-2 alone right on 2, alpha-1 alone on 0); 10 shared questions")
 
     pick(browser, "#compare-b", "qwen-local-70b")
     said = compared(browser)
-    assert said["multipleChoice"] == "beta-2 vs qwen-local-70b: +30.0 points, 95% CI [+9.4, +50.6]"
-    assert said["leetcode"] == "beta-2 vs qwen-local-70b: +41.7 points, 95% CI [+12.5, +70.8]"
+    assert said["multipleChoice"] == "beta-2 vs qwen-local-70b: +30.0 points, 95% CI [+6.4, +50.8]"
+    assert said["leetcode"] == "beta-2 vs qwen-local-70b: +41.7 points, 95% CI [+6.4, +64.3]"
     assert "better" in browser.find_element(By.CSS_SELECTOR, "#compare-results li[data-key=multipleChoice]").get_dom_attribute("class")
 
     browser.find_element(By.CSS_SELECTOR, "#compare-swap").click()  # qwen-local-70b vs beta-2: the signs turn round
     said = compared(browser)
-    assert said["multipleChoice"] == "qwen-local-70b vs beta-2: -30.0 points, 95% CI [-50.6, -9.4]"
+    assert said["multipleChoice"] == "qwen-local-70b vs beta-2: -30.0 points, 95% CI [-50.8, -6.4]"
     assert browser.find_element(By.CSS_SELECTOR, "#compare-results li[data-key=multipleChoice] .compare-detail").text == (
         "McNemar p = 0.031 (qwen-local-70b alone right on 0, beta-2 alone on 6); 20 shared questions")
 
     pick(browser, "#compare-b", "qwen-local-70b")
     assert browser.find_element(By.CSS_SELECTOR, "#compare-results li").text == "Pick two different models."
+    assert problems(browser) == []
+
+
+def test_a_comparison_at_100_points_keeps_its_interval(page, tmp_path):
+    # One model right on all 25 multiple-choice questions, the other on none: the board once said
+    # "+100.0 points, 95% CI [+100.0, +100.0]", as if 25 questions proved the difference exactly.
+    root = tmp_path / "edges"
+    results = root / "data" / "results"
+    usage = {"freeform": (1000, 500), "multiple_choice": (400, 100), "leetcode": (800, 1500)}
+    models = [{"name": name, "provider": "Lab", "url": f"https://example.com/{name}", "releaseDate": "2025-08-07", "size": None,
+               "price": {"input": 1.0, "output": 2.0},
+               "resultFiles": _publish(results, name, "openai", ff=(10, right * 10), mc=(25, right * 25),
+                                       lc=dict.fromkeys(("easy", "medium", "hard"), right * 4), usage=usage)}
+              for name, right in (("Full", 1), ("Refused", 0))]
+    (root / "data" / "models.json").write_text(json.dumps(models, indent=2) + "\n", encoding="utf-8")
+    for file in STATIC:
+        shutil.copy(ROOT / "site" / file, root / file)
+    assert site.build(models_path=root / "data" / "models.json", results_dir=results, site_dir=root, write=True)
+    browser = page.open((root / "index.html").as_uri())
+    assert compared(browser)["multipleChoice"] == "Full vs Refused: +100.0 points, 95% CI [+81.2, +100.0]"
+    assert compared(browser)["freeform"] == "Full vs Refused: +100.0 points, 95% CI [+60.8, +100.0]"  # 10 questions: wider
+    browser.find_element(By.CSS_SELECTOR, "#compare-swap").click()
+    assert compared(browser)["multipleChoice"] == "Refused vs Full: -100.0 points, 95% CI [-100.0, -81.2]"
+    # each average keeps the room its three evals' intervals leave below 100% and above 0%
+    for name, title in (("Full", "100.0% (95% CI 86.9–100.0)"), ("Refused", "0.0% (95% CI 0.0–13.1)")):
+        row = browser.find_element(By.CSS_SELECTOR, f"#leaderboard tbody tr[data-name='{name}']")
+        assert row.find_element(By.CSS_SELECTOR, "[data-key=average]").get_dom_attribute("title") == title
     assert problems(browser) == []
 
 
