@@ -93,6 +93,7 @@ OWN_WAY = {
         (f"{REASON}\nMy verdict is INCORRECT.", False),
         (f"{REASON}\nJudgment: CORRECT", True),
         (f"{REASON}\nThe verdict is CORRECT.", True),
+        (f"{REASON}\n<verdict>INCORRECT</verdict>", False),
     ],
     "separator": [
         (f"{REASON}\nVERDICT - CORRECT", True),  # the issue's
