@@ -97,8 +97,19 @@ REPLIES = [
     # -- verdicts ---------------------------------------------------------------------------------
     _unit("verdict-lines", "VERDICT: CORRECT\n", letter=None, verdict=True),
     _unit("disagreeing-verdicts", "VERDICT: CORRECT\nVERDICT: INCORRECT\n"),
-    _unit("verdict-spaces", " ", head="VERDICT:", tail="CORRECT x"),
-    _unit("verdict-stars", "*", head="VERDICT: CORRECT", tail="x"),
+    _unit("verdict-spaces", " ", head="VERDICT:", tail="CORRECT x", verdict=True),  # a sentence after it
+    _unit("verdict-stars", "*", head="VERDICT: CORRECT", tail="x", verdict=True),
+    _unit("lead-verdict-then-reasoning", "The candidate names FireServer, it was actually fine. ", head="VERDICT: CORRECT\n", verdict=True),
+    _unit("lead-verdict-then-retractions", "Hmm. ", head="VERDICT: CORRECT\n"),
+    _unit("verdict-then-long-clause", " it names FireServer", head="VERDICT: CORRECT", verdict=True),
+    _unit("unclosed-think", "VERDICT: CORRECT\n", head="<think>"),
+    _unit("think-blocks", "<think>VERDICT: INCORRECT</think>", tail="VERDICT: CORRECT", verdict=True),
+    _unit("label-lines", "Verdict:\n"),
+    _unit("heading-then-word-lines", "## Verdict\nCORRECT\n", verdict=True),
+    _unit("verdict-is-lines", "The verdict is INCORRECT.\n", verdict=False),
+    _unit("fenced-json-verdicts", '```json\n{"verdict": "CORRECT"}\n```\n', verdict=True),
+    _unit("json-nested-brackets", "[", head='{"verdict": "CORRECT", "x": ', tail="}", verdict=True),
+    _unit("json-verdict-after-long-field", "x", head='{"reasoning": "', tail='", "verdict": "INCORRECT"}', verdict=False),
     # -- a plausible reply, many times over ---------------------------------------------------------
     _unit(
         "long-reasoning",

@@ -100,3 +100,25 @@ class Student:
             if text in prompt:
                 return q["id"]
         return next((p["task_id"] for p in self.lc if p["problem_description"].strip() in prompt), None)
+
+
+STYLES = [  # a judge's reply for a verdict: one of each kind that parse_verdict reads (tests/test_judges.py)
+    lambda v: f"VERDICT: {v}\nCompared with the reference answer.",
+    lambda v: json.dumps({"reasoning": "Compared with the reference answer.", "verdict": v}),
+    lambda v: f"Compared with the reference answer.\nFinal verdict: {v}",
+    lambda v: f"Compared with the reference answer.\nVERDICT - {v}",
+    lambda v: f"Compared with the reference answer.\nVERDICT：{v}",
+    lambda v: f"Compared with the reference answer.\nVERDICT: {v} {'✅' if v == 'CORRECT' else '❌'}",
+    lambda v: f"Compared with the reference answer.\nVERDICT: {v}. That settles it.",
+    lambda v: f"Compared with the reference answer.\n```\nVERDICT: {v}\n```",
+    lambda v: f"<think>Draft: VERDICT: {'INCORRECT' if v == 'CORRECT' else 'CORRECT'}\nOn reflection, no.</think>\nVERDICT: {v}",
+]
+
+
+class OwnWayJudges(Student):
+    """The Student, graded by judges who each answer in one of STYLES, another per item and judge."""
+
+    def verdict(self, judge: str, prompt: str) -> str:
+        same = super().verdict("judge-a", prompt).endswith("VERDICT: CORRECT")
+        i = next(i for text, (i, q) in self.ff.items() if text in prompt)
+        return STYLES[(3 * i + "abc".index(judge[-1])) % len(STYLES)]("CORRECT" if same else "INCORRECT")

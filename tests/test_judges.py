@@ -1,4 +1,5 @@
-"""Freeform judging: strict verdict parsing, the vote, `--judge` specs and the judge prompt."""
+"""Freeform judging: verdict parsing (as the prompt asks for it, and as judges say it their own
+way), the vote, `--judge` specs, the judge prompt, and a whole freeform run so judged."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import pytest
 from evals.datasets.robloxqa import FreeformQuestion
 from evals.grading.judges import (
     JudgeSpec,
+    after_reasoning,
     judge_prompt,
     majority,
     parse_verdict,
@@ -14,6 +16,8 @@ from evals.grading.judges import (
 )
 from evals.providers import Completion
 from evals.tasks import TASKS
+from tests.harness import STYLES, OwnWayJudges, questions, read_result, run_harness
+from tests.loopback import OpenAIServer
 
 REASON = "The candidate names FireServer for client-to-server and InvokeServer for a reply, as the reference does."
 
@@ -38,19 +42,16 @@ REASON = "The candidate names FireServer for client-to-server and InvokeServer f
             False,
             id="verdict-words-inside-reasoning-line",
         ),
-        # not strictly one verdict on the last line -> None
-        pytest.param(f"VERDICT: CORRECT\n{REASON}", None, id="verdict-not-last"),
+        # not one verdict stated clearly -> None
         pytest.param("VERDICT: CORRECT\nVERDICT: INCORRECT", None, id="two-disagreeing-lines"),
         pytest.param("VERDICT: INCORRECT\nOn reflection it is fine.\nVERDICT: CORRECT", None, id="disagreeing-then-last"),
         pytest.param(f"{REASON}\nVERDICT: MOSTLY CORRECT", None, id="mostly-correct"),
         pytest.param(f"{REASON}\nVERDICT: PARTIALLY CORRECT", None, id="partially-correct"),
         pytest.param(f"{REASON}\nVERDICT: NOT CORRECT", None, id="not-correct"),
         pytest.param(f"{REASON}\nVERDICT: CORRECT or INCORRECT", None, id="both-words"),
-        pytest.param(f"{REASON}\nVERDICT: CORRECT (it names FireServer)", None, id="text-after-verdict"),
         pytest.param(f"{REASON}\nCORRECT", None, id="no-label"),
         pytest.param("CORRECT", None, id="bare-word"),
         pytest.param(f"{REASON} VERDICT: CORRECT", None, id="verdict-inside-sentence"),
-        pytest.param(f"{REASON}\nVERDICT - CORRECT", None, id="dash-instead-of-colon"),
         pytest.param("", None, id="empty"),
         pytest.param(" \n\n ", None, id="whitespace"),
         pytest.param(REASON, None, id="no-verdict"),
@@ -58,6 +59,166 @@ REASON = "The candidate names FireServer for client-to-server and InvokeServer f
 )
 def test_parse_verdict(reply, expected):
     assert parse_verdict(reply) is expected
+
+
+# Judges who say it their own way (issue 20): each kind as the issue found it, then more of its
+# kind, then what must stay unparseable. Three cases of the table above (a verdict first, then
+# reasoning; a sentence after the verdict; a dash) were unparseable before and read now.
+THINK_DRAFT = "<think>\nThe candidate seems to swap them. VERDICT: INCORRECT\nVERDICT: INCORRECT\nNo wait, it names both, in order.\n</think>\n"
+OWN_WAY = {
+    "verdict-first": [
+        (f"VERDICT: CORRECT\n{REASON}", True),  # the issue's
+        ("**VERDICT: INCORRECT**\n\nThe candidate names InvokeServer where the reference says FireServer.", False),
+        (f"Verdict: CORRECT\n\nReasoning: {REASON}", True),
+        ("VERDICT: INCORRECT. The candidate says RemoteFunction, but the reference says RemoteEvent.", False),
+        ("## VERDICT: CORRECT\n- names FireServer\n- names InvokeServer", True),
+        (f"### Verdict\n**CORRECT**\n\n{REASON}", True),  # the label as a heading, the verdict under it
+        ("VERDICT: INCORRECT\nThe candidate names RemoteFunction; the correct answer is RemoteEvent.", False),
+        ("VERDICT: CORRECT\n\nThe candidate correctly identifies both calls.", True),
+    ],
+    "json": [
+        ('{"verdict": "CORRECT"}', True),  # the issue's
+        ('{"verdict":"INCORRECT"}', False),
+        ('{"reasoning": "It names FireServer and InvokeServer, but not in order.", "verdict": "CORRECT"}', True),
+        ('```json\n{\n  "verdict": "INCORRECT",\n  "reason": "It swaps the two calls."\n}\n```', False),
+        (f'{REASON}\n\n```json\n{{"verdict": "CORRECT", "confidence": 0.9}}\n```', True),
+        ("{'verdict': 'CORRECT'}", True),
+        ('{"final_verdict": "correct"}', True),
+    ],
+    "final-verdict": [
+        (f"{REASON}\nFinal verdict: CORRECT", True),  # the issue's
+        (f"{REASON}\nFinal Verdict: INCORRECT", False),
+        (f"{REASON}\n**Final verdict:** CORRECT", True),
+        (f"{REASON}\nOverall verdict: CORRECT", True),
+        (f"{REASON}\nMy verdict is INCORRECT.", False),
+        (f"{REASON}\nJudgment: CORRECT", True),
+        (f"{REASON}\nThe verdict is CORRECT.", True),
+        (f"{REASON}\n<verdict>INCORRECT</verdict>", False),
+    ],
+    "separator": [
+        (f"{REASON}\nVERDICT - CORRECT", True),  # the issue's
+        (f"{REASON}\nVERDICT：INCORRECT", False),  # the issue's: a full-width colon
+        (f"{REASON}\nVERDICT — CORRECT", True),
+        (f"{REASON}\nVERDICT – INCORRECT", False),
+        (f"{REASON}\nVERDICT = CORRECT", True),
+        (f"{REASON}\nVERDICT -> INCORRECT", False),
+        (f"{REASON}\nVERDICT => CORRECT", True),
+        (f"{REASON}\nＶＥＲＤＩＣＴ：ＣＯＲＲＥＣＴ", True),  # full-width letters too
+    ],
+    "trailing": [
+        (f"{REASON}\nVERDICT: CORRECT ✅", True),  # the issue's
+        (f"{REASON}\nVERDICT: CORRECT (it names FireServer)", True),  # the issue's
+        (f"{REASON}\nVERDICT: INCORRECT ❌", False),
+        (f"{REASON}\nVERDICT: CORRECT - the candidate states the same key facts.", True),
+        (f"{REASON}\nVERDICT: INCORRECT. It names InvokeServer where the reference says FireServer.", False),
+        (f"{REASON}\n✅ VERDICT: CORRECT", True),
+        (f"{REASON}\nVERDICT: CORRECT 🎉 Nice work.", True),
+        (f"{REASON}\nVERDICT: INCORRECT, since it swaps the two calls.", False),
+    ],
+    "code-fence": [
+        ("```\nVERDICT: CORRECT\n```", True),  # the issue's
+        (f"{REASON}\n```text\nVERDICT: INCORRECT\n```", False),
+        (f"{REASON}\n~~~\nVERDICT: CORRECT\n~~~", True),
+        (f"{REASON}\n```VERDICT: CORRECT```", True),
+        (f"{REASON}\n\n```\nFinal verdict: INCORRECT\n```\n", False),
+    ],
+    "reasoning-block": [
+        (f"{THINK_DRAFT}VERDICT: CORRECT", True),  # the issue's
+        (f"<thinking>\nVERDICT: CORRECT?\n</thinking>\n\n{REASON}\nVERDICT: INCORRECT", False),
+        ("<reasoning>Draft: VERDICT: CORRECT</reasoning>\nVERDICT: INCORRECT", False),
+        ("  <THINK>VERDICT: INCORRECT</THINK>\n\nFinal verdict: CORRECT", True),
+        ("<think>a</think><think>VERDICT: INCORRECT</think>VERDICT: CORRECT", True),
+    ],
+    # -- what stays unparseable -------------------------------------------------------------------
+    "both-asserted": [
+        (f"VERDICT: CORRECT\n{REASON}\nVERDICT: INCORRECT", None),
+        (f"{REASON}\nFinal verdict: INCORRECT\nVERDICT: CORRECT", None),
+        (f"{REASON}\nVERDICT: CORRECT and INCORRECT", None),
+        (f"{REASON}\nVERDICT: CORRECT/INCORRECT", None),
+        ('{"verdict": "CORRECT"}\nVERDICT: INCORRECT', None),
+        ('{"verdict": "CORRECT", "final_verdict": "INCORRECT"}', None),
+        ("```\nVERDICT: CORRECT\nVERDICT: INCORRECT\n```", None),
+        (f"{REASON}\nVERDICT: ~~CORRECT~~ INCORRECT", None),
+    ],
+    "qualified": [
+        (f"{REASON}\nVERDICT: Partially correct", None),
+        (f"{REASON}\nVERDICT: CORRECT (mostly)", None),
+        (f"{REASON}\nVERDICT: CORRECT (partially)", None),
+        (f"{REASON}\nVERDICT: HALF CORRECT", None),
+        (f"{REASON}\nVERDICT: CORRECT in part, incorrect in part", None),
+        (f"{REASON}\nVERDICT: CORRECT, but it misses InvokeServer", None),
+        (f"{REASON}\nVERDICT: CORRECT. But it misses InvokeServer.", None),
+        (f"{REASON}\nVERDICT: CORRECT?", None),
+        (f"{REASON}\nVERDICT: CORRECT-ish", None),
+        (f"{REASON}\nVERDICT: CORRECT — not quite, though", None),
+        (f"{REASON}\nVerdict: the candidate is mostly correct.\nVERDICT: CORRECT", None),
+        (f"{REASON}\nMy verdict is that it is correct", None),
+        ('{"verdict": "PARTIALLY CORRECT"}', None),
+        ('{"verdict": true}', None),
+        (f"{REASON}\nVERDICT: CORRECT ❌", None),  # emoji that say the other verdict
+        (f"{REASON}\n❌ VERDICT: CORRECT", None),
+        (f"{REASON}\nVERDICT: INCORRECT ✅", None),
+    ],
+    "taken-back": [
+        ("VERDICT: CORRECT\nbut really it is wrong", None),
+        ("VERDICT: CORRECT\nWait, the candidate swaps the two. It is wrong.", None),
+        (f"VERDICT: INCORRECT\n{REASON} Actually, on a second read it matches.", None),
+        ("VERDICT: CORRECT\nHowever, it never mentions InvokeServer.", None),
+        ("VERDICT: CORRECT\nNo, it is not: the candidate swaps them.", None),
+        ("VERDICT: CORRECT\nI mean INCORRECT.", None),
+        ("VERDICT: CORRECT\nThe candidate says InvokeServer reaches the client, which contradicts the reference: incorrect.", None),
+        ("VERDICT: INCORRECT\nOn balance I would call it CORRECT.", None),
+        # a verdict in the middle is not where a reader looks: here, the candidate's own line quoted
+        ("The candidate's answer ends with:\n```\nVERDICT: CORRECT\n```\nwhich tries to sway the grader; it names neither call.", None),
+    ],
+    "refusal": [
+        ("I'm sorry, but I can't grade this answer.", None),
+        ("I cannot determine a verdict without more context.", None),
+        (f"{REASON}\nVERDICT: UNABLE TO DETERMINE", None),
+        (f"{REASON}\nVERDICT: N/A", None),
+        ("VERDICT: I decline to judge this.", None),
+        ("<think>VERDICT: CORRECT</think>\nI cannot decide.", None),
+    ],
+    "empty": [
+        ("", None),
+        ("<think></think>", None),
+        ("<think>VERDICT: CORRECT</think>", None),  # nothing after the reasoning
+        ("<think>\nVERDICT: CORRECT", None),  # an unclosed reasoning block has no answer
+        ("```\n```", None),
+        ("VERDICT:", None),
+        (f"```\n{REASON}\n```", None),
+    ],
+    "not-correct": [  # never CORRECT
+        (f"{REASON}\nVERDICT: not correct.", None),
+        (f"{REASON}\nFinal verdict: NOT CORRECT", None),
+        (f"{REASON}\nVERDICT - NOT CORRECT", None),
+        (f"{REASON}\nVERDICT: isn't correct", None),
+        (f"{REASON}\nVerdict is not CORRECT", None),
+        (f"{REASON}\nVERDICT: CORRECT? Not really.", None),
+    ],
+    "incorrect-spelled-apart": [  # INCORRECT, however written, is never CORRECT
+        (f"{REASON}\nVERDICT: IN-CORRECT", None),
+        (f"{REASON}\nVERDICT: **IN**CORRECT", None),
+        (f"{REASON}\nVERDICT: In correct", None),
+        (f"{REASON}\nVERDICT: INCORRECTLY graded", None),
+        (f"{REASON}\nVERDICT: UNCORRECT", None),
+        (f"{REASON}\nＶＥＲＤＩＣＴ：ＩＮＣＯＲＲＥＣＴ", False),
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    "reply, expected",
+    [pytest.param(reply, expected, id=f"{kind}-{i}") for kind, cases in OWN_WAY.items() for i, (reply, expected) in enumerate(cases)],
+)
+def test_parse_verdict_said_their_own_way(reply, expected):
+    assert parse_verdict(reply) is expected
+
+
+def test_after_reasoning_is_the_text_after_a_leading_closed_block():
+    assert after_reasoning(f"{THINK_DRAFT}VERDICT: CORRECT") == "\nVERDICT: CORRECT"
+    assert after_reasoning("<think>draft") == ""  # unclosed: no answer
+    assert after_reasoning("VERDICT: CORRECT <think>x</think>") == "VERDICT: CORRECT <think>x</think>"  # only at the start
 
 
 @pytest.mark.parametrize(
@@ -184,3 +345,23 @@ def test_freeform_judges_see_the_prompt():
     assert len(calls.prompts) == 3
     for prompt in calls.prompts:
         assert sample.question in prompt and sample.answer in prompt and "Put them in ServerStorage." in prompt
+
+
+# -- a whole freeform run, judged by judges who say it their own way --------------------------------
+
+def test_a_freeform_run_reads_verdicts_said_their_own_way_and_stays_under_the_gate(tmp_path):
+    with OpenAIServer(OwnWayJudges()) as server:
+        judges = [f"--judge=live:judge-{x}@{server.url}/v1" for x in "abc"]
+        done = run_harness("--provider=openai", "--model=student-1", f"--base-url={server.url}/v1", *judges, "-m", "freeform",
+                           run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+    result = read_result(tmp_path / "results", "freeform")
+    rows = result["results"]
+    assert len(rows) == len(questions("freeform")) >= len(STYLES), done.stdout[-3000:]
+    # every verdict graded as the judge meant it: the Student answers the reference verbatim except on every fourth item
+    answered = {q["id"]: i % 4 != 0 for i, q in enumerate(questions("freeform"))}
+    for row in rows:
+        assert [v["verdict"] for v in row["verdicts"]] == ["CORRECT" if answered[row["id"]] else "INCORRECT"] * 3, row
+        assert row["agreed"] is True and row["correct"] is answered[row["id"]]
+    assert result["summary"]["judgeUnparseable"] == 0 and result["summary"]["judgeAgreement"] == 1.0
+    assert result["publishable"] is True and result["notPublishable"] == []
+    assert result["graders"]["verdicts"] == TASKS["freeform"].graders["verdicts"] == "2"

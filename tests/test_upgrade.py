@@ -20,7 +20,7 @@ import pytest
 from evals import registry
 from evals.identity import identity_from_config, to_flags
 from evals.results import RESULT_FORMAT
-from tests.harness import ROOT, Student, harness_env, run_harness
+from tests.harness import ROOT, OwnWayJudges, Student, harness_env, run_harness
 from tests.loopback import OpenAIServer
 from tests.test_leaderboard import META, model_flags
 
@@ -43,12 +43,12 @@ def server():
         yield server
 
 
-@pytest.fixture(scope="module")
-def old_board(tmp_path_factory, server) -> Path:
-    """The data folder of a board on which the code of commit 905fadf published NAME."""
-    old = tmp_path_factory.mktemp("old") / "tree"
+def publish_with_old_code(commit: str, folder: Path, server, *flags: str) -> Path:
+    """The data folder of a board on which the code of `commit` (extracted under `folder`)
+    published NAME, answered by `server`."""
+    old = folder / "tree"
     old.mkdir()
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", OLD], capture_output=True, check=True).stdout
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit], capture_output=True, check=True).stdout
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(old, filter="data")
     env = harness_env(PYTHONPATH=str(old))
@@ -56,11 +56,18 @@ def old_board(tmp_path_factory, server) -> Path:
                            cwd=old, env=env, capture_output=True, text=True, check=True)
     assert all(Path(line).is_relative_to(old) for line in where.stdout.split()), where.stdout  # really the old code
 
-    data = tmp_path_factory.mktemp("board") / "data"
-    done = subprocess.run([sys.executable, "-m", "evals.evaluate", NAME, *model_flags(server), *META, f"--data-dir={data}"],
+    data = folder / "board" / "data"
+    done = subprocess.run([sys.executable, "-m", "evals.evaluate", NAME, *model_flags(server), *META, *flags, f"--data-dir={data}"],
                           cwd=old, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert f"published {NAME!r}" in done.stdout
+    return data
+
+
+@pytest.fixture(scope="module")
+def old_board(tmp_path_factory, server) -> Path:
+    """The data folder of a board on which the code of commit 905fadf published NAME."""
+    data = publish_with_old_code(OLD, tmp_path_factory.mktemp("old"), server)
     for key in KEYS:
         result = json.loads(_file(data, key).read_text())
         assert "resultFormat" not in result and "graders" not in result  # format 1
@@ -351,3 +358,37 @@ def test_judge_a_summary_edited_alone_is_a_diff_unless_the_statistics_changed(le
     edited["summary"]["correct"] += 1
 
     assert judge(letters_v2, edited, _result({"q1": "A", "q2": "B"}, graders={"letters": "2", "stats": "1"})).status == "DIFF"
+
+
+# -- the judges' verdicts read anew -------------------------------------------------------------------
+
+STRICT = "b9b4a3d"  # the last code whose verdict parser read only a strict last line (verdicts 1)
+
+
+@pytest.fixture(scope="module")
+def loose_board(tmp_path_factory) -> Path:
+    """A board on which the code of STRICT published NAME with --allow-errors: its judges say
+    their verdicts in their own ways (tests/test_judges.py), which that code could not read."""
+    with OpenAIServer(OwnWayJudges()) as server:
+        return publish_with_old_code(STRICT, tmp_path_factory.mktemp("strict"), server, "--allow-errors")
+
+
+def test_verdicts_read_by_todays_parser_are_a_regrade_and_regrade_publishes_them_graded(loose_board):
+    ff = _file(loose_board, "freeform")
+    published = json.loads(ff.read_text())
+    assert published["summary"]["judgeUnparseable"] > 0 and published["publishable"] is False  # over the gate then
+
+    verified = evaluate(loose_board, "--verify")
+    assert (verified.returncode, verified.stderr) == (0, ""), verified.stdout + verified.stderr
+    lines = _lines(verified.stdout)
+    assert [line.split()[0] for line in lines[:3]] == ["REGRADE", "ok", "ok"]
+    assert lines[0].startswith(f"REGRADE {NAME} [freeform] {ff.name}: today's graders differ (verdicts 1 -> 2): ")
+    assert lines[-1].startswith("2 of 3 runs reproduce; 1 regrade available")
+
+    done = evaluate(loose_board, "--regrade", NAME)
+    assert done.returncode == 0, done.stdout + done.stderr
+    regraded = json.loads(ff.read_text())
+    assert regraded["graders"]["verdicts"] == "2" and regraded["summary"]["judgeUnparseable"] == 0 and regraded["publishable"] is True
+    assert regraded["config"] == published["config"]
+    again = evaluate(loose_board, "--verify")
+    assert (again.returncode, _lines(again.stdout)[-1]) == (0, "all 3 runs reproduce"), again.stdout + again.stderr

@@ -1,10 +1,14 @@
-"""Freeform grading by an ensemble of LLM judges: the prompt, strict verdict parsing, the vote.
+"""Freeform grading by an ensemble of LLM judges: the prompt, verdict parsing, the vote.
 
-An unparseable verdict is counted and never read as a pass: it simply is not a CORRECT vote."""
+A verdict is read however a judge states it, but never guessed: a reply that does not state
+one verdict clearly is unparseable, counted, and never read as a pass: it simply is not a
+CORRECT vote."""
 
 from __future__ import annotations
 
+import json
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,15 +37,6 @@ VERDICT: CORRECT
 or
 VERDICT: INCORRECT"""
 
-# Possessive runs (*+): none of them can give back what the next token needs, and a long line
-# that ends wrong fails at once instead of trying every shorter run.
-_VERDICT_LINE = re.compile(r"^[\s*_`#>]*+VERDICT[\s*_`]*+:[\s*_`]*+(CORRECT|INCORRECT)[\s*_`.]*+$", re.IGNORECASE)
-# The word, case-insensitive (a verdict line holds it once). It starts with a class, not under
-# IGNORECASE, so that the regex engine skips to the v's instead of trying every position.
-_VERDICT_WORD = re.compile(r"[Vv](?i:ERDICT)")
-# Where str.splitlines splits a line.
-_LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
-
 
 def judge_prompt(question: str, reference: str, reply: str) -> str:
     return _PROMPT.format(question=question.strip(), reference=reference.strip(), reply=reply.strip())
@@ -51,24 +46,212 @@ def format_verdict(correct: bool) -> str:
     return f"VERDICT: {'CORRECT' if correct else 'INCORRECT'}"
 
 
-def parse_verdict(text: str) -> bool | None:
-    """True / False from a judge's reply, or None when it is not strictly one verdict.
+# -- reading a verdict --------------------------------------------------------------------------
+#
+# The rule is parse_verdict's docstring. Every run of markup is possessive (*+): none gives back
+# what the next token needs, so a long line that ends wrong fails at once. Each line is matched
+# from its start, once; the reply is cut into lines only when it names a label at all.
 
-    The verdict must be the last non-empty line, and no other verdict line may disagree
-    with it: a judge that wrote both is unparseable, never a pass. Linear in the reply's
-    length (`bench/parse.py`); the other lines are read only when the word VERDICT is in
-    the reply more than once."""
-    text = text.strip()  # so the last line is not blank
-    last_break = _LINE_BREAK.search(text[::-1])
-    last = _VERDICT_LINE.match(text[len(text) - last_break.start() :] if last_break else text)
-    if not last:
+# What may surround a label or a verdict: emphasis, code, headings, quotes, bullets, brackets,
+# a JSON object's braces and quotes, a tag's angle bracket, emoji (and their joiners).
+_EMOJI = "\u2190-\u21ff\u2300-\u23ff\u2460-\u24ff\u25a0-\u27bf\u2900-\u297f\u2b00-\u2bff\ufe0f\u200d\U0001f000-\U0001faff"
+_OPEN = rf"[\s*_`#>~\"'“‘«(\[{{<|+•·\-{_EMOJI}]*+"
+_OPENING = re.compile(_OPEN)
+# A label at the start of a line, then a separator (a colon, full-width ones read as colons, a
+# dash, an equals sign, an arrow, "is") and the markup before what it labels; or the label
+# alone on its line (a heading), whose verdict is the next line.
+_LABEL = re.compile(
+    _OPEN + r"(?:(?:the|my|our|final|overall)[\s*_`]++)*+(?:verdict|judge?ment)[\s*_`\"'”’»)\]]*+"
+    r"(?:(?P<sep>:|=|[-–—>]|is(?![^\W_]))" + _OPEN + r")?+",
+    re.IGNORECASE,
+)
+# The label word anywhere: a reply without one has no verdict. It starts with a class, not
+# under IGNORECASE, so that the regex engine skips to the v's and j's instead of trying every position.
+_LABEL_WORD = re.compile(r"[VvJj](?i:erdict|udge?ment)")
+_WORD = re.compile(r"(in)?correct(?![^\W_])", re.IGNORECASE)  # the verdict, right after its label
+_TERM = re.compile(r"(?<![^\W_])(?:[Ii][Nn])?[Cc](?i:orrect)(?![^\W_])")  # a verdict's word anywhere
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
+
+# What qualifies a verdict in its own clause ("CORRECT, but ...", "CORRECT or INCORRECT",
+# "CORRECT (partially)", "CORRECT?", "CORRECT ❌"): a hedge, the other verdict's words or emoji.
+_HEDGES = frozenset(
+    "but however though although yet except unless or nor partial partially partly mostly largely half somewhat almost "
+    "nearly maybe perhaps possibly probably arguably ish mixed borderline unsure unclear uncertain debatable".split()
+)
+_NO, _YES = "❌✗✘❎✖👎🚫⛔🔴", "✅✔☑✓👍🟢"
+_AGAINST_WORDS = {True: _HEDGES | {"incorrect", "wrong", "not", "no"}, False: _HEDGES | {"correct", "right"}}
+_AGAINST_MARKS = {True: re.compile(rf"[Nn]['’][Tt]\b|[?{_NO}]"), False: re.compile(f"[?{_YES}]")}
+_AGAINST_EMOJI = {True: re.compile(f"[{_NO}]"), False: re.compile(f"[{_YES}]")}  # before the label: "❌ VERDICT: CORRECT"
+_WORDS = re.compile(r"[^\W\d_]+")
+_LETTER = re.compile(r"[^\W\d_]")
+_PLAIN = " \t*_`~\"'”’»)]}.,;:!-–—[({<>/\\"  # markup and punctuation, which qualify nothing
+
+# What takes a verdict back when it opens the sentence or line after it ("VERDICT: CORRECT\nBut
+# ..."), and, after a verdict read from the first line, when it opens any later sentence
+# ("Wait, ...", "Actually, ..."), as does naming the other verdict there.
+_RETRACTIONS = (
+    r"wait|actually|hmm+|oops|sorry|on second (?:thoughts?|look)|on reflection|on closer (?:inspection|look|reading)|then again|"
+    r"correction|scratch that|i take (?:that|it) back|i was wrong|i mean|let me (?:re)?(?:check|consider|think)|reconsider(?:ing)?|"
+    r"no(?=\s*+[,.!:;—–-])|not (?:really|quite|so|exactly)"
+)
+_TAKEN_BACK = re.compile(
+    _OPEN + r"(?:but|however|though|although|yet|still|except|unless|nevertheless|nonetheless|that said|" + _RETRACTIONS + r")(?![^\W_])",
+    re.IGNORECASE,
+)
+_RETRACTION = re.compile(r"(?:^|(?<=[.!?;])[ \t]++)[ \t*_>#\-]*+(?:" + _RETRACTIONS + r")(?![^\W_])", re.IGNORECASE | re.MULTILINE)
+# The other verdict: for CORRECT its words in any case; for INCORRECT the word as a verdict is
+# written, in capitals (reasoning names "the correct answer").
+_OTHER_NAMED = {
+    True: re.compile(r"(?<![^\W_])(?:[Ii][Nn][Cc](?i:orrect)|[Ww](?i:rong))(?![^\W_])"),
+    False: re.compile(r"(?<![^\W_])CORRECT(?![^\W_])"),
+}
+
+# A line of markup alone (blank, a rule, a fence with its info string, a brace, a closing tag):
+# not where a reader looks for the verdict.
+_BARE = re.compile(r"[\s*_#>\-=+|{}\[\],.:;]*+(?:`{3,}+[^\s`]*+|~{3,}+[^\s~]*+|</[A-Za-z_]++>)?[\s*_`~#>\-=+|{}\[\],]*+")
+# Where str.splitlines splits a line.
+_LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+# A reasoning block at the reply's start, and its end.
+_REASONING = re.compile(r"\s*+<(think|thinking|reasoning)>", re.IGNORECASE)
+_REASONING_END = {tag: re.compile(rf"</{tag}\s*+>", re.IGNORECASE) for tag in ("think", "thinking", "reasoning")}
+_JSON_KEYS = {"verdict", "finalverdict", "judgment", "judgement"}  # lowercase, without "_", "-" and spaces
+_UNCLEAR = "unclear"  # a verdict named but not stated cleanly: the reply has none
+
+
+def after_reasoning(text: str) -> str:
+    """The reply without the reasoning block it starts with (`<think>...</think>`, `<thinking>`,
+    `<reasoning>`, one after another): a judge's thoughts, where a draft verdict is no
+    verdict. A reply that is nothing but an unclosed block has no answer (""). The one
+    place the judges read a reply's reasoning; a reasoning splitter shared by every grader
+    can take its place."""
+    pos = 0
+    while opened := _REASONING.match(text, pos):
+        closed = _REASONING_END[opened.group(1).lower()].search(text, opened.end())
+        if not closed:
+            return ""
+        pos = closed.end()
+    return text[pos:]
+
+
+def parse_verdict(text: str) -> bool | None:
+    """True / False from a judge's reply, or None when it does not state one verdict clearly.
+
+    A verdict is stated by a label (VERDICT, Final verdict, Judgment, ... in any case), a
+    separator (a colon, full-width or not, a dash, `=`, an arrow, "is") and CORRECT or
+    INCORRECT, markup aside (bold, code spans and fences, headings, quotes, bullets, a JSON
+    object's quotes and braces, emoji); or the label alone on a line and the verdict on the
+    next; or a `verdict` field of a JSON object that is the reply or its last fenced block.
+    It is read where a reader looks: the reply's last line (as the prompt asks) or its
+    first, blank and fence lines aside. What is read:
+
+    - the text after a reasoning block at the reply's start (`after_reasoning`): a draft
+      inside it is not the verdict;
+    - nothing when two statements disagree (a judge that wrote both is unparseable, never a
+      pass), or a labeled line names a verdict without stating it cleanly ("NOT CORRECT",
+      "PARTIALLY CORRECT", "CORRECT or INCORRECT");
+    - nothing when a statement is qualified on its own clause (a hedge, "but", "or", the
+      other verdict's words or emoji, a question mark), or the sentence or line after it
+      opens by taking it back ("But ...", "Wait, ..."); a verdict read from the first line
+      also needs no later sentence to open so ("Actually, ...").
+
+    A sentence after the verdict, on its line or on the next ones, is the judge's reasoning.
+    Linear in the reply's length (`bench/parse.py`)."""
+    text = unicodedata.normalize("NFKC", after_reasoning(text)).strip()
+    if not _LABEL_WORD.search(text):
         return None
-    verdict = last.group(1).upper()
-    first = _VERDICT_WORD.search(text)
-    if first and _VERDICT_WORD.search(text, first.end()):
-        if {m.group(1).upper() for m in filter(None, map(_VERDICT_LINE.match, text.splitlines()))} != {verdict}:
+    found, json_at = _json_verdict(text)
+    if found is _UNCLEAR:
+        return None
+    lines = [line for line in _LINE_BREAK.split(text[:json_at]) if not _BARE.fullmatch(line)]
+    verdicts = set() if found is None else {found}
+    lead: tuple[int, str] | None = None  # a statement on the first line: its last line, the rest of it
+    last = -1  # the last line of the last statement
+    for i, line in enumerate(lines):
+        label = _LABEL.match(line)
+        if not label:
+            continue
+        at, end = label.end(), i
+        if at == len(line) and i + 1 < len(lines) and not _LABEL.match(lines[i + 1]):
+            end, line = i + 1, lines[i + 1]  # a heading: the verdict is the next line
+            at = _OPENING.match(line).end()
+        elif label.group("sep") is None:
+            continue  # "Verdict reasoning: ..."
+        said = _stated(line, at)
+        if said is None:
+            continue
+        if said is _UNCLEAR:
             return None
-    return verdict == "CORRECT"
+        verdict, rest = said
+        verdicts.add(verdict)
+        follows = rest if rest and _LETTER.search(rest) else (lines[end + 1] if end + 1 < len(lines) else "")
+        if len(verdicts) > 1 or _TAKEN_BACK.match(follows):
+            return None
+        if i == 0:
+            lead = (end, rest)
+        last = end
+    if len(verdicts) != 1:
+        return None
+    (verdict,) = verdicts
+    if found is not None or last == len(lines) - 1:
+        return verdict
+    if lead is None:
+        return None
+    after = "\n".join([lead[1], *lines[lead[0] + 1 :]])
+    return None if _RETRACTION.search(after) or _OTHER_NAMED[verdict].search(after) else verdict
+
+
+def _stated(line: str, at: int) -> tuple[bool, str] | str | None:
+    """What the text of `line` from `at` (after a label) states: (the verdict, the rest of the
+    line after its sentence), _UNCLEAR when it names a verdict without stating it cleanly, or
+    None when it names none."""
+    word = _WORD.match(line, at)
+    if not word:
+        return _UNCLEAR if _TERM.search(line, at) else None
+    verdict = word.group(1) is None
+    if not line.isascii() and _AGAINST_EMOJI[verdict].search(line, 0, at):
+        return _UNCLEAR  # "❌ VERDICT: CORRECT"
+    if word.end() == len(line):
+        return verdict, ""
+    end = _SENTENCE_END.search(line, word.end())
+    cut = end.end() if end else len(line)
+    clause = line[word.end() : cut]
+    if clause.strip(_PLAIN) and _qualifies(clause, verdict):
+        return _UNCLEAR
+    return verdict, line[cut:]
+
+
+def _qualifies(clause: str, verdict: bool) -> bool:
+    """Whether the clause after a verdict qualifies it: a hedge, the other verdict's words or emoji, a question mark."""
+    return not _AGAINST_WORDS[verdict].isdisjoint(_WORDS.findall(clause.lower())) or bool(_AGAINST_MARKS[verdict].search(clause))
+
+
+def _json_verdict(text: str) -> tuple[bool | str | None, int]:
+    """The verdict field of a JSON object that is the reply (fenced or not) or its last fenced
+    block, and where that object starts: (None, len(text)) when there is none."""
+    start, end = 0, len(text)
+    if text.endswith(("```", "~~~")):
+        end = len(text.rstrip(text[-1]))
+        opened = text.rfind(text[-1] * 3, 0, end)
+        brace = text.find("{", opened, end)
+        if opened < 0 or brace < 0 or not re.fullmatch(r"[`~]*+[\w-]*+\s*+", text[opened:brace]):
+            return None, len(text)
+        start, body = opened, text[brace:end]
+    else:
+        body = text
+    if not (body.startswith("{") and body.rstrip().endswith("}")):
+        return None, len(text)
+    try:
+        fields = json.loads(body)
+    except (ValueError, RecursionError):
+        return None, len(text)
+    values = [v for k, v in fields.items() if re.sub(r"[\W_]", "", k).lower() in _JSON_KEYS] if isinstance(fields, dict) else []
+    if not values:
+        return None, len(text)
+    said = [_stated(v, _OPENING.match(v).end()) if isinstance(v, str) else None for v in values]
+    verdicts = {s[0] for s in said if isinstance(s, tuple)}
+    if len(verdicts) != 1 or not all(isinstance(s, tuple) for s in said):
+        return _UNCLEAR, start  # {"verdict": "PARTIALLY CORRECT"}, {"verdict": true}, two that disagree
+    return verdicts.pop(), start
 
 
 @dataclass(frozen=True)

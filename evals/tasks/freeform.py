@@ -25,7 +25,7 @@ class Freeform(Task):
     prompt_version = "ff-v1"
     uses_judges = True
     named_datasets = ("robloxqa-openended-v1", "robloxqa-v2")
-    graders = {"verdicts": "1"}  # evals.grading.judges.parse_verdict and the majority vote
+    graders = {"verdicts": "2"}  # evals.grading.judges.parse_verdict and the majority vote (2: judges who say it their own way)
     graded_fields = ("verdicts", "agreed", "note")
 
     def serves(self, columns):
