@@ -182,7 +182,7 @@ _FOREIGN_SEPARATOR = rf"""[ \t*_`#"']*+(?:[:=\]>]|[-\u2013\u2014](?=\s)|{_COPULA
 _FOREIGN_ADJECTIVE = r"(?:[ \t]++(?:(?:correct|corret|exact|final|definitiv|richtig|korrekt|правильн|верн)\w*|juste|bonne))"
 # The nouns, grouped by their first character (each carries a copy of the separator, for each
 # case of that character: `_cues`). They are a regex of their own, compiled and run only for a
-# reply that has one of their nouns (`_FOREIGN_NOUN`): in the English cues they doubled the
+# reply that has one of their nouns (`_Context.foreign`): in the English cues they doubled the
 # time compiling them took, which every pytest process pays at its first reply.
 _FOREIGN_LEADS = (
     # "respuesta", "resposta", "risposta", "réponse", "antwort", "ответ", "lösung", "solución", ...
@@ -193,10 +193,10 @@ _FOREIGN_LEADS = (
     # "答案", "答え", "正解", "正确选项", "正しい選択肢", "解答", "정답", "답"
     *(rf"{noun}{_FOREIGN_SEPARATOR}" for noun in ("答(?:案|え)", r"正(?:解|[确確]的?(?:选项|選項)|しい選択肢)", "解答", "정답", "답")),
 )
-_FOREIGN_NOUN = _lazy(_cues(
+_FOREIGN_NOUNS = (
     r"r(?:espuesta|esposta|isposta|[ée]ponse)", "antwort", "ответ", r"l[öo]sung", r"solu(?:ci[óo]n|[çc][ãa]o|zione)",
     r"op(?:ci[óo]n|[çc][ãa]o|zione)", "alternativa", "вариант", "答案", "答え", "正", "解答", "정답", "답",
-))
+)
 # A bare "option is" is not one: "the tempting wrong option is (A)" names a distractor; "is (A)"
 # is, unless its sentence says wrong or tempting (`_Sentences`).
 _LEADS = (
@@ -395,7 +395,10 @@ _RESTRICTIVE = _lazy(_cues(r"only\b", r"s[óo]lo\b", r"seulement\b", r"nur\b", "
 _CONDITION_WINDOW = 160  # characters before: "For the opposite direction (server to client), C would be best"
 _CAVEAT_WINDOW = 80  # characters after: "A would be correct if you only needed ..."
 # A hypothetical in the commitment itself: "the answer would be B", "B would be correct", "sería B".
-_HYPOTHETICAL = _lazy(_cues(r"would\b", r"'d\s+be\b", "\u2019d\\s+be\\b", r"ser[íi]a\b", r"serait\b", r"sarebbe\b", r"w[äa]re\b", r"würde\b"))
+_HYPOTHETICALS = (r"would\b", r"'d\s+be\b", "\u2019d\\s+be\\b", r"ser[íi]a\b", r"serait\b", r"sarebbe\b", r"w[äa]re\b", r"würde\b")
+_HYPOTHETICAL = _lazy(_cues(*_HYPOTHETICALS))
+# What `_Context` looks for, in one pass over the reply (three passes cost 50-80 ms per MB more).
+_CONTEXT_WORDS = _lazy(_cues(*_CONDITIONS, *_HYPOTHETICALS, *_FOREIGN_NOUNS))
 _WOULD_BE = _lazy(rf"(?i:would|{_APOSTROPHE}d)\s++\Z")  # before the cue "be": "that would be B"
 
 
@@ -406,16 +409,22 @@ class _Context:
 
     def __init__(self, text: str):
         self.text = text
-        self.foreign = _FOREIGN_NOUN.search(text) is not None
-        self.doubts = _DOUBTED_IN_ANY_LANGUAGE if self.foreign or not text.isascii() else _DOUBTED
+        self.foreign = False  # whether it has an answer word of another language
         self.starts: list[int] = []  # where each condition starts, in order
         self.ends: list[int] = []
         self.strong: list[bool] = []  # False: a bare "if", which conditions only a hypothetical
-        for found in _CONDITION.finditer(text):
-            self.starts.append(found.start())
-            self.ends.append(found.end())
-            self.strong.append(found.group().lower() != "if" or _IF_STRONG.match(text, found.end()) is not None)
-        self.hypotheticals = [found.start() for found in _HYPOTHETICAL.finditer(text)]
+        self.hypotheticals: list[int] = []
+        for word in _CONTEXT_WORDS.finditer(text):
+            at = word.start()
+            if condition := _CONDITION.match(text, at):
+                self.starts.append(at)
+                self.ends.append(condition.end())
+                self.strong.append(condition.group().lower() != "if" or _IF_STRONG.match(text, condition.end()) is not None)
+            elif _HYPOTHETICAL.match(text, at):
+                self.hypotheticals.append(at)
+            else:
+                self.foreign = True
+        self.doubts = _DOUBTED_IN_ANY_LANGUAGE if self.foreign or not text.isascii() else _DOUBTED
         self.weighs = bool(self.starts or self.hypotheticals)  # False: every commitment is unconditional
 
     def doubted(self, position: int) -> bool:
