@@ -86,6 +86,18 @@ REPLIES = [
     _unit("alternating-letter-lines", "A\nB\n"),
     _unit("dash-labels", "C \u2014 x\n", letter="C"),
     _unit("subject-letters", "picking C would ", letter=None),
+    # -- conditions and caveats: each commitment reads its sentence before it and its clause after ----
+    _unit("condition-words", "if you unless otherwise in that case ", tail="\nAnswer: B", letter="B"),
+    _unit("conditional-commitments", "If you need it, A would be correct. ", letter=None),
+    _unit("conditions-in-one-sentence", "if you need A would be correct ", letter=None),
+    _unit("caveats-after", "B is correct if you ", letter="B"),
+    _unit("hypotheticals", "the answer would be B ", letter="B"),
+    # -- other languages and full-width forms ------------------------------------------------------
+    _unit("foreign-leads", "La respuesta correcta es la ", tail="B.", letter="B"),
+    _unit("cjk-leads", "\u7b54\u6848\u662f", tail="B", letter="B"),  # 答案是
+    _unit("full-width-answers", "\u7b54\u6848\uff1a\uff22\u3002", letter="B"),  # 答案：Ｂ。
+    _unit("articles", "es la ", head="La respuesta ", tail="B", letter=None),  # "la B" with no lead before it
+    _unit("foreign-commitments", "La respuesta correcta es la B. ", letter="B"),
     # -- markdown, whitespace, long lines ---------------------------------------------------------
     _unit("nested-quotes-and-bold", "> > > > **_`# x`_** ", tail="\n"),
     _unit("star-lines", "*\n", head="x", tail="x"),

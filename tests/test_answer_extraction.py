@@ -35,6 +35,13 @@ STORAGE = ["ReplicatedStorage", "ServerStorage", "StarterPlayerScripts", "Worksp
 TYPEOF = ["type", "typeof", "getmetatable", "rawequal"]
 # "Which event fires every frame after the physics simulation?"  ("Heartbeat" is inside A)
 FRAME = ["RunService.Heartbeat", "RunService.PreRender", "RunService.Stepped", "Heartbeat"]
+# Reasoning before a final line in another language (the same for every choice list).
+ES = "Analicemos cada opción: A está limitada a unos 30 Hz; C y D están obsoletas.\n\n"
+ZH = "逐一分析：A 被限制在 30 Hz 左右，C 和 D 已被弃用。\n\n"
+JA = "各選択肢を検討します。A は約 30 Hz に制限され、C と D は非推奨です。\n\n"
+DE = "Prüfen wir jede Option: A ist auf etwa 30 Hz gedrosselt; C und D sind veraltet.\n\n"
+FR = "Examinons chaque option : A est limitée à environ 30 Hz ; C et D sont obsolètes.\n\n"
+EN = "Let me weigh each option: A is throttled to about 30 Hz; C and D are deprecated.\n\n"
 # Ten choices (A-J), as MMLU-Pro has: "I" is a choice letter as well as the pronoun.
 TEN = ["Humanoid", "Animator", "Tool", "Backpack", "Camera", "Team", "Sound", "Beam", "Attachment", "Trail"]
 
@@ -625,6 +632,88 @@ CASES = [
         TYPEOF,
         "A",
     ),
+    # -- a caveat after the answer: a condition or a hypothetical never overrides it ---------------
+    case("caveat-note-would-be-if", "Answer: B\n\n(Note: option A would be correct if you only needed a rough delay.)", WAIT, "B"),
+    case("caveat-opposite-direction", "**Answer: D**\n\nFor the opposite direction (the server telling one client), A would be the best choice.",
+         REMOTE, "D"),
+    case("caveat-correct-only-if", "B is correct. A is correct only if you target the legacy scheduler.", WAIT, "B"),
+    case("caveat-in-that-case", "Answer: D\n\nIn that case, if you needed a reply from the server, B would be the right call.", REMOTE, "D"),
+    case("caveat-otherwise", "The answer is B. Otherwise, if the throttle did not matter, A would be the best choice.", WAIT, "B"),
+    case("caveat-unless-in-which-case", "Answer: B\n\nUnless you are stuck on legacy code, in which case A is the answer.", WAIT, "B"),
+    case("caveat-if-you-only-needed", "Final answer: B\n\nIf you only needed a one-off callback, C would be correct.", WAIT, "B"),
+    case("caveat-would-be-right-if", "B is the answer. A would be right if you were targeting the old 30 Hz scheduler.", WAIT, "B"),
+    case("caveat-assuming-after-first-line", "**D**\n\nAssuming you wanted server-to-client instead, A is the call.", REMOTE, "D"),
+    case("caveat-only-when", "The answer is B; A is correct only when the legacy throttle is wanted.", WAIT, "B"),
+    case("caveat-hypothetical-alone", "Answer: B (A would be the pick for code that must run on the old scheduler).", WAIT, "B"),
+    case("caveat-spanish-si-seria", "Respuesta: B\n\nSi solo necesitaras un retraso aproximado, C sería la respuesta correcta.", WAIT, "B"),
+    case("caveat-chinese-ruguo", "答案：B\n\n如果只需要一次性回调，C 是正确的。", WAIT, "B"),
+    case("caveat-on-the-answer-itself", "The answer is B, unless the game still targets the legacy scheduler.", WAIT, "B"),
+    case("caveat-if-after-the-answer", "task.wait() is accurate, so the answer is B if you care about precision.", WAIT, "B"),
+    case("caveat-reason-with-if", "Answer: B, because if you use wait() you get throttled.", WAIT, "B"),
+    case("own-hedge-if-i-had-to", "If I had to pick one, B.", WAIT, "B"),
+    case("concessive-even-if", "Even if A looks simpler, B is correct.", WAIT, "B"),
+    case("not-sure-if-then-answer", "I'm not sure if this is what you meant, but the answer is B.", WAIT, "B"),
+    case("rhetorical-if-we-compare", "If we compare them all, the answer is B.", WAIT, "B"),
+    # -- only conditional mentions: no commitment, never guessed -----------------------------------
+    case("conditional-two-directions", "If you need to go from a client to the server, D would be the right call; for the opposite "
+         "direction, A would be.", REMOTE, None),
+    case("conditional-counterfactual", "If it were a RemoteFunction, the answer would be B.", REMOTE, None),
+    case("conditional-two-only-ifs", "A is correct only if you target legacy code, and C is correct only if you want a callback.", WAIT, None),
+    case("conditional-assuming-otherwise", "Assuming the legacy scheduler, the answer would be A; otherwise it would be B.", WAIT, None),
+    case("conditional-spanish", "Si necesitas precisión, la respuesta sería B; si no, A.", WAIT, None),
+    case("conditional-opposite-alone", "For the opposite direction, A would be the best choice.", REMOTE, None),
+    case("conditional-in-that-case", "In that case the answer would be C.", WAIT, None),
+    case("conditional-if-you-need", "If you need accuracy, the answer is B.", WAIT, None),
+    case("conditional-german-wenn", f"{DE}Wenn du den alten Scheduler brauchst, wäre A richtig.", WAIT, None),
+    case("conditional-chinese-ruguo", f"{ZH}如果是旧代码，答案是A。", WAIT, None),
+    # -- other languages and full-width forms, at the end of the reasoning -------------------------
+    case("spanish-respuesta-correcta-es-la", f"{ES}La respuesta correcta es la B.", WAIT, "B"),
+    case("portuguese-resposta-colon", f"{ES}Resposta: B", WAIT, "B"),
+    case("chinese-full-width-colon", f"{ZH}答案：B", WAIT, "B"),
+    case("japanese-seikai-wa-desu", f"{JA}正解は C です。", WAIT, "C"),
+    case("german-antwort-colon", f"{DE}Antwort: B", WAIT, "B"),
+    case("french-reponse-spaced-colon", f"{FR}Réponse : B", WAIT, "B"),
+    case("english-full-width-colon", f"{EN}Answer：B", WAIT, "B"),
+    case("portuguese-alternativa-correta", f"{ES}A resposta correta é a alternativa B.", WAIT, "B"),
+    case("german-richtige-antwort-ist", f"{DE}Die richtige Antwort ist B.", WAIT, "B"),
+    case("german-antwort-lautet", f"{DE}Die Antwort lautet B.", WAIT, "B"),
+    case("german-letter-ist-richtig", f"{DE}B ist richtig.", WAIT, "B"),
+    case("french-bonne-reponse-paren", f"{FR}La bonne réponse est (B).", WAIT, "B"),
+    case("french-no-break-space-colon", f"{FR}Réponse\u00a0: B", WAIT, "B"),
+    case("french-je-choisis", f"{FR}Je choisis la B.", WAIT, "B"),
+    case("chinese-zhengque-daan-shi", f"{ZH}正确答案是B。", WAIT, "B"),
+    case("chinese-zuizhong-daan", f"{ZH}最终答案：C", WAIT, "C"),
+    case("chinese-suoyi-xuan", f"{ZH}所以选B。", WAIT, "B"),
+    case("chinese-letter-shi-zhengque", f"{ZH}B是正确的。", WAIT, "B"),
+    case("chinese-zhengque-xuanxiang", f"{ZH}正确选项是 B。", WAIT, "B"),
+    case("chinese-lenticular-brackets", f"{ZH}【答案】B", WAIT, "B"),
+    case("japanese-letter-ga-seikai", f"{JA}Bが正解です。", WAIT, "B"),
+    case("korean-jeongdap-eun", f"{EN}정답은 B입니다.", WAIT, "B"),
+    case("korean-dap-colon", f"{EN}답: B", WAIT, "B"),
+    case("russian-pravilnyi-otvet", f"{EN}Правильный ответ: B", WAIT, "B"),
+    case("russian-otvet-dash", f"{EN}Ответ — B", WAIT, "B"),
+    case("italian-risposta-corretta-e-la", f"{EN}La risposta corretta è la B.", WAIT, "B"),
+    case("italian-risposta-colon", f"{EN}Risposta: B", WAIT, "B"),
+    case("spanish-opcion-correcta", f"{ES}La opción correcta es la B.", WAIT, "B"),
+    case("spanish-elijo", f"{ES}Elijo la B.", WAIT, "B"),
+    case("spanish-letter-es-la-respuesta", f"{ES}B es la respuesta correcta.", WAIT, "B"),
+    case("portuguese-resposta-final", f"{ES}Resposta final: D", REMOTE, "D"),
+    case("full-width-letter", f"{ZH}答案：Ｂ", WAIT, "B"),
+    case("full-width-lowercase-letter", f"{EN}Answer: ｂ", WAIT, "B"),
+    case("full-width-parentheses", f"{EN}Answer: （B）", WAIT, "B"),
+    case("full-width-all", f"{EN}Ａｎｓｗｅｒ：Ｂ", WAIT, "B"),
+    # -- other languages: negations, hedges and two letters are no commitment ----------------------
+    case("spanish-no-es", "La respuesta no es A.", WAIT, None),
+    case("spanish-letter-no-es-correcta", "A no es correcta.", WAIT, None),
+    case("spanish-two-letters-o", f"{ES}Respuesta: B o C", WAIT, None),
+    case("chinese-bu-shi", f"{ZH}答案不是A。", WAIT, None),
+    case("chinese-keneng-two", f"{ZH}答案可能是B或C。", WAIT, None),
+    case("chinese-keneng-one", f"{ZH}答案可能是B。", WAIT, None),
+    case("chinese-cuowu-de-daan", f"{ZH}错误的答案是A。", WAIT, None),
+    case("german-nicht", "Die Antwort ist nicht A.", WAIT, None),
+    case("french-n-est-pas", f"{FR}A n'est pas la bonne réponse.", WAIT, None),
+    case("japanese-machigai", "Aは間違いです。", WAIT, None),
+    case("spanish-conditional-seria", "Si la pregunta fuera sobre el servidor, la respuesta sería A.", WAIT, None),
     # -- reasonable replies the function misreads --------------------------------------------------
     case(
         "xfail-hedge-then-pick-after-comma",
@@ -639,13 +728,6 @@ CASES = [
         WAIT,
         "B",
         xfail="'but B' is no commitment cue, and the lead 'the answer is' is followed by 'not'; a short reply reads it",
-    ),
-    case(
-        "xfail-counterfactual-after-comma",
-        "If it were a RemoteFunction, the answer would be B.",
-        WAIT,
-        None,
-        xfail="the comma ends the 'if' clause, so 'the answer would be B' reads as a commitment",
     ),
     case(
         "xfail-lowercase-then-slang",

@@ -197,14 +197,29 @@ def test_pytest_on_an_old_published_run_reproduces_it_and_verify_published_passe
     assert "3 passed" in verified.stdout and "REGRADE" not in verified.stdout
 
 
-def test_an_old_published_run_with_a_tampered_record_is_a_diff(board):
+@pytest.fixture
+def graders_of_then(tmp_path) -> Path:
+    """Today's code with the letter extractor's version of 905fadf ("1"): the graders that
+    graded the old board (they read its replies, all "Answer: X", as today's do)."""
+    folder = tmp_path / "then"
+    folder.mkdir()
+    (folder / "fake_letters.py").write_text('from evals.tasks import multiple_choice\n\nmultiple_choice.MultipleChoice.graders = {"letters": "1"}\n')
+    return folder
+
+
+def test_an_old_published_run_with_a_tampered_record_is_a_diff(board, graders_of_then):
+    """Under the graders that graded it. A format-1 file binds no row to its records, so
+    under today's letters version (2) the same edit reads as a regrade of that one item."""
     item = _tamper_a_reply(board)
 
-    verified = evaluate(board, "--verify")
+    verified = evaluate(board, "--verify", fake=graders_of_then)
+    today = evaluate(board, "--verify")
 
     assert verified.returncode == 1, verified.stdout + verified.stderr
     (line,) = [line for line in _lines(verified.stdout) if "[multipleChoice]" in line]
     assert line.startswith(f"DIFF {NAME} [multipleChoice] ") and f"results.{item}.answer" in line
+    (line,) = [line for line in _lines(today.stdout) if "[multipleChoice]" in line]
+    assert line.startswith(f"REGRADE {NAME} [multipleChoice] ") and "(letters 1 -> 2)" in line and f"({item})" in line
     assert _lines(verified.stdout)[-1] == "1 of 3 runs do not reproduce"
 
 
@@ -331,10 +346,12 @@ def test_judge_only_graded_fields_under_a_new_grader_version_is_a_regrade(letter
 
 
 def test_judge_same_graders_with_a_different_score_is_a_diff():
+    from evals.results import graders_of
     from evals.tasks import TASKS
     from evals.verify import judge
 
-    verdict = judge(TASKS["multiple_choice"], _result({"q1": "A", "q2": "B"}), _result({"q1": "A", "q2": "A"}, graders={"letters": "1", "stats": "1"}))
+    today = graders_of(TASKS["multiple_choice"])
+    verdict = judge(TASKS["multiple_choice"], _result({"q1": "A", "q2": "B"}, graders=today), _result({"q1": "A", "q2": "A"}, graders=today))
 
     assert verdict.status == "DIFF" and "results.q2.answer" in verdict.fields
 

@@ -19,10 +19,27 @@ question mark ("B?"), a list (labels or letter lines of several letters), a late
 a word ("A RemoteEvent", "I think"), a lowercase letter that does not end its clause ("a
 matter of").
 
-The last explicit commitment wins ("The answer is (B)... no, the correct answer is (D)" is D;
-"(F) and (G)" is None). Without one: the one letter the plain ones agree on, lone lines first,
-then a short reply's letters, then labels; then a choice's text quoted as the answer. Anything
-else is unparseable (None): the harness counts it and never guesses.
+A commitment under a condition is none: a condition in its sentence before it ("If you need X,
+A would be best", "For the opposite direction, C is ...", "otherwise", "in that case", "unless";
+a bare "if" only before a hypothetical, "If it were X, the answer would be B"), or a restrictive
+one after it ("A is correct only if ..."), or any after a hypothetical ("A would be correct if
+..."). A hypothetical ("would be") or a caveat after a cue that is no answer lead ("C is right
+if you ...") is a weaker one.
+
+The last unconditional explicit commitment wins ("The answer is (B)... no, the correct answer is
+(D)" is D; "(F) and (G)" is None; "Answer: B ... (option A would be correct if ...)" is B).
+Without one: the one letter the weaker ones agree on; then the one letter the plain ones agree
+on, lone lines first, then a short reply's letters (but not one under a condition), then
+labels; then a choice's text quoted as the answer. Anything else is unparseable (None): the
+harness counts it and never guesses.
+
+Other languages read alike: answer words and their separators ("Respuesta: B", "La respuesta
+correcta es la B", "A resposta correta é a B", "Die Antwort lautet B", "La bonne réponse est
+B", "La risposta corretta è la B", "Правильный ответ: B", "答案是B", "正解は C です", "정답은
+B입니다"), verbs ("Elijo la B", "Je choisis B", "我选B"), cues after the letter ("B es
+correcta", "B ist richtig", "Bが正解です", "B是正确的"), their negations, hedges, joiners and
+conditions ("no es A", "答案不是A", "可能", "B o C", "si ...", "如果 ..."). Full-width forms read
+as ASCII ("答案：Ｂ", "Answer：B", "（B）"), "。" as a sentence's end.
 
 Linear in the reply's length, whatever it holds (`bench/parse.py` measures it): no regex
 here can try every split of a run between two quantifiers that both take it (possessive
@@ -32,6 +49,9 @@ window around it, never as a copy of the rest of the reply."""
 
 from __future__ import annotations
 
+import bisect
+import functools
+import itertools
 import re
 import string
 from typing import NamedTuple
@@ -41,22 +61,41 @@ LETTERS = string.ascii_uppercase
 
 def extract_letter(reply: str, choices: list[str]) -> str | None:
     valid = LETTERS[: len(choices)]
-    text = reply.strip()
+    text = reply.translate(_NARROW).strip()
     if not text:
         return None
-    explicit = [*_cued(text, valid), *_after_cues(text, valid), *_boxed(text, valid), *_last_line(text, valid)]
-    if explicit:
-        return max(explicit, key=lambda m: m.position).letter
-    for tier in (_lone_lines, _short_reply, _labels):
+    context = _Context(text)
+    explicit = [*_cued(text, valid, context), *_after_cues(text, valid, context), *_boxed(text, valid), *_last_line(text, valid)]
+    if unconditional := [m for m in explicit if m.rank == UNCONDITIONAL]:
+        return max(unconditional, key=lambda m: m.position).letter
+    if hypothetical := {m.letter for m in explicit if m.rank == HYPOTHETICAL}:
+        return hypothetical.pop() if len(hypothetical) == 1 else None
+    for tier in (_lone_lines, functools.partial(_short_reply, context=context), _labels):
         letters = {m.letter for m in tier(text, valid)}
         if len(letters) == 1:
             return letters.pop()
     return _quoted_choice(text, choices)
 
 
+# How a commitment is made: unconditionally ("Answer: B"), or as a hypothetical or with a caveat
+# ("B would be correct", "C is right if you ..."), or under a condition, no commitment at all
+# ("If you need X, A would be best", "A is correct only if ...": found, then dropped).
+UNCONDITIONAL, HYPOTHETICAL, CONDITIONAL = 2, 1, 0
+
+
 class Mention(NamedTuple):
     position: int
     letter: str | None  # None: a commitment to several letters at once
+    rank: int = UNCONDITIONAL
+
+
+# A reply is read in its ASCII forms where it has full-width ones ("答案：Ｂ" reads as "答案:B",
+# "（B）" as "(B)"), and CJK punctuation as its ASCII kin ("。" as ". ", which ends a sentence).
+_NARROW = str.maketrans({
+    **{chr(c): chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)},
+    "\u3000": " ", "\u00a0": " ", "\u202f": " ", "\u3002": ". ", "\uff01": "! ", "\uff1f": "? ", "\u3001": ",",
+    "\u3010": "[", "\u3011": "]", "\u300c": '"', "\u300d": '"', "\u300e": '"', "\u300f": '"',
+})
 
 
 # -- regex building -------------------------------------------------------------------------------
@@ -94,11 +133,17 @@ def _cues(*phrases: str) -> str:
     alternatives = []
     for first, rests in sorted(by_first.items()):
         rest = f"(?i:{'|'.join(rests)})"
-        if first.isalpha():
+        if first.isalpha() and not _unspaced(first):
             alternatives += [rf"{c}(?<=\b.){rest}" for c in first + first.upper() + _IGNORECASE_ALSO.get(first, "")]
         else:
             alternatives.append(re.escape(first) + rest)
     return f"(?:{'|'.join(alternatives)})"
+
+
+def _unspaced(character: str) -> bool:
+    """Whether it is of a script written without spaces between words (Chinese, Japanese,
+    Korean's syllables), where a cue starts mid-"word": "最终答案" holds "答案"."""
+    return "\u3040" <= character <= "\u9fff" or "\uac00" <= character <= "\ud7af"
 
 
 # The characters besides a letter's two cases that IGNORECASE matches it with (all of them:
@@ -127,6 +172,31 @@ _SEPARATOR = (
 )
 _COLON = rf"""[ \t*_`#"']*+(?:{_ARROW}|[:=>\]]|[-\u2013\u2014](?=\s))"""
 _NOUNS = r"(?:answer|option|choice|one|expression|pick|selection|letter|call|bet|guess|vote|response)s?"
+# Other languages: what follows an answer word before the letter ("Respuesta: B", "la respuesta
+# correcta es la B", "die Antwort lautet B", "答案是B", "正解は C です", "정답은 B입니다"), the
+# answer words (with the adjective that may follow them: "resposta correta é") and the option
+# words, which lead only with a colon or an adjective ("la opción correcta es", not "la opción
+# es": a distractor's, as in English). Enough of each language for the forms models write.
+_COPULAS = r"(?:es|é|est|è|ist|lautet|ser[áa]|sarà|будет|ser[íi]a|serait|sarebbe|w[äa]re)\b"
+_FOREIGN_SEPARATOR = rf"""[ \t*_`#"']*+(?:[:=\]>]|[-\u2013\u2014](?=\s)|{_COPULAS}|[是为為はが은는이]|应该是|應該是)"""
+_FOREIGN_ADJECTIVE = r"(?:[ \t]++(?:(?:correct|corret|exact|final|definitiv|richtig|korrekt|правильн|верн)\w*|juste|bonne))"
+# The nouns, grouped by their first character (each carries a copy of the separator, for each
+# case of that character: `_cues`). They are a regex of their own, compiled and run only for a
+# reply that has one of their nouns (`_Context.foreign`): in the English cues they doubled the
+# time compiling them took, which every pytest process pays at its first reply.
+_FOREIGN_LEADS = (
+    # "respuesta", "resposta", "risposta", "réponse", "antwort", "ответ", "lösung", "solución", ...
+    *(rf"{noun}{_FOREIGN_ADJECTIVE}?{_FOREIGN_SEPARATOR}"
+      for noun in (r"r(?:espuesta|esposta|isposta|[ée]ponse)", "antwort", "ответ", r"l[öo]sung", r"solu(?:ci[óo]n|[çc][ãa]o|zione)")),
+    # "opción", "opção", "opzione", "alternativa", "вариант": with an adjective or a colon
+    *(rf"{noun}(?:{_FOREIGN_ADJECTIVE}{_FOREIGN_SEPARATOR}|{_COLON})" for noun in (r"op(?:ci[óo]n|[çc][ãa]o|zione)", "alternativa", "вариант")),
+    # "答案", "答え", "正解", "正确选项", "正しい選択肢", "解答", "정답", "답"
+    *(rf"{noun}{_FOREIGN_SEPARATOR}" for noun in ("答(?:案|え)", r"正(?:解|[确確]的?(?:选项|選項)|しい選択肢)", "解答", "정답", "답")),
+)
+_FOREIGN_NOUNS = (
+    r"r(?:espuesta|esposta|isposta|[ée]ponse)", "antwort", "ответ", r"l[öo]sung", r"solu(?:ci[óo]n|[çc][ãa]o|zione)",
+    r"op(?:ci[óo]n|[çc][ãa]o|zione)", "alternativa", "вариант", "答案", "答え", "正", "解答", "정답", "답",
+)
 # A bare "option is" is not one: "the tempting wrong option is (A)" names a distractor; "is (A)"
 # is, unless its sentence says wrong or tempting (`_Sentences`).
 _LEADS = (
@@ -157,6 +227,9 @@ _DECISIONS = (
     r"mark(?:ing)?\b",
     r"circl(?:e|ing)\b",
     rf"i(?:{_APOSTROPHE}ll|\s+will|{_APOSTROPHE}d|\s+would)\s+take\b",
+    # "Elijo la B", "Me quedo con la B", "Escolho a B", "Je choisis B", "Ich wähle B", "我选B".
+    r"elijo\b", r"escojo\b", r"me\s+quedo\s+con\b", r"escolho\b", r"fico\s+com\b", r"choisis\b",
+    r"w[äa]hle\b", r"scelgo\b", r"выбираю\b", "选择", "选", "選",
 )
 # Words that commit only when the letter ends their clause: "So C.", "I think it's C", "I'd say
 # (C)." but not "so (A) is throttled", "I'd say A is tempting".
@@ -175,13 +248,22 @@ _CONNECTIVES = (
     r"makes\s+it\b",
     r"leav(?:es|ing)(?:\s+us\s+with)?\b",
     r"or\s+rather\b",  # a correction: "B, or rather C"
+    # "C'est B.", "Entonces, B.", "Donc B.", "所以B。"
+    rf"c{_APOSTROPHE}est\b", r"entonces\b,?", r"então\b,?", r"donc\b,?", r"daher\b,?", r"quindi\b,?", "所以", "因此",
 )
 # An afterthought that opens another letter: "It's B. Or maybe C." commits to neither.
 _HEDGES = (r"or(?:\s+(?:maybe|perhaps|possibly|even))?\b",)
 _SENTENCE_START = _lazy(r"(?:\A|[.!?\n\u2026\u2014])[\s*_]*+\Z")
 _GAP = r"""(?:[\s:*_`\[({"'\u201c\u2018<\ufe0f]|\\textbf\{)*+"""  # \ufe0f: the emoji form of "➡️"
 # Words a reply puts between the cue and the letter: "Answer: Option B", "is clearly B".
-_FILLER = r"(?:(?:option|choice|letter|answer|the|clearly|definitely|certainly|surely|obviously|actually|probably|likely|indeed|therefore|just|simply|still)\s++){0,3}+"
+_FILLER_WORDS = (
+    r"(?:option|choice|letter|answer|the|clearly|definitely|certainly|surely|obviously|actually|probably|likely|indeed|therefore|just|simply|still"
+    r"|opci[óo]n|op[çc][ãa]o|alternativa|letra|lettre|opzione|lettera|variante|вариант)"
+)
+# Or an article of another language, before a letter or an option word: "es la B", "é a
+# alternativa B", "ist die B" (lowercase only: "The answer is A because" keeps its A).
+_ARTICLE = rf"""(?-i:la|el|le|(?<=é\s)a|(?<=escolho\s)a|(?<=com\s)a|il|lo|die|l{_APOSTROPHE})\s*+(?=(?:{_FILLER_WORDS}\s++)?[(\[*_`"']*+[A-Za-z]{_ALONE_AFTER})"""
+_FILLER = rf"(?:{_FILLER_WORDS}\s++|{_ARTICLE}|(?:选项|選項|選択肢)\s*+){{0,3}}+"
 _LETTER = rf"""{_GAP}{_FILLER}{_OPEN_RUN}(?P<letter>[A-Za-z]){_ALONE_AFTER}(?P<close>[)\]}}*_`.:"'\u201d\u2019>]*+)"""
 _CUED = _lazy(rf"{_cues(*_LEADS, *_DECISIONS, *_CONNECTIVES, *_ARROWS, *_HEDGES)}(?i:{_LETTER})")
 _CONNECTIVE_RE = _lazy(_cues(*_CONNECTIVES, *_ARROWS))
@@ -189,6 +271,7 @@ _DECISION_RE = _lazy(_cues(*_DECISIONS))
 _HEDGE_RE = _lazy(_cues(*_HEDGES))
 _PAREN_LEAD = _lazy(r"(?i:which\s+is|is)(?=\s*\()")
 _LEAD_RE = _lazy(_cues(*_LEADS))
+_FOREIGN_CUED = _lazy(rf"{_cues(*_FOREIGN_LEADS)}(?i:{_LETTER})")
 
 # -- explicit commitments: a cue after the letter -------------------------------------------------
 
@@ -201,7 +284,14 @@ _AFTER = _lazy(
     rf"(?i:(?:is|{_APOSTROPHE}s)\s++(?:(?P<it>it\b)|(?:{_ADVERBS}\s++){{0,2}}+(?:(?:the|my|our)\s++(?:most\s++)?(?:{_VERDICTS}|one\b|way\s+to\s+go\b)|(?:most\s++)?{_VERDICTS}))"
     rf"|(?:are|seems|looks|sounds|feels|(?:must|should|would)\s+be)\s++(?:(?:the|my|our)\s++)?{_VERDICTS}"
     r"|is\s++what\s++(?:i|we)\b"
-    r"|(?P<closing>it\s+is|wins|for\s+sure|all\s+the\s+way)\b)"
+    r"|(?P<closing>it\s+is|wins|for\s+sure|all\s+the\s+way)\b"
+    # Other languages: "B es correcta", "B é a alternativa correta", "B ist die richtige Antwort",
+    # "Bが正解です", "B是正确的", "B가 정답입니다", "Bを選びます" (but not "Bが正解ではない").
+    rf"|(?:es|est|é|è|ist|ser[íi]a|serait|sarebbe|w[äa]re)\s++(?:(?:la|a|le|die|l{_APOSTROPHE})\s*+)?"
+    r"(?:(?:respuesta|resposta|risposta|r[ée]ponse|antwort|opci[óo]n|op[çc][ãa]o|alternativa|option|opzione)\s++)?"
+    r"(?:correct[aoe]|corrett[ao]|corret[ao]|exact[ao]|richtig|korrekt|juste|bonne)"
+    r"|(?:が|是|为|為|가|이)?\s*+(?:最\s*+)?(?:正解|正しい|正确|正確|对的|對的|정답)(?!\s*+(?:では|じゃ|이\s*아|가\s*아))"
+    r"|(?:を|[를을])\s*+(?:選|选|선택))"
 )
 # Before a lowercase letter, a name that shows it is one: "option c is correct".
 _NAMED = _lazy(rf"(?i:option|choice|answer|letter)[^\S\n]++{_OPEN_RUN}\Z")
@@ -211,7 +301,8 @@ _NAMED = _lazy(rf"(?i:option|choice|answer|letter)[^\S\n]++{_OPEN_RUN}\Z")
 # What joins two letters into one commitment to both, or a hedge between them: "B and D",
 # "(B) or (D)", "B/D", "B, or maybe C" ("B, or rather C" is a correction).
 _JOINER = (
-    r"(?:,|/|&|\band\b|\bor\b(?!\s+rather)|\bnor\b|\bvs\b\.?|\bversus\b|\bplus\b|\bas\s+well\s+as\b)"
+    r"(?:,|/|&|\band\b|\bor\b(?!\s+rather)|\bnor\b|\bvs\b\.?|\bversus\b|\bplus\b|\bas\s+well\s+as\b"
+    r"|\b(?:o|ou|oder|oppure|y|e|et|und|или|и)\b|或者?|または|또는|和)"  # "B o C", "B oder C", "B或C"
     r"(?:\s*+(?:or|and|maybe|perhaps|possibly|even|also|probably)\b)*+"
 )
 # Another letter joined to the committed one.
@@ -249,6 +340,14 @@ _DOUBTS = (
     r"as\s+(?:is|are|was|does|do)\b",
     *(rf"{apostrophe}(?<=n{apostrophe})t\b" for apostrophe in "'\u2019"),  # "don't", "isn't"
 )
+# Other languages' doubts, read in a reply with other languages' words (`_Context.foreign`): each
+# doubt word costs every cue's search a few microseconds.
+_FOREIGN_DOUBTS = (
+    # Other languages: "no es A", "n'est pas A", "nicht A", "不是A", "maybe" ("quizás B", "可能是B").
+    r"no\s+(?:es|era|sería)\b", r"não\s+é\b", rf"n{_APOSTROPHE}est\s+pas\b", r"nicht\b", r"non\s+è\b", r"не\b", r"неверн\w*", r"неправильн\w*",
+    r"incorrect[aoe]s?\b", r"falsch\w*", r"errad[ao]s?\b", r"sbagliat[ao]\b", r"quiz[áa]s?\b", r"tal\s+vez\b", r"talvez\b", r"peut-être\b",
+    r"vielleicht\b", r"forse\b", r"возможно\b", "不是", "不對", "不对", "错误", "錯誤", "可能", "也许", "也許", "或许", "或許", "ではな", "かもしれ", "아마", "아니",
+)
 # What ends a clause, so that a doubt before it does not reach the cue after it.
 _BREAKS = (
     *".;:!?,\n\u2013\u2014",
@@ -260,27 +359,148 @@ _BREAKS = (
 # first characters (`_cues`) and reads on only from a doubt; a loop over the breaks in Python
 # cost 20 us a cue.
 _DOUBTED = _lazy(rf"{_cues(*_DOUBTS)}(?:(?!{_cues(*_BREAKS)})(?s:.))*+\Z")
+_DOUBTED_IN_ANY_LANGUAGE = _lazy(rf"{_cues(*_DOUBTS, *_FOREIGN_DOUBTS)}(?:(?!{_cues(*_BREAKS)})(?s:.))*+\Z")
 _DOUBT_WINDOW = 48  # characters: a clause's doubt is near its cue (eight words or so)
+
+# A condition: "if you", "only if", "unless", "in that case", "for the opposite direction",
+# "otherwise", "assuming" ... and their kin in other languages. A bare "if" is one before a
+# hypothetical ("If it were X, the answer would be B"), not before a plain commitment ("If we
+# compare them, B is correct"). "if" in a hedge of one's own ("if I had to pick", "if you ask
+# me", "not sure if"), or rhetorical ("if you look at the options"), is none.
+_IF = (
+    r"if\b(?<!even\sif)(?<!as\sif)(?<!sure\sif)(?<!know\sif)(?<!wonder\sif)(?<!see\sif)(?<!check\sif)(?<!ask\sif)"
+    rf"(?!\s+(?:i\b|i{_APOSTROPHE}|you\s+ask\s+me\b|anything\b|needed\b|necessary\b|possible\b|any\b|in\s+doubt\b"
+    r"|(?:you|we)\s+(?:look|compare|consider|check|think|read|go\s+through|analy[sz]e|examine|review|eliminate|weigh)))"
+)
+_IF_STRONG = _lazy(r"\s+(?i:you|your|it\s+were|we\s+were|they|one)\b")  # after "if": a condition on its own
+_CONDITIONS = (
+    _IF,
+    *(rf"{w}\b" for w in ("unless", "otherwise", "assuming", r"suppos\w*", r"provided(?:\s+that)?", r"were\s+it", r"had\s+it\s+been")),
+    *(rf"in\s+{w}\s+case\b" for w in ("that", "which", r"such\s+a", r"the\s+other", r"the\s+opposite")),
+    *(rf"for\s+the\s+{w}\b" for w in ("opposite", "reverse", r"other\s+direction", r"other\s+way")),
+    *(rf"only\s+{w}\b" for w in ("if", "when", "for", "in")),
+    # es, fr, de, pt, it, ru; zh, ja, ko
+    r"si\b", r"s[óo]lo\s+si\b", r"seulement\s+si\b", r"sinon\b", r"de\s+lo\s+contrario\b", r"wenn\b", r"falls\b", r"sonst\b",
+    r"nur\s+wenn\b", r"caso\s+contr[áa]rio\b", r"altrimenti\b", r"если\b", r"иначе\b", "如果", "假如", "否则", "否則", "只有", "もし", "만약",
+)
+_CONDITION = _lazy(_cues(*_CONDITIONS))
+# What ends a sentence (found with str.rfind: a regex tried at each position of the window cost
+# 100 us a commitment), and what opens a clause that a condition before it does not reach ("If
+# you pick A you get throttled, but B is correct").
+_SENTENCE_ENDS = (". ", "! ", "? ", "\n", ";")
+_CLAUSE_OPENERS = _lazy(_cues(*(rf"{w}\b" for w in ("but", "however", "pero", "mais", "aber", "но")), "但", "しかし", "하지만"))
+# After a commitment, a condition in its clause, up to a reason ("Answer: B, because if you ...").
+_REASONS = _lazy(_cues(*(rf"{w}\b" for w in ("because", "since", "as", "given", "while", "whereas", "and", "so", "porque", "weil", "denn", "parce", "car")), "因为", "因為"))
+_RESTRICTIVE = _lazy(_cues(r"only\b", r"s[óo]lo\b", r"seulement\b", r"nur\b", "只有"))
+_CONDITION_WINDOW = 160  # characters before: "For the opposite direction (server to client), C would be best"
+_CAVEAT_WINDOW = 80  # characters after: "A would be correct if you only needed ..."
+# A hypothetical in the commitment itself: "the answer would be B", "B would be correct", "sería B".
+_HYPOTHETICALS = (r"would\b", r"'d\s+be\b", "\u2019d\\s+be\\b", r"ser[íi]a\b", r"serait\b", r"sarebbe\b", r"w[äa]re\b", r"würde\b")
+_HYPOTHETICAL = _lazy(_cues(*_HYPOTHETICALS))
+# What `_Context` looks for, in one pass over the reply (three passes cost 50-80 ms per MB more).
+_CONTEXT_WORDS = _lazy(_cues(*_CONDITIONS, *_HYPOTHETICALS, *_FOREIGN_NOUNS))
+_WOULD_BE = _lazy(rf"(?i:would|{_APOSTROPHE}d)\s++\Z")  # before the cue "be": "that would be B"
+
+
+class _Context:
+    """What is read once in a reply, then asked per commitment by position: its conditions and
+    hypotheticals (searching each commitment's window cost it 20-100 us), and whether it has
+    other languages' words."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.foreign = False  # whether it has an answer word of another language
+        self.starts: list[int] = []  # where each condition starts, in order
+        self.ends: list[int] = []
+        self.strong: list[bool] = []  # False: a bare "if", which conditions only a hypothetical
+        self.hypotheticals: list[int] = []
+        for word in _CONTEXT_WORDS.finditer(text):
+            at = word.start()
+            if condition := _CONDITION.match(text, at):
+                self.starts.append(at)
+                self.ends.append(condition.end())
+                self.strong.append(condition.group().lower() != "if" or _IF_STRONG.match(text, condition.end()) is not None)
+            elif _HYPOTHETICAL.match(text, at):
+                self.hypotheticals.append(at)
+            else:
+                self.foreign = True
+        self.doubts = _DOUBTED_IN_ANY_LANGUAGE if self.foreign or not text.isascii() else _DOUBTED
+        self.weighs = bool(self.starts or self.hypotheticals)  # False: every commitment is unconditional
+
+    def doubted(self, position: int) -> bool:
+        """Whether the clause before `position` (within `_DOUBT_WINDOW` characters) negates,
+        conditions or hedges what follows."""
+        return self.doubts.search(self.text, max(0, position - _DOUBT_WINDOW), position) is not None
+
+    def hypothetical(self, start: int, end: int) -> bool:
+        """Whether `text[start:end]` holds a hypothetical ("would", "sería")."""
+        i = bisect.bisect_left(self.hypotheticals, start)
+        return i < len(self.hypotheticals) and self.hypotheticals[i] < end
+
+    def rank(self, start: int, end: int, *, hypothetical: bool, lead: bool) -> int:
+        """How the commitment in `text[start:end]` is made. Under a condition in its sentence
+        before it ("If you need X, ...", "For the opposite direction, ...") or a restrictive
+        one after it ("... only if ...") it is none; a hypothetical with a condition after it
+        ("A would be correct if ...") neither. A hypothetical alone, or a caveat after a cue
+        that is not an answer lead ("C is right if you ..."), never overrides an unconditional
+        one."""
+        if not self.starts:
+            return HYPOTHETICAL if hypothetical else UNCONDITIONAL
+        if self._before(start, hypothetical):
+            return CONDITIONAL
+        text, after = self.text, bisect.bisect_left(self.starts, end)
+        if after < len(self.starts) and (condition := self.starts[after]) < end + _CAVEAT_WINDOW:
+            if _sentence_start(text, end, condition) == end and not _REASONS.search(text, end, condition):
+                if hypothetical or _RESTRICTIVE.match(text, condition):
+                    return CONDITIONAL
+                return UNCONDITIONAL if lead else HYPOTHETICAL
+        return HYPOTHETICAL if hypothetical else UNCONDITIONAL
+
+    def _before(self, start: int, hypothetical: bool) -> bool:
+        """Whether a condition in the sentence before `start` (within `_CONDITION_WINDOW`
+        characters) reaches it: a strong one, or for a hypothetical a bare "if" too."""
+        i = bisect.bisect_right(self.ends, start) - 1  # the last condition that ends before start
+        low = max(0, start - _CONDITION_WINDOW)
+        while i >= 0 and self.starts[i] >= low and not (hypothetical or self.strong[i]):
+            i -= 1
+        if i < 0 or self.starts[i] < low:
+            return False
+        condition, text = self.starts[i], self.text
+        return _sentence_start(text, condition, start) == condition and not _CLAUSE_OPENERS.search(text, self.ends[i], start)
+
+
+def _sentence_start(text: str, low: int, position: int) -> int:
+    """Where the sentence that `position` is in starts, or `low` if it starts before it."""
+    for end in _SENTENCE_ENDS:
+        if (found := text.rfind(end, low, position)) >= 0:
+            low = found + len(end)
+    return low
+
+
 # After a plain mention, words that reject it: "A is wrong", "B isn't it", "C: incorrect".
 _REJECTED = (
     rf"(?:(?:is|are|was|seems|looks|definitely|clearly|also|obviously|{_APOSTROPHE}s)\b\s*+)*+"
     r"(?:not\b|never\b|wrong|incorrect|false|out\b|eliminated|ruled\s+out|a\s+(?:trap|distractor|red\s+herring)|tempting|misleading"
-    rf"|(?:is|are|was|can|could|does|do|would|should){_APOSTROPHE}?n{_APOSTROPHE}?t\b|cannot\b)"
+    rf"|(?:is|are|was|can|could|does|do|would|should){_APOSTROPHE}?n{_APOSTROPHE}?t\b|cannot\b"
+    # "A no es correcta", "A n'est pas", "A ist falsch", "A是错的", "Aは間違い", "A는 오답"
+    rf"|no\s+es\b|não\s+é\b|n{_APOSTROPHE}est\s+pas\b|ist\s+(?:nicht|falsch)\b|non\s+è\b|incorrect[aoe]|errad[ao]|sbagliat[ao]|falsch|неверн|неправильн"
+    r"|(?:是|为|為)?\s*+(?:不|错|錯)|[はがも]\s*+(?:間違|正しくな|不正解)|[은는이가]?\s*+(?:오답|틀|아니))"
 )
 _REJECTED_AFTER_WORD = _lazy(r"(?i:[\s:]*+" + _REJECTED + ")")
 _REJECTED_AFTER_LABEL = _lazy(r"(?i:[\s:.)*_`\u2013\u2014-]*+" + _REJECTED + ")")
 
 
-def _cued(text: str, valid: str) -> list[Mention]:
+def _cued(text: str, valid: str, context: _Context) -> list[Mention]:
     """Commitments led by a cue: "the answer is (B)", "Answer: c", "I'd go with C", "So C." """
     found = []
     sentences = _Sentences(text)
-    for match in _CUED.finditer(text):
+    matches = itertools.chain(_CUED.finditer(text), _FOREIGN_CUED.finditer(text)) if context.foreign else _CUED.finditer(text)
+    for match in matches:
         letter = match.group("letter")
         if letter.upper() not in valid:
             continue
         cue, start, end = match.start(), match.start("letter"), match.end("letter")
-        kind = _kind(text, cue)
+        kind = "lead" if match.re is _FOREIGN_CUED._compiled else _kind(text, cue)
         if kind in ("connective", "hedge"):
             # Only a letter that ends its clause: "So C." but not "so (A) is throttled".
             if not _CLAUSE_END.match(text, end):
@@ -293,7 +513,7 @@ def _cued(text: str, valid: str) -> list[Mention]:
             # "is (A)" in a sentence that says wrong or tempting names a distractor.
             if text[cue : cue + 2].lower() == "is" and sentences.names_a_wrong_option(cue):
                 continue
-        elif _doubted(text, cue):
+        elif context.doubted(cue):
             continue
         if _QUESTION.match(text, end):
             continue
@@ -302,7 +522,12 @@ def _cued(text: str, valid: str) -> list[Mention]:
             if _SENTENCE_START.search(text, max(0, cue - 8), cue):
                 found.append(Mention(cue, None))
             continue
-        found.append(Mention(cue, _joined(letter, text, end, valid)))
+        rank = UNCONDITIONAL
+        if context.weighs:
+            hypothetical = context.hypothetical(cue, start) or (text[cue : cue + 2].lower() == "be" and context.hypothetical(max(0, cue - 8), cue)
+                                                                   and _WOULD_BE.search(text, max(0, cue - 8), cue) is not None)
+            rank = context.rank(cue, max(end, match.end()), hypothetical=hypothetical, lead=kind == "lead")
+        found.append(Mention(cue, _joined(letter, text, end, valid), rank))
     return found
 
 
@@ -319,7 +544,7 @@ def _kind(text: str, cue: int) -> str:
     return "decision"
 
 
-def _after_cues(text: str, valid: str) -> list[Mention]:
+def _after_cues(text: str, valid: str, context: _Context) -> list[Mention]:
     """Commitments whose cue follows the letter: "Option C is correct", "C it is", "(C) wins"."""
     found = []
     for match in _AFTER.finditer(text):
@@ -331,9 +556,10 @@ def _after_cues(text: str, valid: str) -> list[Mention]:
         # "C it is" commits only at the end of its clause ("C, it is said, ..." does not).
         if (match.group("it") or match.group("closing")) and not _CLAUSE_END.match(text, match.end()):
             continue
-        if _doubted(text, start) or _JOINED_BEFORE.search(text, max(0, start - 12), start + 1):
+        if context.doubted(start) or _JOINED_BEFORE.search(text, max(0, start - 12), start + 1):
             continue
-        found.append(Mention(start, letter.upper()))
+        rank = context.rank(start, match.end(), hypothetical=context.hypothetical(start, match.end()), lead=False) if context.weighs else UNCONDITIONAL
+        found.append(Mention(start, letter.upper(), rank))
     return found
 
 
@@ -368,10 +594,6 @@ def _joined(letter: str, text: str, end: int, valid: str) -> str | None:
     return letter.upper()
 
 
-def _doubted(text: str, position: int) -> bool:
-    """Whether the clause before `position` (within `_DOUBT_WINDOW` characters) negates,
-    conditions or hedges what follows."""
-    return _DOUBTED.search(text, max(0, position - _DOUBT_WINDOW), position) is not None
 
 
 class _Sentences:
@@ -473,7 +695,7 @@ _TOKEN = _lazy(f"(?P<letter>[A-Za-z])(?<=(?:{_ALONE_BEFORE}).){_ALONE_AFTER}")
 _JOIN = _lazy(rf"{_CLOSE_RUN}\s*+{_JOINER}\s*+{_OPEN_RUN}")
 
 
-def _short_reply(text: str, valid: str) -> list[Mention]:
+def _short_reply(text: str, valid: str, context: _Context) -> list[Mention]:
     """The letters of a short one-line reply that it commits to: "I think it's C.", "Option C",
     "C is correct", "I'd go with c". Letters it joins ("either B or C"), rejects ("not B", "A is
     wrong"), hedges ("maybe B", "B?"), describes ("C is deprecated") or takes back ("C... no,
@@ -499,8 +721,10 @@ def _short_reply(text: str, valid: str) -> list[Mention]:
             found = []
         previous_end = end
         letters = {t.group("letter").upper() for t in group}
-        if len(letters) > 1 or _doubted(text, start) or _SUBJECT.match(text, end) or _REJECTED_AFTER_WORD.match(text, end) or _QUESTION.match(text, end):
+        if len(letters) > 1 or context.doubted(start) or _SUBJECT.match(text, end) or _REJECTED_AFTER_WORD.match(text, end) or _QUESTION.match(text, end):
             continue
+        if context.rank(start, end, hypothetical=False, lead=True) == CONDITIONAL:
+            continue  # "If it were a RemoteFunction, B."
         if (letter := letters.pop()) in valid:
             found.append(Mention(start, letter))
     return found

@@ -21,7 +21,7 @@ class MultipleChoice(Task):
     position = 20
     prompt_version = "mc-v1"
     named_datasets = ("robloxqa-v1", "robloxqa-v2")
-    graders = {"letters": "1"}  # evals.grading.multiple_choice.extract_letter
+    graders = {"letters": "2"}  # evals.grading.multiple_choice.extract_letter
     graded_fields = ("answer",)
 
     def serves(self, columns):
