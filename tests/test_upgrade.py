@@ -120,13 +120,17 @@ def verify_published(data: Path, fake: Path | None = None) -> subprocess.Complet
 
 
 def _tamper_a_reply(data: Path) -> str:
-    """Edit the reply of a multiple-choice record the Student got right; its id."""
+    """Edit the reply of a multiple-choice record the Student got right, and its token count;
+    its id. (A format-1 row is bound to no record: under a letter extractor of a version
+    other than the file's, a changed letter alone reads as a regrade. The tokens are no
+    grader's to change.)"""
     result = json.loads(_file(data, "multipleChoice").read_text())
     row = next(r for r in result["results"] if r["correct"])
     record_path = _record(data, row["id"])
     record = json.loads(record_path.read_text())
     wrong = "ABCD"[("ABCD".index(row["expected"]) + 1) % 4]
     record["response"]["text"] = record["response"]["text"].replace(f"Answer: {row['expected']}", f"Answer: {wrong}")
+    record["response"]["usage"]["output"] += 1
     record_path.write_text(json.dumps(record))
     return row["id"]
 
@@ -197,7 +201,7 @@ def test_an_old_published_run_with_a_tampered_record_is_a_diff(board):
 
     assert verified.returncode == 1, verified.stdout + verified.stderr
     (line,) = [line for line in _lines(verified.stdout) if "[multipleChoice]" in line]
-    assert line.startswith(f"DIFF {NAME} [multipleChoice] ") and f"results.{item}.answer" in line
+    assert line.startswith(f"DIFF {NAME} [multipleChoice] ") and f"results.{item}.usage.output" in line
     assert _lines(verified.stdout)[-1] == "1 of 3 runs do not reproduce"
 
 
@@ -324,10 +328,12 @@ def test_judge_only_graded_fields_under_a_new_grader_version_is_a_regrade(letter
 
 
 def test_judge_same_graders_with_a_different_score_is_a_diff():
+    from evals.results import graders_of
     from evals.tasks import TASKS
     from evals.verify import judge
 
-    verdict = judge(TASKS["multiple_choice"], _result({"q1": "A", "q2": "B"}), _result({"q1": "A", "q2": "A"}, graders={"letters": "1", "stats": "1"}))
+    today = graders_of(TASKS["multiple_choice"])  # published and rescored by the same versions
+    verdict = judge(TASKS["multiple_choice"], _result({"q1": "A", "q2": "B"}, graders=today), _result({"q1": "A", "q2": "A"}, graders=today))
 
     assert verdict.status == "DIFF" and "results.q2.answer" in verdict.fields
 
