@@ -7,7 +7,8 @@ questions, each labelled with the letter the model finally commits to, or null);
 `shared/reference/mc-replies-mmlu-pro.jsonl` beside the repository, or $ROBLOX_EVALS_MC_REFERENCE.
 Then the repository's own table (`tests/test_answer_extraction.py`: CASES, and every letter of
 a 26-choice question in each shape). Each prints "agree N/M" and its disagreements; the table's
-known misreads (strict xfails) are marked as such.
+known misreads (strict xfails) are marked as such. Replies are read as the grader reads them,
+without a reasoning block at their start (`evals.reasoning`).
 """
 
 from __future__ import annotations
@@ -22,15 +23,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from evals.grading.multiple_choice import extract_letter  # noqa: E402
-from tests.test_answer_extraction import ALPHABET, CASES, SHAPES  # noqa: E402
+from tests.test_answer_extraction import ALPHABET, CASES, SHAPES, graded, shaped  # noqa: E402
 
 DEFAULT_REFERENCE = ROOT.parent / "shared" / "reference" / "mc-replies-mmlu-pro.jsonl"
 
 
 def report(name: str, rows: list[tuple[str, str, list[str], str | None, str]]) -> None:
     """rows: (id, reply, choices, expected, note); prints the agreement and each disagreement."""
-    wrong = [(id, reply, expected, got, note) for id, reply, choices, expected, note in rows if (got := extract_letter(reply, choices)) != expected]
+    wrong = [(id, reply, expected, got, note) for id, reply, choices, expected, note in rows if (got := graded(reply, choices)) != expected]
     print(f"{name}: agree {len(rows) - len(wrong)}/{len(rows)}")
     for id, reply, expected, got, note in wrong:
         shown = reply if len(reply) <= 100 else "..." + reply[-97:]
@@ -53,8 +53,8 @@ def table_rows() -> list[tuple[str, str, list[str], str | None, str]]:
 
 def alphabet_rows() -> list[tuple[str, str, list[str], str | None, str]]:
     return [
-        (f"{shape}-{letter}", template.format(L=letter, l=letter.lower()), ALPHABET, letter, "")
-        for shape, template in SHAPES.items()
+        (f"{shape}-{letter}", shaped(shape, letter), ALPHABET, letter, "")
+        for shape in SHAPES
         for letter in string.ascii_uppercase
     ]
 

@@ -5,7 +5,8 @@
 Every reply of `tests/adversarial_replies.py` (repeated and unclosed fences, thousands of
 "Answer:" leads, runs of parentheses, markup, whitespace, newlines, ...) is built at each size
 (KB) and given to each parser: code extraction (`extract_code`), letter extraction
-(`extract_letter`), verdict parsing (`parse_verdict`). A row prints the parser's ms per MB at
+(`extract_letter`), verdict parsing (`parse_verdict`), the reasoning splitter
+(`evals.reasoning.split`). A row prints the parser's ms per MB at
 each size (best of --repeat runs, in CPU time of this process: load from other processes on a
 shared machine does not count) and the growth of its time from one size to the next: a
 linear parser grows as the sizes do (x4 x4 x2 for the default sizes), a quadratic one as their

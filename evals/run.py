@@ -465,7 +465,7 @@ class _Scoring:
         self.calls.append((f"judge-{index}", self._run.call_record(self._run.judges[index][1], request), completion))
         if completion.batch:
             self.batched.append(f"judge-{index}")
-        return completion
+        return completion.apart()  # a verdict is read without the judge's reasoning, as a reply is
 
     def storing(self, path: Path) -> contextlib.AbstractContextManager[None]:
         return self._run.storing(path)

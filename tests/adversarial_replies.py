@@ -5,7 +5,7 @@ Each generator builds a reply of about `size` characters (all ASCII, so bytes) b
 a unit. The parsers must be linear in the reply's length on every one of them: `bench/parse.py`
 times them at several sizes, `tests/test_parsing_linear.py` runs them at 1 MB under a hang
 guard. `python -m tests.adversarial_replies --serve` is that guard's child process: it reads
-"NAME SIZE" lines and answers each with a JSON line of what the three parsers made of it
+"NAME SIZE" lines and answers each with a JSON line of what the four parsers made of it
 ("sleep SECONDS" only sleeps, for the guard's own test)."""
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import Callable
 from evals.grading.judges import parse_verdict
 from evals.grading.luau_code import extract_code
 from evals.grading.multiple_choice import extract_letter
+from evals.reasoning import split
 
 CHOICES = ["wait()", "task.wait()", "delay()", "spawn()"]
 ENTRY_POINT = "twoSum"
@@ -33,10 +34,12 @@ def repeat(unit: str, size: int, head: str = "", tail: str = "") -> str:
 class Reply:
     name: str
     build: Callable[[int], str]
-    # What the parsers make of it, at any size: the letter, the verdict, whether code is found.
+    # What the parsers make of it, at any size: the letter, the verdict, whether code is found,
+    # whether a reasoning block is (`evals.reasoning`).
     letter: str | None = None
     verdict: bool | None = None
     code: bool = False
+    reasoning: bool = False
 
 
 def _unit(name: str, unit: str, head: str = "", tail: str = "", **expected) -> Reply:
@@ -122,6 +125,15 @@ REPLIES = [
     _unit("fenced-json-verdicts", '```json\n{"verdict": "CORRECT"}\n```\n', verdict=True),
     _unit("json-nested-brackets", "[", head='{"verdict": "CORRECT", "x": ', tail="}", verdict=True),
     _unit("json-verdict-after-long-field", "x", head='{"reasoning": "', tail='", "verdict": "INCORRECT"}', verdict=False),
+    # -- reasoning blocks ---------------------------------------------------------------------------
+    _unit("think-openings", "<think>", reasoning=True),  # one block, never closed
+    _unit("think-closings", "</think>"),  # an empty block a template opened, then stray closings: no reasoning
+    _unit("reasoning-blocks", "<think>x</think>\n", reasoning=True),
+    _unit("mixed-blocks", "<thinking>x</thinking> <reasoning>y</reasoning> ", reasoning=True),
+    _unit("text-then-closings", "x</think>", reasoning=True),  # the answer: every later "x</think>"
+    _unit("openings-then-closing", "<think>", tail="</think>", reasoning=True),
+    _unit("unfinished-openings", "<think", tail="</think>", reasoning=True),  # no opening tag: a template opened the block
+    _unit("spaces-then-opening", " ", tail="<thinking>x", reasoning=True),
     # -- a plausible reply, many times over ---------------------------------------------------------
     _unit(
         "long-reasoning",
@@ -138,12 +150,15 @@ PARSERS: dict[str, Callable[[str], object]] = {
     "code": lambda reply: extract_code(reply, ENTRY_POINT),
     "letter": lambda reply: extract_letter(reply, CHOICES),
     "verdict": parse_verdict,
+    "reasoning": split,
 }
 
 
 def parse_all(reply: str) -> dict[str, object]:
-    """What each parser makes of `reply`: the letter, the verdict, whether code was found."""
-    return {"letter": PARSERS["letter"](reply), "verdict": PARSERS["verdict"](reply), "code": PARSERS["code"](reply) is not None}
+    """What each parser makes of `reply`: the letter, the verdict, whether code was found,
+    whether a reasoning block was."""
+    return {"letter": PARSERS["letter"](reply), "verdict": PARSERS["verdict"](reply), "code": PARSERS["code"](reply) is not None,
+            "reasoning": PARSERS["reasoning"](reply)[0] is not None}
 
 
 def serve() -> None:

@@ -6,6 +6,7 @@ The table is replies as models really write them, by shape: where the letter sta
 marks it, then hedges, distractors and lists that commit to nothing. A reasonable reply that
 the function misreads is kept in the table as a strict xfail with the reason, not bent to fit.
 Every letter of a 26-choice question is read in each of several shapes (`SHAPES`).
+A reasoning block before the answer is read as the grader reads it, without (`graded`).
 `bench/mc_agreement.py` prints the agreement on this table and on real MMLU-Pro replies."""
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from evals.grading.multiple_choice import extract_letter
+from evals.reasoning import split
 
 ROOT = Path(__file__).resolve().parents[1]
 # shared/ sits beside the repository (on a developer's machine and in CI alike).
@@ -714,6 +716,15 @@ CASES = [
     case("french-n-est-pas", f"{FR}A n'est pas la bonne réponse.", WAIT, None),
     case("japanese-machigai", "Aは間違いです。", WAIT, None),
     case("spanish-conditional-seria", "Si la pregunta fuera sobre el servidor, la respuesta sería A.", WAIT, None),
+    # -- a reasoning block before the answer: read without it (evals.reasoning), as it is graded ----
+    case("think-draft-then-text-paren", "<think>Stepped fires before physics: the answer is C.</think>\nIt is Heartbeat (D).", FRAME, "D"),
+    case("think-draft-then-choice-text", "<think>I'll go with A, ReplicatedStorage.</think>\n\nPut it in ServerStorage.", STORAGE, "B"),
+    case("thinking-draft-then-bold-text", "<thinking>Answer: C</thinking>\n**`remote:FireServer(...)`** sends it to the server.", REMOTE, "D"),
+    case("reasoning-draft-then-answer", "<reasoning>My pick: A</reasoning>\nAnswer: (B)", WAIT, "B"),
+    case("template-opened-draft-then-answer", "So the answer is A.\n</think>\n\ntypeof, choice B.", TYPEOF, "B"),
+    case("think-only-unclosed", "<think>The answer is B, task.wait()", WAIT, None),
+    case("think-empty-then-answer", "<think>\n\n</think>\n\nAnswer: C", WAIT, "C"),
+    case("ten-think-draft-then-letter", "<think>I think it's I, Attachment.</think>\nAnswer: J", TEN, "J"),
     # -- reasonable replies the function misreads --------------------------------------------------
     case(
         "xfail-hedge-then-pick-after-comma",
@@ -739,9 +750,14 @@ CASES = [
 ]
 
 
+def graded(reply: str, choices: list[str]) -> str | None:
+    """The letter the multiple-choice grader reads: from the reply without its reasoning block."""
+    return extract_letter(split(reply)[1], choices)
+
+
 @pytest.mark.parametrize("reply, choices, expected", CASES)
 def test_extract_letter(reply, choices, expected):
-    assert extract_letter(reply, choices) == expected
+    assert graded(reply, choices) == expected
 
 
 # A question with 26 choices, one per letter: every letter in each shape, "A" and "I" too.
@@ -762,14 +778,20 @@ SHAPES = {
     "reasoning-then-answer": "Each choice is weighed above.\n\nSo the answer is {L}.",
     "reasoning-then-bold-line": "Each choice is weighed above.\n\n**{L}**",
     "first-line-then-why": "{L}\n\nIt is the only choice that fits.",
+    "think-draft-then-first-line": "<think>The answer is {D}.</think>\n{L}\n\nIt is the only choice that fits.",
 }
 
 
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("letter", list(string.ascii_uppercase))
 def test_every_letter_in_every_shape(shape, letter):
-    reply = SHAPES[shape].format(L=letter, l=letter.lower())
-    assert extract_letter(reply, ALPHABET) == letter
+    reply = shaped(shape, letter)
+    assert graded(reply, ALPHABET) == letter
+
+
+def shaped(shape: str, letter: str) -> str:
+    """The reply of a shape for a letter ({D}: another letter, a draft's)."""
+    return SHAPES[shape].format(L=letter, l=letter.lower(), D="B" if letter == "A" else "A")
 
 
 def test_table_is_varied():
@@ -793,6 +815,6 @@ def test_real_replies_from_mmlu_pro():
     wrong = [
         f"{r['id']}: expected {r['expected']!r}, got {got!r} ({', '.join(r.get('tags', []))})"
         for r in records
-        if (got := extract_letter(r["response"], r["options"])) != r["expected"]
+        if (got := graded(r["response"], r["options"])) != r["expected"]
     ]
     assert not wrong, f"{len(wrong)} of {len(records)} real replies misread:\n" + "\n".join(wrong)

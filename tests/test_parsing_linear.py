@@ -1,6 +1,7 @@
-"""Reply parsing finishes on any reply: code extraction, letter extraction and verdict parsing
-on the adversarial replies of `tests/adversarial_replies.py` (unclosed fences, thousands of
-"Answer:" leads, runs of parentheses, markup, blank space and newlines, ...) at 1 MB.
+"""Reply parsing finishes on any reply: code extraction, letter extraction, verdict parsing and
+the reasoning splitter on the adversarial replies of `tests/adversarial_replies.py` (unclosed
+fences, thousands of "Answer:" leads, runs of parentheses, markup, blank space and newlines,
+reasoning tags, ...) at 1 MB.
 
 This is a hang guard, not a speed test. Each reply is parsed in a child process, and a
 parse that has not answered after GUARD_SECONDS fails the test; the child is killed and the
@@ -74,17 +75,17 @@ def guard():
 @pytest.mark.parametrize("reply", REPLIES, ids=[r.name for r in REPLIES])
 def test_parsers_finish_adversarial_replies(guard, reply):
     parsed = guard.parse(reply.name, SIZES.get(reply.name, MB))
-    assert parsed == {"letter": reply.letter, "verdict": reply.verdict, "code": reply.code}
+    assert parsed == {"letter": reply.letter, "verdict": reply.verdict, "code": reply.code, "reasoning": reply.reasoning}
 
 
 @pytest.mark.parametrize("reply", REPLIES, ids=[r.name for r in REPLIES])
 def test_small_replies_parse_the_same(reply):
     """At 4 KB, in this process: what the table says holds whatever the size."""
-    assert parse_all(reply.build(4096)) == {"letter": reply.letter, "verdict": reply.verdict, "code": reply.code}
+    assert parse_all(reply.build(4096)) == {"letter": reply.letter, "verdict": reply.verdict, "code": reply.code, "reasoning": reply.reasoning}
 
 
 def test_the_guard_stops_a_parse_that_hangs(guard):
     """A child that does not answer fails the test in time, and the next request gets a new one."""
     with pytest.raises(pytest.fail.Exception, match="did not finish within 0.5 s"):
         guard.parse("sleep", 60, limit=0.5)
-    assert guard.parse("answer-leads", 4096) == {"letter": "B", "verdict": None, "code": False}
+    assert guard.parse("answer-leads", 4096) == {"letter": "B", "verdict": None, "code": False, "reasoning": False}

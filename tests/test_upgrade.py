@@ -350,7 +350,7 @@ def test_judge_same_graders_with_a_different_score_is_a_diff():
     from evals.tasks import TASKS
     from evals.verify import judge
 
-    today = graders_of(TASKS["multiple_choice"])
+    today = graders_of(TASKS["multiple_choice"])  # published and rescored by the same versions
     verdict = judge(TASKS["multiple_choice"], _result({"q1": "A", "q2": "B"}, graders=today), _result({"q1": "A", "q2": "A"}, graders=today))
 
     assert verdict.status == "DIFF" and "results.q2.answer" in verdict.fields

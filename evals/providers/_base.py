@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 from evals import urls
 from evals.errors import FatalProviderError, ProviderError, TransientError, UsageError
+from evals.reasoning import merged, split as split_reasoning
 from evals.scrub import printable
 
 
@@ -116,13 +117,24 @@ class Completion:
         return record
 
     def kept(self) -> Completion:
-        """The reply as the harness keeps it: a text or reasoning longer than REPLY_LIMIT cut
-        there and marked `cut`, so one answer cannot blow up a cache record that every rerun
-        reads back. It is scored as it is kept, like any reply."""
-        if len(self.text) <= REPLY_LIMIT and len(self.reasoning or "") <= REPLY_LIMIT:
+        """The reply as the harness keeps it: a reasoning block in its text kept as its
+        reasoning (`apart`), and a text or reasoning longer than REPLY_LIMIT cut there and
+        marked `cut`, so one answer cannot blow up a cache record that every rerun reads
+        back. It is scored as it is kept, like any reply."""
+        reply = self.apart()
+        if len(reply.text) <= REPLY_LIMIT and len(reply.reasoning or "") <= REPLY_LIMIT:
+            return reply
+        return dataclasses.replace(reply, text=reply.text[:REPLY_LIMIT], cut=True,
+                                   reasoning=None if reply.reasoning is None else reply.reasoning[:REPLY_LIMIT])
+
+    def apart(self) -> Completion:
+        """The reply with the reasoning block at the start of its text (`evals.reasoning`)
+        moved to its reasoning, after a server's own: what graders read. Itself when the
+        text holds none, as every reply kept by this version."""
+        thought, answer = split_reasoning(self.text)
+        if thought is None and answer == self.text:
             return self
-        return dataclasses.replace(self, text=self.text[:REPLY_LIMIT], cut=True,
-                                   reasoning=None if self.reasoning is None else self.reasoning[:REPLY_LIMIT])
+        return dataclasses.replace(self, text=answer, reasoning=merged(self.reasoning, thought))
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> Completion:

@@ -7,7 +7,8 @@ queues its request and waits. One generation thread takes the waiting requests (
 `generate` over a left-padded batch with its attention mask, so several prompts share each
 forward pass. Greedy decoding with a proper mask gives every prompt the reply it gets alone
 (tested), so batching is not part of the identity. Prompts are rendered by the checkpoint's own
-chat template; a `<think>` block in the reply is the reasoning, as API providers return it."""
+chat template; a `<think>` block in the reply is its reasoning, as for every provider
+(`evals.reasoning`)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from evals.errors import FatalProviderError, ProviderError, TransientError, Usag
 from evals.extensions import register_provider
 from evals.flags import Flag
 from evals.providers import ProviderInfo
+from evals.reasoning import split as split_reasoning
 
 from ._base import Completion, Provider, ProviderSpec, Request, Usage
 from .checkpoint import DEFAULT_MAX_NEW_TOKENS, adapter_folder, checkpoint_folder, resolved_dtype
@@ -40,10 +42,6 @@ register_provider("local", ProviderInfo(
     in_process=True, network=False, flags=(DEVICE,), position=50))
 
 INSTALL = "--provider local needs the optional extra `local` (torch, transformers, peft): install it with `uv sync --extra local`"
-
-THINK_END = "</think>"
-THINK_START = "<think>"
-
 
 @dataclass
 class _Waiting:
@@ -190,12 +188,9 @@ class LocalProvider(Provider):
         ends = _eos_ids(self.model, self.tokenizer)
         stop = next((i for i, token in enumerate(tokens) if token in ends), None)
         tokens = tokens if stop is None else tokens[: stop + 1]
-        text = self.tokenizer.decode(tokens, skip_special_tokens=True)
-        reasoning = None
-        if THINK_END in text:  # the template may have opened the block in the prompt
-            thought, _, text = text.partition(THINK_END)
-            reasoning = thought.replace(THINK_START, "", 1).strip()
-            text = text.lstrip()
+        # Its `<think>` block (which the template may have opened in the prompt) apart, as every
+        # provider's reply is kept (`Completion.kept`): here to count the reasoning's tokens.
+        reasoning, text = split_reasoning(self.tokenizer.decode(tokens, skip_special_tokens=True))
         reasoning_tokens = len(self.tokenizer(reasoning, add_special_tokens=False)["input_ids"]) if reasoning else 0
         return Completion(
             text=text,

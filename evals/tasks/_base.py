@@ -143,7 +143,10 @@ class Task(ABC):
 
     @abstractmethod
     def score(self, sample: Any, completion: Completion, scoring: Scoring) -> dict[str, Any]:
-        """Row fields: at least `status` ("correct", "wrong", "unparseable") and `correct`."""
+        """Row fields: at least `status` ("correct", "wrong", "unparseable") and `correct`.
+        `completion` is the record's; a grader reads `completion.apart()`, without a reasoning
+        block that a record of an older version still holds in its text. Judges' replies
+        (`Scoring.judge`) come apart already."""
 
     def summarize(self, rows: list[dict[str, Any]]) -> dict[str, Any]:
         """Task-specific summary fields, beside the common ones."""

@@ -25,7 +25,8 @@ class Freeform(Task):
     prompt_version = "ff-v1"
     uses_judges = True
     named_datasets = ("robloxqa-openended-v1", "robloxqa-v2")
-    graders = {"verdicts": "2"}  # evals.grading.judges.parse_verdict and the majority vote (2: judges who say it their own way)
+    # verdicts 2: judges who say it their own way; a verdict read without the judge's reasoning block (evals.reasoning).
+    graders = {"verdicts": "2"}  # evals.grading.judges.parse_verdict and the majority vote
     graded_fields = ("verdicts", "agreed", "note")
 
     def serves(self, columns):
@@ -41,6 +42,10 @@ class Freeform(Task):
         return f"Answer the following question about Roblox development precisely and concisely.\n\n{sample.question}"
 
     def judge_request(self, sample, completion):
+        # The reply as recorded: without its reasoning block since this version kept it apart
+        # (`Completion.kept`). A record of an older version still holds it in its text, and its
+        # judges are asked as they were: the question changed, verify (which asks no model)
+        # could not reproduce the published verdicts from the run folder.
         reply = completion.text
         if not reply.strip():
             return None

@@ -39,8 +39,9 @@ class LeetCode(Task):
     named_datasets = ("luau-leetcode",)
     # evals.grading.luau_code.extract_code; the sandbox and work meter (evals.luau.runner,
     # instrument); the Jest-Lua layer (evals/luau/jest.luau). luau 2: code nested deeper than
-    # Python's recursion limit is metered, no longer "wrong: the test harness failed".
-    graders = {"code": "1", "luau": "2", "jest": "1"}
+    # Python's recursion limit is metered, no longer "wrong: the test harness failed". code 2:
+    # the code is taken from the reply without its reasoning block (evals.reasoning).
+    graders = {"code": "2", "luau": "2", "jest": "1"}
     graded_fields = ("tests", "note", "work", "workBudget", "unmetered", "error")
 
     def serves(self, columns):
@@ -74,7 +75,7 @@ class LeetCode(Task):
             budget = work_budget(sample, scoring)
         except DatasetError as error:  # the problem's fault, whatever the reply: not scored
             return {"status": "datasetError", "correct": False, "difficulty": sample.difficulty, "error": str(error)}
-        code = extract_code(completion.text, sample.entry_point)
+        code = extract_code(completion.apart().text, sample.entry_point)
         if code is None:
             return {"status": "wrong", "correct": False, "note": "no code in the reply"}
         sandbox = scoring.resource(SANDBOX) or run_tests_isolated

@@ -21,6 +21,7 @@ class MultipleChoice(Task):
     position = 20
     prompt_version = "mc-v1"
     named_datasets = ("robloxqa-v1", "robloxqa-v2")
+    # letters 2: the reply is read without its reasoning block (evals.reasoning).
     graders = {"letters": "2"}  # evals.grading.multiple_choice.extract_letter
     graded_fields = ("answer",)
 
@@ -46,7 +47,7 @@ class MultipleChoice(Task):
         return f"Answer: {sample.answer}"
 
     def score(self, sample, completion, scoring):
-        letter = extract_letter(completion.text, list(sample.choices))
+        letter = extract_letter(completion.apart().text, list(sample.choices))
         if letter is None:
             return {"status": "unparseable", "correct": False, "expected": sample.answer, "answer": None}
         correct = letter == sample.answer
