@@ -70,3 +70,25 @@ print(store.lookup("mc-001", "candidate", {"q": 1}).text)
     assert done.stdout.split() == ["PortableLock", "True", "False", "B"]
     assert (tmp_path / "result.json").read_text() == "{}"
     assert json.loads((tmp_path / "calls" / "mc-001" / "candidate.json").read_text())["response"]["text"] == "B"
+
+
+@pytest.mark.parametrize("platform, says", [
+    ("win32", "hwinfo: the HWiNFO log C:\\hwinfo\\eval.csv does not exist: start HWiNFO's sensor logging into that file before the run"),
+    ("darwin", "rapl: RAPL counters are read from Linux's powercap, which darwin does not have: choose --energy-source nvml "
+               "(an NVIDIA GPU) or hwinfo (--energy-log=PATH, HWiNFO's CSV log)"),
+])
+def test_energy_alone_measures_with_the_platforms_source(tmp_path, platform, says):
+    """Windows: HWiNFO's log where the original harness had it; macOS has no RAPL: one line."""
+    script = AS_WINDOWS.replace('"win32"', repr(platform)) + """
+from evals import energy
+from evals.errors import UsageError
+given = {"energy": True} if sys.platform == "win32" else {"energy": True, "energy_powercap": sys.argv[1]}  # an empty one
+source = energy.chosen(given.get)
+try:
+    source.check()
+except UsageError as error:
+    print(f"{source.name}: {error}")
+"""
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == says
