@@ -19,7 +19,7 @@ from typing import Any
 from evals.atomic import write_json_atomic
 from evals.errors import ProviderError
 from evals.locks import RecordLock
-from evals.names import file_name
+from evals.names import file_name, file_name_before
 from evals.providers import Completion, kind_of
 from evals.scrub import Scrub
 
@@ -59,13 +59,20 @@ class RunCache:
         return None
 
     def _paths(self, item_id: str, role: str) -> list[Path]:
-        """Where the record is, and where it was before names were filed injectively: ids
-        that were not plain file names were cut to 120 characters, any other character `_`.
-        Worked out once per record: a call reads it two or three times."""
+        """Where the record is, and where it was before: before hashed names kept off
+        Windows' device names (`nul.txt~<hash>`, `names.file_name_before`), and before names
+        were filed injectively (ids that were not plain file names were cut to 120
+        characters, any other character `_`). Worked out once per record: a call reads it
+        two or three times."""
         if (paths := self._where.get((item_id, role))) is None:
             path = self.root / "calls" / file_name(item_id) / f"{file_name(role)}.json"
+            paths = [path]
+            if (hashed := file_name_before(item_id)) is not None:
+                paths.append(self.root / "calls" / hashed / f"{file_name(role)}.json")
             before = self.root / "calls" / _before(item_id) / f"{_before(role)}.json"
-            paths = self._where[item_id, role] = [path] if before == path or _before(item_id) in ("", ".", "..") else [path, before]
+            if before not in paths and _before(item_id) not in ("", ".", ".."):
+                paths.append(before)
+            self._where[item_id, role] = paths
         return paths
 
     def _load(self, path: Path, *, aside: bool = True) -> dict[str, Any] | None:
