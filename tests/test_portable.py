@@ -13,7 +13,7 @@ import threading
 
 import pytest
 
-from evals import identity, locks
+from evals import identity, locks, plans
 from evals.names import windows_path_note
 from tests.harness import ROOT, read_result, run_harness
 from tests.loopback import Answer, OpenAIServer
@@ -158,3 +158,10 @@ def test_records_filed_under_a_windows_device_name_are_still_found(tmp_path):
         again = run_harness(*args, run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
     assert first.returncode == 0 and again.returncode == 0, again.stdout[-3000:]
     assert len(server.requests) == 2  # the first run's two; the second asked nothing
+
+
+def test_a_plan_saved_under_a_windows_device_name_is_still_resumed(tmp_path):
+    path = plans.save(tmp_path, "Nul.x", {"multiple_choice": {"config": {}, "dataset": "bundled"}}, {}, {})
+    assert path.name.startswith("_Nul.x~")
+    path.rename(path.with_name(path.name.removeprefix("_")))  # where the earlier harness saved it
+    assert plans.load(tmp_path, "Nul.x")["evals"] == {"multiple_choice": {"config": {}, "dataset": "bundled"}}
