@@ -69,13 +69,13 @@ def printable(text: str, limit: int | None = None) -> str:
     return text
 
 
-def escape_unencodable(stream: object, **settings: bool) -> None:
+def escape_unencodable(stream: object, *, line_buffering: bool | None = None) -> None:
     """Make `stream` write what its encoding cannot hold as escapes (`\\u7b54`, `\\U0001f44d`)
     instead of raising UnicodeEncodeError mid-run: a Windows pipe or file is cp1252, which has
     no CJK and no emoji, and a reply may hold both. stderr does so already; stdout does not.
-    `settings` go to the same `reconfigure` (line_buffering)."""
+    `line_buffering`: set in the same `reconfigure` (None: left as it is)."""
     if isinstance(stream, io.TextIOWrapper):
-        stream.reconfigure(errors="backslashreplace", **settings)
+        stream.reconfigure(errors="backslashreplace", line_buffering=line_buffering)
 
 
 def _escape(c: str) -> str:
