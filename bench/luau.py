@@ -11,7 +11,12 @@ Each problem's reference solution and tests run three ways:
             running the same Jest Lua runtime, test file and solution.
 Prints per-problem times, the overall ratio runner/bare (target: at most 3),
 the ratio worker/runner (what measuring a reference in the worker costs) and
-problems per second through the runner. Besides the bundled problems (when
+problems per second through the runner. Then, per start method of the worker
+(forkserver, the default where there is one; spawn, Windows' only one, forced
+with EVALS_START_METHOD=spawn): a new worker's first problem, start-up included
+(median of --repeat), and every problem through a reused worker (best of
+--repeat each), so what spawn costs per problem with the pool and without it.
+`--start-methods` runs only that part. Besides the bundled problems (when
 the file exists) it runs a few CPU-heavy problems of its own: a tight loop,
 recursion, table-heavy work and string building.
 """
@@ -22,7 +27,9 @@ import argparse
 import contextlib
 import functools
 import json
+import multiprocessing
 import os
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -33,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 from pluau import Compiler, Lua  # noqa: E402
 
 from evals.luau import measure_work, run_tests  # noqa: E402
+from evals.luau.isolated import START_METHOD, stop_idle_workers  # noqa: E402
 
 # Compiled once, as the runner does, so that neither side pays for it per run.
 JEST_BYTECODE = bytes(Compiler(1, 1, 0, 0).compile((ROOT / "evals" / "luau" / "jest.luau").read_text()))
@@ -201,9 +209,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="runs per problem and side; the best counts")
     parser.add_argument("--problems", type=Path, default=PROBLEMS, help="JSONL with solution and test columns")
+    parser.add_argument("--start-methods", action="store_true", help="only the start methods' figures")
     args = parser.parse_args()
 
     problems = load_problems(args.problems)
+    if not args.start_methods:
+        compare(problems, args.repeat)
+    by_start_method(problems, args.repeat)
+
+
+def compare(problems: dict[str, tuple[str, str]], repeat: int) -> None:
     print(f"{'problem':44} {'runner ms':>10} {'worker ms':>10} {'bare ms':>9} {'ratio':>6} {'work':>10}")
     total_runner = total_worker = total_bare = 0.0
     for name, (solution, tests) in problems.items():
@@ -211,10 +226,10 @@ def main() -> None:
         if not check.passed:
             raise SystemExit(f"{name}: the reference solution does not pass: {check.reason}")
         measure_work(solution, tests, timeout=60)  # the worker (and the forkserver, the first time) started
-        runner = best_of(args.repeat, functools.partial(run_tests, solution, tests, timeout=60))
-        worker = best_of(args.repeat, functools.partial(measure_work, solution, tests, timeout=60))
+        runner = best_of(repeat, functools.partial(run_tests, solution, tests, timeout=60))
+        worker = best_of(repeat, functools.partial(measure_work, solution, tests, timeout=60))
         with stdout_silenced():
-            bare = best_of(args.repeat, functools.partial(run_bare, solution, tests))
+            bare = best_of(repeat, functools.partial(run_bare, solution, tests))
         total_runner += runner
         total_worker += worker
         total_bare += bare
@@ -228,6 +243,28 @@ def main() -> None:
         f"references measured in the worker {total_worker:.3f} s vs in this process {total_runner:.3f} s: "
         f"ratio {total_worker / total_runner:.2f}, {(total_worker - total_runner) / len(problems) * 1000:+.1f} ms per problem"
     )
+
+
+def by_start_method(problems: dict[str, tuple[str, str]], repeat: int) -> None:
+    """A new worker's first problem, and each problem through a reused worker, per start method."""
+    first_solution, first_tests = next(iter(problems.values()))
+    print(f"\n{'start method':14} {'new worker, 1st problem ms':>27} {'reused worker, per problem ms':>30} {'start-up per worker ms':>23}")
+    for method in [m for m in ("forkserver", "spawn") if m in multiprocessing.get_all_start_methods()]:
+        os.environ[START_METHOD] = method
+        stop_idle_workers()
+        measure_work(first_solution, first_tests, timeout=60)  # the forkserver itself, once per process, is not a worker's cost
+        cold = []
+        for _ in range(max(repeat, 3)):
+            stop_idle_workers()
+            started = time.perf_counter()
+            measure_work(first_solution, first_tests, timeout=60)
+            cold.append(time.perf_counter() - started)
+        first = best_of(repeat, functools.partial(measure_work, first_solution, first_tests, timeout=60))
+        total = first + sum(best_of(repeat, functools.partial(measure_work, solution, tests, timeout=60))
+                            for solution, tests in list(problems.values())[1:])
+        new = statistics.median(cold)
+        print(f"{method:14} {new * 1000:27.1f} {total / len(problems) * 1000:30.1f} {(new - first) * 1000:23.1f}")
+        stop_idle_workers()
 
 
 if __name__ == "__main__":

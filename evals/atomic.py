@@ -15,6 +15,7 @@ import json
 import math
 import os
 import re
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -38,7 +39,8 @@ def write_text_atomic(path: Path, text: str, *, durable: bool = True) -> None:
                 data = data[os.write(fd, data):]
             if durable:
                 os.fsync(fd)
-            os.fchmod(fd, 0o644)  # mkstemp makes it private; these files are meant to be read
+            if sys.platform != "win32":  # Windows has no mode bits to set: the folder's ACL decides
+                os.fchmod(fd, 0o644)  # mkstemp makes it private; these files are meant to be read
         finally:
             os.close(fd)
         os.replace(tmp, path)

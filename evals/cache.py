@@ -9,7 +9,6 @@ cache hands back is what it wrote, so a first run and its rerun see the same tex
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import re
@@ -19,7 +18,8 @@ from typing import Any
 
 from evals.atomic import write_json_atomic
 from evals.errors import ProviderError
-from evals.names import file_name
+from evals.locks import RecordLock
+from evals.names import file_name, file_name_before
 from evals.providers import Completion, kind_of
 from evals.scrub import Scrub
 
@@ -59,13 +59,20 @@ class RunCache:
         return None
 
     def _paths(self, item_id: str, role: str) -> list[Path]:
-        """Where the record is, and where it was before names were filed injectively: ids
-        that were not plain file names were cut to 120 characters, any other character `_`.
-        Worked out once per record: a call reads it two or three times."""
+        """Where the record is, and where it was before: before hashed names kept off
+        Windows' device names (`nul.txt~<hash>`, `names.file_name_before`), and before names
+        were filed injectively (ids that were not plain file names were cut to 120
+        characters, any other character `_`). Worked out once per record: a call reads it
+        two or three times."""
         if (paths := self._where.get((item_id, role))) is None:
             path = self.root / "calls" / file_name(item_id) / f"{file_name(role)}.json"
+            paths = [path]
+            if (hashed := file_name_before(item_id)) is not None:
+                paths.append(self.root / "calls" / hashed / f"{file_name(role)}.json")
             before = self.root / "calls" / _before(item_id) / f"{_before(role)}.json"
-            paths = self._where[item_id, role] = [path] if before == path or _before(item_id) in ("", ".", "..") else [path, before]
+            if before not in paths and _before(item_id) not in ("", ".", ".."):
+                paths.append(before)
+            self._where[item_id, role] = paths
         return paths
 
     def _load(self, path: Path, *, aside: bool = True) -> dict[str, Any] | None:
@@ -107,44 +114,6 @@ class RunCache:
         record = self.scrub(record)
         write_json_atomic(self.record_path(item_id, role), record, durable=False)
         return _outcome(record)
-
-
-class RecordLock:
-    """One record's lock, exclusive between processes and between threads: flock(2) on a lock
-    file of its own, held while its descriptor is open, so a killed process never leaves it
-    held. It is taken on every call that is not cached yet, so it is kept to a few system
-    calls (filelock's FileLock cost ~0.5 ms of CPU per record in fork checks, path resolution
-    and reentrancy bookkeeping that a lock taken once, never nested, does not need). POSIX,
-    like the Luau sandbox's forkserver."""
-
-    def __init__(self, path: Path):
-        self.path = path
-        self._fd: int | None = None
-
-    def acquire(self, *, wait: bool) -> bool:
-        """Take the lock: wait for it, or else return False when someone holds it."""
-        try:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        except FileNotFoundError:  # the record's first lock: its folder is made once
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            # Each open is its own open file description, so two threads of one process
-            # exclude each other too; a waiting flock waits in the kernel, without the GIL.
-            fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            return False
-        except BaseException:
-            os.close(fd)
-            raise
-        self._fd = fd
-        return True
-
-    def release(self) -> None:
-        fd, self._fd = self._fd, None
-        if fd is not None:
-            os.close(fd)  # closing the descriptor releases the lock
 
 
 def _outcome(record: dict[str, Any]) -> Completion | ProviderError:

@@ -39,6 +39,10 @@ Sources (`source(name)`):
   before is read as its second occurrence. `check` wants the file's last sample written
   within `LOG_FRESH` seconds and no closing header after it: HWiNFO is logging now.
 
+With `--energy` alone the source is the platform's (`DEFAULT_SOURCE`): `rapl` on Linux and
+macOS (where its check says in one line that there is no powercap), `hwinfo` on Windows, whose
+log is then `WINDOWS_LOG`, `C:\\hwinfo\\eval.csv`, the original harness's default.
+
 Counter sources sample on a daemon thread (`start(store)`, every `period` seconds; `stop`
 takes a last reading) into a JSONL store of cumulative readings, a line per reading,
 flushed, so a killed run keeps what it read. Each line names the source, the machine and
@@ -70,6 +74,7 @@ import os
 import re
 import secrets
 import socket
+import sys
 import threading
 import time
 from abc import ABC, abstractmethod
@@ -398,6 +403,9 @@ class RaplSource(CounterSource):
 
     def check(self) -> None:
         zones = self.zones()
+        if not zones and sys.platform != "linux":  # powercap is Linux's
+            raise UsageError(f"RAPL counters are read from Linux's powercap, which {sys.platform} does not have: "
+                             "choose --energy-source nvml (an NVIDIA GPU) or hwinfo (--energy-log=PATH, HWiNFO's CSV log)")
         if not zones:
             raise UsageError(f"no RAPL package zone in {self.powercap} (no intel_rapl driver, or a virtual machine): choose --energy-source nvml or hwinfo")
         for zone in zones:
@@ -627,6 +635,8 @@ ENERGY_PERIOD = Flag("--energy-period", "with --energy: seconds between readings
 
 
 def _hwinfo(*, log: Path | None = None, columns: Sequence[str] | None = None, clock: Callable[[], float]) -> PowerSource:
+    if log is None and sys.platform == "win32":
+        log = WINDOWS_LOG
     if log is None:
         raise UsageError("--energy-source hwinfo reads HWiNFO's CSV log: name it with --energy-log PATH")
     return HwinfoSource(Path(log), columns, clock)
@@ -644,7 +654,10 @@ register_source("hwinfo", PowerSourceInfo(_hwinfo, (("log", ENERGY_LOG),), posit
 register_source("rapl", PowerSourceInfo(_rapl, (("powercap", ENERGY_POWERCAP), ("period", ENERGY_PERIOD)), position=20))
 register_source("nvml", PowerSourceInfo(_nvml, (("period", ENERGY_PERIOD),), position=30))
 SOURCES = Registry(sources)  # every registered power source, by name
-DEFAULT_SOURCE = "rapl"  # with --energy and no flag of another source
+# With --energy and no flag of another source: what the platform has. Windows has no RAPL
+# counters to read; the original harness ran there, on HWiNFO's log at WINDOWS_LOG.
+DEFAULT_SOURCE = "hwinfo" if sys.platform == "win32" else "rapl"
+WINDOWS_LOG = Path(r"C:\hwinfo\eval.csv")  # the original's default --energy-log
 
 
 def source(name: str, *, clock: Callable[[], float] = time.time, **options: Any) -> PowerSource:

@@ -40,7 +40,7 @@ from evals.plan import Planned, plan
 from evals.providers import check_keys, make_provider
 from evals.publish import finished_results, publish
 from evals.results import read_result
-from evals.scrub import printable
+from evals.scrub import escape_unencodable, printable
 from evals.tasks import TAGS, TASKS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _main(argv: list[str] | None) -> None:
-    sys.stdout.reconfigure(line_buffering=True)
+    escape_unencodable(sys.stdout, line_buffering=True)
     args = parse_args(argv)
     if args.verify:
         from evals.verify import verify_published
@@ -581,7 +581,8 @@ def _run_parallel(commands: dict[str, list[str]]) -> dict[str, int]:
                 print(f"[{tag}] {line}", end="", flush=True)
 
     processes = {
-        tag: subprocess.Popen(command, cwd=ROOT, env=_child_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
+        tag: subprocess.Popen(command, cwd=ROOT, env=_child_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              encoding="utf-8", errors="replace")  # as _child_env has them write, whatever the locale
         for tag, command in commands.items()
     }
     pumps = [threading.Thread(target=pump, args=item, daemon=True) for item in processes.items()]

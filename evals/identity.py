@@ -241,7 +241,7 @@ def parse_datasets(values: list[str] | None) -> dict[str, str]:
         tag, sep, source = value.partition("=")
         if sep and (tag in TAGS or tag in TAGS.values()):
             chosen[TAGS.get(tag, tag)] = source
-        elif sep and len(tag) <= 16 and "/" not in tag:
+        elif sep and len(tag) <= 16 and not any(c in tag for c in "/\\:"):  # C:\runs=old\q.jsonl is a path
             raise UsageError(f"--dataset {value}: unknown eval {tag!r}; prefix with {', '.join(f'{t}=' for t in TAGS)}")
         else:
             for name in evals_served(value):

@@ -17,7 +17,7 @@ from typing import Any
 
 from evals.atomic import write_json_atomic
 from evals.errors import RegistryError
-from evals.names import file_name
+from evals.names import file_name, file_name_before
 
 FORMAT = 1
 
@@ -30,6 +30,8 @@ def load(plans_dir: Path, name: str) -> dict[str, Any] | None:
     """{"evals": {eval: {"config": ..., "dataset": source}}, "metadata": {...}, "howToRun": {flag: value}} or None
     (a plan saved before howToRun was kept has none)."""
     path = path_for(plans_dir, name)
+    if not path.exists() and (before := file_name_before(name)) is not None:
+        path = plans_dir / f"{before}.json"  # saved before names kept off Windows' devices
     try:
         plan = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:

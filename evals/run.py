@@ -32,6 +32,7 @@ from evals.cache import RunCache
 from evals.config import RunConfig
 from evals.energy import Span, SpanLog
 from evals.errors import FatalError, FatalProviderError, ProviderError, StorageError
+from evals.names import windows_path_note
 from evals.providers import (PROVIDERS, Completion, Provider, ProviderSpec, Request, RetryPolicy, Throttle, call_with_retries, configured_secrets,
                              endpoint_throttle)
 from evals.scrub import Scrub
@@ -345,8 +346,8 @@ class EvalRun:
         try:
             yield
         except OSError as error:
-            raise self.end_with(StorageError(f"cannot write {path} ({error.strerror or error}): every answer kept so far is in "
-                                         f"{self.folder}; free space (or fix the folder) and run the same command again")) from None
+            raise self.end_with(StorageError(f"cannot write {path} ({error.strerror or error}{windows_path_note(path)}): every answer "
+                                         f"kept so far is in {self.folder}; free space (or fix the folder) and run the same command again")) from None
 
     def _ask(self, provider: Provider, request: Request) -> Completion | ProviderError:
         try:

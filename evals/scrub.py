@@ -21,6 +21,7 @@ it or write the clipboard) nor forge lines of the report (a newline then `PASSED
 
 from __future__ import annotations
 
+import io
 import unicodedata
 from collections.abc import Iterable
 from typing import Any, TypeVar
@@ -66,6 +67,15 @@ def printable(text: str, limit: int | None = None) -> str:
     if limit is not None and len(text) > limit:
         text = f"{text[:limit]}... ({len(text) - limit:,} more characters)"
     return text
+
+
+def escape_unencodable(stream: object, *, line_buffering: bool | None = None) -> None:
+    """Make `stream` write what its encoding cannot hold as escapes (`\\u7b54`, `\\U0001f44d`)
+    instead of raising UnicodeEncodeError mid-run: a Windows pipe or file is cp1252, which has
+    no CJK and no emoji, and a reply may hold both. stderr does so already; stdout does not.
+    `line_buffering`: set in the same `reconfigure` (None: left as it is)."""
+    if isinstance(stream, io.TextIOWrapper):
+        stream.reconfigure(errors="backslashreplace", line_buffering=line_buffering)
 
 
 def _escape(c: str) -> str:

@@ -64,6 +64,7 @@ from evals.names import attempt_key, file_name
 from evals.publish import board_refusals, identity_mismatch
 from evals.registry import MODELS, RESULTS, Render, load_models, lock
 from evals.results import failures, over_error_gate, read_result
+from evals.scrub import escape_unencodable
 from evals.tasks import Column, Task
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -523,6 +524,7 @@ def main(argv: list[str] | None = None) -> int:
                              "folder, data/runs); an item whose run folder is not there shows its result row only")
     parser.add_argument("--site", type=Path, default=SITE, metavar="DIR", help="site folder (default: site)")
     args = parser.parse_args(argv)
+    escape_unencodable(sys.stdout)  # a folder's name in a cp1252 pipe
 
     if args.models is not None and not args.models.is_file():
         print(f"build: {args.models}: no such models file", file=sys.stderr)

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 
 import pytest
 
 from evals.scrub import printable
-from tests.harness import ROOT, read_result, run_harness
+from tests.harness import ROOT, harness_command, harness_env, read_result, run_harness
 from tests.loopback import Answer, OpenAIServer, last_user_text
+from tests.test_leaderboard import evaluate_command
 
 # Set the terminal's title, clear the screen, write the clipboard (OSC 52), a CSI in its 8-bit
 # form, a bidi override that shows text reversed, then forged report lines and 4,000 newlines.
@@ -78,3 +80,30 @@ def test_a_dataset_whose_reference_errors_with_hostile_text_is_one_escaped_error
     errors = [line for line in output.splitlines() if line.startswith("DatasetError:")]
     assert len(errors) == 1 and "\\x1b]0;pwned\\x07" in errors[0] and "more characters)" in errors[0], output[-3000:]
     assert len(output.splitlines()) < 40, output[-3000:]
+
+
+# -- a console or pipe that is not UTF-8 (cp1252: a Windows pipe, `> out.txt`) --------------------
+
+CP1252 = {"PYTHONIOENCODING": "cp1252"}
+
+
+def test_a_reply_in_cjk_and_emoji_reaches_a_cp1252_console_as_escapes(tmp_path):
+    dataset = tmp_path / "problems.jsonl"
+    dataset.write_text("".join(json.dumps(p) + "\n" for p in LEETCODE[:2]))
+    with OpenAIServer(lambda request: Answer('```luau\nerror("答え 👍 é", 0)\nreturn {}\n```')) as server:
+        command = harness_command("--provider=openai", "--model=coder", f"--base-url={server.url}/v1", "-m", "leetcode",
+                                  f"--dataset={dataset}", "--color=no", run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+        done = subprocess.run(command, cwd=ROOT, env=harness_env(**CP1252), capture_output=True, timeout=300)
+    stdout, stderr = done.stdout.decode("cp1252"), done.stderr.decode("cp1252")
+    assert done.returncode == 1 and "Traceback" not in stdout + stderr, stdout[-3000:] + stderr[-3000:]
+    wrong = [line for line in stdout.splitlines() if line.startswith("WRONG ")]
+    assert len(wrong) == 2 and all(line.endswith("error in solution: \\u7b54\\u3048 \\U0001f44d \\xe9") for line in wrong), wrong
+
+
+def test_evaluate_on_a_cp1252_console_shows_a_name_it_cannot_encode_as_escapes(tmp_path):
+    """print() raised UnicodeEncodeError on the model's name: stdout was strict, stderr is not."""
+    done = subprocess.run(evaluate_command(tmp_path / "data", "モデル 👍", "--provider=reference", "--dry-run"), cwd=ROOT,
+                          env=harness_env(**CP1252), capture_output=True, timeout=120)
+    stdout, stderr = done.stdout.decode("cp1252"), done.stderr.decode("cp1252")
+    assert done.returncode == 0 and stderr == "", stderr
+    assert stdout.startswith("\\u30e2\\u30c7\\u30eb \\U0001f44d:\n")

@@ -257,13 +257,16 @@ def test_a_runaway_reference_is_a_dataset_error_within_the_luau_timeout(tmp_path
     assert took < 45  # in pytest's own process the pattern ran for minutes, the loop for 60 s
 
 
-def test_ctrl_c_ends_a_run_measuring_a_reference_hung_in_a_c_call(tmp_path):
-    """In pytest's own process a long C call held the interpreter: Ctrl-C waited for it."""
+@pytest.mark.parametrize("start_method", ["default", "spawn"])
+def test_ctrl_c_ends_a_run_measuring_a_reference_hung_in_a_c_call(tmp_path, start_method):
+    """In pytest's own process a long C call held the interpreter: Ctrl-C waited for it. The
+    sandbox's workers started with spawn (Windows' way, EVALS_START_METHOD=spawn) end it so too."""
+    env = harness_env(EVALS_START_METHOD="spawn") if start_method == "spawn" else harness_env()
     hung = {**PROBLEMS[0], "solution": _with_statement(PROBLEMS[0]["solution"], next(iter(RUNAWAY_REFERENCES)))}
     path = _problems_file(tmp_path, hung)
     command = harness_command("tests_evals", "--provider=reference", f"--dataset={path}", "-m", "leetcode",
                               "--luau-timeout=600", run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
-    process = subprocess.Popen(command, cwd=ROOT, env=harness_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True, start_new_session=True)
     try:
         deadline = time.monotonic() + 60
@@ -277,3 +280,26 @@ def test_ctrl_c_ends_a_run_measuring_a_reference_hung_in_a_c_call(tmp_path):
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
     assert process.returncode == 2 and "KeyboardInterrupt" in stdout, stdout[-3000:]
+    assert "Traceback" not in stdout  # no helper process printed one
+    assert _group_ends(process.pid), "a process of the run outlived it"
+
+
+def _group_ends(group: int, within: float = 10.0) -> bool:
+    """Whether every process of the group is gone within `within` seconds."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_a_start_method_the_sandbox_cannot_use_is_one_line(tmp_path):
+    done = run_harness("tests_evals", "--provider=reference", "-m", "leetcode", run_dir=tmp_path / "runs",
+                       results_dir=tmp_path / "results", env=harness_env(EVALS_START_METHOD="fork"))
+    assert done.returncode == 4, done.stdout + done.stderr
+    assert done.stderr.strip() == ("ERROR: EVALS_START_METHOD=fork: the Luau sandbox starts its workers with spawn or forkserver "
+                                   "here; set one of those or unset it")
+    assert not (tmp_path / "runs").exists()

@@ -9,7 +9,7 @@ that a hung C call or a crash of the VM cannot take the caller down, and
 measure_work measures a reference solution there.
 """
 
-from .isolated import ReferenceFailed, measure_work, run_tests_isolated
+from .isolated import ReferenceFailed, measure_work, run_tests_isolated, start_method
 from .result import TestRun
 from .runner import WORK_BUDGET_FACTOR, WORK_BUDGET_FLOOR, run_tests, work_budget_for
 
@@ -21,5 +21,6 @@ __all__ = [
     "measure_work",
     "run_tests",
     "run_tests_isolated",
+    "start_method",
     "work_budget_for",
 ]

@@ -10,6 +10,14 @@ concurrent caller), so the cost per run is a round trip over a pipe.
 A dataset's reference solution is measured here too (`measure_work`): it is
 code the harness did not write either, and one that hangs in a C call would
 hang the run where Ctrl-C cannot reach it.
+
+Workers start with the `forkserver` method where the platform has it (Linux,
+macOS), else `spawn` (Windows); EVALS_START_METHOD=spawn forces spawn anywhere,
+so Linux runs the Windows path. Both run the same code under the same limits:
+the time limit is the caller's clock and kill, the memory limit the Luau VM's
+allocator (`runner`), so neither needs resource.setrlimit or anything else
+POSIX-only. A spawned worker starts a fresh interpreter and imports the
+runner (~0.4 s more than a forked one, `bench/luau.py`), once per worker: workers are reused, so it stays off the per-problem path.
 """
 
 from __future__ import annotations
@@ -17,15 +25,22 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 import time
-from multiprocessing import forkserver, resource_tracker
 from multiprocessing.connection import Connection
+
+from evals.errors import UsageError
 
 from .result import TestRun
 from .runner import MEMORY_LIMIT, OUTPUT_LIMIT, TIMEOUT, run_tests
 
-__all__ = ["ReferenceFailed", "measure_work", "run_tests_isolated"]
+if sys.platform != "win32":
+    from multiprocessing import forkserver, resource_tracker
+
+__all__ = ["ReferenceFailed", "measure_work", "run_tests_isolated", "start_method"]
+
+START_METHOD = "EVALS_START_METHOD"  # spawn or forkserver; unset: forkserver where there is one
 
 # How long past the run's own timeout the worker gets (to build the VM and
 # send the result back) before it is killed.
@@ -39,6 +54,26 @@ class ReferenceFailed(ValueError):
     def __init__(self, reason: str) -> None:
         super().__init__(f"the reference solution does not pass its own tests: {reason}")
         self.reason = reason  # the run's reason, e.g. "2 of 9 tests failed"
+
+
+def start_method() -> str:
+    """How workers start: $EVALS_START_METHOD, else forkserver where the platform has it."""
+    available = multiprocessing.get_all_start_methods()
+    chosen = os.environ.get(START_METHOD, "").strip()
+    if not chosen:
+        return "forkserver" if "forkserver" in available else "spawn"
+    if chosen not in ("spawn", "forkserver") or chosen not in available:
+        can = " or ".join(m for m in ("spawn", "forkserver") if m in available)
+        raise UsageError(f"{START_METHOD}={chosen}: the Luau sandbox starts its workers with {can} here; set one of those or unset it")
+    return chosen
+
+
+def stop_idle_workers() -> None:
+    """Stop the workers kept for reuse (a change of start method, a benchmark's cold start)."""
+    with _Worker._lock:
+        idle, _Worker._idle[:] = list(_Worker._idle), []
+    for worker in idle:
+        worker.stop()
 
 
 def measure_work(solution: str, tests: str, *, timeout: float = TIMEOUT) -> int | None:
@@ -85,12 +120,16 @@ class _Worker:
     _lock = threading.Lock()
 
     def __init__(self) -> None:
-        # forkserver: a clean process that does not inherit the caller's
-        # threads or locks, started once and then forked cheaply.
-        context = multiprocessing.get_context("forkserver")
+        # Neither method inherits the caller's threads or locks: forkserver forks a
+        # clean process started once, spawn starts a new interpreter each time.
+        method = start_method()
+        if sys.platform == "win32":  # spawn is all there is
+            context = multiprocessing.get_context("spawn")
+        else:
+            context = multiprocessing.get_context("spawn") if method == "spawn" else multiprocessing.get_context("forkserver")
         self.connection, child_end = context.Pipe()
         self.process = context.Process(target=_serve, args=(child_end,), name="luau-test-worker", daemon=True)
-        _start_ignoring_ctrl_c(self.process)
+        _start_ignoring_ctrl_c(self.process, method)
         child_end.close()
 
     @classmethod
@@ -125,26 +164,38 @@ class _Worker:
         self.connection.close()
 
 
-def _start_ignoring_ctrl_c(process: multiprocessing.Process) -> None:
+def _start_ignoring_ctrl_c(process: multiprocessing.process.BaseProcess, method: str) -> None:
     """Ctrl-C is the caller's to handle: no helper process may print a KeyboardInterrupt
-    traceback. The forkserver is launched with SIGINT blocked (a Ctrl-C meanwhile waits for
-    the caller, it is not lost), so neither it nor the workers it forks ever receive one;
-    `_serve` ignores SIGINT too, for a forkserver launched elsewhere. The resource tracker
-    goes first: the standard library launches it with SIGINT blocked too, then unblocks it.
-    A Ctrl-C that ends the caller while it hands a worker its target is dealt with in
-    `_forkserver`, the module the forkserver preloads."""
-    resource_tracker.ensure_running()
-    forkserver.set_forkserver_preload([f"{__package__}._forkserver"])
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        forkserver.ensure_running()
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-    process.start()
+    traceback. On POSIX the forkserver, or a spawned worker, is started with SIGINT blocked
+    (a Ctrl-C meanwhile waits for the caller, it is not lost; a child inherits the mask), and
+    `_serve` ignores SIGINT before it unblocks it, so no worker ever receives one. The
+    resource tracker goes first: the standard library launches it with SIGINT blocked too,
+    then unblocks it. A Ctrl-C that ends the caller while a forkserver hands a worker its
+    target is dealt with in `_forkserver`, the module the forkserver preloads. Windows has no
+    signal masks: a spawned worker ignores Ctrl-C from `_serve`'s first line, so only the
+    interpreter's start-up, before it, could still print one."""
+    if sys.platform == "win32":
+        process.start()
+    else:
+        resource_tracker.ensure_running()
+        if method == "forkserver":
+            forkserver.set_forkserver_preload([f"{__package__}._forkserver"])
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            if method == "forkserver":
+                forkserver.ensure_running()  # the workers it forks need no mask of their own
+            else:
+                process.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        if method == "forkserver":
+            process.start()
 
 
 def _serve(connection: Connection) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform != "win32":  # a spawned worker starts with SIGINT blocked: ignored now, so let it in
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     # Nothing reads the worker's stdout; pluau writes a line there per VM.
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)

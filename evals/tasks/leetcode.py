@@ -15,7 +15,7 @@ from evals.datasets.leetcode import source_of as leetcode_source_of
 from evals.errors import DatasetError
 from evals.extensions import register_task
 from evals.grading.luau_code import extract_code
-from evals.luau import WORK_BUDGET_FACTOR, WORK_BUDGET_FLOOR, ReferenceFailed, measure_work, run_tests_isolated, work_budget_for
+from evals.luau import WORK_BUDGET_FACTOR, WORK_BUDGET_FLOOR, ReferenceFailed, measure_work, run_tests_isolated, start_method, work_budget_for
 from evals.names import file_name
 from evals.tasks import Column, Scoring, Task, question_of
 
@@ -112,6 +112,7 @@ class LeetCode(Task):
         call cannot take the run down), or on a JestLuaTestServer with --jest-url. Reference
         solutions are measured in the same worker under the same --luau-timeout, always here:
         the work count is this meter's."""
+        start_method()  # a wrong EVALS_START_METHOD is one line before anything is asked
         reference = functools.partial(measure_work, timeout=settings.luau_timeout)
         if settings.jest_url:
             from evals.luau.remote import run_remote
