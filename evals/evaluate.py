@@ -31,7 +31,7 @@ from typing import Any
 from evals import plans, registry, urls
 from evals.atomic import why_unwritable
 from evals.config import results_path, run_dir
-from evals.errors import EvalError, UsageError
+from evals.errors import EvalError, RegistryError, UsageError
 from evals.extensions import in_words, on_board
 from evals.flags import Flag, add_evaluate_arguments, forwarded, how_to_run, refusals, remembered, resume, usd
 from evals.grading.judges import JudgeSpec, default_judges
@@ -39,14 +39,16 @@ from evals.identity import FIELDS, Identity, add_identity_options, from_values, 
 from evals.plan import Planned, plan
 from evals.providers import check_keys, make_provider
 from evals.publish import finished_results, publish
-from evals.results import read_result
+from evals.results import Prices, read_result
 from evals.scrub import escape_unencodable, printable
 from evals.tasks import TAGS, TASKS
 
 ROOT = Path(__file__).resolve().parents[1]
 EVALS = TAGS  # "ff" -> "freeform", in the order the evals run
+# The exit status, for a script: 0 published (or left alone as asked, or waiting in a batch),
+# 1 refused or failed, 2 a usage error (nothing started), 130 interrupted.
+REFUSED_OR_FAILED, USAGE, INTERRUPTED = 1, 2, 130
 PYTEST_USAGE_ERROR = 4
-INTERRUPTED = 130
 
 
 # evaluate's own: the price models.json records for a local model's electricity.
@@ -77,7 +79,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     how.add_argument("--evals", default=",".join(_board_tags()), help=_evals_help())
     how.add_argument("--parallel", action="store_true", help="run the evals at once, each line prefixed by its eval")
     how.add_argument("--no-build", action="store_true", help="run, but leave models.json and the site alone")
-    how.add_argument("--dry-run", action="store_true", help="print the plan (commands, run folders, result files, requests it would make), then every problem found; exit 1 if there is one")
+    how.add_argument("--dry-run", action="store_true", help="print the plan (commands, run folders, result files, requests it would make), then every problem found; "
+                     "exit as the command would: 2 for a usage error, 1 for another problem")
     how.add_argument("--status", action="store_true", help="print each eval's progress and exit")
     how.add_argument("--data-dir", type=Path, default=ROOT / "data", help=argparse.SUPPRESS)
 
@@ -130,7 +133,8 @@ def _main(argv: list[str] | None) -> None:
     try:
         raise SystemExit(evaluate(args))
     except EvalError as error:
-        raise SystemExit(printable(f"error: {error}")) from None
+        print(printable(f"error: {error}"), file=sys.stderr)
+        raise SystemExit(USAGE if isinstance(error, UsageError) else REFUSED_OR_FAILED) from None
     except BrokenPipeError:
         raise  # the reader's, not a data folder's (`main`)
     except OSError as error:  # a data folder that fails while the command runs (a full disk)
@@ -151,6 +155,7 @@ class Eval:
     run_folder: Path
     result_file: Path
     published: bool  # its result file is named by models.json: reproduced, never run again
+    finished: bool = False  # its result file is reproduced by its run folder now and nothing is left to retry: not run again
 
     @property
     def name(self) -> str:
@@ -180,21 +185,31 @@ def evaluate(args: argparse.Namespace) -> int:
     reference = any(e.identity.spec.provider == "reference" for e in evals.values())
     publishing = not (smoke or reference or args.no_build)
     selected = [evals[tag] for tag in args.tags]
+    if not args.status:
+        for e in selected:
+            e.finished = _reproduced(e, args, runs_dir)
 
     # Every check before the first paid request; the first mistake stops the command, and
     # with --dry-run every one is kept, to follow the plan.
-    problems: list[str] | None = [] if args.dry_run else None
+    problems: list[EvalError] | None = [] if args.dry_run else None
     if not args.status:
         _found(problems, _check_keys, selected)
         _found(problems, _check_energy, args)
-    metadata = (_found(problems, _metadata, args, saved, entry, next(iter(evals.values()))) or {}) if publishing and not args.status else {}
+    if args.status:
+        metadata: dict[str, Any] = {}
+    elif publishing:
+        metadata = _found(problems, _metadata, args, saved, entry, next(iter(evals.values()))) or {}
+    else:  # kept in the plan for the run that publishes, which checks them
+        metadata = _found(problems, _given_metadata, args, saved, entry) or {}
     _found(problems, _check_force, args, selected)
 
     print(f"{args.name}:")
     commands = {}
     for e in selected:
         commands[e.tag] = _command(e, args, data)
-        shown = "published: reproduced offline, not run again" if e.published else subprocess.list2cmdline(commands[e.tag][3:])
+        shown = ("published: reproduced offline, not run again" if e.published
+                 else "finished: reproduced offline from its run folder, not run again" if e.finished
+                 else subprocess.list2cmdline(commands[e.tag][3:]))
         print(f"  {e.tag}: {shown}")
         print(f"      run folder  {e.run_folder}")
         print(f"      results     {e.result_file}")
@@ -203,7 +218,7 @@ def evaluate(args: argparse.Namespace) -> int:
     if args.dry_run:
         for problem in problems:
             print(printable(f"error: {problem}"), file=sys.stderr)
-        return 1 if problems else 0
+        return max((USAGE if isinstance(p, UsageError) else REFUSED_OR_FAILED for p in problems), default=0)
     if args.status:
         for e in selected:
             print(_status(e))
@@ -213,18 +228,22 @@ def evaluate(args: argparse.Namespace) -> int:
 
     plans.save(data / "plans", args.name, {e.name: {"config": _remembered(e), "dataset": e.dataset, **_credentials_given(e)} for e in evals.values()},
                {**(saved or {}).get("metadata", {}), **metadata}, remembered(args, how_to_run()))
-    to_run = {tag: command for tag, command in commands.items() if not evals[tag].published}
+    to_run = {tag: command for tag, command in commands.items() if not (evals[tag].published or evals[tag].finished)}
     codes = _run_parallel(to_run) if args.parallel else _run_serial(to_run)
     if any(code == PYTEST_USAGE_ERROR for code in codes.values()):
         print("error: stopped at a usage error (above); fix the command and run it again", file=sys.stderr)
-        return 2
-    finished, notes = finished_results({e.key: e.result_file for e in evals.values()}, run_root=runs_dir)
+        return USAGE
+    reproduced = {e.key: e.result_file for e in evals.values() if e.finished}  # checked just now: not rescored twice
+    finished, notes = finished_results({e.key: e.result_file for e in evals.values() if not e.finished}, run_root=runs_dir)
+    finished = {**reproduced, **finished}
     board = {key: path for key, path in finished.items() if key in registry.RESULT_KEYS}  # an eval off the board is never published
+    if to_run:  # the summary below their logs, under the name again
+        print(f"\n{args.name}:")
     for note in notes:
         print(printable(f"  {note}"))
-    print(f"  finished: {', '.join(e.tag for e in evals.values() if e.key in finished) or 'nothing'}")
 
     refused = False
+    lines: list[str] = []
     if not publishing:
         why = "--no-build" if args.no_build else "smoke test or reference run"
         print(f"  {why}: models.json left alone")
@@ -242,15 +261,66 @@ def evaluate(args: argparse.Namespace) -> int:
     from evals.batch import has_batches
 
     waiting = [tag for tag in unfinished if has_batches(evals[tag].run_folder)]
+    fate = _fate(publishing, args.no_build, lines)
+    price = metadata.get("price") or ((saved or {}).get("metadata") or {}).get("price") or (entry or {}).get("price")
+    for line in _table([evals[tag] for tag in args.tags], finished, {tag: "waiting in a batch" if tag in waiting else "did not finish" for tag in unfinished},
+                       fate, price):
+        print(line)
     if waiting and waiting == unfinished:
         print(f"  {', '.join(waiting)}: waiting in batches; `evaluate {args.name!r}` collects them when they are done "
               f"(`evaluate {args.name!r} --status` shows their progress)")
-        return 1 if refused else 0
+        return REFUSED_OR_FAILED if refused else 0
     if unfinished:
         failed = ", ".join(f"{tag} (pytest exit {codes[tag]})" if tag in codes else tag for tag in unfinished)
         print(f"error: {failed} did not finish (see the log above); {_next_step(args.name, unfinished, codes)}", file=sys.stderr)
-        return 1
-    return 1 if refused else 0
+        return REFUSED_OR_FAILED
+    return REFUSED_OR_FAILED if refused else 0
+
+
+def _fate(publishing: bool, no_build: bool, lines: list[str]) -> str:
+    """What happened to models.json, in a few words for the summary's last column."""
+    if not publishing:
+        return "left alone (--no-build)" if no_build else "not publishable (smoke test or reference run)"
+    for line in lines:
+        for start, words in (("still published", "still published"), ("published", "published"),
+                             ("not published yet", "waits for the other evals"), ("not published", "not published (above)")):
+            if line.startswith(start):
+                return words
+    return "left alone (nothing finished)"
+
+
+def _table(shown: list[Eval], finished: dict[str, Path], unfinished: dict[str, str], fate: str, price: dict[str, float] | None) -> list[str]:
+    """The run in one table, an eval a row: its score and interval, its errors, its cost (the
+    model's tokens at its price per token, as the board counts it; else its tokens or the
+    energy measured), and what models.json says of it now (the lines above say why)."""
+    rows = [("eval", "score", "95% CI", "errors", "cost", "models.json")]
+    for e in shown:
+        if e.key not in finished:
+            rows.append((e.tag, "-", "-", "-", "-", unfinished.get(e.tag, "did not finish")))
+            continue
+        result = read_result(finished[e.key])
+        summary = result["summary"]
+        overall = summary.get("overall", summary)
+        low, high = overall["ci95"]
+        errors = f"{overall['apiErrors']} API"
+        for key, word in (("unparseable", "unparseable"), ("judgeUnparseable", "unparseable verdicts")):
+            if key in overall:
+                errors += f", {overall[key]} {word}"
+        cost = _cost(overall, result.get("energy"), price)
+        where = fate if e.key in registry.RESULT_KEYS else "off the board"
+        rows.append((e.tag, f"{overall['accuracy']:.1%}", f"{low:.1%}-{high:.1%}", errors, cost, where))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return ["  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
+
+
+def _cost(overall: dict[str, Any], energy: dict[str, Any] | None, price: dict[str, float] | None) -> str:
+    tokens = overall["tokens"]
+    if price and "input" in price:
+        batched = (overall.get("batch") or {}).get("tokens")
+        return f"${Prices(price['input'], price['output']).cost(tokens, batched):,.3f}"
+    if price and energy and energy.get("kWh") is not None:
+        return f"${energy['kWh'] * price['electricity']:,.3f}"
+    return f"{tokens['input'] + tokens['output']:,} tokens"
 
 
 # pytest's exits that a resume would meet again: the answers cached so far do not change them.
@@ -364,7 +434,7 @@ def _judge(text: str) -> JudgeSpec:
         raise UsageError(str(error)) from None
 
 
-def _found(problems: list[str] | None, check, *values: Any) -> Any:
+def _found(problems: list[EvalError] | None, check, *values: Any) -> Any:
     """`check(*values)`: its mistake stops the command, or with --dry-run (`problems` a list)
     is kept there and the checks go on."""
     try:
@@ -372,14 +442,14 @@ def _found(problems: list[str] | None, check, *values: Any) -> Any:
     except EvalError as error:
         if problems is None:
             raise
-        problems.append(str(error))
+        problems.append(error)
         return None
 
 
 def _check_keys(selected: list[Eval]) -> None:
     """Every provider the command will call: its API keys, all missing ones in one line, then
     the candidate built, before anything is paid for. A published eval calls nothing."""
-    running = [e for e in selected if not e.published]
+    running = [e for e in selected if not (e.published or e.finished)]
     candidates = [(f"--provider {e.identity.spec.provider}", e.identity.spec) for e in running]
     judges = [judge.flagged() for e in running if TASKS[e.name].uses_judges for judge in e.identity.judges]
     check_keys([*candidates, *judges])
@@ -403,6 +473,26 @@ def _check_force(args: argparse.Namespace, selected: list[Eval]) -> None:
     if args.force and (published := [e for e in selected if e.published]):
         raise UsageError(f"{', '.join(e.tag for e in published)}: the run is published in models.json and stays as it is; "
                          "--force would start over a published run (remove its resultFiles from models.json first)")
+
+
+# How-to-run flags that change what a finished run's result file says (its grading):
+# given today, the eval runs again from its cache to write it anew.
+RESULT_FLAGS = ("luau_timeout", "jest_url")
+
+
+def _reproduced(e: Eval, args: argparse.Namespace, runs_dir: Path) -> bool:
+    """Whether a run of the eval could only write its result file again as it is: its run
+    folder reproduces the file now (verify's rescoring, which the publish step needs anyway),
+    no API error is left for a rerun to retry, and no flag given today changes what the file
+    says. Such an eval is not run again: a pytest start-up for nothing (issue 19.14)."""
+    if e.published or args.force or not e.result_file.is_file() or any(getattr(args, key) is not None for key in RESULT_FLAGS):
+        return False
+    from evals.verify import compare
+
+    if compare(e.result_file, run_root=runs_dir)[0] != "ok":
+        return False
+    summary = read_result(e.result_file)["summary"]
+    return not summary.get("overall", summary)["apiErrors"]
 
 
 def _command(e: Eval, args: argparse.Namespace, data: Path) -> list[str]:
@@ -429,6 +519,8 @@ def _requests(e: Eval) -> str:
     asked once, and judged by each judge (retries and calls cached since come on top or off)."""
     if e.published:
         return "none (published: reproduced offline)"
+    if e.finished:
+        return "none (finished: reproduced offline)"
     answered = _cached(e)[0]
     n = len(e.planned.samples)
     judges = len(e.identity.judges) if TASKS[e.name].uses_judges else 0
@@ -483,6 +575,18 @@ def _batch_status(e: Eval, args: argparse.Namespace) -> list[str]:
 def _metadata(args: argparse.Namespace, saved: dict[str, Any] | None, entry: dict[str, Any] | None, ff: Eval) -> dict[str, Any]:
     """The entry fields this command sets (earlier flags for NAME, then today's), checked as
     the entry they would make; a new model's missing ones are looked up, then required."""
+    fields = _given_metadata(args, saved, entry)
+    if entry is None:
+        _look_up_missing(fields, ff.planned.config.to_dict())
+    try:
+        registry.check_entry({**(entry or {"name": args.name, "size": None}), **fields})
+    except RegistryError as error:  # the flags' values: a usage error, as a wrong flag is
+        raise UsageError(str(error)) from None
+    return fields
+
+
+def _given_metadata(args: argparse.Namespace, saved: dict[str, Any] | None, entry: dict[str, Any] | None) -> dict[str, Any]:
+    """The entry fields given for NAME: earlier flags (kept in its plan), then today's."""
     fields: dict[str, Any] = dict((saved or {}).get("metadata") or {})
     for key, value in (("provider", args.provider_name), ("url", args.url), ("releaseDate", args.release_date)):
         if value is not None:
@@ -493,9 +597,6 @@ def _metadata(args: argparse.Namespace, saved: dict[str, Any] | None, entry: dic
         fields["price"] = {"electricity": args.price_electricity}
     elif args.price_input is not None or args.price_output is not None:
         fields["price"] = _token_price(args, fields.get("price") or (entry or {}).get("price"), entry is not None)
-    if entry is None:
-        _look_up_missing(fields, ff.planned.config.to_dict())
-    registry.check_entry({**(entry or {"name": args.name, "size": None}), **fields})
     return fields
 
 
@@ -561,9 +662,14 @@ def _child_env() -> dict[str, str]:
     return {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONIOENCODING": "utf-8"}
 
 
+def _quiet_after_first(commands: dict[str, list[str]]) -> dict[str, list[str]]:
+    """pytest's header (platform, rootdir, plugins) once, from the first eval: the same for all."""
+    return {tag: command if i == 0 else [*command, "--no-header"] for i, (tag, command) in enumerate(commands.items())}
+
+
 def _run_serial(commands: dict[str, list[str]]) -> dict[str, int]:
     codes = {}
-    for tag, command in commands.items():
+    for tag, command in _quiet_after_first(commands).items():
         print(f"\n===== {tag}", flush=True)
         codes[tag] = subprocess.run(command, cwd=ROOT, env=_child_env(), check=False).returncode
         if codes[tag] == PYTEST_USAGE_ERROR:
@@ -583,7 +689,7 @@ def _run_parallel(commands: dict[str, list[str]]) -> dict[str, int]:
     processes = {
         tag: subprocess.Popen(command, cwd=ROOT, env=_child_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                               encoding="utf-8", errors="replace")  # as _child_env has them write, whatever the locale
-        for tag, command in commands.items()
+        for tag, command in _quiet_after_first(commands).items()
     }
     pumps = [threading.Thread(target=pump, args=item, daemon=True) for item in processes.items()]
     for thread in pumps:

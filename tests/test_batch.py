@@ -256,7 +256,8 @@ def test_evaluate_status_shows_each_batch_and_a_bare_rerun_collects_it(server, t
     collected = evaluate(data, "Student", "--evals=mc", "--no-build")  # no --batch: what waits is collected, never asked again
     assert collected.returncode == 0, collected.stdout + collected.stderr
     assert server.batch_creates == 1 and direct_calls(server) == 0
-    assert "finished: mc" in collected.stdout
+    (row,) = [line for line in collected.stdout.splitlines() if line.startswith("  mc ")]  # the summary table's
+    assert row.split()[1].endswith("%") and row.endswith("left alone (--no-build)"), collected.stdout
 
 
 # -- refusals: nothing left behind that blocks a later run ---------------------------------------

@@ -58,7 +58,7 @@ def test_after_a_refused_first_attempt_a_bare_rerun_resumes_the_planned_identity
 
 def test_a_model_with_nothing_planned_gets_one_line_saying_what_to_pass(tmp_path):
     done = evaluate(tmp_path / "data", "Nobody Yet")
-    assert done.returncode == 1 and "Traceback" not in out(done)
+    assert done.returncode == 2 and "Traceback" not in out(done)
     assert done.stderr.strip().splitlines() == [
         "error: nothing is planned for 'Nobody Yet': a new model needs --model and --provider "
         "(and --provider-name, --url, --release-date and prices, or they are looked up)"]
@@ -117,7 +117,7 @@ def test_a_bad_flag_or_metadata_stops_before_any_request_and_writes_nothing(serv
 def test_a_missing_judge_key_stops_before_any_request(server, tmp_path):
     done = subprocess.run(evaluate_command(tmp_path / "data", "Keyless", *model_flags(server)[:3], *META, "--judge=anthropic:claude-haiku-4-5"),
                           cwd=ROOT, env=harness_env(), capture_output=True, text=True, timeout=120)
-    assert done.returncode == 1 and "--judge anthropic:claude-haiku-4-5" in done.stderr and "ANTHROPIC_API_KEY" in done.stderr
+    assert done.returncode == 2 and "--judge anthropic:claude-haiku-4-5" in done.stderr and "ANTHROPIC_API_KEY" in done.stderr
     assert not server.requests
 
 
@@ -193,7 +193,7 @@ def test_force_on_a_published_run_is_refused(server, tmp_path):
     data = tmp_path / "data"
     assert evaluate(data, "Fixed", *model_flags(server), *META).returncode == 0
     done = evaluate(data, "Fixed", "--force", "--evals=mc")
-    assert done.returncode == 1 and "is published in models.json and stays as it is" in done.stderr
+    assert done.returncode == 2 and "is published in models.json and stays as it is" in done.stderr
 
 
 def test_force_sets_aside_the_result_file_so_an_interrupted_force_publishes_nothing_stale(server, student, tmp_path):
@@ -244,7 +244,7 @@ def test_a_data_folder_that_cannot_be_written_is_one_line_before_any_request(ser
     blocker = tmp_path / "blocker"
     blocker.write_text("a file where the data folder would go")
     done = evaluate(blocker / "data", "Homeless", *model_flags(server), *META, "--evals=mc")
-    assert done.returncode == 1 and "Traceback" not in out(done), out(done)
+    assert done.returncode == 2 and "Traceback" not in out(done), out(done)
     assert done.stderr.count("\n") == 1 and str(blocker) in done.stderr
     assert not server.requests
 
@@ -327,7 +327,7 @@ DEFAULT_JUDGED = ["--provider=openai", "--model=student-1", *META]  # the README
 
 def test_every_missing_key_of_the_candidate_and_the_default_judges_is_one_line_before_any_request(server, tmp_path):
     done = evaluate_in(harness_env(), tmp_path / "data", "Keyless", *DEFAULT_JUDGED, f"--base-url={server.url}/v1")
-    assert done.returncode == 1 and done.stdout == "" and "Traceback" not in done.stderr, out(done)
+    assert done.returncode == 2 and done.stdout == "" and "Traceback" not in done.stderr, out(done)
     (line,) = done.stderr.splitlines()
     assert line.startswith("error: two API keys are not set: ANTHROPIC_API_KEY (--judge anthropic:claude-haiku-4-5), OPENROUTER_API_KEY (--judge live:"), line
     assert line.endswith("or pick judges you have keys for with --judge PROVIDER:MODEL"), line
@@ -353,7 +353,7 @@ def test_dry_run_prints_the_plan_then_every_problem_and_exits_non_zero(tmp_path,
     env = without_keys("OPENAI_API_KEY")
     done = evaluate_in(env, data, "Planned", *DEFAULT_JUDGED, *energy(tmp_path), "--dry-run")
 
-    assert done.returncode == 1 and "Traceback" not in out(done), out(done)
+    assert done.returncode == 2 and "Traceback" not in out(done), out(done)
     plan = done.stdout
     for tag, eval_name, asked in (("ff", "freeform", "about 100: 25 to the model + 75 to three judges (0 of 25 items cached)"),
                                   ("mc", "multiple_choice", "about 40: 40 to the model (0 of 40 items cached)"),
@@ -382,7 +382,7 @@ def test_dry_run_estimates_only_the_requests_left_and_exits_0_with_nothing_wrong
 def test_energy_mistakes_stop_evaluate_in_one_line_before_anything_runs(server, tmp_path):
     for energy in (["--energy", "--energy-source=hwinfo"], ["--energy-source=nvml"]):
         done = evaluate(tmp_path / "data", "Metered", *model_flags(server), *META, *energy)
-        assert done.returncode == 1 and done.stdout == "" and len(done.stderr.splitlines()) == 1, out(done)
+        assert done.returncode == 2 and done.stdout == "" and len(done.stderr.splitlines()) == 1, out(done)
         assert "--energy" in done.stderr and "resumes" not in done.stderr
     assert not server.requests
 
@@ -394,3 +394,80 @@ def test_an_eval_that_pytest_stops_with_an_internal_error_is_not_said_to_resume(
     assert done.returncode == 1, out(done)
     last = done.stderr.splitlines()[-1]
     assert last == "error: mc (pytest exit 3) did not finish (see the log above); mc stopped at an internal error (above), which a resume would meet again", last
+
+
+# -- what evaluate prints and how it exits (issue 19, 13-15) --------------------------------------
+
+
+def test_evaluate_prints_pytests_header_once_and_ends_with_one_table_of_the_evals(tmp_path):
+    done = evaluate(tmp_path / "data", "Gold", "--provider=reference", "--limit=2", "--evals=ff,mc")
+
+    assert done.returncode == 0, out(done)
+    for header in ("platform ", "rootdir: ", "plugins: "):
+        assert sum(line.startswith(header) for line in done.stdout.splitlines()) == 1, done.stdout
+    table = done.stdout.splitlines()[-3:]
+    assert table[0].split() == ["eval", "score", "95%", "CI", "errors", "cost", "models.json"], done.stdout
+    assert table[1].split()[:3] == ["ff", "100.0%", "34.2%-100.0%"] and "0 unparseable verdicts" in table[1]
+    assert table[2].split()[:3] == ["mc", "100.0%", "34.2%-100.0%"] and "0 API, 0 unparseable" in table[2]
+    assert all(row.endswith("not publishable (smoke test or reference run)") for row in table[1:])
+
+
+def test_the_table_shows_the_cost_what_did_not_finish_and_what_was_published(server, tmp_path):
+    data = tmp_path / "data"
+    fail_first_mc(server, len(MC), 401)  # the key rejected: the run ends, nothing of it finished
+    failed = evaluate(data, "Tabled", *model_flags(server), *META, "--evals=ff,mc")
+    assert failed.returncode == 1, out(failed)
+    rows = {row.split()[0]: row for row in failed.stdout.splitlines()[-2:]}
+    assert rows["ff"].split()[1].endswith("%") and "$" in rows["ff"] and rows["ff"].endswith("waits for the other evals")
+    assert rows["mc"].split()[1:] == ["-", "-", "-", "-", "did", "not", "finish"]
+
+    server.clear_faults()
+    done = evaluate(data, "Tabled")
+    assert done.returncode == 0, out(done)
+    table = done.stdout.splitlines()[-4:]
+    assert [row.split()[0] for row in table] == ["eval", "ff", "mc", "lc"] and all(row.endswith(" published") for row in table[1:]), done.stdout
+
+
+def test_a_finished_run_asked_again_starts_no_pytest_asks_nothing_and_needs_no_key(server, tmp_path):
+    data = tmp_path / "data"
+    first = evaluate(data, "Again", *model_flags(server), *META, "--no-build")
+    assert first.returncode == 0, out(first)
+    files = {path: path.read_bytes() for path in (data / "results").rglob("*.json")}
+    asked = len(server.requests)
+
+    keyless = subprocess.run(evaluate_command(data, "Again", "--no-build"), cwd=ROOT, env={**harness_env(), "OPENAI_API_KEY": ""},
+                             capture_output=True, text=True, timeout=300)
+
+    assert keyless.returncode == 0, out(keyless)
+    assert "test session starts" not in keyless.stdout and keyless.stdout.count("finished: reproduced offline from its run folder, not run again") == 3
+    assert len(server.requests) == asked and {path: path.read_bytes() for path in files} == files
+    assert [row.split()[0] for row in keyless.stdout.splitlines()[-4:]] == ["eval", "ff", "mc", "lc"]
+
+    published = evaluate(data, "Again")  # the same check, then publishing: still no pytest
+    assert published.returncode == 0 and "test session starts" not in published.stdout and "published 'Again'" in published.stdout, out(published)
+
+
+def test_a_finished_run_is_run_again_when_a_flag_changes_what_its_result_file_says(server, tmp_path):
+    data = tmp_path / "data"
+    assert evaluate(data, "Regraded", *model_flags(server), *META, "--evals=lc", "--no-build").returncode == 0
+    asked = len(server.requests)
+
+    again = evaluate(data, "Regraded", "--evals=lc", "--no-build", "--luau-timeout=20")  # the grading's limit: graded anew
+
+    assert again.returncode == 0 and "test session starts" in again.stdout, out(again)
+    assert len(server.requests) == asked
+
+
+@pytest.mark.parametrize("why, args, env, code", [
+    ("a missing key", ["--evals=mc"], {"OPENAI_API_KEY": ""}, 2),
+    ("bad metadata", ["--evals=mc", "--release-date=2026-13-01"], {}, 2),
+    ("the same in a dry run", ["--evals=mc", "--dry-run"], {"OPENAI_API_KEY": ""}, 2),
+    ("refused at the gate", ["--evals=mc"], {"FAIL": "4"}, 1),
+    ("published", [], {}, 0),
+])
+def test_the_exit_status_tells_a_script_what_happened(server, tmp_path, why, args, env, code):
+    if env.pop("FAIL", None):
+        fail_first_mc(server, 4)
+    done = subprocess.run(evaluate_command(tmp_path / "data", "Scripted", *model_flags(server), *META, *args), cwd=ROOT,
+                          env={**harness_env(), **env}, capture_output=True, text=True, timeout=300)
+    assert done.returncode == code, f"{why}: {out(done)}"

@@ -156,7 +156,7 @@ def test_one_price_of_an_entry_priced_by_electricity_is_one_line(server, tmp_pat
     (data / "models.json").write_text(json.dumps([{"name": "Local", "provider": "P", "url": "https://p", "releaseDate": "2026-01-02",
                                                    "size": None, "price": {"electricity": 0.3}}]))
     done = run(data, "Local", *model_flags(server), "--price-output=5", "--dry-run")
-    assert done.returncode == 1 and not server.requests and "Traceback" not in out(done), out(done)
+    assert done.returncode == 2 and not server.requests and "Traceback" not in out(done), out(done)
     assert done.stderr.strip().splitlines()[-1].endswith(
         "--price-output alone updates one price per token, and 'Local' is priced per kWh: pass --price-input and --price-output together")
 
