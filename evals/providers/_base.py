@@ -14,7 +14,7 @@ import os
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 from urllib.parse import urlsplit
 
 from evals import urls
@@ -22,7 +22,7 @@ from evals.errors import FatalProviderError, ProviderError, TransientError, Usag
 from evals.scrub import printable
 
 
-def _is_count(value: Any) -> bool:
+def _is_count(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
@@ -34,7 +34,10 @@ def kind_of(value: Any) -> str:
         return "a boolean"
     if isinstance(value, (int, float)):
         return "a negative number" if value < 0 else "a number" if isinstance(value, int) else "a decimal number"
-    return {str: "a string", list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
+    return _KINDS.get(type(value), type(value).__name__)
+
+
+_KINDS: dict[type, str] = {str: "a string", list: "a list", dict: "an object"}
 
 
 @dataclass(frozen=True)
