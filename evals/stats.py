@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 # Recorded in every result file's `graders` (as "stats"): bump it whenever a summary of the
 # same rows can come out different.
@@ -86,7 +87,7 @@ def mean_pass_at_k(by_question: Mapping[str, Sequence[bool]], k: int) -> float:
     return round(math.fsum(values) / len(values), DIGITS) if values else 0.0
 
 
-def paired(a: Mapping[str, float], b: Mapping[str, float]) -> dict[str, object] | None:
+def paired(a: Mapping[str, float], b: Mapping[str, float]) -> dict[str, Any] | None:
     """A vs B on the questions both answered (per-question scores in [0, 1]): the difference
     in points with its 95% interval, whether it is distinguishable from zero, and for plain
     right/wrong scores McNemar's exact p-value; None when they share no question."""

@@ -21,6 +21,7 @@ import threading
 import time
 from multiprocessing import forkserver, resource_tracker
 from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 
 from .result import TestRun
 from .runner import MEMORY_LIMIT, OUTPUT_LIMIT, TIMEOUT, run_tests
@@ -125,7 +126,7 @@ class _Worker:
         self.connection.close()
 
 
-def _start_ignoring_ctrl_c(process: multiprocessing.Process) -> None:
+def _start_ignoring_ctrl_c(process: BaseProcess) -> None:
     """Ctrl-C is the caller's to handle: no helper process may print a KeyboardInterrupt
     traceback. The forkserver is launched with SIGINT blocked (a Ctrl-C meanwhile waits for
     the caller, it is not lost), so neither it nor the workers it forks ever receive one;

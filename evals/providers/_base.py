@@ -14,7 +14,7 @@ import os
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, TypeGuard
+from typing import Any, Literal, TypeGuard, overload
 from urllib.parse import urlsplit
 
 from evals import urls
@@ -393,6 +393,14 @@ def text_parts(value: Any, where: str) -> str:
             raise MalformedReply(f"{where}[{i}] is a part that is not text")
         json_text(part.get("text"), f"{where}[{i}].text")
     return "".join(part["text"] for part in parts)
+
+
+@overload
+def json_text(value: Any, where: str, *, optional: Literal[False] = False) -> str: ...
+
+
+@overload
+def json_text(value: Any, where: str, *, optional: bool) -> str | None: ...
 
 
 def json_text(value: Any, where: str, *, optional: bool = False) -> str | None:
