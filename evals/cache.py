@@ -84,9 +84,9 @@ class RunCache:
         except (ValueError, TypeError, KeyError, AttributeError) as error:
             if not aside:
                 return None
-            aside = path.with_suffix(f".corrupt-{os.getpid()}")
-            os.replace(path, aside)
-            message = self.scrub.text(f"{path}: corrupt cache record ({error}); moved to {aside.name} and asking again")
+            moved = path.with_suffix(f".corrupt-{os.getpid()}")
+            os.replace(path, moved)
+            message = self.scrub.text(f"{path}: corrupt cache record ({error}); moved to {moved.name} and asking again")
             warnings.warn(CacheWarning(message), stacklevel=3)
             return None
         return record

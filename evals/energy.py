@@ -84,7 +84,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from itertools import pairwise
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Protocol, Sequence
+from typing import Any, BinaryIO, Callable, Iterable, Iterator, Protocol, Sequence, TypeGuard
 
 from evals.errors import StorageError, UsageError
 from evals.extensions import Registry, register_source, sources
@@ -121,7 +121,7 @@ def _json_lines(path: Path) -> Iterator[dict[str, Any]]:
             yield record
 
 
-def _open_append(path: Path):
+def _open_append(path: Path) -> BinaryIO:
     """`path` opened to append lines, after a newline if a killed writer left a line cut
     short, so the next line is not glued to it."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -137,7 +137,7 @@ def _unwritable(path: Path, error: OSError) -> StorageError:
     return StorageError(f"cannot write {path} ({error.strerror or error}): free space on its disk, or run elsewhere")
 
 
-def _write_line(handle, path: Path, record: dict[str, Any]) -> None:
+def _write_line(handle: BinaryIO, path: Path, record: dict[str, Any]) -> None:
     try:
         handle.write(json.dumps(record, allow_nan=False).encode() + b"\n")
         handle.flush()
@@ -154,20 +154,21 @@ class SpanLog:
         self.folder = Path(run_folder) / "energy"
         self.path: Path | None = None
         self._lock = threading.Lock()
-        self._handle = None
+        self._handle: BinaryIO | None = None
         self._pid: int | None = None
 
     def record(self, span: Span) -> None:
         record = {"start": span.start, "end": span.end, "eval": span.eval, "band": span.band}
         with self._lock:
-            if self._pid != os.getpid():  # the first span, or the first in a forked child
+            path, handle = self.path, self._handle
+            if self._pid != os.getpid() or path is None or handle is None:  # the first span, or the first in a forked child
                 self._pid = os.getpid()
-                self.path = self.folder / f"spans-{self._pid}-{secrets.token_hex(4)}.jsonl"
+                path = self.path = self.folder / f"spans-{self._pid}-{secrets.token_hex(4)}.jsonl"
                 try:
-                    self._handle = _open_append(self.path)
+                    handle = self._handle = _open_append(path)
                 except OSError as error:
-                    raise _unwritable(self.path, error) from error
-            _write_line(self._handle, self.path, record)
+                    raise _unwritable(path, error) from error
+            _write_line(handle, path, record)
 
     @contextmanager
     def span(self, eval: str, band: str | None = None, *, clock: Callable[[], float] = time.time) -> Iterator[None]:
@@ -195,10 +196,13 @@ class SpanLog:
         return spans
 
 
+def _number(value: Any) -> TypeGuard[int | float]:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def _span(record: dict[str, Any]) -> Span | None:
     start, end, name, band = (record.get(key) for key in ("start", "end", "eval", "band"))
-    numbers = all(isinstance(value, (int, float)) and not isinstance(value, bool) for value in (start, end))
-    if not numbers or not isinstance(name, str) or not (band is None or isinstance(band, str)):
+    if not (_number(start) and _number(end)) or not isinstance(name, str) or not (band is None or isinstance(band, str)):
         return None
     return Span(float(start), float(end), name, band)
 
@@ -247,7 +251,7 @@ class CounterSource(PowerSource):
         self.clock = clock
         self.origin = _origin()
         self._store: Path | None = None
-        self._handle = None
+        self._handle: BinaryIO | None = None
         self._lock = threading.Lock()
         self._halt = threading.Event()
         self._thread: threading.Thread | None = None
@@ -290,6 +294,7 @@ class CounterSource(PowerSource):
             "counters": {name: value for name, (value, _) in counters.items()},
             "wrap": {name: wrap for name, (_, wrap) in counters.items() if wrap is not None},
         }
+        assert self._handle is not None and self._store is not None, "start() opens the store"
         with self._lock:
             _write_line(self._handle, self._store, record)
 
@@ -319,7 +324,8 @@ class CounterSource(PowerSource):
             if self._error is None:
                 self._sample_unless_unreadable()
         finally:
-            self._handle.close()
+            if self._handle is not None:
+                self._handle.close()
         if self._error is not None:
             raise self._error
 
@@ -437,11 +443,11 @@ class NvmlReader(Protocol):
 class Pynvml:
     """The real NVML reader: `nvidia-ml-py`, imported and initialised on first use."""
 
-    def __init__(self):
-        self._nvml = None
+    def __init__(self) -> None:
+        self._nvml: Any = None
         self._handles: dict[int, Any] = {}
 
-    def _library(self):
+    def _library(self) -> Any:
         if self._nvml is None:
             import pynvml
 
@@ -738,14 +744,15 @@ def attribute(spans: list[Span], intervals: list[Interval]) -> dict[str, dict]:
 def _in_flight(spans: list[Span]) -> list[tuple[float, float, tuple[tuple[tuple[str, str | None], int], ...]]]:
     """The time covered by spans, cut where the spans in flight change: (start, end,
     ((eval, band), count) for each pair in flight), in order, never overlapping."""
-    events = []
+    events: list[tuple[float, int, tuple[str, str | None]]] = []
     for span in spans:
         if span.end > span.start:
             events += [(span.start, 1, (span.eval, span.band)), (span.end, -1, (span.eval, span.band))]
     events.sort(key=lambda event: event[0])
     segments = []
     counts: dict[tuple[str, str | None], int] = {}  # only those in flight
-    for (time_, change, key), (following, _, _) in pairwise([*events, (None, 0, None)]):
+    followings: list[float | None] = [event[0] for event in events[1:]]
+    for (time_, change, key), following in zip(events, [*followings, None]):
         count = counts.get(key, 0) + change
         if count:
             counts[key] = count

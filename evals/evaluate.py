@@ -216,7 +216,7 @@ def evaluate(args: argparse.Namespace) -> int:
         if args.dry_run:
             print(f"      requests    {_requests(e)}")
     if args.dry_run:
-        for problem in problems:
+        for problem in problems or ():
             print(printable(f"error: {problem}"), file=sys.stderr)
         return max((USAGE if isinstance(p, UsageError) else REFUSED_OR_FAILED for p in problems), default=0)
     if args.status:
@@ -349,7 +349,8 @@ def _regrade(args: argparse.Namespace) -> int:
 def _resume_how_to_run(args: argparse.Namespace, saved: dict[str, Any]) -> None:
     """The how-to-run flags the plan kept, for those left out today: a bare resume sends its
     requests as the first attempt did (the same key variable, the same API, the same meter)."""
-    planned = next(iter(saved["evals"].values()), {}).get("config", {})
+    first: dict[str, Any] = next(iter(saved["evals"].values()), {})
+    planned = first.get("config", {})
     resume(args, how_to_run(), saved.get("howToRun") or {}, same_provider=args.provider in (None, planned.get("provider")))
 
 
@@ -681,7 +682,8 @@ def _run_parallel(commands: dict[str, list[str]]) -> dict[str, int]:
     """Every eval at once; each output line is prefixed with its eval's tag."""
     printing = threading.Lock()
 
-    def pump(tag: str, process: subprocess.Popen) -> None:
+    def pump(tag: str, process: subprocess.Popen[str]) -> None:
+        assert process.stdout is not None  # a pipe (PIPE below)
         for line in process.stdout:
             with printing:
                 print(f"[{tag}] {line}", end="", flush=True)

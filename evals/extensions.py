@@ -47,6 +47,7 @@ GROUP = "roblox_evals"
 DISTRIBUTION = "roblox-evals"  # the harness's own, whose extensions are the built-ins
 
 T = TypeVar("T")
+TaskT = TypeVar("TaskT", bound="Task")
 
 _tasks: dict[str, Task] = {}
 _own_modules: set[str] = set()  # the modules the harness's own entry points name
@@ -56,7 +57,7 @@ _state = "unloaded"  # then "loading", then "loaded"
 _loading = threading.RLock()  # reentrant: a module that asks a registry while it registers sees what is there
 
 
-def register_task(cls: type[T]) -> type[T]:
+def register_task(cls: type[TaskT]) -> type[TaskT]:
     """Class decorator: register an eval (a `Task` subclass), by its `name`. Its name, tag and
     resultFiles key must be new; a second registration of the same class is ignored (a module
     imported twice, as __main__ and by name)."""
@@ -67,7 +68,7 @@ def register_task(cls: type[T]) -> type[T]:
         for attr in ("name", "tag", "key"):
             if getattr(existing, attr) == getattr(task, attr):
                 raise UsageError(f"eval {task.name!r} ({cls.__module__}): its {attr} {getattr(task, attr)!r} is {existing.name!r}'s already")
-    _tasks[task.name] = task  # type: ignore[assignment]
+    _tasks[task.name] = task
     ordered = sorted(_tasks.values(), key=lambda t: (t.position, t.name))
     _tasks.clear()
     _tasks.update((t.name, t) for t in ordered)

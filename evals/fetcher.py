@@ -48,7 +48,7 @@ if TYPE_CHECKING:  # a child's first job is to import the SDK: the rest of the h
 
 REQUESTS_PER_PROCESS = 32  # one process's threads keep up with ~32 replies of 200 ms on one core
 # The fatal errors a run can end with, rebuilt on the parent's side by name.
-_FATAL = {cls.__name__: cls for cls in (FatalProviderError, QuotaExhausted, StorageError)}
+_FATAL: dict[str, type[FatalError]] = {cls.__name__: cls for cls in (FatalProviderError, QuotaExhausted, StorageError)}
 
 
 class Fetcher:
@@ -75,6 +75,9 @@ class Fetcher:
         found = json.dumps(entry_points_found())
         self._child = subprocess.Popen([sys.executable, "-P", "-m", "evals.fetcher", found, *sdks], stdin=subprocess.PIPE,
                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, close_fds=True)
+        to_child, from_child, child_stderr = self._child.stdin, self._child.stdout, self._child.stderr
+        assert to_child and from_child and child_stderr  # all three are pipes (PIPE above)
+        self._to_child, self._from_child, self._child_stderr = to_child, from_child, child_stderr
         self._stderr_reader.start()
 
     def prepare(self, providers: Sequence[ProviderSpec]) -> Fetcher:
@@ -96,8 +99,8 @@ class Fetcher:
 
     def _send(self, value: Any) -> bool:
         try:
-            pickle.dump(value, self._child.stdin)
-            self._child.stdin.flush()
+            pickle.dump(value, self._to_child)
+            self._to_child.flush()
         except OSError:
             return False
         return True
@@ -118,7 +121,7 @@ class Fetcher:
         self._release_all()
         ended_by_itself = self._child.poll() is not None
         try:
-            self._child.stdin.close()
+            self._to_child.close()
         except OSError:
             pass
         try:
@@ -134,7 +137,7 @@ class Fetcher:
         return f"the process asking the model {how}; pytest's process asked what it had not"
 
     def _read(self) -> None:
-        for raw in self._child.stdout:
+        for raw in self._from_child:
             try:
                 message = json.loads(raw)
             except ValueError:
@@ -147,8 +150,8 @@ class Fetcher:
                 warnings.warn(CacheWarning(message[2]) if message[1] == "CacheWarning" else UserWarning(message[2]), stacklevel=1)
             elif message[0] == "fatal":
                 _, eval, name, text, kind, status = message
-                cls = _FATAL.get(name)
-                error = (cls(text) if cls is StorageError else cls(text, kind=kind, status=status)) if cls else FatalError(text)
+                cls = _FATAL.get(name, FatalError)
+                error = cls(text, kind=kind, status=status) if issubclass(cls, FatalProviderError) else cls(text)
                 if eval in self._fatal:
                     self._fatal[eval](error)
                 with self._lock:
@@ -159,7 +162,7 @@ class Fetcher:
         self._release_all()
 
     def _read_stderr(self) -> None:
-        for line in self._child.stderr:
+        for line in self._child_stderr:
             text = line.decode(errors="replace").strip()
             if text:
                 self._stderr = [*self._stderr[-19:], text]
@@ -218,23 +221,25 @@ class ChildProcesses:
 
     def __init__(self, children: Fetchers):
         self._children = children
-        self._handed: set[int] = set()  # id(run) of the runs the children ask
+        self._handed: dict[int, str] = {}  # id(run) -> eval, of the runs the children ask
         self._threads: Any = None
 
     def start(self, runs: Sequence[tuple[EvalRun, Sequence[Any]]]) -> None:
         from evals.run import Threads
 
-        handed = [(run, samples) for run, samples in runs if not run.published]
+        # A child builds each run again from its spec; a published run (only read from its
+        # folder), or one made without a spec, is asked on threads here.
+        handed = [(run, run.spec, samples) for run, samples in runs if not run.published and run.spec is not None]
+        self._handed = {id(run): spec.eval for run, spec, _ in handed}
         self._threads = Threads()
-        self._threads.start([(run, samples) for run, samples in runs if run.published])
+        self._threads.start([(run, samples) for run, samples in runs if id(run) not in self._handed])
         if handed:
-            self._handed = {id(run) for run, _ in handed}
-            self._children.start([dataclasses.replace(run.spec, samples=list(samples)) for run, samples in handed],
-                                 on_fatal={run.spec.eval: run.end_with for run, _ in handed})
+            self._children.start([dataclasses.replace(spec, samples=list(samples)) for _, spec, samples in handed],
+                                 on_fatal={spec.eval: run.end_with for run, spec, _ in handed})
 
     def wait(self, run: EvalRun, item_id: str) -> None:
-        if id(run) in self._handed:
-            self._children.wait(run.spec.eval, item_id)
+        if (eval := self._handed.get(id(run))) is not None:
+            self._children.wait(eval, item_id)
 
     def waiting(self, run: EvalRun, key: tuple[str, str]) -> None:
         return None

@@ -22,9 +22,13 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evals import extensions
+
+if TYPE_CHECKING:
+    from evals.energy import PowerSourceInfo
+    from evals.providers import ProviderInfo
 
 SAME = "same"  # evaluate_help: evaluate shows pytest's help
 LONGEST_WAIT = 86_400.0  # seconds: a wait past a day is a typo, and past ~1e9 s the OS refuses it
@@ -196,9 +200,11 @@ def how_to_run() -> tuple[Flag, ...]:
     sources = extensions.sources()
     kwh = f"{extensions.in_words(len(extensions.kilowatt_hour_keys()))} kWh figures"  # one per board eval or band
     table = tuple(dataclasses.replace(flag, choices=tuple(sources)) if flag.name == "--energy-source"
-                  else dataclasses.replace(flag, evaluate_help=flag.evaluate_help.replace("five kWh figures", kwh)) if flag.name == "--energy"
+                  else dataclasses.replace(flag, evaluate_help=flag.evaluate_help.replace("five kWh figures", kwh))
+                  if flag.name == "--energy" and flag.evaluate_help
                   else flag for flag in FLAGS)
-    own = {flag.name: flag for info in [*extensions.providers().values(), *sources.values()] for flag in info.flags}
+    owners: list[ProviderInfo | PowerSourceInfo] = [*extensions.providers().values(), *sources.values()]
+    own = {flag.name: flag for info in owners for flag in info.flags}
     return (*table, *own.values())
 
 
@@ -224,7 +230,7 @@ def refusals(value_of: Callable[[str], Any], flags: Iterable[Flag], evaluate: bo
     (`value_of(dest)`), or with `evaluate` evaluate's arguments, under evaluate's names."""
     named = ((flag, flag.evaluate_name, flag.evaluate_dest) if evaluate else (flag, flag.name if flag.pytest else None, flag.dest)
              for flag in flags if flag.check)
-    return [line for flag, name, dest in named if name and (line := flag.refusal(value_of(dest), name))]
+    return [line for flag, name, dest in named if name and dest and (line := flag.refusal(value_of(dest), name))]
 
 
 def remembered(args: argparse.Namespace, flags: Iterable[Flag]) -> dict[str, Any]:
@@ -241,9 +247,9 @@ def resume(args: argparse.Namespace, flags: Iterable[Flag], kept: dict[str, Any]
             continue
         if flag.resume == "provider" and not same_provider:
             continue
-        setattr(args, flag.evaluate_dest, True if flag.switch else flag.type(kept[flag.name]))
+        setattr(args, flag.evaluate_dest, True if flag.type is None else flag.type(kept[flag.name]))
 
 
 def forwarded(args: argparse.Namespace, flags: Iterable[Flag]) -> list[str]:
     """The pytest flags that pass evaluate's `args` on to an eval's pytest process."""
-    return [part for flag in flags if flag.forward for part in flag.forwarded(getattr(args, flag.evaluate_dest))]
+    return [part for flag in flags if flag.forward and flag.evaluate_dest for part in flag.forwarded(getattr(args, flag.evaluate_dest))]

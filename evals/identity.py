@@ -56,7 +56,7 @@ class _Fields(Sequence[Field]):
         own = {f.name: f for info in PROVIDERS.values() for f in info.fields if f.name not in shared}
         return (*TABLE, *own.values())
 
-    def __getitem__(self, index):  # type: ignore[override]
+    def __getitem__(self, index):
         return self._all()[index]
 
     def __len__(self) -> int:
@@ -125,7 +125,7 @@ def add_identity_options(add: Callable[..., Any], *, defaults: bool) -> None:
 def from_values(values: dict[str, Any], *, datasets=(), judges=(), api_key_env=None, responses_api=False, device=None, options=()) -> Identity:
     """An identity from field name -> value (None: the field's default), checked; then with
     what the provider will really call (`effective_spec`: an endpoint, a checkpoint's hash)."""
-    given = {f.name: (values.get(f.name) if values.get(f.name) is not None else f.default) for f in FIELDS}
+    given: dict[str, Any] = {f.name: (values.get(f.name) if values.get(f.name) is not None else f.default) for f in FIELDS}
     given["base_url"] = without_credentials(given["base_url"])  # a secret, kept apart (`evals.urls`)
     if given["epochs"] == 1:  # one answer per item is the run without the flag
         given["epochs"] = None
@@ -207,16 +207,16 @@ def identity_from_config(config: dict[str, Any], dataset_source: str | None = No
     """The identity a result file's config records; raises DatasetError when its dataset
     cannot be named again (a local file known only by its name and hash) and no
     `dataset_source` says where it is."""
-    values = {f.name: config.get(f.key) for f in FIELDS}
+    values: dict[str, Any] = {f.name: config.get(f.key) for f in FIELDS}
     judges = tuple(JudgeSpec(j["provider"], j["model"], j.get("baseUrl")) for j in config.get("judges", ()))
     source = dataset_source or source_of(config["dataset"])
     if source is None:
         raise DatasetError(f"the run used the dataset file {config['dataset']['name']!r}, which cannot be found again; pass it with --dataset")
-    info = PROVIDERS.get(config.get("provider"))
+    info = PROVIDERS.get(values["provider"])
     recorded = tuple((key, config[key]) for key in (info.records if info else ()) if key in config)
     spec = ProviderSpec(values["provider"], values["model"], recorded=recorded).with_values(
         **{f.name: values[f.name] if values[f.name] is not None else f.default for f in FIELDS if f.on_spec})
-    rest = {f.name: values[f.name] if values[f.name] is not None else f.default for f in FIELDS if not f.on_spec}
+    rest: dict[str, Any] = {f.name: values[f.name] if values[f.name] is not None else f.default for f in FIELDS if not f.on_spec}
     return Identity(spec=spec, **rest, datasets=((config["eval"], source),), judges=judges)
 
 

@@ -44,10 +44,10 @@ def publish(
     model not yet in models.json is added with; without one the hint names the flags only."""
     loaded = {key: read_result(path) for key, path in results.items()}
     current = registry.find_entry(registry.load_models(models_path, results=results_dir), name)
-    republished = bool(current) and current.get("resultFiles") == {key: path.name for key, path in results.items()}
+    republished = current is not None and current.get("resultFiles") == {key: path.name for key, path in results.items()}
     # The same files again keep the decision they were published with: --allow-errors is
     # taken once, when publishing, not on every rerun that reproduces them.
-    allow_errors = allow_errors or (republished and bool(current.get("allowErrors")))
+    allow_errors = allow_errors or (current is not None and republished and bool(current.get("allowErrors")))
     refusals = _refusals(results, loaded, allow_errors)
     gate_waived = allow_errors and not refusals and bool(_refusals(results, loaded, False))
     lines: list[str] = []

@@ -215,8 +215,8 @@ def in_format(result: dict[str, Any], version: int) -> dict[str, Any]:
 def _without_failed_rows_usage(result: dict[str, Any]) -> dict[str, Any]:
     """Before format 3, a row whose judge call failed dropped the candidate's usage, and the
     summary did not count it: today's rescoring, as such a file holds it."""
-    rows = result.get("results")
-    failed = [r for r in rows or () if r.get("status") == "apiError" and "usage" in r]
+    rows = result.get("results") or []
+    failed = [r for r in rows if r.get("status") == "apiError" and "usage" in r]
     if not failed:
         return result
     rows = [{k: v for k, v in r.items() if k not in FAILED_ROW_USAGE} if r.get("status") == "apiError" else r for r in rows]

@@ -161,7 +161,7 @@ class EvalRun:
         candidate: Provider,
         judges: Sequence[tuple[str, Provider]] = (),
         folder: Path,
-        session: str,
+        session: str | None,  # None: recorded errors are replayed too (a published run)
         concurrency: int = 8,
         policy: RetryPolicy = RetryPolicy(),
         resources: Mapping[str, Any] = {},
@@ -302,9 +302,9 @@ class EvalRun:
                     started = time.time()
                     cached = self._ask(provider, request)
                     if self.spans is not None and role == "candidate":
-                        self._record_span(item_id, started)
-                    if isinstance(cached, FatalProviderError):
-                        cached = self.end_with(self.scrub.error(cached))
+                        self._record_span(self.spans, item_id, started)
+                    if isinstance(cached, FatalProviderError):  # the run's end: this error, or the one that ended it first
+                        raise self.end_with(self.scrub.error(cached))
                     else:  # from here on, the answer as the cache wrote it: the same text a rerun reads
                         with self.storing(path):
                             cached = self.cache.store(item_id, role, record, cached)
@@ -323,9 +323,9 @@ class EvalRun:
         stored = self._stored.pop(key, None)
         return stored[1] if stored is not None and stored[0] == record else None
 
-    def _record_span(self, item_id: str, started: float) -> None:
+    def _record_span(self, spans: SpanLog, item_id: str, started: float) -> None:
         with self.storing(self.folder):
-            self.spans.record(Span(started, time.time(), self.energy_label(self.folder), self._bands.get(item_id)))
+            spans.record(Span(started, time.time(), self.energy_label(self.folder), self._bands.get(item_id)))
 
     @staticmethod
     def energy_label(folder: Path) -> str:

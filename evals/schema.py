@@ -3,7 +3,7 @@ validated with them (`registry.check_entry`, `results.read_result`) and written 
 Schemas (`SCHEMAS`, site/schema/ by `build --write`), so an editor checks the same rules.
 
 Only validation: callers keep the plain dicts (keys in the file's order, values as written);
-a model says what a valid file is. Each value's type says what it must be (`_rule`), and that
+a model says what a valid file is. Each value's type says what it must be (`_must`), and that
 is also its description in the JSON Schema; rules no type can state are validators here
 (`Price`'s two bases, an interval's low <= high, a real date) or stay with their caller (a
 result file filed under its eval, the publish rules in publish.py, names unique in models.json).
@@ -33,9 +33,11 @@ MAX_EXACT = 2**53  # integers are exact in JavaScript (the site) below this
 SHOWN = 60  # characters of a value a message shows
 
 
-def _rule(base: Any, should: str, *checks: Any) -> Any:
-    """`base` with `checks` (pydantic constraints and validators): any failure is one error,
-    "must be {should}", which is also the value's description in the JSON Schema."""
+def _must(should: str) -> Any:
+    """The last of a value's checks, `Annotated[base, *checks, _must(should)]`: any failure of
+    the checks before it is one error, "must be {should}", which is also the value's
+    description (in the JSON Schema, and the field's). One FieldInfo carries both, so each
+    annotation is a type a type checker reads."""
 
     def must(value: Any, handler: Any) -> Any:
         try:
@@ -43,7 +45,9 @@ def _rule(base: Any, should: str, *checks: Any) -> Any:
         except ValidationError:
             raise PydanticCustomError("invalid", "must be {should}", {"should": should}) from None
 
-    return Annotated[base, *checks, WrapValidator(must), Field(description=should)]
+    described = Field(description=should)
+    described.metadata.append(WrapValidator(must))  # pydantic applies it where it applies the description
+    return described
 
 
 def _real_date(value: str) -> str:
@@ -66,19 +70,25 @@ def _file_name(value: str) -> str:
     return value
 
 
-Text = _rule(str, "a non-empty string", Strict(), Field(pattern=r"\S"))
-String = _rule(str, "a string", Strict())
-Flag = _rule(bool, "true or false", Strict())
-Count = _rule(int, "a count from 0 to 2**53 - 1", Strict(), Field(ge=0, lt=MAX_EXACT))
-Epoch = _rule(int, "a count from 1 to 2**53 - 1", Strict(), Field(ge=1, lt=MAX_EXACT))
-Fraction = _rule(float, "a fraction from 0 to 1", Strict(), Field(ge=0, le=1, allow_inf_nan=False))
+Text = Annotated[str, Strict(), Field(pattern=r"\S"), _must("a non-empty string")]
+String = Annotated[str, Strict(), _must("a string")]
+Flag = Annotated[bool, Strict(), _must("true or false")]
+Count = Annotated[int, Strict(), Field(ge=0, lt=MAX_EXACT), _must("a count from 0 to 2**53 - 1")]
+Epoch = Annotated[int, Strict(), Field(ge=1, lt=MAX_EXACT), _must("a count from 1 to 2**53 - 1")]
+Fraction = Annotated[float, Strict(), Field(ge=0, le=1, allow_inf_nan=False), _must("a fraction from 0 to 1")]
+Finite = Annotated[float, Strict(), Field(ge=0, allow_inf_nan=False)]  # an amount, `Annotated[Finite, _in(unit)]`
+Amount = Annotated[Finite, _must("a finite number >= 0")]
+OptionalString = Annotated[Annotated[str, Strict()] | None, _must("a string or null")]
 
 
-def _amount(unit: str | None = None) -> Any:
-    return _rule(float, "a finite number >= 0" + (f", in {unit}" if unit else ""), Strict(), Field(ge=0, allow_inf_nan=False))
+def _in(unit: str) -> Any:
+    return _must(f"a finite number >= 0, in {unit}")
 
 
-Amount = _amount()
+def _absent(**info: Any) -> Any:
+    """The default of a field whose key a file may leave out, though not set to null: pydantic
+    checks values given, never a default. (Typed Any: the field's type is a value's, given.)"""
+    return Field(None, **info)
 
 
 CLOSED = ConfigDict(extra="forbid")  # a key of no field is an error (a typo), not ignored
@@ -97,9 +107,9 @@ class Price(BaseModel):
         {"required": ["electricity"], "maxProperties": 1},
     ]})
 
-    input: _amount("USD per million input tokens") = Field(None)
-    output: _amount("USD per million output tokens") = Field(None)
-    electricity: _amount("USD per kWh") = Field(None)
+    input: Annotated[Finite, _in("USD per million input tokens")] = _absent()
+    output: Annotated[Finite, _in("USD per million output tokens")] = _absent()
+    electricity: Annotated[Finite, _in("USD per kWh")] = _absent()
 
     @model_validator(mode="before")
     @classmethod
@@ -110,13 +120,15 @@ class Price(BaseModel):
 
 
 # The evals on the board: a models.json entry has a result file and kWh figures of each.
+# Their fields are the registered evals' keys: models made at import, which a type checker
+# takes as plain BaseModels (hence the ignores where they are used).
+_kwh: dict[str, Any] = {key: (Annotated[Finite, _in("kWh")], _absent()) for key in kilowatt_hour_keys()}
 KilowattHour = create_model(
-    "KilowattHour", __doc__=f"a map of some of {', '.join(kilowatt_hour_keys())} to kWh", __config__=CLOSED,
-    **{key: (_amount("kWh"), Field(None)) for key in kilowatt_hour_keys()})
+    "KilowattHour", __doc__=f"a map of some of {', '.join(kilowatt_hour_keys())} to kWh", __config__=CLOSED, **_kwh)
+_files: dict[str, Any] = {key: (Annotated[str, Strict(), AfterValidator(_file_name), _must(f"a file name in results/{folder}/")], ...)
+                          for key, folder in on_board_keys().items()}
 ResultFiles = create_model(
-    "ResultFiles", __doc__=f"a map of all of {', '.join(on_board_keys())} to file names", __config__=CLOSED,
-    **{key: (_rule(str, f"a file name in results/{folder}/", Strict(), AfterValidator(_file_name)), ...)
-       for key, folder in on_board_keys().items()})
+    "ResultFiles", __doc__=f"a map of all of {', '.join(on_board_keys())} to file names", __config__=CLOSED, **_files)
 
 
 class Entry(BaseModel):
@@ -124,13 +136,13 @@ class Entry(BaseModel):
 
     name: Text
     provider: Text
-    url: _rule(str, "an http(s) URL with a host", Strict(), AfterValidator(_web_url), Field(json_schema_extra={"format": "uri"}))
-    releaseDate: _rule(str, "a real date written YYYY-MM-DD", Strict(), Field(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"),
-                       AfterValidator(_real_date))
-    size: _rule(Annotated[int, Strict(), Field(gt=0, lt=MAX_EXACT)] | None, "a byte count from 1 to 2**53 - 1, or null") = None
+    url: Annotated[str, Strict(), AfterValidator(_web_url), Field(json_schema_extra={"format": "uri"}), _must("an http(s) URL with a host")]
+    releaseDate: Annotated[str, Strict(), Field(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"), AfterValidator(_real_date),
+                           _must("a real date written YYYY-MM-DD")]
+    size: Annotated[Annotated[int, Strict(), Field(gt=0, lt=MAX_EXACT)] | None, _must("a byte count from 1 to 2**53 - 1, or null")] = None
     price: Price
-    kilowattHour: KilowattHour | None = None
-    resultFiles: ResultFiles | None = None
+    kilowattHour: KilowattHour | None = None  # type: ignore[valid-type]  # made at import (above)
+    resultFiles: ResultFiles | None = None  # type: ignore[valid-type]  # made at import (above)
     allowErrors: Flag = False
 
 
@@ -148,13 +160,13 @@ class Config(BaseModel):
     """the run's config: an object with eval, provider and model, and effort, route, split and
     limit when set (the identity's other fields are not checked here)"""
 
-    eval: _rule(Literal[UNBANDED], f"one of {EVALS}")
+    eval: Annotated[Literal[UNBANDED], _must(f"one of {EVALS}")]  # type: ignore[valid-type]  # the registered evals, known at import
     provider: String
     model: String
-    effort: _rule(Annotated[str, Strict()] | None, "a string or null") = None
-    route: _rule(Annotated[str, Strict()] | None, "a string or null") = None
-    split: _rule(Annotated[str, Strict()] | None, "a string or null") = None
-    limit: _rule(Annotated[int, Strict(), Field(gt=0, lt=MAX_EXACT)] | None, "a count from 1 to 2**53 - 1, or null") = None
+    effort: OptionalString = None
+    route: OptionalString = None
+    split: OptionalString = None
+    limit: Annotated[Annotated[int, Strict(), Field(gt=0, lt=MAX_EXACT)] | None, _must("a count from 1 to 2**53 - 1, or null")] = None
 
 
 class Tokens(BaseModel):
@@ -187,19 +199,19 @@ class Summary(BaseModel):
     n: Count
     correct: Count
     accuracy: Fraction
-    ci95: _rule(Annotated[list[Fraction], Field(min_length=2, max_length=2)], "a [low, high] pair of fractions, low <= high",
-                AfterValidator(_ordered))
+    ci95: Annotated[list[Fraction], Field(min_length=2, max_length=2), AfterValidator(_ordered),
+                    _must("a [low, high] pair of fractions, low <= high")]
     epochs: Epoch = 1
-    questions: Count = Field(None)
+    questions: Count = _absent()
     apiErrors: Count = 0
     unparseable: Count = 0
     judgeUnparseable: Count = 0
     datasetErrors: Count = 0
-    passAt: _rule(dict[Annotated[str, Field(pattern=r"^[1-9][0-9]*$")], Fraction], "an object of fractions by k (1, 2, ...)") = Field(None)
+    passAt: Annotated[dict[Annotated[str, Field(pattern=r"^[1-9][0-9]*$")], Fraction], _must("an object of fractions by k (1, 2, ...)")] = _absent()
     tokens: Tokens
-    judgeTokens: Tokens = Field(None)
-    batch: Batch = Field(None)
-    cost: _amount("USD") = Field(None)
+    judgeTokens: Tokens = _absent()
+    batch: Batch = _absent()
+    cost: Annotated[Finite, _in("USD")] = _absent()
 
 
 class Row(BaseModel):
@@ -208,7 +220,7 @@ class Row(BaseModel):
     id: String
     status: String
     correct: Flag
-    epoch: Epoch = Field(None)
+    epoch: Epoch = _absent()
 
 
 class Prices(BaseModel):
@@ -223,15 +235,15 @@ class Prices(BaseModel):
 class Timing(BaseModel):
     """an object with wallSeconds and finishedAt when there: how long the run took (verify does not compare it)"""
 
-    wallSeconds: _amount("seconds") = Field(None)
-    finishedAt: String = Field(None)
+    wallSeconds: Annotated[Finite, _in("seconds")] = _absent()
+    finishedAt: String = _absent()
 
 
 class Energy(BaseModel):
     __doc__ = f"""an object with kWh, source and method, and bands ({', '.join(t.name for t in BANDED)}): the energy the run's requests used"""
 
-    kWh: _amount("kWh")
-    bands: _rule(dict[Literal[BANDS], Amount], f"an object of kWh by band ({', '.join(BANDS)})") = Field(None)
+    kWh: Annotated[Finite, _in("kWh")]
+    bands: Annotated[dict[Literal[BANDS], Amount], _must(f"an object of kWh by band ({', '.join(BANDS)})")] = _absent()  # type: ignore[valid-type]  # the registered bands
     source: String
     method: String
 
@@ -242,10 +254,10 @@ class Result(BaseModel):
     config: Config
     summary: Summary
     prices: Prices | None = None
-    publishable: Flag = Field(None)
-    notPublishable: list[String] = Field(None, description="a list of strings, the reasons")
-    timing: Timing = Field(None)
-    energy: Energy = Field(None)
+    publishable: Flag = _absent()
+    notPublishable: list[String] = _absent(description="a list of strings, the reasons")
+    timing: Timing = _absent()
+    energy: Energy = _absent()
     results: list[Row] = Field(description="a list of rows, one per answer")
 
 
@@ -254,20 +266,22 @@ def _banded_result(task: Any, prefix: str) -> type[Result]:
     rows their band (in `task.band_field`). Named `BandedResult` (`BandedRow`...) when it is
     the only such eval, else by the eval (`LeetcodeBandedResult`)."""
     name, field = task.name, task.band_field
-    config = create_model(f"{prefix}Config", __base__=Config,
-                          eval=(_rule(Literal[name], f"one of {EVALS}"), ...))
+    # Fields of the eval's name and bands, known at import: typed Any, as a type checker cannot read them.
+    evals: dict[str, Any] = {"eval": (Annotated[Literal[name], _must(f"one of {EVALS}")], ...)}
+    config = create_model(f"{prefix}Config", __base__=Config, **evals)
+    parts: dict[str, Any] = {part: (Summary, ...) for part in ("overall", *task.bands)}
     summary = create_model(
-        f"{prefix}Summary", __doc__=f"a {name} summary: an object with overall, {', '.join(task.bands)}, each a summary",
-        **{part: (Summary, ...) for part in ("overall", *task.bands)})
+        f"{prefix}Summary", __doc__=f"a {name} summary: an object with overall, {', '.join(task.bands)}, each a summary", **parts)
+    bands: dict[str, Any] = {field: (Annotated[Literal[task.bands], _must(f"one of {', '.join(task.bands)}")], ...)}
     row = create_model(
         f"{prefix}Row", __base__=Row,
         __doc__=f"a {name} row: an object with a string id and status, a true/false correct, its {field}, and an epoch from 1 when there",
-        **{field: (_rule(Literal[task.bands], f"one of {', '.join(task.bands)}"), ...)})
+        **bands)
+    rows: dict[str, Any] = {"results": (list[row], Field(description=f"a list of {name} rows, one per answer"))}  # type: ignore[valid-type]  # made just above
     return create_model(
         f"{prefix}Result", __base__=Result,
         __doc__=f"a {name} result file: a result file whose summary has overall and one per {field},\n    and whose rows have their {field}",
-        config=(config, ...), summary=(summary, ...),
-        results=(list[row], Field(description=f"a list of {name} rows, one per answer")))
+        config=(config, ...), summary=(summary, ...), **rows)
 
 
 BANDED_RESULTS = {task.name: _banded_result(task, "Banded" if len(BANDED) == 1 else f"{task.name.title().replace('_', '')}Banded")
@@ -277,7 +291,8 @@ BANDED_RESULTS = {task.name: _banded_result(task, "Banded" if len(BANDED) == 1 e
 def result_model(result: Any) -> type[Result]:
     """The model a result file is checked with: by its config's eval (an eval with bands has its own)."""
     config = result.get("config") if isinstance(result, dict) else None
-    return BANDED_RESULTS.get(config.get("eval"), Result) if isinstance(config, dict) and isinstance(config.get("eval"), str) else Result
+    eval = config.get("eval") if isinstance(config, dict) else None
+    return BANDED_RESULTS.get(eval, Result) if isinstance(eval, str) else Result
 
 
 # ---- one line per ValidationError ------------------------------------------------------------
@@ -303,7 +318,7 @@ def problem(model: type[BaseModel], data: Any) -> str | None:
     if first["type"] == "missing":
         reason = "missing" + (f" (must be {should})" if should else "")
     else:
-        if first["type"] == "invalid":  # a `_rule`'s, or a validator's: "must be ..."
+        if first["type"] == "invalid":  # a `_must`'s, or a validator's: "must be ..."
             reason = first["msg"]
         else:
             reason = f"must be {should}" if should else first["msg"][:1].lower() + first["msg"][1:]
@@ -324,7 +339,7 @@ def _at(data: Any, loc: tuple[str | int, ...]) -> Any:
 
 
 def _description(tp: Any, loc: tuple[str | int, ...]) -> str | None:
-    """What the value at `loc` of a `tp` must be: its `_rule`'s description, else its model's
+    """What the value at `loc` of a `tp` must be: its `_must`'s description, else its model's
     docstring; None where the path leaves the declared fields."""
     description = None
     for part in loc:
@@ -334,7 +349,7 @@ def _description(tp: Any, loc: tuple[str | int, ...]) -> str | None:
             tp, description = field.annotation, field.description
         elif get_origin(tp) in (list, dict):
             tp = get_args(tp)[-1]
-            description = _rule_description(tp)
+            description = _annotated_description(tp)
         else:
             return None
     tp = _inner(tp)
@@ -354,7 +369,7 @@ def _inner(tp: Any) -> Any:
             return tp
 
 
-def _rule_description(tp: Any) -> str | None:
+def _annotated_description(tp: Any) -> str | None:
     if get_origin(tp) is Annotated:
         return next((m.description for m in get_args(tp)[1:] if getattr(m, "description", None)), None)
     return None

@@ -272,7 +272,8 @@ def _described(task: Task) -> dict[str, Any]:
 def _columns() -> list[tuple[Task, Column]]:
     """Every score on the board, each with its eval, in the registry's order: each eval's
     columns (its own score, or its overall score and one per band)."""
-    columns, owners = [], {}
+    columns: list[tuple[Task, Column]] = []
+    owners: dict[str, str] = {}  # column key -> its eval
     for task in on_board().values():
         for column in task.columns():
             owner = owners.setdefault(column.key, task.name)
@@ -410,7 +411,7 @@ def model_page(published: Published, row: dict[str, Any], *, runs_dir: Path) -> 
             "runFolderPresent": folder.is_dir(),
             "config": result["config"],
             "summary": result["summary"],
-            "cost": None if costs[key] is None else round(costs[key], COST_DIGITS),
+            "cost": None if (cost := costs[key]) is None else round(cost, COST_DIGITS),
         }
         items += _items(task, result["results"], RunCache(folder, None) if folder.is_dir() else None)
     return {**row, "kilowattHour": entry.get("kilowattHour"), "allowErrors": entry.get("allowErrors", False),
@@ -431,7 +432,7 @@ def _items(task: Task, rows: list[dict[str, Any]], cache: RunCache | None) -> li
         record = cache.read(attempt_key(row["id"], row.get("epoch")), "candidate", aside=False) if cache else None
         prompt = record["request"].get("prompt") if record else None
         item["stored"] = isinstance(prompt, str)
-        if isinstance(prompt, str):
+        if record is not None and isinstance(prompt, str):
             item["question"] = prompt
             response = record.get("response") or {}
             item["reply"] = response.get("text")
@@ -483,9 +484,10 @@ def _costs(entry: dict[str, Any], results: dict[str, dict[str, Any]]) -> tuple[d
 def _total(entry: dict[str, Any], costs: dict[str, float | None]) -> float | None:
     """USD for the whole suite, rounded: None when an eval's cost is not known (an
     electricity-priced model without every kilowattHour figure of the board's evals)."""
-    if any(cost is None for cost in costs.values()):
+    known = [cost for cost in costs.values() if cost is not None]
+    if len(known) < len(costs):
         return None
-    total = math.fsum(costs.values())
+    total = math.fsum(known)
     if not math.isfinite(total):
         raise RegistryError(f"models.json: {entry['name']!r}: the suite's cost at price {entry['price']} is too large to be a number; fix the price")
     return round(total, COST_DIGITS)

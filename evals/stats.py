@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 # Recorded in every result file's `graders` (as "stats"): bump it whenever a summary of the
 # same rows can come out different.
@@ -100,7 +101,7 @@ def mean_pass_at_k(by_question: Mapping[str, Sequence[bool]], k: int) -> float:
     return round(math.fsum(values) / len(values), DIGITS) if values else 0.0
 
 
-def paired(a: Mapping[str, Sequence[bool]], b: Mapping[str, Sequence[bool]]) -> dict[str, object] | None:
+def paired(a: Mapping[str, Sequence[bool]], b: Mapping[str, Sequence[bool]]) -> dict[str, Any] | None:
     """A vs B on the questions both answered, each question's answers (its epochs) as
     `per_question` gives them, scored by their mean: the difference in points with its 95%
     interval (see the module's docstring), whether it is distinguishable from zero, and for
@@ -121,7 +122,7 @@ def paired(a: Mapping[str, Sequence[bool]], b: Mapping[str, Sequence[bool]]) -> 
     low = difference - _spread(p1 - l1, u2 - p2, r)
     high = difference + _spread(u1 - p1, p2 - l2, r)
     low, high = max(-1.0, low), min(1.0, high)  # a difference of shares lies in [-1, 1]
-    result: dict[str, object] = {
+    result: dict[str, Any] = {
         "shared": n,
         "difference": round(100 * difference, 2),
         "ci95": [round(100 * low, 2), round(100 * high, 2)],

@@ -20,6 +20,7 @@ import json
 import os
 import re
 from dataclasses import dataclass, field
+from typing import overload
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 VARIABLE = "ROBLOX_EVALS_URL_CREDENTIALS"  # a JSON list of the URLs given with credentials
@@ -43,9 +44,19 @@ def is_credential(name: str) -> bool:
     return bool(_CREDENTIAL_NAME.fullmatch(re.sub(r"[-_]", "", unquote(name).lower())))
 
 
+@overload
+def without_credentials(url: str) -> str: ...
+
+
+@overload
+def without_credentials(url: None) -> None: ...
+
+
 def without_credentials(url: str | None) -> str | None:
     """`url` without its user info and credential query parameters; remembered with them (in
     this process's environment) for `connection`. A URL without any comes back unchanged."""
+    if url is None:
+        return None
     clean = _strip(url)
     if clean != url:
         _remember(url)
@@ -138,7 +149,7 @@ def _given_urls() -> list[str]:
     return [url for url in urls if isinstance(url, str)] if isinstance(urls, list) else []
 
 
-def _strip(url: str | None) -> str | None:
+def _strip(url: str) -> str:
     parts = _split(url)
     if parts is None:
         return url

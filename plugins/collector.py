@@ -55,7 +55,7 @@ class ResultsCollector:
         if report.when != "teardown":  # every phase's report carries the row: read it once
             return
         for name, value in report.user_properties:
-            if name == ROW_PROPERTY:
+            if name == ROW_PROPERTY and isinstance(value, str):  # ours are JSON text
                 data = json.loads(value)
                 row = data["row"]
                 self.rows.setdefault(data["eval"], {})[row_key(row)] = row
@@ -63,7 +63,7 @@ class ResultsCollector:
                     self.wrong_count += 1
                     if len(self.wrong) < WRONG_SHOWN:
                         self.wrong.append((report.nodeid, data["eval"], row))
-            elif name == WAITING_PROPERTY:
+            elif name == WAITING_PROPERTY and isinstance(value, str):
                 data = json.loads(value)
                 self.waiting.setdefault(data["eval"], []).append(data["batch"])
 

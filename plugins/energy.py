@@ -32,6 +32,7 @@ def configure(config: pytest.Config) -> None:
     s = settings(config)
     try:
         source = energy.chosen(config.getoption)  # as `plugins.options` checked it
+        assert source is not None  # one is chosen whenever --energy is given
         source.check()  # before anything is asked: a source that cannot measure makes the kWh meaningless
     except EvalError as error:
         raise pytest.UsageError(printable(f"--energy: {error}")) from None

@@ -25,7 +25,7 @@ from evals.errors import DatasetError, EvalError, FatalError, StorageError
 from evals.extensions import builtin
 from evals.fetcher import ChildProcesses, Fetchers, discard_prestarted
 from evals.plan import Planned, plan
-from evals.providers import PROVIDERS, check_keys
+from evals.providers import PROVIDERS, Provider, check_keys
 from evals.run import Asker, BatchWaiting, EvalRun, RunSpec, Threads, build_run, start_over
 from evals.scrub import printable
 from evals.tasks import TASKS
@@ -102,7 +102,9 @@ def fetching(config: pytest.Config, reachable: list[str]) -> bool:
 
 
 def loaded(config: pytest.Config) -> dict[str, Planned]:
-    return session_of(config).planned
+    planned = session_of(config).planned
+    assert planned is not None, "planned in pytest_configure"
+    return planned
 
 
 def published(config: pytest.Config, name: str) -> bool:
@@ -179,11 +181,13 @@ def eval_run(config: pytest.Config, name: str) -> EvalRun:
         s = settings(config)
         item = loaded(config)[name]
         spec = run_spec(config, name)
+        made: dict[str, Provider]
         if spec.published:
             made = {"candidate": CachedOnly(spec.candidate), **{f"judge-{i}": CachedOnly(judge) for i, (_, judge) in enumerate(spec.judges)}}
         else:  # made before --force sets anything aside: the judges' missing keys stop the command first
             if spec.judges:
                 check_keys(judge.flagged() for judge in s.identity.judges)
+            assert s.candidate is not None  # None only in an xdist controller, which builds no run
             made = {"candidate": s.candidate, **{f"judge-{i}": judge_provider(j)[1] for i, j in enumerate(s.identity.judges) if spec.judges}}
             if s.force:
                 try:
@@ -211,7 +215,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     """Build the runs of the evals whose items are selected, now that -m, -k and file
     arguments have chosen them: a judge's missing API key stops the command here, before
     anything is asked, and only when a judged eval really runs."""
-    if session_of(config).planned is None or config.option.collectonly:
+    state = session_of(config)
+    if state.planned is None or state.asker is None or config.option.collectonly:  # both set in pytest_configure
         return
     try:
         for name in sorted({_task_name(item) for item in items if "sample" in getattr(item, "fixturenames", ())}):
@@ -225,7 +230,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         # waited for): the answers come in the order some worker needs them. (Workers that
         # started at different points each answered items no worker would run for a while:
         # at 2,000 items, half of them were still to run when the last answer came.)
-        session_of(config).asker.start([(eval_run(config, name), samples) for name, samples in _selected_samples(items).items()])
+        state.asker.start([(eval_run(config, name), samples) for name, samples in _selected_samples(items).items()])
     except EvalError as error:
         if not is_worker(config):  # pytest's own form of a usage error, as the options' are
             raise pytest.UsageError(printable(str(error))) from None
@@ -272,7 +277,7 @@ class ApiError(Exception):
     """The item's model call failed for good: reported as an error, not a wrong answer."""
 
 
-class WrongAnswer(pytest.fail.Exception):
+class WrongAnswer(pytest.fail.Exception):  # type: ignore[name-defined]  # pytest's public name of its Failed
     """The model's wrong answer: the item fails with its one-line explanation."""
 
 
@@ -310,8 +315,8 @@ def pytest_runtest_makereport_of_wrong_answer(item: pytest.Item, call: pytest.Ca
         return None
     sections = [(f"Captured {key} {when}", content) for when, key, content in item._report_sections]
     report = pytest.TestReport(item.nodeid, item.location, dict.fromkeys(item.keywords, 1), "failed", str(call.excinfo.value), "call",
-                               sections, call.duration, call.start, call.stop, user_properties=item.user_properties)
-    report.wrong_answer = True  # the model's wrong answer (rides to the xdist controller with the report)
+                               sections, call.duration, call.start, call.stop, user_properties=item.user_properties,
+                               wrong_answer=True)  # the model's wrong answer (rides to the xdist controller with the report)
     return report
 
 

@@ -200,7 +200,10 @@ def verified_name(config: pytest.Config) -> str | None:
 
 
 def settings(config: pytest.Config) -> Settings:
-    return session_of(config).settings
+    """The command's settings, once `pytest_configure` has read them."""
+    s = session_of(config).settings
+    assert s is not None, "read in pytest_configure"
+    return s
 
 
 def _settings(config: pytest.Config) -> Settings:
@@ -237,7 +240,7 @@ def _settings(config: pytest.Config) -> Settings:
         judged = not opt("keyword") and any(TASKS[name].uses_judges for name in reachable_evals(config))
         raise EvalError(keys_message(missing + (missing_keys(judge.flagged() for judge in judges) if judged else [])))
     candidate = None if controller else deferred_provider(identity.spec)
-    if batch and candidate.batch_api() is None:
+    if batch and candidate is not None and candidate.batch_api() is None:  # never None with --batch: no controller then
         raise EvalError(f"--batch: --provider {identity.spec.provider} has no Batch API ({batch_providers()} have one); run without --batch")
     if not worker:
         _check_folders({"--run-dir": run_root(config), "--results-dir": results_root(config)})
@@ -310,4 +313,4 @@ def _own_options(opt) -> tuple[tuple[str, Any], ...]:
 def _prices(price_input: float | None, price_output: float | None) -> Prices | None:
     if (price_input is None) != (price_output is None):
         raise EvalError("--price-input and --price-output go together: pass both, in USD per million tokens")
-    return Prices(price_input, price_output) if price_input is not None else None
+    return Prices(price_input, price_output) if price_input is not None and price_output is not None else None

@@ -114,7 +114,7 @@ class NothingToVerify:
 class Regrades:
     """The REGRADE status: a passed item whose run today's graders score differently."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.lines: list[str] = []
 
     def pytest_report_teststatus(self, report: pytest.TestReport, config: pytest.Config):

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from evals.errors import FatalProviderError
+from evals.errors import FatalProviderError, StorageError
 from evals.identity import from_values
 from evals.grading.judges import JudgeSpec
 from evals.plan import plan
@@ -69,6 +69,24 @@ def test_a_fatal_error_that_echoes_a_judges_key_is_raised_without_it(tmp_path):
     for error in (raised.value, later.value):
         assert str(error).startswith("HTTP 401: key <redacted> rejected; <redacted> too")
     assert not list((tmp_path / "run").rglob("*.json"))  # a fatal error ends the run; nothing is recorded
+
+
+def test_a_key_rejected_after_a_full_disk_ended_the_run_ends_the_item_with_the_disks_error(tmp_path):
+    """A call in flight when another ended the run (a full disk), then refused (401), meets the
+    run's first error, as every later item does: never that error taken for the model's reply."""
+    full = StorageError("cannot write the run folder (No space left on device)")
+
+    def refuse_once_the_disk_is_full(request):
+        run.end_with(full)  # another thread's write failed while this request was out
+        return Reply(401, {"error": {"message": "bad key", "code": "invalid_api_key"}})
+
+    with OpenAIServer(refuse_once_the_disk_is_full) as server:
+        run = mc_run(server, tmp_path / "run", "first")
+
+        with pytest.raises(StorageError) as raised:
+            run.answer(run.samples[0])
+
+    assert raised.value is full and len(server.requests) == 1
 
 
 def test_a_reply_echoing_the_keys_is_scored_and_stored_redacted_the_same_on_every_read(tmp_path):

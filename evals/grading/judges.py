@@ -290,7 +290,7 @@ class JudgeSpec:
         return f"{self.provider}:{self.model}" + (f"@{self.base_url}" if self.base_url else "")
 
     def identity(self) -> dict[str, Any]:
-        ident = {"provider": self.provider, "model": self.model, "prompt": PROMPT_VERSION}
+        ident: dict[str, Any] = {"provider": self.provider, "model": self.model, "prompt": PROMPT_VERSION}
         info = PROVIDERS.get(self.provider)
         if info is None or info.sampling:  # what the provider does not send is not recorded
             ident |= {"temperature": TEMPERATURE, "seed": SEED}

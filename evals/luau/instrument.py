@@ -74,7 +74,7 @@ def _tokens(source: str) -> list[_Token]:
     while i < n:
         c = source[i]
         if c in " \t\r\n\v\f":
-            i = _SPACE.match(source, i).end()
+            i = _end(_SPACE, source, i)
         elif source.startswith("--", i):
             long = _LONG_OPEN.match(source, i + 2)
             if long:
@@ -97,12 +97,11 @@ def _tokens(source: str) -> list[_Token]:
             tokens.append(_Token("literal", "[[", i))
         elif source.startswith("[=", i):
             raise LexError("invalid long string delimiter")
-        elif _NAME.match(c):
-            m = _NAME.match(source, i)
+        elif m := _NAME.match(source, i):
             i = m.end()
             tokens.append(_Token("name", m.group(), i))
         elif c in _DIGITS or (c == "." and i + 1 < n and source[i + 1] in _DIGITS):
-            i = _NUMBER.match(source, i).end()
+            i = _end(_NUMBER, source, i)
             tokens.append(_Token("literal", "0", i))
         else:
             symbol = next((s for s in _SYMBOLS if source.startswith(s, i)), c)
@@ -140,6 +139,14 @@ def _quoted_end(source: str, i: int, quote: str) -> int:
     raise LexError("unterminated string")
 
 
+def _end(pattern: re.Pattern[str], source: str, i: int) -> int:
+    """Where `pattern`, one that matches wherever the caller uses it (the empty string, or
+    the character at `i`), ends."""
+    m = pattern.match(source, i)
+    assert m is not None
+    return m.end()
+
+
 def _escape_end(source: str, backslash: int) -> int:
     """Luau's readBackslashInString: where the escape starting at `backslash` ends. Its
     validity (\\x, \\u{...}, \\ddd) is the compiler's to judge; only its length matters here."""
@@ -147,7 +154,7 @@ def _escape_end(source: str, backslash: int) -> int:
     if escaped == "\r":  # a line break, CRLF or a lone CR, continues the string
         return backslash + (3 if source.startswith("\n", backslash + 2) else 2)
     if escaped == "z":  # skips the whitespace after it, line breaks included
-        return _SPACE.match(source, backslash + 2).end()
+        return _end(_SPACE, source, backslash + 2)
     return backslash + 1 + len(escaped)
 
 

@@ -29,6 +29,7 @@ import sys
 import threading
 import time
 from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 
 from evals.errors import UsageError
 
@@ -164,7 +165,7 @@ class _Worker:
         self.connection.close()
 
 
-def _start_ignoring_ctrl_c(process: multiprocessing.process.BaseProcess, method: str) -> None:
+def _start_ignoring_ctrl_c(process: BaseProcess, method: str) -> None:
     """Ctrl-C is the caller's to handle: no helper process may print a KeyboardInterrupt
     traceback. On POSIX the forkserver, or a spawned worker, is started with SIGINT blocked
     (a Ctrl-C meanwhile waits for the caller, it is not lost; a child inherits the mask), and

@@ -14,7 +14,7 @@ import os
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, TypeGuard, overload
 from urllib.parse import urlsplit
 
 from evals import urls
@@ -23,7 +23,7 @@ from evals.reasoning import merged, split as split_reasoning
 from evals.scrub import printable
 
 
-def _is_count(value: Any) -> bool:
+def _is_count(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
@@ -35,7 +35,10 @@ def kind_of(value: Any) -> str:
         return "a boolean"
     if isinstance(value, (int, float)):
         return "a negative number" if value < 0 else "a number" if isinstance(value, int) else "a decimal number"
-    return {str: "a string", list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
+    return _KINDS.get(type(value), type(value).__name__)
+
+
+_KINDS: dict[type, str] = {str: "a string", list: "a list", dict: "an object"}
 
 
 @dataclass(frozen=True)
@@ -402,6 +405,14 @@ def text_parts(value: Any, where: str) -> str:
             raise MalformedReply(f"{where}[{i}] is a part that is not text")
         json_text(part.get("text"), f"{where}[{i}].text")
     return "".join(part["text"] for part in parts)
+
+
+@overload
+def json_text(value: Any, where: str, *, optional: Literal[False] = False) -> str: ...
+
+
+@overload
+def json_text(value: Any, where: str, *, optional: bool) -> str | None: ...
 
 
 def json_text(value: Any, where: str, *, optional: bool = False) -> str | None:

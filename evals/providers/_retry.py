@@ -108,7 +108,7 @@ class Throttle:
         with self._cond:
             now = self._clock()
             self._answers.append(True)
-            limited = sum(self._answers) >= self.cut_share * self._answers.maxlen
+            limited = sum(self._answers) >= self.cut_share * self.window
             if limited and (sent is None or sent >= self._last_cut) and now - self._last_cut >= self.cooldown:
                 self.limit = max(1, self.limit // 2)
                 self._last_cut = self._last_change = now

@@ -166,7 +166,7 @@ class Replies:
     is, so even a server that did send the same reply with the same id to two requests is
     only asked twice, never refused."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._seen: dict[str, tuple[bytes, bytes]] = {}  # id -> (digest of the request, of the reply)
         self._lock = threading.Lock()
 

@@ -48,7 +48,9 @@ class AnthropicProvider(Provider):
         import anthropic  # here, not at the top: registering the provider imports this module, not its SDK
 
         super().__init__(spec)
-        self._api_key = api_key_from_env(key_variable(spec), required=True)
+        variable = key_variable(spec)
+        assert variable is not None  # anthropic is registered with its key's variable
+        self._api_key = api_key_from_env(variable, required=True)
         self.client = anthropic.Anthropic(api_key=self._api_key, **client_options(spec), max_retries=0,
                                           http_client=_wire.http_client(anthropic.DefaultHttpxClient))
         self._replies = _wire.Replies()
@@ -178,7 +180,7 @@ class AnthropicBatch(BatchAPI):
 
         with _translated():
             try:
-                raw = self.client.messages.batches.with_raw_response.create(requests=lines)
+                raw = self.client.messages.batches.with_raw_response.create(requests=lines)  # type: ignore[arg-type]  # SDK Requests: `line` makes them
             except anthropic.APIStatusError as error:
                 # A proxy that speaks Messages but not Message Batches (LiteLLM's) has no such route.
                 if error.status_code not in (404, 405, 501):

@@ -89,7 +89,8 @@ class LocalProvider(Provider):
                 if tokenizer.pad_token is None:
                     tokenizer.pad_token = tokenizer.eos_token
                 dtype = getattr(torch, resolved_dtype(self._model_dir, self.spec.dtype))
-                model = transformers.AutoModelForCausalLM.from_pretrained(self._model_dir, dtype=dtype)
+                # transformers' model, or peft's around it (whose types call `.to` a decorated method).
+                model: Any = transformers.AutoModelForCausalLM.from_pretrained(self._model_dir, dtype=dtype)
                 if self._adapter_dir:
                     import peft
 
@@ -148,7 +149,8 @@ class LocalProvider(Provider):
         """The first waiting request, and those that arrive within `gather` seconds with the
         same generation length, up to `max_batch`; others wait for the next batch."""
         first = self._queue.get()
-        batch, later = [first], []
+        batch: list[_Waiting] = [first]
+        later: list[_Waiting] = []
         deadline = time.monotonic() + self.gather
         while len(batch) < self.max_batch:
             try:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from evals import urls
 from evals.errors import ProviderError, QuotaExhausted, TransientError
@@ -229,7 +229,8 @@ class OpenAIBatch(BatchAPI):
     def __init__(self, provider: OpenAIProvider):
         self.provider = provider
         self.client = provider.client
-        self.endpoint = "/v1/responses" if provider.spec.responses_api else "/v1/chat/completions"
+        self.endpoint: Literal["/v1/responses", "/v1/chat/completions"] = (
+            "/v1/responses" if provider.spec.responses_api else "/v1/chat/completions")
         self.completion = responses_completion if provider.spec.responses_api else chat_body_completion
 
     def line(self, custom_id: str, request: Request) -> dict[str, Any]:
@@ -305,8 +306,8 @@ class OpenAIBatch(BatchAPI):
                 if status == 200:
                     return self.completion(body)
                 detail = json_object(body.get("error"), "response.body.error", optional=True)
-                message = detail.get("message") if isinstance(detail.get("message"), str) else "no message"
-                return line_error(status if isinstance(status, int) else 500, message)
+                message = detail.get("message")
+                return line_error(status if isinstance(status, int) else 500, message if isinstance(message, str) else "no message")
             error = json_object(line.get("error"), "error")
             code = error.get("code") if isinstance(error.get("code"), str) else "unknown"
             if code in ("batch_expired", "batch_cancelled"):
