@@ -218,7 +218,7 @@ def evaluate(args: argparse.Namespace) -> int:
     if args.dry_run:
         for problem in problems or ():
             print(printable(f"error: {problem}"), file=sys.stderr)
-        return max((USAGE if isinstance(p, UsageError) else REFUSED_OR_FAILED for p in problems), default=0)
+        return max((USAGE if isinstance(p, UsageError) else REFUSED_OR_FAILED for p in problems or ()), default=0)
     if args.status:
         for e in selected:
             print(_status(e))

@@ -115,7 +115,11 @@ _LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 _REASONING = re.compile(r"\s*+<(think|thinking|reasoning)>", re.IGNORECASE)
 _REASONING_END = {tag: re.compile(rf"</{tag}\s*+>", re.IGNORECASE) for tag in ("think", "thinking", "reasoning")}
 _JSON_KEYS = {"verdict", "finalverdict", "judgment", "judgement"}  # lowercase, without "_", "-" and spaces
-_UNCLEAR = "unclear"  # a verdict named but not stated cleanly: the reply has none
+class _Unclear:
+    """A verdict named but not stated cleanly: the reply has none."""
+
+
+_UNCLEAR = _Unclear()
 
 
 def after_reasoning(text: str) -> str:
@@ -160,7 +164,7 @@ def parse_verdict(text: str) -> bool | None:
     if not _LABEL_WORD.search(text):
         return None
     found, json_at = _json_verdict(text)
-    if found is _UNCLEAR:
+    if isinstance(found, _Unclear):
         return None
     lines = [line for line in _LINE_BREAK.split(text[:json_at]) if not _BARE.fullmatch(line)]
     verdicts = set() if found is None else {found}
@@ -173,13 +177,13 @@ def parse_verdict(text: str) -> bool | None:
         at, end = label.end(), i
         if at == len(line) and i + 1 < len(lines) and not _LABEL.match(lines[i + 1]):
             end, line = i + 1, lines[i + 1]  # a heading: the verdict is the next line
-            at = _OPENING.match(line).end()
+            at = _opening_end(line)
         elif label.group("sep") is None:
             continue  # "Verdict reasoning: ..."
         said = _stated(line, at)
         if said is None:
             continue
-        if said is _UNCLEAR:
+        if isinstance(said, _Unclear):
             return None
         verdict, rest = said
         verdicts.add(verdict)
@@ -200,7 +204,7 @@ def parse_verdict(text: str) -> bool | None:
     return None if _RETRACTION.search(after) or _OTHER_NAMED[verdict].search(after) else verdict
 
 
-def _stated(line: str, at: int) -> tuple[bool, str] | str | None:
+def _stated(line: str, at: int) -> tuple[bool, str] | _Unclear | None:
     """What the text of `line` from `at` (after a label) states: (the verdict, the rest of the
     line after its sentence), _UNCLEAR when it names a verdict without stating it cleanly, or
     None when it names none."""
@@ -220,12 +224,18 @@ def _stated(line: str, at: int) -> tuple[bool, str] | str | None:
     return verdict, line[cut:]
 
 
+def _opening_end(line: str) -> int:
+    """Where the line's text starts after its markup (`_OPENING` matches at every line, if only the empty string)."""
+    opening = _OPENING.match(line)
+    return opening.end() if opening else 0
+
+
 def _qualifies(clause: str, verdict: bool) -> bool:
     """Whether the clause after a verdict qualifies it: a hedge, the other verdict's words or emoji, a question mark."""
     return not _AGAINST_WORDS[verdict].isdisjoint(_WORDS.findall(clause.lower())) or bool(_AGAINST_MARKS[verdict].search(clause))
 
 
-def _json_verdict(text: str) -> tuple[bool | str | None, int]:
+def _json_verdict(text: str) -> tuple[bool | _Unclear | None, int]:
     """The verdict field of a JSON object that is the reply (fenced or not) or its last fenced
     block, and where that object starts: (None, len(text)) when there is none."""
     start, end = 0, len(text)
@@ -247,7 +257,7 @@ def _json_verdict(text: str) -> tuple[bool | str | None, int]:
     values = [v for k, v in fields.items() if re.sub(r"[\W_]", "", k).lower() in _JSON_KEYS] if isinstance(fields, dict) else []
     if not values:
         return None, len(text)
-    said = [_stated(v, _OPENING.match(v).end()) if isinstance(v, str) else None for v in values]
+    said = [_stated(v, _opening_end(v)) if isinstance(v, str) else None for v in values]
     verdicts = {s[0] for s in said if isinstance(s, tuple)}
     if len(verdicts) != 1 or not all(isinstance(s, tuple) for s in said):
         return _UNCLEAR, start  # {"verdict": "PARTIALLY CORRECT"}, {"verdict": true}, two that disagree
