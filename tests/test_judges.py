@@ -8,7 +8,6 @@ import pytest
 from evals.datasets.robloxqa import FreeformQuestion
 from evals.grading.judges import (
     JudgeSpec,
-    after_reasoning,
     judge_prompt,
     majority,
     parse_verdict,
@@ -215,10 +214,11 @@ def test_parse_verdict_said_their_own_way(reply, expected):
     assert parse_verdict(reply) is expected
 
 
-def test_after_reasoning_is_the_text_after_a_leading_closed_block():
-    assert after_reasoning(f"{THINK_DRAFT}VERDICT: CORRECT") == "\nVERDICT: CORRECT"
-    assert after_reasoning("<think>draft") == ""  # unclosed: no answer
-    assert after_reasoning("VERDICT: CORRECT <think>x</think>") == "VERDICT: CORRECT <think>x</think>"  # only at the start
+def test_a_verdict_is_read_after_the_judges_reasoning_block_by_the_graders_one_rule():
+    assert parse_verdict(f"{THINK_DRAFT}VERDICT: CORRECT") is True
+    assert parse_verdict("<think>VERDICT: CORRECT") is None  # unclosed: no answer
+    assert parse_verdict("VERDICT: INCORRECT\n</think>\nVERDICT: CORRECT") is True  # a block the chat template opened
+    assert parse_verdict("VERDICT: CORRECT <think>VERDICT: INCORRECT</think>") is None  # only at the start: both stand
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
+from evals import reasoning
 from evals.providers import PROVIDERS, ProviderSpec, effective_spec
 from evals.urls import without_credentials
 
@@ -111,30 +112,12 @@ _OTHER_NAMED = {
 _BARE = re.compile(r"[\s*_#>\-=+|{}\[\],.:;]*+(?:`{3,}+[^\s`]*+|~{3,}+[^\s~]*+|</[A-Za-z_]++>)?[\s*_`~#>\-=+|{}\[\],]*+")
 # Where str.splitlines splits a line.
 _LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
-# A reasoning block at the reply's start, and its end.
-_REASONING = re.compile(r"\s*+<(think|thinking|reasoning)>", re.IGNORECASE)
-_REASONING_END = {tag: re.compile(rf"</{tag}\s*+>", re.IGNORECASE) for tag in ("think", "thinking", "reasoning")}
 _JSON_KEYS = {"verdict", "finalverdict", "judgment", "judgement"}  # lowercase, without "_", "-" and spaces
 class _Unclear:
     """A verdict named but not stated cleanly: the reply has none."""
 
 
 _UNCLEAR = _Unclear()
-
-
-def after_reasoning(text: str) -> str:
-    """The reply without the reasoning block it starts with (`<think>...</think>`, `<thinking>`,
-    `<reasoning>`, one after another): a judge's thoughts, where a draft verdict is no
-    verdict. A reply that is nothing but an unclosed block has no answer (""). The one
-    place the judges read a reply's reasoning; a reasoning splitter shared by every grader
-    can take its place."""
-    pos = 0
-    while opened := _REASONING.match(text, pos):
-        closed = _REASONING_END[opened.group(1).lower()].search(text, opened.end())
-        if not closed:
-            return ""
-        pos = closed.end()
-    return text[pos:]
 
 
 def parse_verdict(text: str) -> bool | None:
@@ -148,7 +131,7 @@ def parse_verdict(text: str) -> bool | None:
     It is read where a reader looks: the reply's last line (as the prompt asks) or its
     first, blank and fence lines aside. What is read:
 
-    - the text after a reasoning block at the reply's start (`after_reasoning`): a draft
+    - the text after a reasoning block at the reply's start (`evals.reasoning.split`, the rule every grader reads by): a draft
       inside it is not the verdict;
     - nothing when two statements disagree (a judge that wrote both is unparseable, never a
       pass), or a labeled line names a verdict without stating it cleanly ("NOT CORRECT",
@@ -160,7 +143,7 @@ def parse_verdict(text: str) -> bool | None:
 
     A sentence after the verdict, on its line or on the next ones, is the judge's reasoning.
     Linear in the reply's length (`bench/parse.py`)."""
-    text = unicodedata.normalize("NFKC", after_reasoning(text)).strip()
+    text = unicodedata.normalize("NFKC", reasoning.split(text)[1]).strip()
     if not _LABEL_WORD.search(text):
         return None
     found, json_at = _json_verdict(text)
