@@ -18,7 +18,7 @@ import sys
 import threading
 import time
 
-from evals import cache, run
+from evals import cache, locks, run
 from evals.providers import openai as openai_provider
 
 _spent: collections.Counter[str] = collections.Counter()
@@ -48,7 +48,11 @@ where = "asking processes" if ASKING else "pytest's process"
 _timed(run.EvalRun, "_prefetch_one", f"{where}: answering ahead (threads)")
 _timed(openai_provider.OpenAIProvider, "complete", f"{where}: the SDK's request")
 _timed(cache.RunCache, "lookup", f"{where}: cache lookups")
-_timed(cache.RecordLock, "acquire", f"{where}: record locks")
+# The lock a call is made under (`evals.locks.record_lock`): the item's folder, made by its
+# first lock, on POSIX; a lock file of its own where there is no flock.
+for lock in ("FolderLock", "FlockLock", "PortableLock"):
+    if hasattr(locks, lock):
+        _timed(getattr(locks, lock), "acquire", f"{where}: record locks")
 _timed(cache.RunCache, "store", f"{where}: storing records")
 _timed(run.EvalRun, "answer", f"{where}: the harness's part of an item")
 

@@ -30,8 +30,11 @@ def write_text_atomic(path: Path, text: str, *, durable: bool = True) -> None:
     """Write to a temporary file beside `path`, then rename over it, so a process killed
     mid-write leaves the previous file intact; `durable`: fsync before the rename, so a power
     cut does too (see the module's docstring for what may skip it)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")  # TEMP_FILE
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")  # TEMP_FILE
+    except FileNotFoundError:  # the folder's first file: made now (not before every write, as it mostly exists)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         try:
             data = memoryview(text.encode("utf-8"))

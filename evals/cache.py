@@ -18,7 +18,7 @@ from typing import Any
 
 from evals.atomic import write_json_atomic
 from evals.errors import ProviderError
-from evals.locks import RecordLock
+from evals.locks import RecordLock, record_lock
 from evals.names import file_name, file_name_before
 from evals.providers import Completion, kind_of
 from evals.scrub import Scrub
@@ -43,9 +43,11 @@ class RunCache:
         return self._paths(item_id, role)[0]
 
     def lock(self, item_id: str, role: str) -> RecordLock:
-        # All in one folder, so a record's first lock makes no folder of its own; a role holds
-        # no `.`, so no two records share a lock file.
-        return RecordLock(self.root / "locks" / f"{file_name(item_id)}.{file_name(role)}.lock")
+        """The lock held while the record's call is made: on the item's folder, which its
+        records are written into (`evals.locks`), or on a lock file where there is no flock.
+        Lock files are all in one folder, so a record's first lock makes no folder of its
+        own; a role holds no `.`, so no two records share a lock file."""
+        return record_lock(self.record_path(item_id, role).parent, self.root / "locks" / f"{file_name(item_id)}.{file_name(role)}.lock")
 
     def read(self, item_id: str, role: str, *, aside: bool = True) -> dict[str, Any] | None:
         """The usable record, or None when there is none (missing, corrupt, stale). A record
@@ -65,14 +67,14 @@ class RunCache:
         characters, any other character `_`). Worked out once per record: a call reads it
         two or three times."""
         if (paths := self._where.get((item_id, role))) is None:
-            path = self.root / "calls" / file_name(item_id) / f"{file_name(role)}.json"
-            paths = [path]
+            calls, item, record = self.root / "calls", file_name(item_id), f"{file_name(role)}.json"
+            names = [(item, record)]
             if (hashed := file_name_before(item_id)) is not None:
-                paths.append(self.root / "calls" / hashed / f"{file_name(role)}.json")
-            before = self.root / "calls" / _before(item_id) / f"{_before(role)}.json"
-            if before not in paths and _before(item_id) not in ("", ".", ".."):
-                paths.append(before)
-            self._where[item_id, role] = paths
+                names.append((hashed, record))
+            before = (_before(item_id), f"{_before(role)}.json")
+            if before not in names and before[0] not in ("", ".", ".."):
+                names.append(before)
+            paths = self._where[item_id, role] = [calls / folder / name for folder, name in names]
         return paths
 
     def _load(self, path: Path, *, aside: bool = True) -> dict[str, Any] | None:

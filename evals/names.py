@@ -26,7 +26,7 @@ WINDOWS_MAX_PATH = 260
 
 def file_name(name: str) -> str:
     """The file name (without extension) that `name`, and no other name, is filed under."""
-    if PLAIN.fullmatch(name) and not name.endswith(".") and not DEVICES.fullmatch(name):
+    if _plain(name):
         return name
     readable, digest = _readable(name), _digest(name)
     if _device_to_windows(readable):  # `nul.txt~...` is still the device NUL to Windows
@@ -38,8 +38,14 @@ def file_name_before(name: str) -> str | None:
     """Where `file_name` filed `name` before its hashed names kept off Windows' device names,
     when that differs (`nul.txt~<hash>`, now `_nul.txt~<hash>`): what a run filed there on
     another system is still found."""
-    before = f"{_readable(name)}~{_digest(name)}"
-    return before if _device_to_windows(_readable(name)) else None
+    if _plain(name):  # filed under itself, then as now
+        return None
+    readable = _readable(name)
+    return f"{readable}~{_digest(name)}" if _device_to_windows(readable) else None
+
+
+def _plain(name: str) -> bool:
+    return bool(PLAIN.fullmatch(name)) and not name.endswith(".") and not DEVICES.fullmatch(name)
 
 
 def _device_to_windows(readable: str) -> bool:

@@ -53,6 +53,62 @@ def test_a_record_lock_excludes_other_threads_and_processes_until_released(tmp_p
     again.release()
 
 
+# Where a filesystem cannot flock a folder (NFS: EBADF on a folder open for reading only).
+NO_FOLDER_FLOCK = """
+import errno, fcntl, os, stat
+_flock = fcntl.flock
+def flock(fd, operation):
+    if stat.S_ISDIR(os.fstat(fd).st_mode):
+        raise OSError(errno.EBADF, "Bad file descriptor")
+    return _flock(fd, operation)
+fcntl.flock = flock
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="flock is POSIX: Windows locks a lock file (PortableLock, above)")
+@pytest.mark.parametrize("folders", ["lockable", "not lockable"])
+def test_a_call_is_locked_on_its_items_folder_and_creates_no_lock_file(tmp_path, folders):
+    """Creating a lock file per call was most of a first run's lock cost: the lock is on the
+    item's folder, which its records go into anyway; a lock file only where a folder cannot be
+    flocked. Either way it excludes other threads and processes until released."""
+    script = (NO_FOLDER_FLOCK if folders == "not lockable" else "") + """
+import pathlib, sys, threading
+from evals.cache import RunCache
+store = RunCache(pathlib.Path(sys.argv[1]), "session")
+held = store.lock("mc-001", "candidate")
+if sys.argv[2] == "hold":
+    print(held.acquire(wait=False), store.lock("mc-001", "judge-0").acquire(wait=False), store.lock("mc-002", "candidate").acquire(wait=False))
+    got = []
+    thread = threading.Thread(target=lambda: got.append(store.lock("mc-001", "candidate").acquire(wait=False)))
+    thread.start(); thread.join()
+    print(got[0])
+    sys.stdout.flush()
+    sys.stdin.readline()
+    held.release()
+    print(store.lock("mc-001", "candidate").acquire(wait=False))
+else:
+    print(held.acquire(wait=False))
+"""
+    root = tmp_path / "run"
+    holder = subprocess.Popen([sys.executable, "-c", script, str(root), "hold"], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        # The item's other calls wait too where the folder is the lock; a lock file is the call's own.
+        assert holder.stdout.readline().split() == ["True", "False" if folders == "lockable" else "True", "True"]
+        assert holder.stdout.readline().strip() == "False"  # another thread
+        other = subprocess.run([sys.executable, "-c", script, str(root), "try"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert other.stdout.strip() == "False", other.stderr  # another process
+        holder.stdin.write("\n")
+        holder.stdin.flush()
+        assert holder.stdout.readline().strip() == "True"  # released
+    finally:
+        holder.kill()
+        holder.wait()
+    assert sorted(path.name for path in (root / "calls").iterdir()) == ["mc-001", "mc-002"]
+    lock_files = sorted(path.name for path in (root / "locks").iterdir()) if (root / "locks").exists() else []
+    assert lock_files == ([] if folders == "lockable" else ["mc-001.candidate.lock", "mc-001.judge-0.lock", "mc-002.candidate.lock"])
+
+
 def test_the_cache_and_atomic_writes_run_without_posix_calls(tmp_path):
     """On Windows `import evals.cache` failed (fcntl), and every write called os.fchmod."""
     script = AS_WINDOWS + """

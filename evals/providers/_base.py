@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import email.utils
+import functools
 import json
 import math
 import os
@@ -198,6 +199,11 @@ class ProviderSpec:
 
     def identity(self) -> dict[str, Any]:
         """Who is asked, as a cache record holds it (and a Batch API ledger names it)."""
+        return dict(self._identity)
+
+    @functools.cached_property
+    def _identity(self) -> dict[str, Any]:
+        # Worked out once per spec (it is frozen): every call's record names it, twice per item.
         ident = dataclasses.asdict(self)
         del ident["api_key_env"], ident["responses_api"], ident["device"], ident["recorded"], ident["options"], ident["extra"]
         if not ident["thinking"]:
