@@ -4,8 +4,9 @@ One small interface, `acquire(wait=...) -> bool` and `release()`, and three ways
 
   * `FolderLock` (POSIX): flock(2) on the folder of the item's records itself. The folder is
     made for the records anyway, so taking a lock creates no file: creating a lock file of its
-    own was most of a lock's cost (`bench/locks.py`: ~400 us of CPU on this machine's ext4
-    against ~20 us). One lock per item, not per call: an item's calls (the candidate's, then
+    own was most of a lock's cost (`bench/locks.py`: 1,255 us of CPU per new item with a lock
+    file, its folder included, against 570 us, on the development machine's ext4). One lock
+    per item, not per call: an item's calls (the candidate's, then
     each judge's) are made one after another, never two at once, so none waits on another of
     its own item. Held while its descriptor is open, so a killed process never leaves it held.
   * `FlockLock` (POSIX): flock(2) on a lock file of its own, where a filesystem cannot flock a
