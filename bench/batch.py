@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.throughput import write_dataset  # noqa: E402
-from tests.loopback import ServerProcess  # noqa: E402
+from tests.support.loopback import ServerProcess  # noqa: E402
 
 
 def main() -> None:

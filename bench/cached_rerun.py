@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.cpu import PYCACHE  # noqa: E402
-from tests.loopback import ServerProcess  # noqa: E402
+from tests.support.loopback import ServerProcess  # noqa: E402
 
 GOAL = 1.5
 NAME = "Bench Cached"

@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.throughput import write_dataset  # noqa: E402
-from tests.loopback import ServerProcess  # noqa: E402
+from tests.support.loopback import ServerProcess  # noqa: E402
 
 REQUEST_PHASE_GOAL = 1.3  # at 2,000 items / 64 in flight (issue 12, goal 2)
 # Compiled bytecode, kept outside the checkout: a machine that sets PYTHONDONTWRITEBYTECODE

@@ -26,7 +26,7 @@ import openai
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.loopback import ServerProcess  # noqa: E402
+from tests.support.loopback import ServerProcess  # noqa: E402
 
 IN_FLIGHT = 64
 BODY = {"model": "bench-model", "messages": [{"role": "user", "content": "Benchmark question 1? A) a B) b C) c D) d"}]}

@@ -1,6 +1,6 @@
 """Local provider throughput: generated tokens per second, batched vs one prompt at a time.
 
-Builds a small random Llama on the spot (no download; `tests/tiny_model.py`, wider and deeper
+Builds a small random Llama on the spot (no download; `tests/support/tiny_model.py`, wider and deeper
 than the tests'), then answers the bundled multiple-choice prompts twice on the CPU (or the GPU
 with --device): one by one, and through `complete` called from as many threads as EvalRun's
 prefetch uses, so the generation thread batches them. Greedy replies must be equal both ways.
@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from evals.providers import ProviderSpec, Request, effective_spec, make_provider  # noqa: E402
-from tests.tiny_model import build_checkpoint  # noqa: E402
+from tests.support.tiny_model import build_checkpoint  # noqa: E402
 
 
 def prompts(count: int, max_new: int) -> list[Request]:

@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.test_answer_extraction import ALPHABET, CASES, SHAPES, graded, shaped  # noqa: E402
+from tests.support.answer_tables import ALPHABET, CASES, SHAPES, graded, shaped  # noqa: E402
 
 DEFAULT_REFERENCE = ROOT.parent / "shared" / "reference" / "mc-replies-mmlu-pro.jsonl"
 

@@ -2,7 +2,7 @@
 
     uv run python bench/parse.py [--sizes 32,128,512,1024] [--repeat 5] [--budget 2] [--only NAME,...]
 
-Every reply of `tests/adversarial_replies.py` (repeated and unclosed fences, thousands of
+Every reply of `tests/support/adversarial_replies.py` (repeated and unclosed fences, thousands of
 "Answer:" leads, runs of parentheses, markup, whitespace, newlines, ...) is built at each size
 (KB) and given to each parser: code extraction (`extract_code`), letter extraction
 (`extract_letter`), verdict parsing (`parse_verdict`), the reasoning splitter
@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.adversarial_replies import PARSERS, REPLIES  # noqa: E402
+from tests.support.adversarial_replies import PARSERS, REPLIES  # noqa: E402
 
 MB = 1024 * 1024
 NOISE = 1e-4  # s: a smaller time at the smallest size is too noisy for the growth summary

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from throughput import run_harness, write_dataset  # noqa: E402
 
-from tests.loopback import ServerProcess  # noqa: E402
+from tests.support.loopback import ServerProcess  # noqa: E402
 
 
 def session(url: str, dataset: Path, work: Path, concurrency: int) -> tuple[float, dict]:

@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.loopback import ServerProcess  # noqa: E402
+from tests.support.loopback import ServerProcess  # noqa: E402
 
 
 def write_dataset(path: Path, items: int) -> None:

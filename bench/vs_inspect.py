@@ -59,9 +59,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from evals.tasks.multiple_choice import MultipleChoice  # noqa: E402
-from tests.loopback import ServerProcess  # noqa: E402
 from throughput import write_dataset  # noqa: E402
+
+from evals.tasks.multiple_choice import MultipleChoice  # noqa: E402
+from tests.support.loopback import ServerProcess  # noqa: E402
 
 GOAL = 0.5  # harness wall / inspect wall, in every scenario
 CACHE = Path.home() / ".cache" / "roblox-evals"

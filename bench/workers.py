@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.cpu import PYCACHE  # noqa: E402
 from bench.throughput import write_dataset  # noqa: E402
-from tests.loopback import Answer, OpenAIServer, ServerProcess, last_user_text  # noqa: E402
+from tests.support.loopback import Answer, OpenAIServer, ServerProcess, last_user_text  # noqa: E402
 
 WORKERS = ("0", "1", "2")
 

@@ -22,7 +22,7 @@ the String type id 0x01, as Studio and rbx_binary write it; 0x1d is
 `Bytecode`, which Studio ignores.
 
 The writer leaves every chunk uncompressed (compressed length 0), which the
-format allows. The tests read the models back with tests/luau/rbxm_reader.py.
+format allows. The tests read the models back with tests/support/luau/rbxm_reader.py.
 """
 
 from __future__ import annotations

@@ -1,0 +1,35 @@
+"""The GitHub workflow (.github/workflows/ci.yml: ubuntu, windows, macos) cannot run here: what
+can be checked is that it runs .ci/run's commands, and the README's test command among them."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.support import browser
+
+# Commands the workflow runs and .ci/run may not (none: every command is run by both).
+PENDING: set[str] = set()
+
+
+def commands(path: Path) -> set[str]:
+    """The `uv ...` commands a script or workflow runs, one per line (after a `run:` or alone)."""
+    found = (re.match(r"\s*(?:-\s*)?(?:run:\s*)?(uv (?:run|sync)\b.*?)\s*$", line) for line in path.read_text(encoding="utf-8").splitlines())
+    return {m.group(1) for m in found if m}
+
+
+
+
+def test_a_missing_chromium_skips_the_browser_tests_only_where_the_variable_says_so(tmp_path, monkeypatch):
+    monkeypatch.setattr(browser, "CHROMIUM", tmp_path / "no-chromium")
+    with pytest.raises(browser.BrowserUnavailable) as raised:
+        browser.start_chromium(tmp_path / "profile")
+    assert "no-chromium not found: install headless Chromium with `apt-get install chromium chromium-driver`" in str(raised.value)
+
+    monkeypatch.delenv(browser.SKIP_WITHOUT_CHROMIUM, raising=False)
+    assert not browser.skipped_without_chromium(raised.value)
+    monkeypatch.setenv(browser.SKIP_WITHOUT_CHROMIUM, "1")
+    assert browser.skipped_without_chromium(raised.value)
+    assert not browser.skipped_without_chromium(browser.BrowserUnavailable("chromedriver could not start Chromium: crashed"))

@@ -1,0 +1,126 @@
+"""The process that asks the model (`evals.fetcher`): whatever becomes of it, the run loses nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.support.harness import ROOT, harness_command, harness_env
+from tests.support.loopback import OpenAIServer
+
+
+def asking_children(parent: int) -> list[int]:
+    """The pids of `parent`'s child processes running `evals.fetcher`."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            status = (proc / "status").read_text()
+            command = (proc / "cmdline").read_bytes().split(b"\0")
+        except (OSError, ValueError):
+            continue
+        ppid = next((int(line.split()[1]) for line in status.splitlines() if line.startswith("PPid:")), None)
+        if ppid == parent and b"evals.fetcher" in command:
+            found.append(int(proc.name))
+    return found
+
+
+def asking_run(server: OpenAIServer, tmp_path: Path, *args: str) -> subprocess.Popen:
+    """An 8-item run against `server`, returned once the first request has arrived."""
+    command = harness_command("-q", "-p", "no:cacheprovider", "--provider=openai", "--model=m", f"--base-url={server.url}/v1",
+                              "-m", "multiple_choice", "--limit=8", *args, run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+    run = subprocess.Popen(command, cwd=ROOT, env=harness_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 60
+    while not server.requests and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return run
+
+
+def test_a_killed_asking_process_loses_nothing_and_says_so(tmp_path):
+    """Killed halfway (an OOM killer, a stray signal): the items it had not answered are asked
+    by pytest's process itself, every answer is kept, and the end of the run says what happened."""
+    with OpenAIServer(lambda request: "Answer: A", latency=0.4) as server:
+        run = asking_run(server, tmp_path, "--concurrency=2")
+        children = asking_children(run.pid)
+        assert len(children) == 1, children
+        os.kill(children[0], signal.SIGKILL)
+        output, _ = run.communicate(timeout=120)
+        asked = len(server.requests)
+    result = json.loads(next((tmp_path / "results").rglob("*.json")).read_text())
+    assert run.returncode in (0, 1), output
+    assert [row["status"] for row in result["results"]].count("apiError") == 0 and len(result["results"]) == 8, output
+    assert "note: the process asking the model was killed by signal 9; pytest's process asked what it had not" in output, output
+    assert 8 <= asked <= 8 + 2  # at most the calls in flight when it was killed are asked again
+
+
+def processes_marked(marker: str) -> list[int]:
+    """The pids of live processes whose environment carries RUN_MARK=`marker`: a run's
+    processes, whoever their parent is now (a child left behind is re-parented)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            environ = (proc / "environ").read_bytes().split(b"\0")
+        except (OSError, ValueError):
+            continue
+        if f"RUN_MARK={marker}".encode() in environ:
+            found.append(int(proc.name))
+    return found
+
+
+def test_a_rerun_of_a_finished_run_asks_nothing_and_leaves_no_process(tmp_path):
+    env = harness_env(RUN_MARK=tmp_path.name)
+    with OpenAIServer(lambda request: "Answer: A") as server:
+        args = ("-q", "-p", "no:cacheprovider", "--provider=openai", "--model=m", f"--base-url={server.url}/v1", "-m", "multiple_choice", "--limit=4")
+        command = harness_command(*args, run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+        first = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+        asked = len(server.requests)
+        again = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+        assert len(server.requests) == asked == 4, first.stdout[-2000:]
+    assert again.returncode == first.returncode and "note:" not in again.stdout + again.stderr, again.stdout[-2000:]
+    assert processes_marked(tmp_path.name) == []  # no asking process outlives its run
+
+
+def test_with_many_requests_in_flight_the_items_are_split_between_asking_processes(tmp_path):
+    """One asking process per 32 requests allowed in flight (at most one per core): at 64, on
+    a machine with two cores or more, two, each asking half of the items, each once."""
+    expected = min(len(os.sched_getaffinity(0)), 2)
+    with OpenAIServer(lambda request: "Answer: A", latency=0.5) as server:
+        run = asking_run(server, tmp_path, "--concurrency=64")
+        children = asking_children(run.pid)
+        output, _ = run.communicate(timeout=120)
+        prompts = [json.dumps(request.body["messages"]) for request in server.requests]
+    assert len(children) == expected, children
+    assert run.returncode in (0, 1) and "note:" not in output, output
+    assert len(prompts) == len(set(prompts)) == 8
+
+
+def test_a_judge_whose_key_is_missing_stops_nothing_when_no_judged_item_runs(tmp_path):
+    """-k picks multiple-choice items only; freeform is reachable by -m, and its default judges
+    include an Anthropic model with no key set. The asking process makes a judge only when it
+    has judged items to ask (its key is checked then, by pytest's process, with one line)."""
+    with OpenAIServer(lambda request: "Answer: A") as server:
+        done = subprocess.run(harness_command("-q", "-p", "no:cacheprovider", "--provider=openai", "--model=m", f"--base-url={server.url}/v1",
+                                              "-k", "mc-00", run_dir=tmp_path / "runs", results_dir=tmp_path / "results"),
+                              cwd=ROOT, env=harness_env(), capture_output=True, text=True, timeout=120)
+        asked = len(server.requests)
+    assert done.returncode == 1 and "note:" not in done.stdout + done.stderr, done.stdout[-3000:] + done.stderr[-2000:]
+    assert asked == 9
+
+
+def test_a_folder_named_evals_where_the_command_runs_is_not_what_the_asking_process_imports(tmp_path):
+    """The asking process runs `python -P -m evals.fetcher`: without -P, `-m` would put the
+    working folder first on its path, and a user's own `evals` package there would be run."""
+    (tmp_path / "evals").mkdir()
+    (tmp_path / "evals" / "__init__.py").write_text("raise ImportError('the wrong evals package')\n")
+    pytest_script = Path(sys.executable).with_name("pytest")  # the console script: its own folder first on its path
+    with OpenAIServer(lambda request: "Answer: A") as server:
+        done = subprocess.run([str(pytest_script), f"--rootdir={ROOT}", "-c", str(ROOT / "pyproject.toml"), str(ROOT / "tests_evals"),
+                               "-q", "-p", "no:cacheprovider", "--provider=openai", "--model=m", f"--base-url={server.url}/v1",
+                               "-m", "multiple_choice", "--limit=2", f"--run-dir={tmp_path / 'runs'}", f"--results-dir={tmp_path / 'results'}"],
+                              cwd=tmp_path, env=harness_env(), capture_output=True, text=True, timeout=120)
+        asked = len(server.requests)
+    assert "note:" not in done.stdout + done.stderr and asked == 2, done.stdout[-3000:] + done.stderr[-2000:]

@@ -1,0 +1,95 @@
+"""Start-up: the model's SDK is imported only by the process that asks the model, and only the
+SDKs of the providers a run calls. pytest's own process imports none for a provider that asks
+over the network: a child process asks (`evals.fetcher`) and imports the SDK while pytest
+plans and collects. A judge's SDK (anthropic, seconds to import) is not imported by a run
+that asks no judge, though its key is still redacted; torch and huggingface_hub only when a
+local model or the Hub is used; pydantic only when there is a models.json entry or a result
+file to check."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.support.harness import ROOT, harness_env
+from tests.support.loopback import OpenAIServer
+
+HEAVY = ("openai", "anthropic", "torch", "transformers", "huggingface_hub", "pydantic")
+# Loaded by every Python process the run starts (PYTHONPATH): an audit hook notes each heavy
+# module as it is imported, in a file per process named by its pid, beside its command line.
+SITECUSTOMIZE = f"""
+import json, os, sys
+_heavy = {HEAVY!r}
+_out = os.path.join(os.environ["IMPORTS_SEEN"], f"{{os.getpid()}}.json")
+_seen = set()
+def _note(event, args):
+    if event == "import" and args[0] in _heavy and args[0] not in _seen:
+        _seen.add(args[0])
+        with open(_out, "w") as f:
+            json.dump({{"argv": sys.orig_argv, "modules": sorted(_seen)}}, f)
+sys.addaudithook(_note)
+with open(_out, "w") as f:
+    json.dump({{"argv": sys.orig_argv, "modules": []}}, f)
+"""
+
+
+def imported(*args: str, tmp_path, env_extra: dict[str, str] | None = None) -> dict:
+    """Which heavy modules pytest's processes (with -n, the workers too) imported, and which
+    the asking processes did."""
+    hook, seen = tmp_path / "hook", tmp_path / "seen"
+    hook.mkdir()
+    seen.mkdir()
+    (hook / "sitecustomize.py").write_text(SITECUSTOMIZE)
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--run-dir={tmp_path / 'runs'}", f"--results-dir={tmp_path / 'results'}", *args]
+    env = harness_env(ANTHROPIC_API_KEY="fake-anthropic-key", PYTHONPATH=str(hook), IMPORTS_SEEN=str(seen), **(env_extra or {}))
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    processes = [json.loads(path.read_text()) for path in seen.glob("*.json")]
+    asking = [p["modules"] for p in processes if "evals.fetcher" in p["argv"]]
+    pytest_processes = [p["modules"] for p in processes if "evals.fetcher" not in p["argv"]]  # pytest's, and xdist workers
+    return {"exit": done.returncode, "pytest": sorted({m for modules in pytest_processes for m in modules}),
+            "asking": sorted({m for modules in asking for m in modules}), "askers": len(asking), "output": done.stdout[-2000:],
+            "workers": sum(any("exec(eval(sys.stdin.readline()))" in arg for arg in p["argv"]) for p in processes)}  # as execnet starts an xdist worker
+
+
+def test_an_openai_run_without_judged_items_imports_only_the_openai_sdk(tmp_path):
+    with OpenAIServer() as server:
+        # The default judges include an Anthropic model; no freeform item runs, so none is asked.
+        seen = imported("--provider=openai", "--model=m", f"--base-url={server.url}/v1", "-m", "multiple_choice", "--limit=2", tmp_path=tmp_path)
+    assert seen["exit"] == 1 and "2 failed" in seen["output"], seen  # the loopback model names no letter: two wrong answers
+    assert seen["pytest"] == [] and seen["askers"] == 1, seen
+    assert "openai" in seen["asking"] and not {"anthropic", "torch", "transformers", "huggingface_hub"} & set(seen["asking"]), seen
+
+
+def test_an_offline_run_imports_no_sdk(tmp_path):
+    """Nor pydantic: with nothing in models.json, no schema is needed (evals/schema.py)."""
+    seen = imported("--provider=reference", "--limit=2", tmp_path=tmp_path)
+    assert seen["exit"] == 0 and seen["pytest"] == [] and seen["askers"] == 0, seen
+
+
+@pytest.mark.parametrize("judge", ["anthropic:claude-judge"])
+def test_a_judged_run_imports_the_judges_sdk(tmp_path, judge):
+    with OpenAIServer() as server:
+        seen = imported("--provider=openai", "--model=m", f"--base-url={server.url}/v1", f"--judge={judge}@{server.url}",
+                        "-m", "freeform", "--limit=1", tmp_path=tmp_path)
+    assert "anthropic" in seen["asking"] and seen["pytest"] == [], seen
+
+
+def test_an_xdist_controller_imports_no_sdk_and_still_checks_the_key(tmp_path):
+    """The controller asks nothing, its workers do: importing the SDK there only delays the
+    workers' start. A missing key still stops the command with one line. LeetCode grades in
+    each worker, so `-n 2` really starts workers (an eval that only waits on the model would
+    run in one process, with no controller to check)."""
+    with OpenAIServer() as server:
+        args = ("--provider=openai", "--model=m", f"--base-url={server.url}/v1", "-m", "leetcode", "--limit=4", "-n", "2")
+        seen = imported(*args, tmp_path=tmp_path)
+        assert seen["exit"] in (0, 1) and len(server.requests) == 4, seen
+        assert seen["workers"] == 2, seen  # the premise: a controller and two workers ran
+        assert seen["pytest"] == [] and "openai" in seen["asking"], seen
+        missing = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--run-dir={tmp_path / 'runs'}",
+                                  f"--results-dir={tmp_path / 'results'}", *args],
+                                 cwd=ROOT, env={**harness_env(), "OPENAI_API_KEY": ""}, capture_output=True, text=True, timeout=120)
+    assert missing.returncode == 4 and "OPENAI_API_KEY is not set" in missing.stderr + missing.stdout, missing.stdout[-2000:] + missing.stderr[-2000:]
+    assert len(server.requests) == 4

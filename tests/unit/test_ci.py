@@ -1,0 +1,31 @@
+"""The GitHub workflow (.github/workflows/ci.yml: ubuntu, windows, macos) cannot run here: what
+can be checked is that it runs .ci/run's commands, and the README's test command among them."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from tests.support import ROOT
+
+# Commands the workflow runs and .ci/run may not (none: every command is run by both).
+PENDING: set[str] = set()
+
+
+def commands(path: Path) -> set[str]:
+    """The `uv ...` commands a script or workflow runs, one per line (after a `run:` or alone)."""
+    found = (re.match(r"\s*(?:-\s*)?(?:run:\s*)?(uv (?:run|sync)\b.*?)\s*$", line) for line in path.read_text(encoding="utf-8").splitlines())
+    return {m.group(1) for m in found if m}
+
+
+def test_the_workflow_runs_what_ci_runs_and_the_readmes_test_command():
+    ci, workflow = commands(ROOT / ".ci/run"), commands(ROOT / ".github/workflows/ci.yml")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    test_command = re.search(r"&& (uv run pytest tests[^#\n]*?)\s*#", readme).group(1)
+
+    assert ci - workflow == set()
+    assert workflow - ci <= PENDING
+    assert {test_command, "uv run build --check"} <= ci & workflow
+    assert any(c.startswith("uv sync --locked ") for c in ci & workflow)
+
+

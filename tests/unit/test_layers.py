@@ -1,0 +1,146 @@
+"""The layers of the harness, enforced: every import of `evals/` and `plugins/` points down or
+sideways, never up, there is no cycle (imports inside functions count: they only delay one),
+and nothing above the parts names a concrete eval or provider. docs/layers.md draws the
+layers; a new module is placed in `LAYERS` here, or this test says where it is missing.
+
+Imports under `if TYPE_CHECKING:` are left out: they never run, and type checkers need them."""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+from pathlib import Path
+
+import pytest
+
+from tests.support import ROOT
+
+PACKAGES = ("evals", "plugins")
+
+# Bottom to top. A module may import its own layer's modules and any below (no cycles).
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    ("core", ("evals", "evals.errors", "evals.atomic", "evals.locks", "evals.names", "evals.scrub", "evals.stats", "evals.hub", "evals.urls", "evals.reasoning")),
+    ("registries", ("evals.extensions", "evals.flags")),  # the registries, and the table of flags extensions declare theirs in
+    # The extensions and what they are made of: one room each.
+    ("parts", ("evals.tasks", "evals.tasks.*", "evals.providers", "evals.providers.*", "evals.datasets", "evals.datasets.*",
+               "evals.grading", "evals.grading.*", "evals.luau", "evals.luau.*", "evals.energy", "evals.energy.*")),
+    ("identity", ("evals.identity", "evals.config", "evals.plan", "evals.plans")),
+    ("engine", ("evals.cache", "evals.run", "evals.fetcher", "evals.batch", "evals.engine", "evals.engine.*", "evals.askers", "evals.askers.*")),
+    ("outputs", ("evals.results", "evals.schema", "evals.registry", "evals.verify", "evals.regrade", "evals.publish", "evals.site", "evals.metadata")),
+    ("commands", ("evals.evaluate", "evals.cli", "evals.cli.*", "plugins", "plugins.*")),
+]
+# Above the parts, only these modules of the parts may be named: the interfaces, never a
+# concrete eval, dataset loader, grader or provider (those are reached through the registries).
+INTERFACES = ("evals.tasks", "evals.tasks._base", "evals.datasets", "evals.providers", "evals.providers._base", "evals.providers._retry",
+              "evals.providers._batch", "evals.energy", "evals.energy._base", "evals.grading.judges")
+
+
+def modules() -> dict[str, Path]:
+    found = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            found[name] = path
+    return found
+
+
+def _type_checking_lines(tree: ast.AST) -> set[int]:
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for child in node.body:
+                lines.update(range(child.lineno, (child.end_lineno or child.lineno) + 1))
+    return lines
+
+
+def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
+    """The project's modules `name` imports, at its top or inside any function."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skip = _type_checking_lines(tree)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if getattr(node, "lineno", None) in skip:
+            continue
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            # `from evals import stats` imports the module evals.stats
+            targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base for alias in node.names]
+        else:
+            continue
+        for target in targets:
+            while target and target not in known:  # `import evals.luau.runner as r`: the module itself
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                found.add(target)
+    return found
+
+
+def layer_of(name: str) -> int | None:
+    for index, (_, patterns) in enumerate(LAYERS):
+        if any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns):
+            return index
+    return None
+
+
+@pytest.fixture(scope="module")
+def graph() -> dict[str, set[str]]:
+    found = modules()
+    return {name: imports_of(name, path, set(found)) for name, path in found.items()}
+
+
+def test_every_module_has_a_layer(graph):
+    unplaced = sorted(name for name in graph if layer_of(name) is None)
+    assert not unplaced, f"place these modules in a layer of tests/test_layers.py (and docs/layers.md): {unplaced}"
+
+
+def test_no_import_points_up(graph):
+    upward = sorted(f"{name} ({LAYERS[layer_of(name)][0]}) imports {target} ({LAYERS[layer_of(target)][0]})"
+                    for name, targets in graph.items() for target in targets
+                    if layer_of(name) is not None and layer_of(target) is not None and layer_of(target) > layer_of(name))
+    assert not upward, "\n".join(upward)
+
+
+def test_nothing_above_the_parts_names_a_concrete_extension(graph):
+    parts = next(i for i, (layer, _) in enumerate(LAYERS) if layer == "parts")
+    named = sorted(f"{name} imports {target}" for name, targets in graph.items() for target in targets
+                   if (layer_of(name) or 0) > parts and layer_of(target) == parts and target not in INTERFACES)
+    assert not named, "\n".join(named)
+
+
+def test_no_cycles(graph):
+    cycles = []
+    state: dict[str, int] = {}  # 1: on the path, 2: done
+    path: list[str] = []
+
+    def visit(name: str) -> None:
+        state[name] = 1
+        path.append(name)
+        for target in sorted(graph.get(name, ())):
+            if state.get(target) == 1:
+                cycles.append(" -> ".join([*path[path.index(target):], target]))
+            elif target not in state:
+                visit(target)
+        path.pop()
+        state[name] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name)
+    assert not cycles, "\n".join(cycles)
+
+
+def test_the_walker_sees_imports_inside_functions_and_relative_ones(tmp_path):
+    """The test above cannot pass by not seeing an import: a lazy, a relative and a
+    `from package import module` import are all found."""
+    source = tmp_path / "m.py"
+    source.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from evals import site\n"
+                      "def f():\n    from evals import stats\n    from .results import x\n    import evals.luau.runner as r\n")
+    known = {"evals", "evals.stats", "evals.results", "evals.luau", "evals.luau.runner", "evals.site"}
+    assert imports_of("evals.m", source, known) == {"evals.stats", "evals.results", "evals.luau.runner"}

@@ -1,0 +1,76 @@
+"""Reply parsing finishes on any reply: code extraction, letter extraction, verdict parsing and
+the reasoning splitter on the adversarial replies of `tests/support/adversarial_replies.py` (unclosed
+fences, thousands of "Answer:" leads, runs of parentheses, markup, blank space and newlines,
+reasoning tags, ...) at 1 MB.
+
+This is a hang guard, not a speed test. Each reply is parsed in a child process, and a
+parse that has not answered after GUARD_SECONDS fails the test; the child is killed and the
+next test starts another. Linear parsing of a 1 MB reply takes well under a second on a slow,
+busy machine (the two 8 MB ones below, a few seconds): the guard is 10 to 100 times that.
+The quadratic parsers they replace took minutes to hours on them (a 112 KB reply of unclosed
+fences took 66 s), so they fail whatever the machine. How fast parsing is, is measured by
+`bench/parse.py`.
+
+The child answers with what the parsers made of the reply, checked against the table."""
+
+from __future__ import annotations
+
+import json
+import select
+import subprocess
+import sys
+
+import pytest
+
+from tests.support.adversarial_replies import REPLIES, parse_all
+from tests.support.harness import ROOT
+
+GUARD_SECONDS = 30.0
+
+
+class HangGuard:
+    """A child Python process that parses generated replies; one that has not answered
+    within the limit is killed (and the next request starts a new child)."""
+
+    def __init__(self):
+        self.child: subprocess.Popen | None = None
+
+    def parse(self, name: str, size: int, limit: float = GUARD_SECONDS) -> dict:
+        if self.child is None:
+            self.child = subprocess.Popen(
+                [sys.executable, "-m", "tests.support.adversarial_replies", "--serve"],
+                cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+            )
+        self.child.stdin.write(f"{name} {size}\n")
+        self.child.stdin.flush()
+        ready, _, _ = select.select([self.child.stdout], [], [], limit)
+        if not ready:
+            self.close()
+            pytest.fail(f"parsing the {size // 1024} KB reply {name!r} did not finish within {limit:g} s: it hangs", pytrace=False)
+        line = self.child.stdout.readline()
+        if not line:
+            code = self.child.wait()
+            self.child = None
+            pytest.fail(f"the parsing child exited with {code} on {name!r}", pytrace=False)
+        return json.loads(line)
+
+    def close(self) -> None:
+        if self.child is not None:
+            self.child.kill()
+            self.child.wait()
+            self.child = None
+
+
+@pytest.fixture(scope="module")
+def guard():
+    guard = HangGuard()
+    yield guard
+    guard.close()
+
+
+@pytest.mark.parametrize("reply", REPLIES, ids=[r.name for r in REPLIES])
+def test_small_replies_parse_the_same(reply):
+    """At 4 KB, in this process: what the table says holds whatever the size."""
+    assert parse_all(reply.build(4096)) == {"letter": reply.letter, "verdict": reply.verdict, "code": reply.code, "reasoning": reply.reasoning}
+
+

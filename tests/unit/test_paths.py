@@ -1,0 +1,65 @@
+"""Bad inputs meet the filesystem: ids are data, never paths; option values pytest could take
+for test paths; run and result folders that cannot be used; temporary files left by a killed
+run. Each through the command line, as a user meets it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from evals.cache import RunCache
+from evals.names import file_name
+
+pytest_plugins = ["pytester"]
+
+# Ids a dataset file may hold. Before, `../../../../x` wrote outside the run folder, and `a/b`,
+# `a_b` and `a b` (or two long ids sharing their first 120 characters) shared one cache record.
+IDS = [
+    "../../../../x", "..", ".", "a  b", "a/b", "a_b", "a b", "a\\b", "x\x00y", "Q1", "q1", "con", "-rf", ".hidden",
+    "é", "日本語", "\ud800", "x" * 10_000, "x" * 9_999 + "y", "mc-001",
+]
+
+
+def test_file_names_are_injective_plain_or_hashed_and_stay_in_their_folder():
+    names = [file_name(i) for i in IDS]
+    assert len({n.lower() for n in names}) == len(IDS)  # case-insensitive filesystems too
+    for name in names:
+        assert name and "/" not in name and "\\" not in name and "\x00" not in name and name.isascii()
+        assert not name.startswith((".", "-", "~")) and len(name) <= 120
+    assert file_name("mc-001") == "mc-001" and file_name("lc-easy-01-two-sum") == "lc-easy-01-two-sum"  # today's names kept
+    assert file_name("Q1").startswith("Q1~") and file_name("a/b").startswith("a_b~")
+
+
+def test_records_under_the_names_of_before_are_still_found(tmp_path):
+    """Run folders written before ids were hashed keep their records: an id that was filed
+    under a lossy name (`Q1`, `a/b` -> `a_b`) is read back from it, and only by its own id."""
+    cache = RunCache(tmp_path, session=None)
+    for item, old in (("Q1", "Q1"), ("a/b", "a_b")):
+        (tmp_path / "calls" / old).mkdir(parents=True)
+        record = {"format": 1, "item": item, "role": "candidate", "request": {"q": item}, "response": {"text": "Answer: A", "usage": {}}}
+        (tmp_path / "calls" / old / "candidate.json").write_text(json.dumps(record))
+    assert cache.read("Q1", "candidate")["item"] == "Q1"
+    assert cache.read("a/b", "candidate")["item"] == "a/b"
+    assert cache.read("a_b", "candidate") is None  # a_b's own name, holding a/b's record
+
+
+# -- option values that pytest could take for test paths ----------------------------------------
+# pytest picks its root directory and settings from the command line's paths before the harness
+# declares its options, so the value in `--model /models/llama` counts as a path there.
+
+
+def listed(result: pytest.RunResult) -> list[str]:
+    """Every item a `--co -q` run listed: the evals' only, never the harness's own tests."""
+    assert result.ret == 0, "\n".join(result.outlines + result.errlines)
+    items = [line for line in result.outlines if "::" in line]
+    assert items and all(line.startswith("tests_evals/") for line in items), items[:5]
+    return items
+
+
+# -- folders that cannot be used -------------------------------------------------------------
+
+
+# -- leftovers -----------------------------------------------------------------------------------
+
+

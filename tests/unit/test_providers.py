@@ -1,0 +1,38 @@
+"""Each provider against a loopback server speaking its real wire protocol, through the real SDK:
+what is sent, what is read back, and how failures are retried, recorded or made fatal."""
+
+from __future__ import annotations
+
+import pytest
+
+from evals.errors import UsageError
+from evals.providers import (
+    ProviderSpec,
+    make_provider,
+)
+
+
+KEY = "fake-provider-test-key"
+
+
+@pytest.fixture(autouse=True)
+def api_keys(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    monkeypatch.setenv("OPENROUTER_API_KEY", KEY)
+
+
+def test_a_missing_api_key_is_a_usage_error_naming_the_variable(monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    with pytest.raises(UsageError, match="ANTHROPIC_API_KEY"):
+        make_provider(ProviderSpec("anthropic", "claude-opus-4-6"))
+
+
+# -- 200 replies of the wrong shape ---------------------------------------------------------
+# Each is a malformed_response: retried like a garbled body, then the item's API error; never
+# an AttributeError, a TypeError later in the token totals, or a Completion of the wrong types.
+
+
+# -- what the wire itself does: deadlines, stale replies, redirects, oversized replies ------
+
+

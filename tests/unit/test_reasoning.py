@@ -1,0 +1,49 @@
+"""A reply's reasoning is never graded: a `<think>`, `<thinking>` or `<reasoning>` block at the
+start of its text (or the end of one a chat template opened), like a server's
+`reasoning_content`, is kept in the record as the reasoning, and the letter extractor, the
+judges and the LeetCode code extraction read only the answer after it. A reply that is only an
+unclosed block has no answer.
+
+The splitter's table first, then each eval through pytest against a loopback `live` server,
+read from the result file and the records on disk; then a run recorded by the code before
+this rule (its records still hold the block in their text) read the same way."""
+
+from __future__ import annotations
+
+import pytest
+
+from evals.reasoning import split
+
+
+@pytest.mark.parametrize("text, reasoning, answer", [
+    ("Answer: B", None, "Answer: B"),
+    ("<think>the answer is A</think>\n\nAnswer: C", "the answer is A", "Answer: C"),
+    ("  \n<thinking> I'll go with B </thinking>Answer: C", "I'll go with B", "Answer: C"),
+    ("<reasoning>B?</reasoning>\nC", "B?", "C"),
+    ("<THINK>a</Think> C", "a", "C"),
+    ("draft: A\n</think>\n\nAnswer: C", "draft: A", "Answer: C"),  # the template opened the block
+    ("<think>a</think>\n<thinking>b</thinking></think>\nC", "a\n\nb", "C"),  # blocks, then a stray closing
+    ("<think></think>Answer: B", None, "Answer: B"),  # thinking off: an empty block
+    ("<think>the answer is A", "the answer is A", ""),  # never closed: no answer
+    ("<thinking>Answer: A</think>", "Answer: A</think>", ""),  # its own closing tag, not another's
+    ("Answer: B <think>later</think>", None, "Answer: B <think>later</think>"),  # not at the start: the answer's
+    ("Sure. <think>x</think> Answer: B", None, "Sure. <think>x</think> Answer: B"),
+    ("I think <thinking> is a tag", None, "I think <thinking> is a tag"),
+])
+def test_split(text, reasoning, answer):
+    assert split(text) == (reasoning, answer)
+    assert split(answer) == (None, answer)  # what was split once holds no block
+
+
+# -- multiple choice ------------------------------------------------------------------------------
+
+
+# -- freeform: the judges see the answer, never the thoughts ----------------------------------------
+
+
+# -- LeetCode: a draft in the thinking is not the solution --------------------------------------------
+
+
+# -- a run published before this rule -----------------------------------------------------------------
+
+

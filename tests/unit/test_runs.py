@@ -1,0 +1,28 @@
+"""Whole runs of the harness, as a user starts them, against loopback provider servers:
+result files, resume, xdist, the error gate, secrets, corrupt caches, --force, fatal errors."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.mark.parametrize("value, where", [
+    ({"summary": {"cost": float("nan")}}, "summary.cost"),
+    ({"prices": {"input": float("inf")}}, "prices.input"),
+    ({"rows": [{"latency": 1.0}, {"latency": -float("inf")}]}, "rows[1].latency"),
+])
+def test_no_json_file_the_harness_writes_holds_nan_or_infinity(tmp_path, value, where):
+    """NaN and Infinity are not JSON (the board's JSON.parse fails on them): the writer refuses
+    them in one line naming the file and the field, and leaves nothing behind."""
+    from evals.atomic import write_json_atomic
+
+    path = tmp_path / "result.json"
+    with pytest.raises(ValueError) as error:
+        write_json_atomic(path, value, indent=2)
+    assert str(error.value) == f"{path}: {where} is not a finite number, which JSON cannot hold; nothing was written"
+    assert list(tmp_path.iterdir()) == []
+
+
+# The last commit whose rows dropped the candidate's usage when a judge call failed (format 2).
+
+

@@ -1,0 +1,175 @@
+"""Published results survive upgrades: a model published by the code of commit 905fadf (result
+files of format 1, no graders recorded, rows bound to nothing) through its own `evaluate` CLI,
+then read by today's code: it verifies, a bare rerun asks nothing, the board shows it, a
+regrade reports it. And a grader change, faked from here (the letter extractor's output and
+version, patched into today's code in the subprocess): verify says REGRADE, never DIFF, and
+`--regrade` writes the new scores; a tampered record still says DIFF."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from evals import registry
+from tests.support.board import META, model_flags
+from tests.support.harness import ROOT, Student, harness_env
+from tests.support.loopback import OpenAIServer
+
+OLD = "905fadf"
+NAME = "Student 1"
+KEYS = ("freeform", "multipleChoice", "leetcode")
+
+
+@pytest.fixture(scope="module")
+def server():
+    with OpenAIServer(Student()) as server:
+        yield server
+
+
+def publish_with_old_code(commit: str, folder: Path, server, *flags: str) -> Path:
+    """The data folder of a board on which the code of `commit` (extracted under `folder`)
+    published NAME, answered by `server`."""
+    old = folder / "tree"
+    old.mkdir()
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit], capture_output=True, check=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(old, filter="data")
+    env = harness_env(PYTHONPATH=str(old))
+    where = subprocess.run([sys.executable, "-c", "import evals.evaluate, plugins; print(evals.evaluate.__file__); print(plugins.__file__)"],
+                           cwd=old, env=env, capture_output=True, text=True, check=True)
+    assert all(Path(line).is_relative_to(old) for line in where.stdout.split()), where.stdout  # really the old code
+
+    data = folder / "board" / "data"
+    done = subprocess.run([sys.executable, "-m", "evals.evaluate", NAME, *model_flags(server), *META, *flags, f"--data-dir={data}"],
+                          cwd=old, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert f"published {NAME!r}" in done.stdout
+    return data
+
+
+@pytest.fixture(scope="module")
+def old_board(tmp_path_factory, server) -> Path:
+    """The data folder of a board on which the code of commit 905fadf published NAME."""
+    data = publish_with_old_code(OLD, tmp_path_factory.mktemp("old"), server)
+    for key in KEYS:
+        result = json.loads(_file(data, key).read_text())
+        assert "resultFormat" not in result and "graders" not in result  # format 1
+        assert result["config"]["harnessVersion"] == 1
+    return data
+
+
+@pytest.fixture
+def board(old_board, tmp_path) -> Path:
+    """A copy of the old board (with its site) to work on."""
+    target = tmp_path / "data"
+    shutil.copytree(old_board, target, ignore=shutil.ignore_patterns("locks"))
+    if (old_board.parent / "site").is_dir():
+        shutil.copytree(old_board.parent / "site", tmp_path / "site")
+    return target
+
+
+def _entry(data: Path) -> dict:
+    return registry.find_entry(registry.load_models(data / "models.json", results=data / "results"), NAME)
+
+
+def _file(data: Path, key: str) -> Path:
+    return registry.result_path(_entry(data), key, data / "results")
+
+
+def evaluate(data: Path, *args: str, fake: Path | None = None) -> subprocess.CompletedProcess:
+    """Today's `evaluate`, with the fake grader patched in first when `fake` is given."""
+    patch = "import fake_letters; " if fake else ""
+    code = f"{patch}import runpy; runpy.run_module('evals.evaluate', run_name='__main__', alter_sys=True)"
+    env = harness_env(**({"PYTHONPATH": str(fake)} if fake else {}))
+    return subprocess.run([sys.executable, "-c", code, *args, f"--data-dir={data}"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+# -- a model published by 905fadf, read by today's code ---------------------------------------------
+
+
+# -- a grader changes ---------------------------------------------------------------------------
+
+
+# -- the rule, case by case (evals.verify.judge) ----------------------------------------------------
+
+
+def _result(answers: dict[str, str], *, graders: dict[str, str] | None = None, tokens: int = 30) -> dict:
+    """A multiple-choice result of format 2 (`graders` given) or 1, every gold answer "A"."""
+    from evals.results import summarize
+    from evals.tasks import TASKS
+
+    rows = [{"id": i, "status": "correct" if a == "A" else "wrong", "correct": a == "A", "expected": "A", "answer": a,
+             "usage": {"input": 100, "output": tokens, "reasoning": 0, "cached": 0}, **({"records": f"digest-{i}"} if graders else {})}
+            for i, a in answers.items()]
+    result = {"config": {"eval": "multiple_choice", "provider": "openai", "model": "m"}, "summary": summarize(TASKS["multiple_choice"], rows), "results": rows}
+    return {"resultFormat": 2, **result, "graders": graders} if graders else result
+
+
+@pytest.fixture
+def letters_v2(monkeypatch):
+    from evals.tasks import TASKS
+
+    monkeypatch.setattr(type(TASKS["multiple_choice"]), "graders", {"letters": "2"})
+    return TASKS["multiple_choice"]
+
+
+def test_judge_a_format_1_file_compares_without_the_new_fields(letters_v2):
+    from evals.verify import judge
+
+    today = _result({"q1": "A", "q2": "B"}, graders={"letters": "2", "stats": "1"})
+    old = _result({"q1": "A", "q2": "B"})
+
+    assert judge(letters_v2, old, today).status == "ok"  # same scores: the missing graders and digests are no difference
+
+
+def test_judge_only_graded_fields_under_a_new_grader_version_is_a_regrade(letters_v2):
+    from evals.verify import judge
+
+    verdict = judge(letters_v2, _result({"q1": "A", "q2": "B"}), _result({"q1": "A", "q2": "A"}, graders={"letters": "2", "stats": "1"}))
+
+    assert (verdict.status, verdict.graders, verdict.items) == ("REGRADE", {"letters": ("1", "2")}, ["q2"])
+
+
+def test_judge_same_graders_with_a_different_score_is_a_diff():
+    from evals.results import graders_of
+    from evals.tasks import TASKS
+    from evals.verify import judge
+
+    today = graders_of(TASKS["multiple_choice"])  # published and rescored by the same versions
+    verdict = judge(TASKS["multiple_choice"], _result({"q1": "A", "q2": "B"}, graders=today), _result({"q1": "A", "q2": "A"}, graders=today))
+
+    assert verdict.status == "DIFF" and "results.q2.answer" in verdict.fields
+
+
+def test_judge_a_field_the_graders_do_not_write_is_a_diff_even_under_new_graders(letters_v2):
+    from evals.verify import judge
+
+    tokens = judge(letters_v2, _result({"q1": "A", "q2": "B"}), _result({"q1": "A", "q2": "A"}, graders={"letters": "2", "stats": "1"}, tokens=31))
+    records = _result({"q1": "A", "q2": "A"}, graders={"letters": "2", "stats": "1"})
+    records["results"][1]["records"] = "another digest"
+    digest = judge(letters_v2, _result({"q1": "A", "q2": "B"}, graders={"letters": "1", "stats": "1"}), records)
+
+    assert tokens.status == "DIFF" and "summary.tokens.output" in tokens.fields
+    assert digest.status == "DIFF" and "results.q2.records" in digest.fields
+
+
+def test_judge_a_summary_edited_alone_is_a_diff_unless_the_statistics_changed(letters_v2):
+    from evals.verify import judge
+
+    edited = _result({"q1": "A", "q2": "B"})
+    edited["summary"]["correct"] += 1
+
+    assert judge(letters_v2, edited, _result({"q1": "A", "q2": "B"}, graders={"letters": "2", "stats": "1"})).status == "DIFF"
+
+
+# -- the judges' verdicts read anew -------------------------------------------------------------------
+
+
