@@ -7,7 +7,7 @@ batch completion time (no batch run can be faster): what submitting (upload, cre
 and collecting cost on top of the batch itself. Also the number of create calls (one per
 request set: 1) and of requests made one by one (0), from the server's request log.
 
-    uv run python bench/batch.py [--items 1000] [--batch-seconds 2] [-n 0]
+    uv run python bench/batch.py [--items 1000] [--batch-seconds 2] [-n 0] [--smoke]
 """
 
 from __future__ import annotations
@@ -19,11 +19,10 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from bench._common import ROOT, parse_args, write_dataset
+from tests.support.loopback import ServerProcess
 
-from bench.throughput import write_dataset  # noqa: E402
-from tests.support.loopback import ServerProcess  # noqa: E402
+SMOKE = {"items": 6, "batch_seconds": 0.2}
 
 
 def main() -> None:
@@ -31,7 +30,7 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=1000)
     parser.add_argument("--batch-seconds", type=float, default=2.0)
     parser.add_argument("-n", dest="workers", default="0", help="xdist workers (default 0)")
-    args = parser.parse_args()
+    args = parse_args(parser, SMOKE)
 
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)

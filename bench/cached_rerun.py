@@ -8,9 +8,11 @@ there too), then, alternating, the cached `evaluate NAME --no-build` and each ev
 `pytest` command as evaluate prints it. Figures: medians, and evaluate over the slowest
 single eval's pytest (goal: within 1.5x, issue 19.14) and over the three pytest runs added up.
 
-    uv run python bench/cached_rerun.py [--runs 5] [--root CHECKOUT]
+    uv run python bench/cached_rerun.py [--runs 5] [--root CHECKOUT] [--limit N] [--smoke]
 
 `--root` times another checkout's `evaluate` and `pytest` (its own .venv), for a before/after.
+`--limit N` runs the first N items of each eval (`evaluate --limit`, on the first run and the
+reruns alike), as `--smoke` does.
 """
 
 from __future__ import annotations
@@ -25,12 +27,10 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from bench._common import PYCACHE, ROOT, parse_args
+from tests.support.loopback import ServerProcess
 
-from bench.cpu import PYCACHE  # noqa: E402
-from tests.support.loopback import ServerProcess  # noqa: E402
-
+SMOKE = {"runs": 1, "limit": 2}
 GOAL = 1.5
 NAME = "Bench Cached"
 
@@ -45,23 +45,25 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--root", type=Path, default=ROOT, help="the checkout whose evaluate and pytest are timed")
-    args = parser.parse_args()
+    parser.add_argument("--limit", type=int, help="only the first N items of each eval (default: all)")
+    args = parse_args(parser, SMOKE)
     root = args.root.resolve()
     python = str(root / ".venv" / "bin" / "python")
     env = {**os.environ, "OPENAI_API_KEY": "fake-bench-key", "PYTHONPYCACHEPREFIX": str(PYCACHE)}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as a user's second run: bytecode compiled once
+    limit = [] if args.limit is None else [f"--limit={args.limit}"]
     with tempfile.TemporaryDirectory() as tmp, ServerProcess("openai", log_path=Path(tmp) / "requests.jsonl") as server:
         data = Path(tmp) / "data"
         url = f"{server.url}/v1"
         first = [python, "-m", "evals.evaluate", NAME, "--provider=live", "--model=bench-model", f"--base-url={url}",
-                 f"--judge=live:bench-judge@{url}", "--no-build", f"--data-dir={data}"]
+                 f"--judge=live:bench-judge@{url}", "--no-build", f"--data-dir={data}", *limit]
         _, done = timed(first, root, env)
         if done.returncode != 0:
             sys.exit(f"the first run failed:\n{done.stdout[-3000:]}\n{done.stderr[-2000:]}")
         # Each eval's pytest command as the plan prints it (`  ff: -m freeform ...`).
         pytests = {line.split(":", 1)[0].strip(): [python, "-m", "pytest", "-q", *shlex.split(line.split(":", 1)[1])]
                    for line in done.stdout.splitlines() if line.startswith("  ") and ": -m " in line}
-        rerun = [python, "-m", "evals.evaluate", NAME, "--no-build", f"--data-dir={data}"]
+        rerun = [python, "-m", "evals.evaluate", NAME, "--no-build", f"--data-dir={data}", *limit]
         asked = len(server.requests())
         walls: dict[str, list[float]] = {"evaluate": [], **{tag: [] for tag in pytests}}
         for _ in range(args.runs):

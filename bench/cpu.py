@@ -13,12 +13,12 @@ figure's goal:
   workers too) beyond a one-item run of the same command (start-up), divided by the items
   beyond one. The total per item, start-up included, is printed beside it.
 
-`--breakdown` adds one run of the last case with a probe (`_cpu_probe.py`, in pytest's process
-and in the processes asking the model) that splits the CPU time per item between pytest's
-thread and the asking processes, and names the SDK's request and the cache's lookups, locks
-and stores (each thread's own CPU time).
+`--breakdown` adds one run of the last case with a probe (`bench/probes/cpu_probe.py`, in
+pytest's process and in the processes asking the model) that splits the CPU time per item
+between pytest's thread and the asking processes, and names the SDK's request and the cache's
+lookups, locks and stores (each thread's own CPU time).
 
-    uv run python bench/cpu.py [--cases 400/16 400/64 2000/64] [-n 0] [--repeat 1] [--latency 0.2] [--breakdown]
+    uv run python bench/cpu.py [--cases 400/16 400/64 2000/64] [-n 0] [--repeat 1] [--latency 0.2] [--breakdown] [--smoke]
 """
 
 from __future__ import annotations
@@ -34,16 +34,11 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from bench.throughput import write_dataset  # noqa: E402
-from tests.support.loopback import ServerProcess  # noqa: E402
+from bench._common import PYCACHE, ROOT, parse_args, write_dataset
+from tests.support.loopback import ServerProcess
 
 REQUEST_PHASE_GOAL = 1.3  # at 2,000 items / 64 in flight (issue 12, goal 2)
-# Compiled bytecode, kept outside the checkout: a machine that sets PYTHONDONTWRITEBYTECODE
-# (this one does) would otherwise compile pytest, the SDK and pydantic's models at every launch.
-PYCACHE = Path(tempfile.gettempdir()) / "roblox-evals-bench-pycache"
+SMOKE = {"cases": ["12/4"], "latency": 0.02, "breakdown": True}
 
 
 def children_cpu() -> float:
@@ -91,16 +86,17 @@ def measure(items: int, concurrency: int, latency: float, workers: str) -> dict[
 
 
 def breakdown(items: int, concurrency: int, latency: float) -> None:
-    """One -n 0 run with `_cpu_probe` in pytest's process and in the asking processes: the
-    CPU per item, by process, thread and part."""
+    """One -n 0 run with `bench.probes.cpu_probe` in pytest's process and in the asking
+    processes: the CPU per item, by process, thread and part."""
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         dataset = work / "bench.jsonl"
         write_dataset(dataset, items)
-        (work / "sitecustomize.py").write_text("import sys\nif 'evals.fetcher' in sys.orig_argv:\n    import _cpu_probe\n")
+        # The asking processes load the probe at start-up, from a sitecustomize on their path.
+        (work / "sitecustomize.py").write_text("import sys\nif 'evals.fetcher' in sys.orig_argv:\n    import bench.probes.cpu_probe\n")
         with ServerProcess("openai", latency=latency) as server:
-            env = {"PYTHONPATH": os.pathsep.join([str(work), str(ROOT / "bench")]), "CPU_PROBE": str(work / "probe.json")}
-            run_command(server.url, dataset, work, concurrency, "0", ["-p", "_cpu_probe"], env)
+            env = {"PYTHONPATH": str(work), "CPU_PROBE": str(work / "probe.json")}
+            run_command(server.url, dataset, work, concurrency, "0", ["-p", "bench.probes.cpu_probe"], env)
         figures = json.loads((work / "probe.json").read_text())
         asking = [json.loads(path.read_text()) for path in work.glob("probe.json.*")]
     n = figures.pop("items")
@@ -120,7 +116,7 @@ def main() -> None:
     parser.add_argument("-n", dest="workers", default="0", help="xdist workers (default 0)")
     parser.add_argument("--repeat", type=int, default=1, help="runs per case; the median is printed")
     parser.add_argument("--breakdown", action="store_true", help="and one probed run of the last case: where its CPU goes")
-    args = parser.parse_args()
+    args = parse_args(parser, SMOKE)
 
     print(f"latency {args.latency} s, xdist -n {args.workers}, median of {args.repeat}")
     print(f"{'items/in flight':<16} {'request phase/ideal':>20} {'command/ideal':>14} {'CPU ms/item':>12} {'(with start-up)':>16}")

@@ -1,13 +1,13 @@
 """Threads or one event loop for the model calls, beside a busy pytest thread.
 
 The same N requests through the openai SDK's `client.post` (as the openai provider makes
-them) against a loopback server in its own process that answers after 200 ms, 64 at a time:
-from 64 threads with the sync client (as the prefetch threads do), then from one asyncio loop
-with the async client. Each both alone and beside a thread that only computes (as pytest's
-thread does while it runs items). Prints the CPU per call of the calling threads and the wall
-time against ideal (N x 0.2 s / 64).
+them) against a loopback server in its own process that answers after 200 ms (--latency), 64
+at a time: from 64 threads with the sync client (as the prefetch threads do), then from one
+asyncio loop with the async client. Each both alone and beside a thread that only computes (as
+pytest's thread does while it runs items). Prints the CPU per call of the calling threads and
+the wall time against ideal (N x latency / 64).
 
-    uv run python bench/gil.py [--calls 1280] [--switch-interval 0.005]
+    uv run python bench/gil.py [--calls 1280] [--latency 0.2] [--switch-interval 0.005] [--smoke]
 """
 
 from __future__ import annotations
@@ -19,16 +19,14 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 import openai
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from tests.support.loopback import ServerProcess  # noqa: E402
+from bench._common import parse_args
+from tests.support.loopback import ServerProcess
 
 IN_FLIGHT = 64
+SMOKE = {"calls": IN_FLIGHT, "latency": 0.02}
 BODY = {"model": "bench-model", "messages": [{"role": "user", "content": "Benchmark question 1? A) a B) b C) c D) d"}]}
 
 
@@ -48,6 +46,8 @@ def with_threads(url: str, calls: int) -> float:
         thread.start()
     for thread in threads:
         thread.join()
+    if len(spent) != IN_FLIGHT:
+        raise RuntimeError(f"{IN_FLIGHT - len(spent)} of the {IN_FLIGHT} threads failed")
     return sum(spent)
 
 
@@ -69,7 +69,7 @@ def with_event_loop(url: str, calls: int) -> float:
     return asyncio.run(main())
 
 
-def measure(label: str, ask: Callable[[str, int], float], url: str, calls: int, busy: bool) -> None:
+def measure(label: str, ask: Callable[[str, int], float], url: str, calls: int, latency: float, busy: bool) -> None:
     stop = threading.Event()
 
     def compute() -> None:  # pure Python, never waiting: it drops the GIL only when made to
@@ -91,7 +91,9 @@ def measure(label: str, ask: Callable[[str, int], float], url: str, calls: int, 
     stop.set()
     if busy:
         other.join()
-    ideal = calls * 0.2 / IN_FLIGHT
+    if not result:
+        raise SystemExit(f"{label}: the calls failed")
+    ideal = calls * latency / IN_FLIGHT
     print(f"{label:<12} {'beside a busy thread' if busy else 'alone':<21} {1000 * result[0] / calls:5.2f} ms CPU per call, "
           f"wall {wall:5.1f} s ({wall / ideal:.1f} x ideal)", flush=True)
 
@@ -99,14 +101,15 @@ def measure(label: str, ask: Callable[[str, int], float], url: str, calls: int, 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=1280)
+    parser.add_argument("--latency", type=float, default=0.2, help="seconds the server takes per reply")
     parser.add_argument("--switch-interval", type=float, default=sys.getswitchinterval(), help="sys.setswitchinterval (default 0.005 s)")
-    args = parser.parse_args()
+    args = parse_args(parser, SMOKE)
     sys.setswitchinterval(args.switch_interval)
-    print(f"{args.calls} calls, {IN_FLIGHT} in flight, 200 ms each, switch interval {args.switch_interval * 1000:g} ms")
-    with ServerProcess("openai", latency=0.2) as server:
+    print(f"{args.calls} calls, {IN_FLIGHT} in flight, {args.latency * 1000:g} ms each, switch interval {args.switch_interval * 1000:g} ms")
+    with ServerProcess("openai", latency=args.latency) as server:
         for busy in (False, True):
-            measure("64 threads", with_threads, server.url, args.calls, busy)
-            measure("event loop", with_event_loop, server.url, args.calls, busy)
+            measure("64 threads", with_threads, server.url, args.calls, args.latency, busy)
+            measure("event loop", with_event_loop, server.url, args.calls, args.latency, busy)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ than the tests'), then answers the bundled multiple-choice prompts twice on the 
 with --device): one by one, and through `complete` called from as many threads as EvalRun's
 prefetch uses, so the generation thread batches them. Greedy replies must be equal both ways.
 
-    uv run --extra local python bench/local.py [--prompts 32] [--max-new-tokens 32] [--layers 4] [--hidden 256]
+    uv run --extra local python bench/local.py [--prompts 32] [--max-new-tokens 32] [--layers 4] [--hidden 256] [--smoke]
 """
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ import threading
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from bench._common import ROOT, parse_args
+from evals.providers import ProviderSpec, Request, effective_spec, make_provider
+from tests.support.tiny_model import build_checkpoint
 
-from evals.providers import ProviderSpec, Request, effective_spec, make_provider  # noqa: E402
-from tests.support.tiny_model import build_checkpoint  # noqa: E402
+SMOKE = {"prompts": 4, "max_new_tokens": 4, "layers": 1, "hidden": 64}
 
 
 def prompts(count: int, max_new: int) -> list[Request]:
@@ -39,7 +39,7 @@ def main() -> None:
     ap.add_argument("--layers", type=int, default=4)
     ap.add_argument("--hidden", type=int, default=256)
     ap.add_argument("--device", default="auto")
-    args = ap.parse_args()
+    args = parse_args(ap, SMOKE)
 
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["ROBLOX_EVALS_CACHE"] = str(Path(tmp) / "cache")

@@ -1,6 +1,6 @@
 """Benchmark: what a record lock costs: flock on the item's folder, on a lock file, and filelock.
 
-    uv run python bench/locks.py [--records 2000] [--repeat 5]
+    uv run python bench/locks.py [--records 2000] [--repeat 5] [--smoke]
 
 A run takes a lock per call that is not cached yet (`evals.locks`): on POSIX flock on the
 item's folder, which the lock makes and the item's records are written into (`FolderLock`);
@@ -22,10 +22,10 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from bench._common import parse_args
+from evals import locks
 
-from evals import locks  # noqa: E402
+SMOKE = {"records": 20, "repeat": 1}
 
 
 def once(lock_class: type, folder: Path, records: int) -> tuple[float, float]:
@@ -47,7 +47,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--records", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=5)
-    args = parser.parse_args()
+    args = parse_args(parser, SMOKE)
     if sys.platform == "win32":
         sys.exit("bench/locks.py compares flock with filelock: flock is POSIX only")
     classes = {"FolderLock": locks.FolderLock, "FlockLock": locks.FlockLock, "PortableLock": locks.PortableLock}

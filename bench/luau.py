@@ -1,6 +1,6 @@
 """Benchmark: the sandboxed runner against the same code in a bare pluau VM.
 
-    uv run python bench/luau.py [--repeat 3] [--problems data/leetcode/problems.jsonl]
+    uv run python bench/luau.py [--repeat 3] [--problems data/leetcode/problems.jsonl] [--limit N] [--start-methods] [--smoke]
 
 Each problem's reference solution and tests run three ways:
   * runner: evals.luau.run_tests in this process (fresh sandboxed VM, metering,
@@ -17,8 +17,8 @@ with EVALS_START_METHOD=spawn): a new worker's first problem, start-up included
 (median of --repeat), and every problem through a reused worker (best of
 --repeat each), so what spawn costs per problem with the pool and without it.
 `--start-methods` runs only that part. Besides the bundled problems (when
-the file exists) it runs a few CPU-heavy problems of its own: a tight loop,
-recursion, table-heavy work and string building.
+the file exists; `--limit N`: its first N) it runs a few CPU-heavy problems of
+its own: a tight loop, recursion, table-heavy work and string building.
 """
 
 from __future__ import annotations
@@ -34,17 +34,16 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from pluau import Compiler, Lua
 
-from pluau import Compiler, Lua  # noqa: E402
-
-from evals.luau import measure_work, run_tests  # noqa: E402
-from evals.luau.isolated import START_METHOD, stop_idle_workers  # noqa: E402
+from bench._common import ROOT, parse_args
+from evals.luau import measure_work, run_tests
+from evals.luau.isolated import START_METHOD, stop_idle_workers
 
 # Compiled once, as the runner does, so that neither side pays for it per run.
 JEST_BYTECODE = bytes(Compiler(1, 1, 0, 0).compile((ROOT / "evals" / "luau" / "jest.luau").read_text()))
 PROBLEMS = ROOT / "data" / "leetcode" / "problems.jsonl"
+SMOKE = {"repeat": 1, "limit": 2}
 
 HEADER = """\
 local JestGlobals = require(game:GetService("ReplicatedStorage").DevPackages.JestGlobals)
@@ -195,13 +194,13 @@ def best_of(repeat: int, action) -> float:
     return min(times)
 
 
-def load_problems(path: Path) -> dict[str, tuple[str, str]]:
+def load_problems(path: Path, limit: int | None = None) -> dict[str, tuple[str, str]]:
+    """The CPU-heavy problems, then the file's (its first `limit`, or all)."""
     problems = dict(CPU_HEAVY)
     if path.exists():
-        for line in path.read_text().splitlines():
-            if line.strip():
-                row = json.loads(line)
-                problems[row["task_id"]] = (row["solution"], row["test"])
+        rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        for row in rows[:limit]:
+            problems[row["task_id"]] = (row["solution"], row["test"])
     return problems
 
 
@@ -209,10 +208,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="runs per problem and side; the best counts")
     parser.add_argument("--problems", type=Path, default=PROBLEMS, help="JSONL with solution and test columns")
+    parser.add_argument("--limit", type=int, help="only the file's first N problems (default: all)")
     parser.add_argument("--start-methods", action="store_true", help="only the start methods' figures")
-    args = parser.parse_args()
+    args = parse_args(parser, SMOKE)
 
-    problems = load_problems(args.problems)
+    problems = load_problems(args.problems, args.limit)
     if not args.start_methods:
         compare(problems, args.repeat)
     by_start_method(problems, args.repeat)

@@ -1,14 +1,15 @@
 """Agreement of the answer-letter extractor with hand labels.
 
-    uv run python bench/mc_agreement.py [PATH]
+    uv run python bench/mc_agreement.py [PATH] [--smoke]
 
 PATH is the MMLU-Pro reference file (39 real GPT-4o and DeepSeek replies to 10-option
 questions, each labelled with the letter the model finally commits to, or null); by default
 `shared/reference/mc-replies-mmlu-pro.jsonl` beside the repository, or $ROBLOX_EVALS_MC_REFERENCE.
-Then the repository's own table (`tests/test_answer_extraction.py`: CASES, and every letter of
-a 26-choice question in each shape). Each prints "agree N/M" and its disagreements; the table's
-known misreads (strict xfails) are marked as such. Replies are read as the grader reads them,
-without a reasoning block at their start (`evals.reasoning`).
+Where it is missing (CI) one line says so and the rest runs. Then the repository's own table
+(`tests/support/answer_tables.py`: CASES, and every letter of a 26-choice question in each
+shape). Each prints "agree N/M" and its disagreements; the table's known misreads (strict
+xfails) are marked as such. Replies are read as the grader reads them, without a reasoning
+block at their start (`evals.reasoning`). `--smoke` runs the same: it is fast already.
 """
 
 from __future__ import annotations
@@ -17,15 +18,13 @@ import argparse
 import json
 import os
 import string
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from tests.support.answer_tables import ALPHABET, CASES, SHAPES, graded, shaped  # noqa: E402
+from bench._common import ROOT, parse_args
+from tests.support.answer_tables import ALPHABET, CASES, SHAPES, graded, shaped
 
 DEFAULT_REFERENCE = ROOT.parent / "shared" / "reference" / "mc-replies-mmlu-pro.jsonl"
+SMOKE: dict[str, object] = {}  # a few hundred replies: a second as it is
 
 
 def report(name: str, rows: list[tuple[str, str, list[str], str | None, str]]) -> None:
@@ -62,12 +61,12 @@ def alphabet_rows() -> list[tuple[str, str, list[str], str | None, str]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("path", nargs="?", type=Path, default=Path(os.environ.get("ROBLOX_EVALS_MC_REFERENCE", DEFAULT_REFERENCE)))
-    args = parser.parse_args()
+    args = parse_args(parser, SMOKE)
     if args.path.is_file():
         report(f"MMLU-Pro reference ({args.path.name})", reference_rows(args.path))
     else:
         print(f"MMLU-Pro reference: {args.path} is not there (pass its path, or set ROBLOX_EVALS_MC_REFERENCE)")
-    report("case table (tests/test_answer_extraction.py CASES)", table_rows())
+    report("case table (tests/support/answer_tables.py CASES)", table_rows())
     report(f"every letter in every shape ({len(SHAPES)} shapes x 26 letters)", alphabet_rows())
 
 

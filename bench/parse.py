@@ -1,6 +1,6 @@
 """Benchmark: reply parsing time per MB on adversarial replies.
 
-    uv run python bench/parse.py [--sizes 32,128,512,1024] [--repeat 5] [--budget 2] [--only NAME,...]
+    uv run python bench/parse.py [--sizes 32,128,512,1024] [--repeat 5] [--budget 2] [--only NAME,...] [--smoke]
 
 Every reply of `tests/support/adversarial_replies.py` (repeated and unclosed fences, thousands of
 "Answer:" leads, runs of parentheses, markup, whitespace, newlines, ...) is built at each size
@@ -19,16 +19,13 @@ linear; rows under 0.1 ms at the smallest size are left out of it, their ratios 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from tests.support.adversarial_replies import PARSERS, REPLIES  # noqa: E402
+from bench._common import parse_args
+from tests.support.adversarial_replies import PARSERS, REPLIES
 
 MB = 1024 * 1024
+SMOKE = {"sizes": "1,2", "repeat": 1, "budget": 0.5}
 NOISE = 1e-4  # s: a smaller time at the smallest size is too noisy for the growth summary
 
 
@@ -50,7 +47,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--budget", type=float, default=2.0, help="seconds; slower parsers skip the larger sizes")
     parser.add_argument("--only", default="", help="comma-separated reply names")
-    args = parser.parse_args()
+    args = parse_args(parser, SMOKE)
     sizes = [int(kb) * 1024 for kb in args.sizes.split(",")]
     replies = [r for r in REPLIES if not args.only or r.name in args.only.split(",")]
 

@@ -5,7 +5,7 @@ process that logs each request's arrival time; the figure is arrival - launch (i
 pytest and its plugins, planning, the SDK), the median of several runs, beside the time a bare
 `python -c "import pytest"` takes on the same machine. Goal: under 1.2 s.
 
-    uv run python bench/startup.py [--runs 5]
+    uv run python bench/startup.py [--runs 5] [--smoke]
 """
 
 from __future__ import annotations
@@ -19,13 +19,11 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from bench.cpu import PYCACHE  # noqa: E402
-from tests.support.loopback import ServerProcess  # noqa: E402
+from bench._common import PYCACHE, ROOT, parse_args
+from tests.support.loopback import ServerProcess
 
 GOAL = 1.2
+SMOKE = {"runs": 1}
 
 
 def to_first_request(url: str, log: Path, work: Path, provider: str, extra: list[str]) -> float:
@@ -54,7 +52,7 @@ def bare_pytest_import() -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
-    args = parser.parse_args()
+    args = parse_args(parser, SMOKE)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         for kind in ("openai", "anthropic"):

@@ -4,26 +4,24 @@ Runs generated multiple-choice items through `pytest --provider live` against a 
 OpenAI-compatible server (its own process) twice: clean, then with --storm P (each request
 fails with probability P: 429s with and without Retry-After, 500s, dropped connections,
 truncated bodies, and stalls that answer only after --stall seconds). Prints both session
-times, the ratio, and the errors left in the result file (must be 0: everything is retried).
-A throttle that collapses under the 429s and never recovers lets each stall block the run.
+times, the ratio, and the errors left in the result file (must be 0: everything is retried;
+any left make it exit non-zero). A throttle that collapses under the 429s and never recovers
+lets each stall block the run.
 
-    uv run python bench/storm.py [--items 400] [--latency 0.2] [--concurrency 16] [--storm 0.3] [--stall 30]
+    uv run python bench/storm.py [--items 400] [--latency 0.2] [--concurrency 16] [--storm 0.3] [--stall 30] [--smoke]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench._common import parse_args, run_harness, write_dataset
+from tests.support.loopback import ServerProcess
 
-from throughput import run_harness, write_dataset  # noqa: E402
-
-from tests.support.loopback import ServerProcess  # noqa: E402
+SMOKE = {"items": 12, "latency": 0.02, "concurrency": 4, "stall": 0.5}
 
 
 def session(url: str, dataset: Path, work: Path, concurrency: int) -> tuple[float, dict]:
@@ -40,7 +38,7 @@ def main() -> None:
     parser.add_argument("--storm", type=float, default=0.3)
     parser.add_argument("--stall", type=float, default=30.0)
     parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args()
+    args = parse_args(parser, SMOKE)
 
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -58,6 +56,8 @@ def main() -> None:
     print(f"clean session: {clean:.2f} s")
     print(f"storm session: {stormy:.2f} s, {requests} requests, apiErrors {summary['apiErrors']}")
     print(f"storm / clean: {stormy / clean:.2f};  storm / max(clean, one stall): {stormy / floor:.2f}")
+    if summary["apiErrors"]:
+        raise SystemExit("errors were left in the result file: every fault must be retried")
 
 
 if __name__ == "__main__":

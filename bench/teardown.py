@@ -2,11 +2,12 @@
 
 Runs N generated multiple-choice items through `pytest --provider live` against a loopback
 server in its own process with no latency, twice: every answer right, then half of them wrong
-(failed test items). A probe plugin (`_teardown_probe.py`) times the end of the run, from the
-last item's report to pytest's unconfigure: the terminal summary, the result files. Wrong
-answers must cost O(1) each there: the goal is under 0.3 s at 2,000 items, half wrong.
+(failed test items). A probe plugin (`bench/probes/teardown_probe.py`) times the end of the
+run, from the last item's report to pytest's unconfigure: the terminal summary, the result
+files. Wrong answers must cost O(1) each there: the goal is under 0.3 s at 2,000 items, half
+wrong.
 
-    uv run python bench/teardown.py [--items 2000 10000]
+    uv run python bench/teardown.py [--items 2000 10000] [--smoke]
 """
 
 from __future__ import annotations
@@ -20,10 +21,10 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from bench._common import ROOT, parse_args
+from tests.support.loopback import ServerProcess
 
-from tests.support.loopback import ServerProcess  # noqa: E402
+SMOKE = {"items": [10]}
 
 
 def write_dataset(path: Path, items: int, wrong: bool) -> None:
@@ -41,10 +42,10 @@ def run(url: str, items: int, wrong: bool, work: Path) -> tuple[float, float, st
     dataset = work / f"bench-{wrong}.jsonl"
     write_dataset(dataset, items, wrong)
     probe = work / "probe.json"
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "_teardown_probe", "--provider=live", "--model=bench-model",
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "bench.probes.teardown_probe", "--provider=live", "--model=bench-model",
                f"--base-url={url}/v1", f"--dataset=mc={dataset}", "-m", "multiple_choice", "--concurrency=64",
                f"--run-dir={work / 'runs'}", f"--results-dir={work / 'results'}"]
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "bench"), "TEARDOWN_PROBE": str(probe), "OPENAI_API_KEY": "fake-bench-key"}
+    env = {**os.environ, "TEARDOWN_PROBE": str(probe), "OPENAI_API_KEY": "fake-bench-key"}
     started = time.monotonic()
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=env)
     elapsed = time.monotonic() - started
@@ -57,7 +58,7 @@ def run(url: str, items: int, wrong: bool, work: Path) -> tuple[float, float, st
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, nargs="+", default=[2000, 10000])
-    args = parser.parse_args()
+    args = parse_args(parser, SMOKE)
     with ServerProcess("openai") as server:
         for items in args.items:
             figures = {}

@@ -2,7 +2,7 @@
 
     uv run python bench/vs_inspect.py [--scenarios 400x16,400x64,2000x64,10000x256] [--repetitions 3]
                                       [--latency 0.2] [--inspect-version 0.3.285] [--venv DIR]
-                                      [--inspect-args="--no-log-realtime"]
+                                      [--inspect-args="--no-log-realtime"] [--smoke]
 
 For each scenario (ITEMS x IN-FLIGHT) the same generated questions go through
 `pytest --provider live ... --concurrency N -n 0` (a fresh run folder each time: cold cache) and
@@ -36,6 +36,9 @@ Both commands run with bytecode caching on, in a cache of the benchmark's own
 (PYTHONPYCACHEPREFIX), after one untimed warm-up run each, as a user's second run would: the
 sandbox sets PYTHONDONTWRITEBYTECODE and uv installs without .pyc, which would make every
 start-up compile both tools from source.
+
+`--smoke` never makes inspect's venv (no download): where inspect_ai is not installed there,
+one line says the inspect side is skipped and the harness side runs alone.
 """
 
 from __future__ import annotations
@@ -55,16 +58,12 @@ from dataclasses import dataclass
 from importlib.metadata import version as installed_version
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
-
-from throughput import write_dataset  # noqa: E402
-
-from evals.tasks.multiple_choice import MultipleChoice  # noqa: E402
-from tests.support.loopback import ServerProcess  # noqa: E402
+from bench._common import ROOT, parse_args, write_dataset
+from evals.tasks.multiple_choice import MultipleChoice
+from tests.support.loopback import ServerProcess
 
 GOAL = 0.5  # harness wall / inspect wall, in every scenario
+SMOKE = {"scenarios": "8x4", "repetitions": 1, "latency": 0.02}
 CACHE = Path.home() / ".cache" / "roblox-evals"
 MODEL = "bench-model"
 FAKE_KEY = "fake-openai-key-for-the-loopback"
@@ -113,17 +112,24 @@ def main() -> None:
     parser.add_argument("--inspect-args", default="--no-log-realtime",
                         help="more arguments for `inspect eval` (default: %(default)s, its lighter logging;"
                              " --inspect-args= runs it with its defaults)")
-    args = parser.parse_args()
+    args = parse_args(parser, SMOKE)
     scenarios = [tuple(map(int, s.lower().split("x"))) for s in args.scenarios.split(",")]
 
-    inspect_bin, inspect_version = inspect_venv(args.venv, args.inspect_version)
     env = {**os.environ, "PYTHONPYCACHEPREFIX": str(CACHE / "bench-pycache")}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    print(f"inspect_ai {inspect_version} ({args.venv}), openai {installed_version('openai')} on both sides,"
+    sides: dict[str, Harness | Inspect] = {"harness": Harness(env)}
+    inspect_bin = args.venv / "bin" / "inspect"
+    if args.smoke and inspect_version(inspect_bin) != args.inspect_version:
+        inspect = "not installed"
+        print(f"inspect side skipped: inspect_ai {args.inspect_version} is not installed in {args.venv}"
+              " (--smoke makes no venv; a run without it does)", flush=True)
+    else:
+        inspect_bin, inspect = inspect_venv(args.venv, args.inspect_version)
+        sides["inspect"] = Inspect(inspect_bin, env, shlex.split(args.inspect_args))
+    print(f"inspect_ai {inspect} ({args.venv}), openai {installed_version('openai')} on both sides,"
           f" pytest {installed_version('pytest')}, Python {sys.version.split()[0]}, {os.cpu_count()} cores,"
           f" load average {os.getloadavg()[0]:.1f} at the start; inspect eval {args.inspect_args}", flush=True)
 
-    sides = {"harness": Harness(env), "inspect": Inspect(inspect_bin, env, shlex.split(args.inspect_args))}
     with tempfile.TemporaryDirectory(prefix="vs-inspect-") as tmp:
         print("warm-up (untimed): one small run each, to fill the bytecode and file caches", flush=True)
         run_scenario(Path(tmp) / "warm-up", sides, 16, 16, 1, args.latency, quiet=True)
@@ -132,7 +138,7 @@ def main() -> None:
             print(f"\n{items} items, {in_flight} in flight, {args.latency * 1000:.0f} ms per reply", flush=True)
             runs = run_scenario(Path(tmp) / f"{items}x{in_flight}", sides, items, in_flight, args.repetitions, args.latency)
             table.append(summarize(items, in_flight, args.latency, runs))
-    print_table(table, args.repetitions, inspect_version)
+    print_table(table, args.repetitions, inspect)
 
 
 # -- inspect's own environment ----------------------------------------------------------------
@@ -141,7 +147,7 @@ def main() -> None:
 def inspect_venv(venv: Path, wanted: str) -> tuple[Path, str]:
     """The `inspect` command of a venv holding inspect_ai==wanted, made with uv if missing."""
     inspect_bin = venv / "bin" / "inspect"
-    if not (inspect_bin.exists() and inspect_version(inspect_bin) == wanted):
+    if inspect_version(inspect_bin) != wanted:
         uv = os.environ.get("UV") or shutil.which("uv")
         if not uv:
             sys.exit("uv not found (run this script with `uv run`)")
@@ -153,6 +159,9 @@ def inspect_venv(venv: Path, wanted: str) -> tuple[Path, str]:
 
 
 def inspect_version(inspect_bin: Path) -> str:
+    """inspect_ai's version, or "" where `inspect_bin` is missing or broken."""
+    if not inspect_bin.exists():
+        return ""
     done = subprocess.run([str(inspect_bin), "--version"], capture_output=True, text=True)
     return done.stdout.strip() if done.returncode == 0 else ""
 
@@ -205,8 +214,8 @@ def run_scenario(work: Path, sides: dict, items: int, in_flight: int, repetition
                           f" {len(run.requests)} requests,"
                           f" at most {peak_in_flight(run.requests, latency)} in flight,"
                           f" load {os.getloadavg()[0]:.1f}", flush=True)
-            check_same_work(runs[-2], runs[-1], items)
-            if not quiet:
+            check_same_work(runs[-len(sides):], items)
+            if not quiet and len(sides) == 2:
                 print(f"  harness / inspect {runs[-2].wall / runs[-1].wall:.2f} (goal <= {GOAL})", flush=True)
     return runs
 
@@ -326,15 +335,16 @@ class Inspect:
         return figures
 
 
-def check_same_work(harness: Run, inspect: Run, items: int) -> None:
-    """Both sides made `items` requests, to the same path, with the same message lists."""
+def check_same_work(runs: list[Run], items: int) -> None:
+    """Each side's run made `items` requests, and both sides the same ones: to the same path,
+    with the same message lists."""
     def work(run: Run) -> list[str]:
         return sorted(json.dumps([r["method"], r["path"], r["body"].get("messages")]) for r in run.requests)
 
-    counts = {run.side: len(run.requests) for run in (harness, inspect)}
+    counts = {run.side: len(run.requests) for run in runs}
     if set(counts.values()) != {items}:
         sys.exit(f"request counts differ: {counts}, {items} items")
-    if work(harness) != work(inspect):
+    if any(work(run) != work(runs[0]) for run in runs[1:]):
         sys.exit("the two sides sent different requests (see the server log)")
 
 
@@ -355,13 +365,23 @@ def peak_in_flight(requests: list[dict], latency: float) -> int:
 def summarize(items: int, in_flight: int, latency: float, runs: list[Run]) -> dict:
     ideal = items * latency / in_flight
     median = {}
-    for side in ("harness", "inspect"):
+    for side in dict.fromkeys(run.side for run in runs):  # the harness, and inspect where it ran
         mine = [run for run in runs if run.side == side]
         median[side] = {field: statistics.median(getattr(run, field) for run in mine) for field in ("wall", "cpu", "peak_mb")}
         median[side]["phases"] = [statistics.median(phase) for phase in zip(*(run.phases for run in mine))]
         median[side]["requests"] = len(mine[0].requests)
-    ratios = [h.wall / i.wall for h, i in zip(runs[0::2], runs[1::2])]  # each harness run / the inspect run after it
+    # Each harness run / the inspect run after it.
+    ratios = [h.wall / i.wall for h, i in zip(runs[0::2], runs[1::2])] if "inspect" in median else []
     return {"scenario": f"{items:,}/{in_flight}", "items": items, "ideal": ideal, **median, "ratios": ratios}
+
+
+def cells(side: dict | None, ideal: float, items: int) -> dict[str, str]:
+    """One side's cells of the table: "-" each where the side did not run."""
+    if side is None:
+        return dict.fromkeys(("wall", "cpu", "per_item", "peak", "phases"), "-")
+    return {"wall": f"{side['wall']:.1f} s ({side['wall'] / ideal:.2f})", "cpu": f"{side['cpu']:.1f}",
+            "per_item": f"{side['cpu'] / items * 1000:.2f}", "peak": f"{side['peak_mb']:.0f}",
+            "phases": "{:.1f} + {:.1f} + {:.1f} s".format(*side["phases"])}
 
 
 def print_table(table: list[dict], repetitions: int, version: str) -> None:
@@ -372,16 +392,15 @@ def print_table(table: list[dict], repetitions: int, version: str) -> None:
           " the same, inspect | requests each |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for row in table:
-        h, i, ideal = row["harness"], row["inspect"], row["ideal"]
-        ratio = statistics.median(row["ratios"])
-        spread = f"{min(row['ratios']):.2f}-{max(row['ratios']):.2f}"
-        verdict = "met" if ratio <= GOAL else "NOT met"
-        phases = ["{:.1f} + {:.1f} + {:.1f} s".format(*side["phases"]) for side in (h, i)]
-        print(f"| {row['scenario']} | {ideal:.1f} s | {h['wall']:.1f} s ({h['wall'] / ideal:.2f}) |"
-              f" {i['wall']:.1f} s ({i['wall'] / ideal:.2f}) | {ratio:.2f} ({spread}; {verdict}) |"
-              f" {h['cpu']:.1f} / {i['cpu']:.1f} ({h['cpu'] / row['items'] * 1000:.2f} / {i['cpu'] / row['items'] * 1000:.2f}) |"
-              f" {h['peak_mb']:.0f} / {i['peak_mb']:.0f} |"
-              f" {phases[0]} | {phases[1]} | {h['requests']} |")
+        h, i = (cells(row.get(side), row["ideal"], row["items"]) for side in ("harness", "inspect"))
+        ratio = "-"
+        if row["ratios"]:
+            median = statistics.median(row["ratios"])
+            ratio = (f"{median:.2f} ({min(row['ratios']):.2f}-{max(row['ratios']):.2f};"
+                     f" {'met' if median <= GOAL else 'NOT met'})")
+        print(f"| {row['scenario']} | {row['ideal']:.1f} s | {h['wall']} | {i['wall']} | {ratio} |"
+              f" {h['cpu']} / {i['cpu']} ({h['per_item']} / {i['per_item']}) | {h['peak']} / {i['peak']} |"
+              f" {h['phases']} | {i['phases']} | {row['harness']['requests']} |")
 
 
 if __name__ == "__main__":

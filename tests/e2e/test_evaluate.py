@@ -23,6 +23,8 @@ from tests.support.harness import (
     harness_env,
     out,
     questions,
+    start,
+    wait_for,
 )
 from tests.support.loopback import OpenAIServer
 
@@ -261,11 +263,9 @@ def test_nothing_finished_leaves_models_json_alone(tmp_path):
 
 def test_ctrl_c_ends_evaluate_with_one_line_and_no_traceback(tmp_path):
     with OpenAIServer(Student(), latency=0.2) as server:
-        process = subprocess.Popen(evaluate_command(tmp_path / "data", "Interrupted", *model_flags(server), *META, "--evals=mc"),
-                                   cwd=ROOT, env=harness_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-        deadline = time.monotonic() + 60
-        while len(server.requests) < 5 and time.monotonic() < deadline:
-            time.sleep(0.05)
+        process = start(evaluate_command(tmp_path / "data", "Interrupted", *model_flags(server), *META, "--evals=mc"),
+                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wait_for(lambda: len(server.requests) >= 5, "evaluate's fifth request")
         os.killpg(process.pid, signal.SIGINT)  # as a terminal's Ctrl-C reaches the whole group
         stdout, stderr = process.communicate(timeout=60)
     assert process.returncode == 130, stdout[-2000:] + stderr

@@ -9,17 +9,19 @@ import re
 import signal
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
 from evals.results import without_timing
 from tests.support.harness import (
     PROBLEMS,
-    ROOT,
     harness_command,
     harness_env,
     read_result,
     run_harness,
+    start,
+    wait_for,
 )
 from tests.support.loopback import Answer, OpenAIServer
 
@@ -244,15 +246,13 @@ def test_ctrl_c_ends_a_run_measuring_a_reference_hung_in_a_c_call(tmp_path, star
     path = _problems_file(tmp_path, hung)
     command = harness_command("tests_evals", "--provider=reference", f"--dataset={path}", "-m", "leetcode",
                               "--luau-timeout=600", run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               text=True, start_new_session=True)
+    process = start(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        deadline = time.monotonic() + 60
-        while not any((tmp_path / "runs").glob("**/*.json")) and time.monotonic() < deadline:
-            time.sleep(0.1)  # the reference's answer is cached before it is scored
-        time.sleep(1.0)
+        # The reference's answer is cached before it is scored; then a sandbox worker runs it.
+        wait_for(lambda: any((tmp_path / "runs").glob("**/*.json")), "the reference's answer cached")
+        wait_for(lambda: _spinning_in(process.pid), "a sandbox worker spending CPU in the hung reference")
         os.killpg(process.pid, signal.SIGINT)  # as a terminal's Ctrl-C reaches the whole group
-        stdout, _ = process.communicate(timeout=20)
+        stdout, _ = process.communicate(timeout=120)
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
@@ -260,6 +260,22 @@ def test_ctrl_c_ends_a_run_measuring_a_reference_hung_in_a_c_call(tmp_path, star
     assert process.returncode == 2 and "KeyboardInterrupt" in stdout, stdout[-3000:]
     assert "Traceback" not in stdout  # no helper process printed one
     assert _group_ends(process.pid), "a process of the run outlived it"
+
+
+def _spinning_in(group: int, cpu_seconds: float = 1.5) -> bool:
+    """Whether a process of the group other than its leader has spent `cpu_seconds` of CPU: the
+    sandbox's worker inside the hung call (starting a worker or the forkserver costs far less).
+    CPU time, not wall time: a loaded machine takes longer to get there, never less far."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and int(proc.name) != group and os.getpgid(int(proc.name)) == group:
+                utime, stime = (proc / "stat").read_text().rsplit(")", 1)[1].split()[11:13]
+                if (int(utime) + int(stime)) / ticks >= cpu_seconds:
+                    return True
+        except (OSError, ValueError):
+            continue
+    return False
 
 
 def _group_ends(group: int, within: float = 10.0) -> bool:

@@ -17,7 +17,7 @@ import pytest
 
 from evals import registry
 from tests.support.board import META, evaluate, evaluate_command, model_flags, verify
-from tests.support.harness import ROOT, Student, harness_env
+from tests.support.harness import ROOT, Student, harness_env, start
 from tests.support.loopback import OpenAIServer
 
 NAME = "Student 1"
@@ -140,8 +140,7 @@ def test_evaluate_without_a_name_needs_verify(tmp_path):
 
 
 def test_evaluate_verify_interrupted_prints_the_lines_so_far_and_exits_130(board):
-    process = subprocess.Popen(evaluate_command(board, "--verify"), cwd=ROOT, env=harness_env(), stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+    process = start(evaluate_command(board, "--verify"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     _wait_for_child(process.pid, b"multiprocessing.forkserver")  # leetcode's sandbox is starting
     os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C does: the whole process group, helpers included
     out, err = process.communicate(timeout=60)

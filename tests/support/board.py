@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from evals import registry
-from tests.support.harness import ROOT, harness_env
+from tests.support.harness import run_cli
 
 NAME = "Student 1"
 
@@ -21,12 +21,12 @@ def evaluate_command(data: Path, *args: str) -> list[str]:
 
 
 def evaluate(data: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run(evaluate_command(data, *args), cwd=ROOT, env=harness_env(), capture_output=True, text=True, timeout=timeout)
+    return run_cli(evaluate_command(data, *args), timeout=timeout)
 
 
 def verify(data: Path, *args: str) -> subprocess.CompletedProcess:
     command = [sys.executable, "-m", "pytest", "-p", "tests.support.no_network", "--verify-published", f"--results-dir={data / 'results'}", f"--run-dir={data / 'runs'}", *args]
-    return subprocess.run(command, cwd=ROOT, env=harness_env(), capture_output=True, text=True, timeout=300)
+    return run_cli(command, timeout=300)
 
 
 def model_flags(server) -> list[str]:

@@ -1,17 +1,28 @@
-"""Running the harness as a user does, `pytest ...` in a subprocess, against loopback servers."""
+"""Running the harness as a user does, `pytest ...` or `evaluate ...` in a child process, against
+loopback servers; waiting on what such a process printed or wrote, never on a clock.
+
+A test that signals its child starts it with `start`: in a session of its own (a signal to the
+group reaches its helpers, as a terminal's Ctrl-C does) and with SIGINT's default action,
+whatever this process was started with. Under `nohup`, `&` in a script or many CI runners
+SIGINT is ignored, and an ignored signal stays ignored across exec: the child would never see
+the Ctrl-C the test sends."""
 
 from __future__ import annotations
 
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
+from collections.abc import Callable
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from tests.support import ROOT
+from tests.support import ROOT, warm
 from tests.support.loopback import Answer, last_user_text
 
 DATA = ROOT / "data" / "robloxqa"
@@ -34,11 +45,51 @@ def harness_command(*args: str, run_dir: Path, results_dir: Path) -> list[str]:
     return [sys.executable, "-m", "pytest", f"--run-dir={run_dir}", f"--results-dir={results_dir}", *args]
 
 
-def run_harness(*args: str, run_dir: Path, results_dir: Path, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        harness_command(*args, run_dir=run_dir, results_dir=results_dir),
-        cwd=ROOT, env=env or harness_env(), capture_output=True, text=True, timeout=timeout,
-    )
+def run_cli(command: list[str], *, env: dict[str, str] | None = None, cwd: Path | str = ROOT,
+            timeout: float = 300) -> subprocess.CompletedProcess:
+    """`command` run to its end, its output captured as text: `python -m pytest` and `python -m
+    evals.evaluate` warm (tests/support/warm.py: forked, their imports done once), anything
+    else, or a command whose interpreter would start differently, exec'd as it is."""
+    env = env or harness_env()
+    if module := warm.warm_module(command, env):
+        return warm.run(command, module, env=env, cwd=cwd, timeout=timeout, text=True)
+    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def run_harness(*args: str, run_dir: Path, results_dir: Path, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+    return run_cli(harness_command(*args, run_dir=run_dir, results_dir=results_dir), env=env, timeout=timeout)
+
+
+@contextmanager
+def default_sigint():
+    """Children started inside this block take SIGINT's default action: a handler, unlike an
+    ignored disposition, is reset by exec. Only the main thread may set a handler; the tests
+    that signal their children run there."""
+    ignored = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+    if ignored:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        if ignored:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def start(command: list[str], *, env: dict[str, str] | None = None, **kwargs) -> subprocess.Popen:
+    """`command` in a process group of its own with SIGINT's default action, from the root."""
+    kwargs.setdefault("cwd", ROOT)
+    with default_sigint():
+        return subprocess.Popen(command, env=env or harness_env(), start_new_session=True, **kwargs)
+
+
+def wait_for(condition: Callable[[], object], what: str, *, timeout: float = 120, every: float = 0.02) -> None:
+    """Until `condition()` holds. The bound is generous (a loaded machine is slow, never wrong);
+    running out, it says what was being waited for."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {timeout:.0f} s for {what}; it never happened")
+        time.sleep(every)
 
 
 def result_files(results_dir: Path, eval_name: str) -> list[Path]:

@@ -11,7 +11,6 @@ from evals.providers import (
     make_provider,
 )
 
-
 KEY = "fake-provider-test-key"
 
 

@@ -1,7 +1,7 @@
 """A pytest plugin for `bench/teardown.py`: how long the run takes after its last item.
 
-Loaded with `-p _teardown_probe` (bench/ on PYTHONPATH); writes {"teardown": seconds} from the
-last item's report to the end of pytest_unconfigure into $TEARDOWN_PROBE."""
+Loaded with `-p bench.probes.teardown_probe`; writes {"teardown": seconds}, from the last
+item's report to the end of pytest_unconfigure, into $TEARDOWN_PROBE."""
 
 from __future__ import annotations
 

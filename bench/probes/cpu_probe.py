@@ -1,12 +1,12 @@
 """A probe for `bench/cpu.py --breakdown`: where a run's CPU time goes, per item.
 
-Loaded into pytest's process with `-p _cpu_probe` (bench/ on PYTHONPATH), and into each
-process asking the model (`evals.fetcher`) by the `sitecustomize` that `cpu.py` puts on
-PYTHONPATH. It wraps a few of the harness's functions and adds up the CPU time of the thread
-that runs them (`time.thread_time`: the kernel's time for that thread, so what the GIL's
-hand-offs cost is counted where they happen). pytest's process writes {"items": N, "session":
-s, "main thread": s, "<part>": s, ...} to $CPU_PROBE at the end of its session; each asking
-process writes {"process": s, "<part>": s, ...} to $CPU_PROBE.<pid> when it ends."""
+Loaded into pytest's process with `-p bench.probes.cpu_probe`, and into each process asking
+the model (`evals.fetcher`) by the `sitecustomize` that `cpu.py` puts on PYTHONPATH. It wraps
+a few of the harness's functions and adds up the CPU time of the thread that runs them
+(`time.thread_time`: the kernel's time for that thread, so what the GIL's hand-offs cost is
+counted where they happen). pytest's process writes {"items": N, "session": s, "main thread":
+s, "<part>": s, ...} to $CPU_PROBE at the end of its session; each asking process writes
+{"process": s, "<part>": s, ...} to $CPU_PROBE.<pid> when it ends."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ import os
 import sys
 import threading
 import time
+from typing import NoReturn
 
 from evals import cache, locks, run
 from evals.providers import openai as openai_provider
@@ -77,5 +78,16 @@ def _write_asking_figures() -> None:
         json.dump({"process": time.process_time(), **_spent}, out)
 
 
+_os_exit = os._exit
+
+
+def _exit_writing_figures(status: int) -> NoReturn:
+    _write_asking_figures()
+    _os_exit(status)
+
+
 if ASKING and os.environ.get("CPU_PROBE"):
+    # An asking process ends either when its threads are done (atexit) or, when pytest's process
+    # closes its stdin first, by os._exit, which skips atexit: the figures are written either way.
     atexit.register(_write_asking_figures)
+    os._exit = _exit_writing_figures
