@@ -25,23 +25,12 @@ from tests.support.loopback import AnthropicServer, OpenAIServer
 pytest_plugins = ["pytester"]
 
 from tests.support import ROOT
+from tests.support.identities import IMPLICIT, SENT, SHAPING
 
 EVALS = str(ROOT / "tests_evals")
 KEY = "fake-identity-test-key"
 OPENROUTER = "http://openrouter.ai/api/v1"  # reached through the loopback server as its HTTP proxy
 
-# A value for each field a provider sends, beside its default.
-SENT = {
-    "effort": "high",
-    "thinking": True,
-    "route": "deepinfra",
-    "max_tokens": 321,
-    "adapter": "ADAPTER",  # the tiny model's adapter folder (`local_model`)
-    "dtype": "bfloat16",
-}
-# Fields that shape the items, the same for every provider: value, and how the run differs.
-SHAPING = {"system_prompt_prefix": "You are terse.", "epochs": 2, "limit": 2, "split": "train"}
-IMPLICIT = {"provider", "model", "base_url"}  # base_url: tested below, as the effective endpoint
 
 
 def sent_cases():

@@ -17,6 +17,7 @@ from evals.providers import (
     call_with_retries,
     make_provider,
 )
+from tests.support.keys import KEY, api_keys  # noqa: F401 (api_keys: autouse, every test runs with the fake keys)
 from tests.support.loopback import (
     Answer,
     AnthropicServer,
@@ -28,14 +29,8 @@ from tests.support.loopback import (
 )
 
 FAST = RetryPolicy(base_delay=0.01, max_delay=0.05, timeout=5)
-KEY = "fake-provider-test-key"
 
 
-@pytest.fixture(autouse=True)
-def api_keys(monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
-    monkeypatch.setenv("OPENROUTER_API_KEY", KEY)
 
 
 @pytest.fixture

@@ -6,8 +6,6 @@ batch or a request can end, xdist, `evaluate --status`."""
 from __future__ import annotations
 
 import json
-import subprocess
-from pathlib import Path
 
 import pytest
 
@@ -16,14 +14,7 @@ from evals.providers import ProviderSpec, Request
 from evals.providers.anthropic import _result_outcome
 from evals.providers.openai import OpenAIBatch, OpenAIProvider
 from evals.site import _costs, _total
-from tests.support.harness import (
-    run_harness,
-)
 from tests.support.loopback import OpenAIServer
-
-
-def run(tmp_path: Path, *args: str, **kwargs) -> subprocess.CompletedProcess:
-    return run_harness(*args, run_dir=tmp_path / "runs", results_dir=tmp_path / "results", **kwargs)
 
 
 @pytest.fixture

@@ -6,7 +6,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tests.support import ROOT
+import pytest
+
+from tests.support import ROOT, browser
 
 # Commands the workflow runs and .ci/run may not (none: every command is run by both).
 PENDING: set[str] = set()
@@ -29,3 +31,14 @@ def test_the_workflow_runs_what_ci_runs_and_the_readmes_test_command():
     assert any(c.startswith("uv sync --locked ") for c in ci & workflow)
 
 
+def test_a_missing_chromium_skips_the_browser_tests_only_where_the_variable_says_so(tmp_path, monkeypatch):
+    monkeypatch.setattr(browser, "CHROMIUM", tmp_path / "no-chromium")
+    with pytest.raises(browser.BrowserUnavailable) as raised:
+        browser.start_chromium(tmp_path / "profile")
+    assert "no-chromium not found: install headless Chromium with `apt-get install chromium chromium-driver`" in str(raised.value)
+
+    monkeypatch.delenv(browser.SKIP_WITHOUT_CHROMIUM, raising=False)
+    assert not browser.skipped_without_chromium(raised.value)
+    monkeypatch.setenv(browser.SKIP_WITHOUT_CHROMIUM, "1")
+    assert browser.skipped_without_chromium(raised.value)
+    assert not browser.skipped_without_chromium(browser.BrowserUnavailable("chromedriver could not start Chromium: crashed"))

@@ -7,23 +7,12 @@ or provider without a case here fails."""
 from __future__ import annotations
 
 from evals.identity import FIELDS
+from tests.support.identities import IMPLICIT, SENT, SHAPING
 
 pytest_plugins = ["pytester"]
 
 
 
-# A value for each field a provider sends, beside its default.
-SENT = {
-    "effort": "high",
-    "thinking": True,
-    "route": "deepinfra",
-    "max_tokens": 321,
-    "adapter": "ADAPTER",  # the tiny model's adapter folder (`local_model`)
-    "dtype": "bfloat16",
-}
-# Fields that shape the items, the same for every provider: value, and how the run differs.
-SHAPING = {"system_prompt_prefix": "You are terse.", "epochs": 2, "limit": 2, "split": "train"}
-IMPLICIT = {"provider", "model", "base_url"}  # base_url: tested below, as the effective endpoint
 
 
 def test_every_identity_field_has_a_case_here():

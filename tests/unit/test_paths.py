@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from evals.cache import RunCache
 from evals.names import file_name
 
@@ -47,14 +45,6 @@ def test_records_under_the_names_of_before_are_still_found(tmp_path):
 # -- option values that pytest could take for test paths ----------------------------------------
 # pytest picks its root directory and settings from the command line's paths before the harness
 # declares its options, so the value in `--model /models/llama` counts as a path there.
-
-
-def listed(result: pytest.RunResult) -> list[str]:
-    """Every item a `--co -q` run listed: the evals' only, never the harness's own tests."""
-    assert result.ret == 0, "\n".join(result.outlines + result.errlines)
-    items = [line for line in result.outlines if "::" in line]
-    assert items and all(line.startswith("tests_evals/") for line in items), items[:5]
-    return items
 
 
 # -- folders that cannot be used -------------------------------------------------------------

@@ -10,15 +10,7 @@ from evals.providers import (
     ProviderSpec,
     make_provider,
 )
-
-KEY = "fake-provider-test-key"
-
-
-@pytest.fixture(autouse=True)
-def api_keys(monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
-    monkeypatch.setenv("OPENROUTER_API_KEY", KEY)
+from tests.support.keys import api_keys  # noqa: F401 (autouse: every test runs with the fake keys)
 
 
 def test_a_missing_api_key_is_a_usage_error_naming_the_variable(monkeypatch):

@@ -4,44 +4,7 @@ space), every refusal one line, nothing ever written to a published file."""
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import pytest
-
-from evals import registry
-from tests.support.board import META, evaluate, model_flags
-from tests.support.harness import Student
-from tests.support.loopback import OpenAIServer
-
-NAME = "Student 1"
-OTHER = "Other Model"  # published with the same result files, so both reproduce
-
-
-@pytest.fixture(scope="module")
-def board(tmp_path_factory) -> Path:
-    """The data folder of a board with NAME and OTHER published."""
-    data = tmp_path_factory.mktemp("verify") / "data"
-    with OpenAIServer(Student()) as server:
-        done = evaluate(data, NAME, *model_flags(server), *META)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    files = _entry(data, NAME)["resultFiles"]
-    registry.update_entry(OTHER, lambda e: {**_entry(data, NAME), "name": OTHER, "resultFiles": files},
-                          data / "models.json", results=data / "results")
-    return data
-
-
-@pytest.fixture
-def copy(board, tmp_path) -> Path:
-    """A copy of the board to damage."""
-    target = tmp_path / "data"
-    shutil.copytree(board, target, ignore=shutil.ignore_patterns("locks"))
-    return target
-
-
-def _entry(data: Path, name: str) -> dict:
-    return registry.find_entry(registry.load_models(data / "models.json", results=data / "results"), name)
-
 
 # -- evaluate --verify -------------------------------------------------------------------------
 

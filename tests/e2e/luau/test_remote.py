@@ -1,6 +1,5 @@
 """The --jest-url backend: the .rbxm upload, and JestLuaTestServer replies mapped to TestRuns."""
 
-import struct
 import time
 
 import httpx
@@ -28,11 +27,6 @@ from tests.support.luau.specs import DOUBLER, DOUBLER_SPEC, solution
 
 KEY = "fake-jest-server-key"
 FAST = {"retry_delay": 0.01}
-
-
-def chunk(name: bytes, payload: bytes) -> bytes:
-    """An uncompressed chunk, written out by hand from the spec's chunk header table."""
-    return name + struct.pack("<III", 0, len(payload), 0) + payload
 
 
 # -- the model file ------------------------------------------------------------------------

@@ -1,0 +1,82 @@
+"""Boards published by the code of an older commit (extracted with `git archive`), for the upgrade tests."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from evals import registry
+from tests.support.board import META, model_flags
+from tests.support.harness import ROOT, Student, harness_env
+from tests.support.loopback import OpenAIServer
+
+OLD = "905fadf"
+
+
+NAME = "Student 1"
+
+
+KEYS = ("freeform", "multipleChoice", "leetcode")
+
+
+@pytest.fixture(scope="module")
+def server():
+    with OpenAIServer(Student()) as server:
+        yield server
+
+
+def publish_with_old_code(commit: str, folder: Path, server, *flags: str) -> Path:
+    """The data folder of a board on which the code of `commit` (extracted under `folder`)
+    published NAME, answered by `server`."""
+    old = folder / "tree"
+    old.mkdir()
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit], capture_output=True, check=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(old, filter="data")
+    env = harness_env(PYTHONPATH=str(old))
+    where = subprocess.run([sys.executable, "-c", "import evals.evaluate, plugins; print(evals.evaluate.__file__); print(plugins.__file__)"],
+                           cwd=old, env=env, capture_output=True, text=True, check=True)
+    assert all(Path(line).is_relative_to(old) for line in where.stdout.split()), where.stdout  # really the old code
+
+    data = folder / "board" / "data"
+    done = subprocess.run([sys.executable, "-m", "evals.evaluate", NAME, *model_flags(server), *META, *flags, f"--data-dir={data}"],
+                          cwd=old, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert f"published {NAME!r}" in done.stdout
+    return data
+
+
+@pytest.fixture(scope="module")
+def old_board(tmp_path_factory, server) -> Path:
+    """The data folder of a board on which the code of commit 905fadf published NAME."""
+    data = publish_with_old_code(OLD, tmp_path_factory.mktemp("old"), server)
+    for key in KEYS:
+        result = json.loads(_file(data, key).read_text())
+        assert "resultFormat" not in result and "graders" not in result  # format 1
+        assert result["config"]["harnessVersion"] == 1
+    return data
+
+
+@pytest.fixture
+def board(old_board, tmp_path) -> Path:
+    """A copy of the old board (with its site) to work on."""
+    target = tmp_path / "data"
+    shutil.copytree(old_board, target, ignore=shutil.ignore_patterns("locks"))
+    if (old_board.parent / "site").is_dir():
+        shutil.copytree(old_board.parent / "site", tmp_path / "site")
+    return target
+
+
+def _entry(data: Path) -> dict:
+    return registry.find_entry(registry.load_models(data / "models.json", results=data / "results"), NAME)
+
+
+def _file(data: Path, key: str) -> Path:
+    return registry.result_path(_entry(data), key, data / "results")
