@@ -4,7 +4,10 @@ writes copies it first (`copy_of`)."""
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -73,3 +76,56 @@ def tiny(tmp_path_factory) -> dict[str, Path]:
 def copy_of(source: Path, where: Path) -> Path:
     """A private copy of a shared folder, for a test that writes into it."""
     return Path(shutil.copytree(source, where, symlinks=True))
+
+
+# -- one worker per shared world ------------------------------------------------------------------
+# Under xdist's `load`, the tests of a module that share a module-scoped world (a published
+# board, an older commit's board, two runs to compare) are dealt to both workers, and each
+# builds the world (~20-30 s each). Here the workers tell the controller which modules those
+# are (from each item's fixtures, as they collect) and the scheduler below hands each such
+# module to one worker, whole; every other test is dealt as by `load`. (xdist's own
+# `--dist loadgroup` renames the items' ids, which pytest 9 no longer lets it do.)
+WORLDS = "ROBLOX_EVALS_TESTS_WORLDS"
+
+
+def pytest_configure(config):
+    if config.getoption("numprocesses", None) and not os.environ.get("PYTEST_XDIST_WORKER"):
+        os.environ[WORLDS] = tempfile.mkdtemp(prefix="worlds-")  # the workers inherit it
+
+
+def pytest_unconfigure(config):
+    if (folder := os.environ.get(WORLDS)) and not os.environ.get("PYTEST_XDIST_WORKER"):
+        shutil.rmtree(folder, ignore_errors=True)
+        del os.environ[WORLDS]
+
+
+def pytest_collection_finish(session):
+    if (folder := os.environ.get(WORLDS)) and (worker := os.environ.get("PYTEST_XDIST_WORKER")):
+        modules = sorted({item.nodeid.split("::", 1)[0] for item in session.items if _shares_a_world(item)})
+        staged = Path(folder, f"{worker}.json.new")
+        staged.write_text(json.dumps(modules))
+        staged.replace(Path(folder, f"{worker}.json"))  # before the worker reports its collection
+
+
+def _shares_a_world(item) -> bool:
+    info = getattr(item, "_fixtureinfo", None)
+    return bool(info) and any(d.scope == "module" for defs in info.name2fixturedefs.values() for d in defs)
+
+
+def pytest_xdist_make_scheduler(config, log):
+    if not (folder := os.environ.get(WORLDS)) or config.getoption("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class Worlds(LoadScopeScheduling):
+        """`load`, but a module sharing a world is one unit of work."""
+
+        modules: set[str] | None = None
+
+        def _split_scope(self, nodeid: str) -> str:
+            if self.modules is None:  # asked once every worker has collected, so each has written its list
+                self.modules = {m for path in Path(folder).glob("*.json") for m in json.loads(path.read_text())}
+            module = nodeid.split("::", 1)[0]
+            return module if module in self.modules else nodeid
+
+    return Worlds(config, log)

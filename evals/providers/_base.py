@@ -80,7 +80,7 @@ class Usage:
 
 
 # The most characters of a reply's text (and of its reasoning) the harness keeps: 1 MB, the
-# length its reply parsers are measured at (tests/test_parsing_linear.py), far beyond any
+# length its reply parsers are measured at (tests/{unit,e2e}/test_parsing_linear.py), far beyond any
 # answer an eval asks for.
 REPLY_LIMIT = 1_000_000
 

@@ -1,7 +1,12 @@
 """--batch: whole runs through the loopback servers' Batch APIs (OpenAI Files + Batches,
-Anthropic Message Batches), as a user runs them: the same result file as a direct run at the
-batch price, resume after a kill at every moment without submitting anything twice, every way a
-batch or a request can end, xdist, `evaluate --status`."""
+Anthropic Message Batches): a direct run's result file at the batch price, resume after a kill at
+every moment without submitting anything twice, every way a batch, a request or a submission can
+end, endpoints without a Batch API, a submission found by name, xdist, `evaluate --status`. The
+result lines alone are tests/unit/test_batch.py.
+
+`pytest` and `evaluate` start warm (tests/support/warm.py), each still a process with its own exit
+status, environment and streams; a run to be killed is a real exec, SIGKILLed mid-run and resumed,
+since what a killed process leaves behind is the point. The servers run on threads of the test."""
 
 from __future__ import annotations
 

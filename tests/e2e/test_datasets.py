@@ -1,6 +1,12 @@
-"""Dataset loading: the bundled RobloxQA sets, local JSONL / parquet files, v2.0-shaped
-records, loud errors for bad files, split selection, `--dataset` routing, and the Hugging
-Face loader against a loopback server."""
+"""Dataset loading where a process or a server is the point: the v2.0 shuffle the same in another
+process, the Hugging Face loader against a loopback Hub and its CDN (one download into the Hub
+cache, a branch resolved once, offline, gated, errors as one line), huggingface_hub imported only
+for the Hub, and a faulty dataset as one line through `pytest`. The loaders themselves are
+tests/unit/test_datasets.py.
+
+The Hub runs on threads of the test. The `python -c` children are real execs, for what a fresh
+interpreter reads as it starts (PYTHONHASHSEED, HF_HUB_OFFLINE) and imports; `pytest` starts warm
+(tests/support/warm.py)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""evals/energy.py: spans of every process, the three power sources read from fakes of what
-they read (a powercap tree, HWiNFO's CSV, an NVML reader), and the attribution against
-figures worked out by hand."""
+"""evals/energy.py's span log across processes: spans written at once by threads and by child
+processes are all read back, one file per process. The children are forked with multiprocessing,
+since a process of its own, writing its own file, is what is tested. The rest of evals/energy.py
+is tests/unit/test_energy.py."""
 
 from __future__ import annotations
 

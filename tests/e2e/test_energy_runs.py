@@ -1,7 +1,11 @@
 """--energy in whole runs: a fake powercap tree that a thread of the test drives at a known
-power, the harness run as a user runs it (xdist included), and the kWh in the result files
-checked against what the recorded spans say it must be; then published by `evaluate` as
-electricity-priced, on the board, and left alone by verify."""
+power (or an HWiNFO log a thread appends to), the harness run as a user runs it (xdist included),
+and the kWh in the result files checked against what the recorded spans say it must be; a source
+that cannot measure stops the run first; then published by `evaluate` as electricity-priced, on
+the board, and left alone by verify.
+
+`pytest`, `evaluate` and verify start warm (tests/support/warm.py), each a process of its own
+reading the fake meters, against loopback servers on threads of the test."""
 
 from __future__ import annotations
 

@@ -1,6 +1,10 @@
-"""`--epochs K`: each item answered K times (its own records, a seed per epoch where the API
-takes one), the summary's mean over epochs with an interval clustered by question, and
-leetcode's pass@1 and pass@K."""
+"""`--epochs K` in whole runs: each item answered K times (its own records, a seed per epoch),
+the summary's mean over epochs with an interval clustered by question, a rerun that asks nothing
+and reproduces the file, and leetcode's pass@K with one work budget per problem. Summaries alone
+are tests/unit/test_epochs.py.
+
+`pytest` starts warm (tests/support/warm.py), a process of its own with its own exit status and
+streams, against a loopback server on a thread of the test."""
 
 from __future__ import annotations
 

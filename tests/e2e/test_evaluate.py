@@ -1,6 +1,12 @@
 """`evaluate` as a maintainer uses it, through the real CLI against loopback providers: resume
 by name after any first attempt, everything checked before the first paid request, the gate
-and its exit codes, published runs that never change, --force, usage errors once, Ctrl-C."""
+and its exit codes, published runs that never change, --force, usage errors once, Ctrl-C, a
+reader that stops early, the table it ends with.
+
+`evaluate` and `pytest` start warm (tests/support/warm.py) or are exec'd as they are, each a
+process with its own exit status, environment and streams; a real exec is the point for a
+`--force` run SIGKILLed as a group, Ctrl-C to a process group and a pipe its reader closes. The
+servers run on threads of the test."""
 
 from __future__ import annotations
 

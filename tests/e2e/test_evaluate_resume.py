@@ -1,7 +1,11 @@
 """`evaluate` between attempts, through the real CLI against loopback servers: a bare resume
 sends its requests as the first attempt did (the how-to-run flags the plan keeps, by name), a
 refused or unfinished attempt leaves models.json alone (its metadata waits in the plan), one
-price of a published entry can be updated alone, and every hint is a command that works."""
+price of a published entry can be updated alone, and every hint is a command that works.
+
+Each command (`evaluate`, `pytest --publish`, and the hint it printed, run as written) is exec'd as
+a user runs it, a process with its own exit status, environment and streams, against servers on
+threads of the test."""
 
 from __future__ import annotations
 

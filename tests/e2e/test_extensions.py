@@ -1,11 +1,14 @@
 """Evals that other packages register, through the `roblox_evals` entry point: the example
 `examples/echo_eval` runs as a user who installed it would run it (`pytest -m echo`), with a
 result file, a rerun that asks nothing and a verify that says ok, while the three built-in
-evals behave as they do without it. An entry point that fails to import is one line.
+evals behave as they do without it. An entry point that fails to import is one line; the
+schemas read the registry of evals, and an eval's bands check its result files.
 
 Installing the example into a throwaway venv would cost a resolver run per test; instead its
 package folder and a `*.dist-info` holding its entry point are put on the PYTHONPATH of the
-pytest the test starts, which is all `importlib.metadata` reads."""
+commands the test starts, which is all `importlib.metadata` reads. An interpreter reads that
+PYTHONPATH as it starts, so those commands are real execs (tests/support/warm.py starts the others
+warm), and `python -c` probes show what a fresh interpreter registers and imports."""
 
 from __future__ import annotations
 

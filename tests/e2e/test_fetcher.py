@@ -1,4 +1,11 @@
-"""The process that asks the model (`evals.fetcher`): whatever becomes of it, the run loses nothing."""
+"""The process that asks the model (`evals.fetcher`): whatever becomes of it, the run loses nothing.
+Killed mid-run, pytest's process asks what it had not; a rerun of a finished run leaves no process
+behind; many requests in flight are split between asking processes; a judge without a key stops
+nothing when no judged item runs; a folder named `evals` where the command runs is not imported.
+
+`pytest` is a real exec: the test finds its asking processes by their parent's pid in /proc and
+SIGKILLs one, finds a run's processes by a marker in their environment, or runs the `pytest`
+console script from another folder. The model is a loopback server on a thread of the test."""
 
 from __future__ import annotations
 

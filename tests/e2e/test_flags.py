@@ -1,5 +1,11 @@
-"""The how-to-run flags, declared once (`evals.flags`): every one pytest takes is taken by
-`evaluate` too, or declared pytest's own, and `evaluate` hands on what its pytest processes need."""
+"""The how-to-run flags through the CLI: only OpenRouter's own host gets its key and its request
+extras, a third party's provider (`tests.support.echo_provider`) runs with its own flags and the
+other providers refuse them, and every flag of `evaluate --help` says what it does. The
+declarations in process are tests/unit/test_flags.py.
+
+`pytest` starts warm (tests/support/warm.py), a process with its own exit status and environment
+(keys, HTTP_PROXY), against a loopback server on a thread of the test that is also the proxy;
+`evaluate --help` is exec'd as it is."""
 
 from __future__ import annotations
 

@@ -1,6 +1,11 @@
 """What a model, a server or a dataset wrote reaches the terminal escaped, one line per item:
 it can neither drive the terminal (set its title, clear it, write the clipboard) nor forge
-lines of the report, while the files keep the text as it was."""
+lines of the report, while the files keep the text as it was; on a cp1252 console, text it
+cannot encode shows as escapes. `printable` alone is tests/unit/test_hostile_text.py.
+
+`pytest` starts warm (tests/support/warm.py), and what reaches its own streams is read; the
+cp1252 commands are real execs, since PYTHONIOENCODING is read as the interpreter starts. The
+server runs on a thread of the test."""
 
 from __future__ import annotations
 

@@ -1,8 +1,11 @@
 """The identity is what is sent: for every provider and every identity flag, the loopback
 server receives a different request when the flag changes, and the result file records it;
 or the flag is refused for that provider with one line. The cases are derived from the one
-identity table (`evals.identity.FIELDS`) and the providers' own capabilities, so a new flag
-or provider without a case here fails."""
+identity table (`evals.identity.FIELDS`) and the providers' own capabilities; that every field
+has one is tests/unit/test_identity.py.
+
+No child process: pytest runs in-process through `pytester`, against loopback OpenAI and
+Anthropic servers on threads of the test (the OpenAI one is also the proxy to OpenRouter)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,9 @@
-"""Freeform judging: verdict parsing (as the prompt asks for it, and as judges say it their own
-way), the vote, `--judge` specs, the judge prompt, and a whole freeform run so judged."""
+"""Freeform judging in a whole run: judges who say their verdicts their own way are read as they
+meant them, and the run stays under the gate. Parsing, the vote and the specs are
+tests/unit/test_judges.py.
+
+`pytest` starts warm (tests/support/warm.py), a process of its own with its own exit status,
+against a candidate and judges on a loopback server on a thread of the test."""
 
 from __future__ import annotations
 

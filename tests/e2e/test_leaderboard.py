@@ -1,6 +1,10 @@
 """The leaderboard flow end to end, against loopback providers: `evaluate` a new model, kill
-it, resume it, publish it, verify it offline; every refusal; registry validation; concurrent
-publishers."""
+it, resume it, publish it, verify it offline; every refusal; metadata looked up; concurrent
+publishers; `--parallel` output. The registry's checks are tests/unit/test_leaderboard.py.
+
+`evaluate` and verify start warm (tests/support/warm.py); the first attempt is a real exec in a
+group of its own, SIGKILLed mid-run and resumed, and the concurrent publishers are two spawned
+processes, since a lock between processes is what they test. The servers run on threads."""
 
 from __future__ import annotations
 

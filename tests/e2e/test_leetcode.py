@@ -1,5 +1,11 @@
-"""Luau LeetCode through the whole harness: code extraction, the sandbox verdicts of hostile
-solutions, per-difficulty summaries, and xdist runs agreeing with serial ones."""
+"""Luau LeetCode through the whole harness: the sandbox verdicts of hostile solutions,
+per-difficulty summaries, xdist runs agreeing with serial ones, `--jest-url` against a loopback
+JestLuaTestServer, references that fail, run away or cannot be metered, and Ctrl-C during a hung
+reference. Code extraction is tests/unit/test_leetcode.py.
+
+`pytest` starts warm (tests/support/warm.py); the Ctrl-C run is a real exec in a group of its own,
+signalled as a terminal would, since what is tested is that the sandbox's worker processes end
+with it. The servers run on threads of the test."""
 
 from __future__ import annotations
 

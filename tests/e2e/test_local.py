@@ -1,5 +1,10 @@
-"""`--provider local`: a tiny random checkpoint and LoRA adapter made on the spot (no download),
-run through the real command line and through the provider itself."""
+"""`--provider local` through the real command line, with a tiny random checkpoint and LoRA
+adapter made on the spot (no download): a run that resumes from a moved folder, one line without
+the `local` extra, xdist refused, `--device`, and `evaluate` handing the local flags on. The
+provider itself is tests/unit/test_local.py.
+
+`pytest` and `evaluate` start warm (tests/support/warm.py); the runs without torch are real execs,
+since what is tested is what a fresh interpreter imports."""
 
 from __future__ import annotations
 

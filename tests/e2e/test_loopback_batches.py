@@ -1,4 +1,7 @@
-"""The loopback Batch APIs, exercised through the real openai / anthropic SDK clients."""
+"""The loopback Batch APIs, exercised through the real openai / anthropic SDK clients: upload,
+create, poll and download, per-request outcomes and batch fates, validation, the Files API and
+listing, Anthropic's Message Batches. The servers run on threads of the test; one runs in a child
+process (tests/support/loopback ServerProcess), for the request log it writes to a file."""
 
 from __future__ import annotations
 

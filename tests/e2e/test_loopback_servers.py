@@ -1,4 +1,7 @@
-"""The loopback servers, exercised through the real openai / anthropic SDK clients."""
+"""The loopback servers, exercised through the real openai / anthropic SDK clients: replies that
+parse, injected faults as the SDKs' errors, recording and latency. The servers run on threads of
+the test; in a child process (tests/support/loopback ServerProcess) one prints its URL and logs to
+a file, and that log survives a client process SIGKILLed mid-request."""
 
 from __future__ import annotations
 

@@ -1,7 +1,10 @@
 """What a model finally says, read end to end: `pytest -m multiple_choice --provider live`
 against a loopback model that answers in other languages, with full-width punctuation, or with
 a caveat after its answer; and a run graded before this reading (the extractor of commit
-BEFORE, version 1) is told apart by verify as one to regrade, never as tampered."""
+BEFORE, version 1) is told apart by verify as one to regrade, never as tampered.
+
+`pytest` starts warm (tests/support/warm.py) against a model on a thread of the test; the run
+graded the old way is a real exec, its plugin on a PYTHONPATH the interpreter reads as it starts."""
 
 from __future__ import annotations
 

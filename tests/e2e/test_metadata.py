@@ -1,7 +1,9 @@
 """Model metadata lookups (evals.metadata) against loopback servers that speak the real wire
 shapes: OpenRouter's `GET /api/v1/models`, and the Hugging Face Hub as huggingface_hub asks it
-(tests/support/loopback/hub_server.py: the model info with files metadata, a relative 307 for a renamed
-repo, X-Error-Code on errors), with a CDN that must never be asked."""
+(tests/support/loopback/hub_server.py: the model info with files metadata, a relative 307 for a
+renamed repo, X-Error-Code on errors), with a CDN that must never be asked. No child process: the
+lookups run in the test's process, the servers on its threads. Parsing alone is
+tests/unit/test_metadata.py."""
 
 from __future__ import annotations
 

@@ -4,7 +4,8 @@ items they select; runs outside tests_evals need no eval flags at all.
 
 pytest runs in-process through `pytester` (the harness plugin loads from its entry point as
 it does on a real command line) against the repository's own tests_evals, with run and result
-folders in tmp_path, always written with '=' so nothing lands in the repository's data/."""
+folders in tmp_path, always written with '=' so nothing lands in the repository's data/. The
+one xdist case is a real exec (`runpytest_subprocess`), its workers processes of their own."""
 
 from __future__ import annotations
 
@@ -342,7 +343,7 @@ def test_plain_test_file_needs_no_flags(pytester):
 
 def test_harness_tests_in_the_repo_need_no_flags(pytester, monkeypatch):
     monkeypatch.chdir(ROOT)
-    result = pytester.runpytest_inprocess("tests/test_judges.py", "--co", "-q")
+    result = pytester.runpytest_inprocess("tests/unit/test_judges.py", "--co", "-q")
     assert result.ret == 0, "\n".join(result.outlines + result.errlines)
     assert any("test_judges.py::test_parse_verdict" in line for line in result.outlines)
     assert not any("test_robloxqa" in line for line in result.outlines)

@@ -1,17 +1,12 @@
 """Reply parsing finishes on any reply: code extraction, letter extraction, verdict parsing and
-the reasoning splitter on the adversarial replies of `tests/support/adversarial_replies.py` (unclosed
-fences, thousands of "Answer:" leads, runs of parentheses, markup, blank space and newlines,
-reasoning tags, ...) at 1 MB.
+the reasoning splitter on the adversarial replies of `tests/support/adversarial_replies.py` at
+1 MB and more, checked against their table; at 4 KB in process, tests/unit/test_parsing_linear.py.
 
-This is a hang guard, not a speed test. Each reply is parsed in a child process, and a
-parse that has not answered after GUARD_SECONDS fails the test; the child is killed and the
-next test starts another. Linear parsing of a 1 MB reply takes well under a second on a slow,
-busy machine (the two 8 MB ones below, a few seconds): the guard is 10 to 100 times that.
-The quadratic parsers they replace took minutes to hours on them (a 112 KB reply of unclosed
-fences took 66 s), so they fail whatever the machine. How fast parsing is, is measured by
-`bench/parse.py`.
-
-The child answers with what the parsers made of the reply, checked against the table."""
+This is a hang guard, not a speed test (`bench/parse.py` measures speed). Each reply is parsed in
+a child process (tests/support/hang_guard.py), a real exec because only a process of its own can
+be stopped mid-parse: one that has not answered after GUARD_SECONDS is killed and fails the test,
+and the next test starts another. Linear parsers finish well within the guard on a slow machine;
+the quadratic ones they replaced took minutes to hours, so they fail whatever the machine."""
 
 from __future__ import annotations
 

@@ -1,6 +1,11 @@
-"""Bad inputs meet the filesystem: ids are data, never paths; option values pytest could take
-for test paths; run and result folders that cannot be used; temporary files left by a killed
-run. Each through the command line, as a user meets it."""
+"""Bad inputs meet the filesystem, through the command line as a user meets it: ids are data,
+never paths; option values pytest could take for test paths; run and result folders that cannot
+be used, or a disk that fills up mid-run; temporary files left by a killed run. File names alone
+are tests/unit/test_paths.py.
+
+`pytest` starts warm (tests/support/warm.py) or in-process through `pytester`, against a loopback
+server on a thread; the run whose disk fills up is a real exec, since the sitecustomize on its
+PYTHONPATH must be in every process of the run, the asking process too."""
 
 from __future__ import annotations
 

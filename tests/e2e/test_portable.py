@@ -1,7 +1,13 @@
 """What the harness needs of its platform: Windows and macOS have no flock, fchmod, signal
-masks or forkserver. The Windows branches are run here by forcing them: in a subprocess whose
-`sys.platform` says win32 and whose POSIX-only calls are gone, or by taking the portable
-implementation directly."""
+masks or forkserver. Record locks exclude other threads and processes, a call is locked on its
+item's folder, the cache and atomic writes run without POSIX calls, `--energy` picks the
+platform's source, and every name a run files is valid on Windows. The rest is
+tests/unit/test_portable.py.
+
+The Windows branches run in real execs: a `python -c` interpreter whose `sys.platform` says win32
+and whose POSIX-only calls are gone before the harness is imported. Other processes try the locks
+the test or another process holds. Whole runs are `pytest` started warm (tests/support/warm.py)
+against a loopback server on a thread of the test."""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
 """Each provider against a loopback server speaking its real wire protocol, through the real SDK:
-what is sent, what is read back, and how failures are retried, recorded or made fatal."""
+what is sent, what is read back, how failures are retried, recorded or made fatal, replies of the
+wrong shape, and what the wire itself does (deadlines, stale replies, redirects, oversized
+replies). No child process: the providers are called in the test's process, the servers run on
+its threads. A missing key is tests/unit/test_providers.py."""
 
 from __future__ import annotations
 

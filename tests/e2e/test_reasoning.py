@@ -1,12 +1,12 @@
-"""A reply's reasoning is never graded: a `<think>`, `<thinking>` or `<reasoning>` block at the
-start of its text (or the end of one a chat template opened), like a server's
-`reasoning_content`, is kept in the record as the reasoning, and the letter extractor, the
-judges and the LeetCode code extraction read only the answer after it. A reply that is only an
-unclosed block has no answer.
+"""A reply's reasoning is never graded: a block of it at the start of its text, like a server's
+`reasoning_content`, is kept in the record as the reasoning, and the letter extractor, the judges
+and the LeetCode code extraction read only the answer after it; a run published by the code
+before this rule verifies as a regrade and regrades to the answers. The splitter's table is
+tests/unit/test_reasoning.py.
 
-The splitter's table first, then each eval through pytest against a loopback `live` server,
-read from the result file and the records on disk; then a run recorded by the code before
-this rule (its records still hold the block in their text) read the same way."""
+`pytest` starts warm (tests/support/warm.py) against servers on threads of the test; the older
+commit's `evaluate` is a real exec of its own code (`git archive`, PYTHONPATH), and today's
+`evaluate --verify` and `--regrade` are exec'd after it."""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""An item's calls through `EvalRun` and its run cache, in process, against loopback servers and
-the real SDKs: a bad reply is the item's API error, and what is written carries no key."""
+"""An item's calls through `EvalRun` and its run cache, against loopback servers and the real SDKs:
+a bad reply is the item's API error and asked again by the next run, a fatal error and every
+record carry no key, and a call refused after a full disk ended the run ends with the disk's
+error. No child process: the run is in the test's process, the servers on its threads. `Scrub`
+alone is tests/unit/test_replies.py."""
 
 from __future__ import annotations
 

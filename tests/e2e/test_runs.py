@@ -1,5 +1,11 @@
 """Whole runs of the harness, as a user starts them, against loopback provider servers:
-result files, resume, xdist, the error gate, secrets, corrupt caches, --force, fatal errors."""
+result files, resume, xdist, the error gate, secrets, corrupt caches, --force, fatal errors, a
+failed judge call that keeps the candidate's usage, and a file an older commit wrote still
+verifying. The writer's refusal of NaN is tests/unit/test_runs.py.
+
+`pytest` starts warm (tests/support/warm.py); the run killed midway is a real exec, SIGKILLed and
+resumed, and the older commit's run is a real exec of its own code (`git archive`, PYTHONPATH).
+The servers run on threads of the test."""
 
 from __future__ import annotations
 

@@ -1,8 +1,13 @@
-"""The leaderboard site: site data from models.json and result files (scores, average, suite
-cost), a deterministic data.js, `build --check`, bad data as one line; then the page itself in
-headless Chromium driven by Selenium (tests/support/browser.py): no console errors, every published
-model, sorting, the chart, the empty board; a crowded board (ten close models, labels that must
-not overlap), a waived error gate, costs to one precision, and a phone's 390 px width."""
+"""The leaderboard site: model pages and epochs, `build` as a command (exit codes, one-line
+refusals of bad metadata and of result files the publish rules refuse), builds racing a
+publisher, then the page itself: no console errors, every published model, sorting, the chart,
+comparisons, model pages, the empty board; a crowded board, a waived error gate, costs to one
+precision, and a phone's width. The rest of the site data is tests/unit/test_site.py.
+
+`build` is a real exec (`python -m evals.site`), for its exit status and streams; the racing
+builders are two spawned processes, since the models.json lock between processes is the point.
+The page runs in headless Chromium driven by Selenium (tests/support/browser.py), over http from
+a server on a thread of the test or from file://."""
 
 from __future__ import annotations
 

@@ -1,10 +1,13 @@
 """Start-up: the model's SDK is imported only by the process that asks the model, and only the
 SDKs of the providers a run calls. pytest's own process imports none for a provider that asks
 over the network: a child process asks (`evals.fetcher`) and imports the SDK while pytest
-plans and collects. A judge's SDK (anthropic, seconds to import) is not imported by a run
-that asks no judge, though its key is still redacted; torch and huggingface_hub only when a
-local model or the Hub is used; pydantic only when there is a models.json entry or a result
-file to check."""
+plans and collects. A judge's SDK (anthropic) is not imported by a run that asks no judge,
+though its key is still redacted; torch and huggingface_hub only when a local model or the Hub
+is used; pydantic only when there is a models.json entry or a result file to check.
+
+Every `pytest` is a real exec, since what a fresh interpreter imports is what is tested: a
+sitecustomize on its PYTHONPATH notes the heavy modules each process of the run imports (xdist
+workers and asking processes too). The model is a loopback server on a thread of the test."""
 
 from __future__ import annotations
 

@@ -1,5 +1,9 @@
-"""The process-wide throttle under 429 storms, on a fake clock: one cut per burst, and the
-limit comes back once the storm has passed, so stalls and bursts cannot serialise a run."""
+"""The throttle in whole runs, counted at the server: at most `--concurrency` requests in flight
+per endpoint however many evals and xdist workers ask it, and threads held by stalled requests
+made up for. The throttle on a fake clock is tests/unit/test_throttle.py.
+
+`pytest` starts warm (tests/support/warm.py), its xdist workers processes of their own, against a
+loopback server on a thread of the test that counts the requests in flight."""
 
 from __future__ import annotations
 

@@ -1,9 +1,15 @@
 """Published results survive upgrades: a model published by the code of commit 905fadf (result
 files of format 1, no graders recorded, rows bound to nothing) through its own `evaluate` CLI,
 then read by today's code: it verifies, a bare rerun asks nothing, the board shows it, a
-regrade reports it. And a grader change, faked from here (the letter extractor's output and
+regrade reports it. A grader change, faked from here (the letter extractor's output and
 version, patched into today's code in the subprocess): verify says REGRADE, never DIFF, and
-`--regrade` writes the new scores; a tampered record still says DIFF."""
+`--regrade` writes the new scores; a tampered record still says DIFF. Verdicts an older parser
+could not read are a regrade too. The rule case by case is tests/unit/test_upgrade.py.
+
+The older commits' code runs in real execs of its own (`git archive`, PYTHONPATH:
+tests/support/old_code.py); today's `evaluate` and `pytest` are processes of their own too,
+exec'd with the fake grader on their PYTHONPATH where a test fakes one. The servers run on
+threads of the test."""
 
 from __future__ import annotations
 
@@ -279,7 +285,7 @@ STRICT = "b9b4a3d"  # the last code whose verdict parser read only a strict last
 @pytest.fixture(scope="module")
 def loose_board(tmp_path_factory) -> Path:
     """A board on which the code of STRICT published NAME with --allow-errors: its judges say
-    their verdicts in their own ways (tests/test_judges.py), which that code could not read."""
+    their verdicts in their own ways (tests/unit/test_judges.py), which that code could not read."""
     with OpenAIServer(OwnWayJudges()) as server:
         return publish_with_old_code(STRICT, tmp_path_factory.mktemp("strict"), server, "--allow-errors")
 

@@ -1,6 +1,9 @@
 """Credentials written into an endpoint URL (user info, a key in its query) are secrets, as API
 keys are: they still reach the server, and no file, record, printed command or message holds
-them; the run is the one of the URL without them."""
+them; the run is the one of the URL without them.
+
+`pytest` starts warm (tests/support/warm.py) and `evaluate` is exec'd as it is, each a process
+whose streams and files are read, against loopback servers on threads of the test."""
 
 from __future__ import annotations
 

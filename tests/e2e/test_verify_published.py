@@ -1,6 +1,12 @@
 """Verifying the published runs, as a user runs it: `evaluate --verify [NAME]` and
 `pytest --verify-published[=NAME]` on a board with two published models (one name with a
-space), every refusal one line, nothing ever written to a published file."""
+space), every refusal one line, Ctrl-C, nothing ever written to a published file, and a broken
+models.json as one line in every command. The snapshot guard is tests/unit/test_verify_published.py.
+
+The commands start warm (tests/support/warm.py) or are exec'd as they are (offline through
+`tests.support.no_network`), each with its own exit status and streams; the interrupted verify
+is a real exec given Ctrl-C as a process group once the sandbox's forkserver starts. The server
+runs on a thread of the test."""
 
 from __future__ import annotations
 

@@ -1,7 +1,11 @@
 """What an endpoint sends can't forge, wedge or pass off a stale answer: whole runs, as a user
 starts them, against loopback servers that do what real ones did (transformers serve's strict
 bodies and FastAPI errors, LiteLLM's shapes, a proxy writing a reply twice, a dead port, a
-redirect elsewhere, a reply of megabytes)."""
+redirect elsewhere, a reply of megabytes).
+
+`pytest` starts warm (tests/support/warm.py), a process with its own exit status and streams;
+the servers run on threads of the test, one stopped mid-run and one started on a port that was
+dead."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 
 Each generator builds a reply of about `size` characters (all ASCII, so bytes) by repeating
 a unit. The parsers must be linear in the reply's length on every one of them: `bench/parse.py`
-times them at several sizes, `tests/test_parsing_linear.py` runs them at 1 MB under a hang
+times them at several sizes, `tests/{unit,e2e}/test_parsing_linear.py` runs them at 1 MB under a hang
 guard. `python -m tests.support.adversarial_replies --serve` is that guard's child process: it reads
 "NAME SIZE" lines and answers each with a JSON line of what the four parsers made of it
 ("sleep SECONDS" only sleeps, for the guard's own test)."""

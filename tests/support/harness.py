@@ -155,7 +155,7 @@ class Student:
         return next((p["task_id"] for p in self.lc if p["problem_description"].strip() in prompt), None)
 
 
-STYLES = [  # a judge's reply for a verdict: one of each kind that parse_verdict reads (tests/test_judges.py)
+STYLES = [  # a judge's reply for a verdict: one of each kind that parse_verdict reads (tests/{unit,e2e}/test_judges.py)
     lambda v: f"VERDICT: {v}\nCompared with the reference answer.",
     lambda v: json.dumps({"reasoning": "Compared with the reference answer.", "verdict": v}),
     lambda v: f"Compared with the reference answer.\nFinal verdict: {v}",

@@ -1,7 +1,7 @@
-"""--batch: whole runs through the loopback servers' Batch APIs (OpenAI Files + Batches,
-Anthropic Message Batches), as a user runs them: the same result file as a direct run at the
-batch price, resume after a kill at every moment without submitting anything twice, every way a
-batch or a request can end, xdist, `evaluate --status`."""
+"""--batch, in process: the result lines each Batch API writes (an OpenAI error line in either
+shape; an Anthropic result errored, canceled or of the wrong shape), calls split into batches
+within an API's request and byte limits, and the board's suite cost with batched tokens at the
+batch price. Whole batch runs are tests/e2e/test_batch.py."""
 
 from __future__ import annotations
 

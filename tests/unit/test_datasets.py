@@ -1,6 +1,6 @@
-"""Dataset loading: the bundled RobloxQA sets, local JSONL / parquet files, v2.0-shaped
-records, loud errors for bad files, split selection, `--dataset` routing, and the Hugging
-Face loader against a loopback server."""
+"""Dataset loading, in process: the bundled RobloxQA sets, local JSONL / parquet files, v2.0-shaped
+records shuffled per question, loud errors for bad files, split selection, and which evals a bare
+`--dataset` serves. The Hugging Face loader and the CLI are tests/e2e/test_datasets.py."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""evals/energy.py: spans of every process, the three power sources read from fakes of what
-they read (a powercap tree, HWiNFO's CSV, an NVML reader), and the attribution against
-figures worked out by hand."""
+"""evals/energy.py in process: the span log (a torn last line, a span of a block that raises), the
+three power sources read from fakes of what they read (a powercap tree, HWiNFO's CSV, an NVML
+reader), the sampler, and the attribution against figures worked out by hand. Spans written by
+other processes are tests/e2e/test_energy.py."""
 
 from __future__ import annotations
 

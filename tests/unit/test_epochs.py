@@ -1,6 +1,6 @@
-"""`--epochs K`: each item answered K times (its own records, a seed per epoch where the API
-takes one), the summary's mean over epochs with an interval clustered by question, and
-leetcode's pass@1 and pass@K."""
+"""`--epochs K`, in process: more epochs make another run and one epoch is the run without the
+flag, leetcode's unbiased pass@1 and pass@K per band, and one-epoch summaries as before. Whole
+runs are tests/e2e/test_epochs.py."""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""The how-to-run flags, declared once (`evals.flags`): every one pytest takes is taken by
-`evaluate` too, or declared pytest's own, and `evaluate` hands on what its pytest processes need."""
+"""The how-to-run flags, declared once (`evals.flags`), in process: every one pytest takes is
+taken by `evaluate` too or declared pytest's own, `evaluate` forwards what was given and nothing
+else, providers and power sources register their own flags, a Batch API costs the price factor
+the result files record, and OpenRouter is told by its host name alike everywhere. Through the
+CLI it is tests/e2e/test_flags.py."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""What a model, a server or a dataset wrote reaches the terminal escaped, one line per item:
-it can neither drive the terminal (set its title, clear it, write the clipboard) nor forge
-lines of the report, while the files keep the text as it was."""
+"""What a model, a server or a dataset wrote reaches the terminal escaped: `printable` escapes
+what drives a terminal (its title, the screen, the clipboard, bidi overrides) and nothing else,
+and cuts long text saying how much more there was. Whole runs are tests/e2e/test_hostile_text.py."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""The identity is what is sent: for every provider and every identity flag, the loopback
-server receives a different request when the flag changes, and the result file records it;
-or the flag is refused for that provider with one line. The cases are derived from the one
-identity table (`evals.identity.FIELDS`) and the providers' own capabilities, so a new flag
-or provider without a case here fails."""
+"""The identity is what is sent; here, that every field of the one identity table
+(`evals.identity.FIELDS`) has a case in tests/support/identities.py, so a new field without one
+fails. That each case changes the request and the result file is tests/e2e/test_identity.py."""
 
 from __future__ import annotations
 

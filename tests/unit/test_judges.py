@@ -1,5 +1,6 @@
-"""Freeform judging: verdict parsing (as the prompt asks for it, and as judges say it their own
-way), the vote, `--judge` specs, the judge prompt, and a whole freeform run so judged."""
+"""Freeform judging, in process: verdict parsing (as the prompt asks for it, as judges say it
+their own way, and after a judge's reasoning block), the vote, a freeform row's votes, `--judge`
+specs and the judge prompt. A whole freeform run so judged is tests/e2e/test_judges.py."""
 
 from __future__ import annotations
 

@@ -97,7 +97,7 @@ def graph() -> dict[str, set[str]]:
 
 def test_every_module_has_a_layer(graph):
     unplaced = sorted(name for name in graph if layer_of(name) is None)
-    assert not unplaced, f"place these modules in a layer of tests/test_layers.py (and docs/layers.md): {unplaced}"
+    assert not unplaced, f"place these modules in a layer of tests/unit/test_layers.py (and docs/layers.md): {unplaced}"
 
 
 def test_no_import_points_up(graph):

@@ -1,6 +1,7 @@
-"""The leaderboard flow end to end, against loopback providers: `evaluate` a new model, kill
-it, resume it, publish it, verify it offline; every refusal; registry validation; concurrent
-publishers."""
+"""models.json, in process: an invalid entry is an error naming the entry and its field (or its
+place), keys of no field are kept, metadata is checked before any result file exists, a number
+too long to read names the file, and `update_entry` keeps the hand-edited order and format. The
+leaderboard flow through the CLI is tests/e2e/test_leaderboard.py."""
 
 from __future__ import annotations
 

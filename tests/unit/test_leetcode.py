@@ -1,5 +1,6 @@
-"""Luau LeetCode through the whole harness: code extraction, the sandbox verdicts of hostile
-solutions, per-difficulty summaries, and xdist runs agreeing with serial ones."""
+"""Luau LeetCode, in process: the code extracted from a reply (fenced with any tag, after a
+helper, before a usage example, or bare), or none. Whole runs through the harness are
+tests/e2e/test_leetcode.py."""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""`--provider local`: a tiny random checkpoint and LoRA adapter made on the spot (no download),
-run through the real command line and through the provider itself."""
+"""`--provider local` through the provider itself, with a tiny random checkpoint and LoRA adapter
+made on the spot (no download): batched replies equal one-by-one ones, concurrent calls share
+forward passes, the adapter changes the identity and the replies, the chat template and thinking,
+the files' content hashed once, and every bad folder or flag is one line. The command line is
+tests/e2e/test_local.py."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
-"""Model metadata lookups (evals.metadata) against loopback servers that speak the real wire
-shapes: OpenRouter's `GET /api/v1/models`, and the Hugging Face Hub as huggingface_hub asks it
-(tests/support/loopback/hub_server.py: the model info with files metadata, a relative 307 for a renamed
-repo, X-Error-Code on errors), with a CDN that must never be asked."""
+"""Model metadata (evals.metadata) without a server: the id variants that find a model in
+OpenRouter's list, prices per token to per million without float noise, and the Hugging Face
+links a size can be given as. Lookups against loopback servers are tests/e2e/test_metadata.py."""
 
 from __future__ import annotations
 

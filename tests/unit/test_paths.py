@@ -1,6 +1,6 @@
-"""Bad inputs meet the filesystem: ids are data, never paths; option values pytest could take
-for test paths; run and result folders that cannot be used; temporary files left by a killed
-run. Each through the command line, as a user meets it."""
+"""Ids are data, never paths: each id's file name is injective, plain or hashed, and stays in its
+folder, and records filed under the names of before are still found. The command line meeting
+the filesystem is tests/e2e/test_paths.py."""
 
 from __future__ import annotations
 

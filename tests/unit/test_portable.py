@@ -1,7 +1,7 @@
-"""What the harness needs of its platform: Windows and macOS have no flock, fchmod, signal
-masks or forkserver. The Windows branches are run here by forcing them: in a subprocess whose
-`sys.platform` says win32 and whose POSIX-only calls are gone, or by taking the portable
-implementation directly."""
+"""What the harness needs of its platform, the parts that run in process: a write past Windows'
+path limit says how to lift it, a Windows dataset path with an equals sign is a path, and a plan
+saved under a Windows device name is still resumed. Locks, interpreters without POSIX calls and
+runs filing Windows names are tests/e2e/test_portable.py."""
 
 from __future__ import annotations
 

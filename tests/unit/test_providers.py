@@ -1,5 +1,5 @@
-"""Each provider against a loopback server speaking its real wire protocol, through the real SDK:
-what is sent, what is read back, and how failures are retried, recorded or made fatal."""
+"""A provider without its API key is a usage error naming the variable, before any request. Each
+provider against a loopback server speaking its wire protocol is tests/e2e/test_providers.py."""
 
 from __future__ import annotations
 

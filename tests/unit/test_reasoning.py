@@ -1,12 +1,8 @@
-"""A reply's reasoning is never graded: a `<think>`, `<thinking>` or `<reasoning>` block at the
-start of its text (or the end of one a chat template opened), like a server's
-`reasoning_content`, is kept in the record as the reasoning, and the letter extractor, the
-judges and the LeetCode code extraction read only the answer after it. A reply that is only an
-unclosed block has no answer.
-
-The splitter's table first, then each eval through pytest against a loopback `live` server,
-read from the result file and the records on disk; then a run recorded by the code before
-this rule (its records still hold the block in their text) read the same way."""
+"""A reply's reasoning is never graded; here, the splitter's table: a `<think>`, `<thinking>` or
+`<reasoning>` block at the start of a reply's text (or the end of one a chat template opened) is
+the reasoning and the rest the answer, a reply that is only an unclosed block has none, and a
+block anywhere else is part of the answer. Each eval reading only the answer is
+tests/e2e/test_reasoning.py."""
 
 from __future__ import annotations
 

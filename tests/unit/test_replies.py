@@ -1,5 +1,6 @@
-"""An item's calls through `EvalRun` and its run cache, in process, against loopback servers and
-the real SDKs: a bad reply is the item's API error, and what is written carries no key."""
+"""What is written carries no key: `Scrub` redacts the longest key first, leaves placeholders and
+clean text alone, and escapes a cut surrogate the same on every pass. An item's calls through
+`EvalRun` against loopback servers are tests/e2e/test_replies.py."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Whole runs of the harness, as a user starts them, against loopback provider servers:
-result files, resume, xdist, the error gate, secrets, corrupt caches, --force, fatal errors."""
+"""No JSON file the harness writes holds NaN or Infinity: the writer refuses them in one line
+naming the file and the field, and leaves nothing behind. Whole runs are tests/e2e/test_runs.py."""
 
 from __future__ import annotations
 

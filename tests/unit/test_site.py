@@ -1,8 +1,7 @@
-"""The leaderboard site: site data from models.json and result files (scores, average, suite
-cost), a deterministic data.js, `build --check`, bad data as one line; then the page itself in
-headless Chromium driven by Selenium (tests/support/browser.py): no console errors, every published
-model, sorting, the chart, the empty board; a crowded board (ten close models, labels that must
-not overlap), a waived error gate, costs to one precision, and a phone's 390 px width."""
+"""The leaderboard site, in process: site data from models.json and result files (scores, average,
+suite cost, sizes, paired comparisons, none across datasets), a deterministic data.js and
+`build --check`, the JSON schemas, a bad result file as one line, and which registered evals
+the board shows. The command, racing builds and the page are tests/e2e/test_site.py."""
 
 from __future__ import annotations
 

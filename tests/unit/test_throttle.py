@@ -1,5 +1,6 @@
 """The process-wide throttle under 429 storms, on a fake clock: one cut per burst, and the
-limit comes back once the storm has passed, so stalls and bursts cannot serialise a run."""
+limit comes back once the storm has passed, so stalls and bursts cannot serialise a run. The
+limit in whole runs is tests/e2e/test_throttle.py."""
 
 from __future__ import annotations
 

@@ -1,9 +1,8 @@
-"""Published results survive upgrades: a model published by the code of commit 905fadf (result
-files of format 1, no graders recorded, rows bound to nothing) through its own `evaluate` CLI,
-then read by today's code: it verifies, a bare rerun asks nothing, the board shows it, a
-regrade reports it. And a grader change, faked from here (the letter extractor's output and
-version, patched into today's code in the subprocess): verify says REGRADE, never DIFF, and
-`--regrade` writes the new scores; a tampered record still says DIFF."""
+"""Published results survive upgrades; here the rule (`evals.verify.judge`), case by case: a
+format-1 file compares without the new fields, only graded fields changed under a new grader
+version is REGRADE, and a different score under the same graders, a field the graders do not
+write, or a summary edited alone (unless the statistics changed) is DIFF. Boards published by
+older code are tests/e2e/test_upgrade.py."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Verifying the published runs, as a user runs it: `evaluate --verify [NAME]` and
-`pytest --verify-published[=NAME]` on a board with two published models (one name with a
-space), every refusal one line, nothing ever written to a published file."""
+"""Verifying the published runs never writes a published file: the snapshot extension refuses to
+write or delete one, the second guard should a snapshot writer get past the first. The commands
+(`evaluate --verify`, `pytest --verify-published`) are tests/e2e/test_verify_published.py."""
 
 from __future__ import annotations
 

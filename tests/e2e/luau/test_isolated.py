@@ -1,9 +1,12 @@
-"""run_tests_isolated: same results as in-process, plus a hard stop and crash survival.
+"""run_tests_isolated: same results as in-process, plus a hard stop and crash survival, the
+memory limit in the worker, Ctrl-C left to the caller, and no worker outliving its caller.
 
-The tests taking `start_method` run twice: with the platform's start method (forkserver here)
-and with spawn, Windows' only one (EVALS_START_METHOD=spawn), so Linux runs the Windows path.
-The whole file under EVALS_START_METHOD=spawn runs only the spawn half of those, and skips
-the forkserver's own tests."""
+The sandbox's worker processes are the point: real ones are started, crashed (SIGSEGV), signalled
+(SIGINT) and outlived, and callers run in `python -c` processes of their own. The tests taking
+`start_method` run twice: with the platform's start method (forkserver here) and with spawn,
+Windows' only one (EVALS_START_METHOD=spawn), so Linux runs the Windows path. The whole file
+under EVALS_START_METHOD=spawn runs only the spawn half of those, and skips the forkserver's own
+tests."""
 
 import multiprocessing
 import multiprocessing.forkserver

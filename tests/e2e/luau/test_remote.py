@@ -1,4 +1,7 @@
-"""The --jest-url backend: the .rbxm upload, and JestLuaTestServer replies mapped to TestRuns."""
+"""The --jest-url backend against a loopback JestLuaTestServer (tests/support/luau/jest_server.py)
+on a thread of the test: the .rbxm upload, and the server's replies mapped to TestRuns, retried or
+raised (busy, a rejected key, no reply in time, replies off the protocol). The model file alone
+is tests/unit/luau/test_remote.py."""
 
 import time
 

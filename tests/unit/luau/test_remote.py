@@ -1,4 +1,7 @@
-"""The --jest-url backend: the .rbxm upload, and JestLuaTestServer replies mapped to TestRuns."""
+"""The --jest-url backend without a server: the .rbxm model file laid out as the binary format
+spec says and read back (tests/support/luau/rbxm_reader.py), and an unreachable server or an
+unusable URL as one line. The upload and the replies against a loopback JestLuaTestServer are
+tests/e2e/luau/test_remote.py."""
 
 import socket
 import struct
