@@ -30,7 +30,9 @@ from tests.support.harness import (
     questions,
     read_result,
     result_files,
+    run_cli,
     run_harness,
+    wait_for,
 )
 from tests.support.loopback import AnthropicServer, Fault, OpenAIServer, Reply
 
@@ -120,13 +122,6 @@ def test_without_waiting_items_wait_and_two_reruns_collect_freeform_with_two_wor
     assert all(len(set(b["custom_ids"])) == len(b["custom_ids"]) for b in server.batches)
 
 
-def _wait_for(condition, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "the harness never got there"
-        time.sleep(0.02)
-
-
 def _ledger(tmp_path: Path) -> list[dict]:
     return [json.loads(p.read_text()) for p in (tmp_path / "runs").glob("multiple_choice/*/batches/*.json") if p.name != "attempts.json"]
 
@@ -152,11 +147,12 @@ def kill_at(server, tmp_path: Path, moment: str, args: list[str]) -> None:
     harness = subprocess.Popen(harness_command(*args, run_dir=tmp_path / "runs", results_dir=tmp_path / "results"), cwd=ROOT,
                                env=harness_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
-        _wait_for(lambda: reached(server, tmp_path))
+        wait_for(lambda: reached(server, tmp_path), f"the harness to get {moment}")
     finally:
         harness.send_signal(signal.SIGKILL)
         harness.wait()
-    time.sleep(3.0)  # a request the harness left behind (held 1.5 s) is served meanwhile, even on a loaded machine
+    # A request the harness left behind (held 1.5 s) is answered before the test goes on.
+    wait_for(lambda: not server.busy, "the requests the killed harness left behind to be answered")
 
 
 @pytest.mark.parametrize("moment", MOMENTS)
@@ -258,7 +254,7 @@ def test_evaluate_status_shows_each_batch_and_a_bare_rerun_collects_it(server, t
     (line,) = [line.strip() for line in status.stdout.splitlines() if "batch_" in line]
     assert line.startswith(f"batch {server.batches[0]['id']}: completed, {len(MC)} completed, 0 failed of {len(MC)}")
 
-    keyless = subprocess.run([*status.args], cwd=ROOT, env={**harness_env(), "OPENAI_API_KEY": ""}, capture_output=True, text=True)
+    keyless = run_cli([*status.args], env={**harness_env(), "OPENAI_API_KEY": ""})
     assert "cannot ask the batches' state" in keyless.stdout and "OPENAI_API_KEY" in keyless.stdout
 
     collected = evaluate(data, "Student", "--evals=mc", "--no-build")  # no --batch: what waits is collected, never asked again

@@ -21,7 +21,7 @@ from evals import registry
 from evals.energy import SpanLog
 from evals.site import site_data
 from tests.support.board import entry, evaluate, model_flags, verify
-from tests.support.harness import read_result, run_harness
+from tests.support.harness import read_result, run_harness, wait_for
 from tests.support.loopback import OpenAIServer
 from tests.support.power import WATTS, Power
 
@@ -157,7 +157,8 @@ class HwinfoLogger:
 
     def __enter__(self) -> HwinfoLogger:
         self._thread.start()
-        time.sleep(0.2)  # a few samples before the check
+        # A few samples before the check: the header and three rows.
+        wait_for(lambda: self.path.read_bytes().count(b"\r\n") >= 4, "three rows of the HWiNFO log")
         return self
 
     def __exit__(self, *exc) -> None:

@@ -29,6 +29,7 @@ from tests.support.harness import (
     harness_env,
     out,
     questions,
+    run_cli,
     start,
     wait_for,
 )
@@ -125,8 +126,7 @@ def test_a_bad_flag_or_metadata_stops_before_any_request_and_writes_nothing(serv
 
 
 def test_a_missing_judge_key_stops_before_any_request(server, tmp_path):
-    done = subprocess.run(evaluate_command(tmp_path / "data", "Keyless", *model_flags(server)[:3], *META, "--judge=anthropic:claude-haiku-4-5"),
-                          cwd=ROOT, env=harness_env(), capture_output=True, text=True, timeout=120)
+    done = run_cli(evaluate_command(tmp_path / "data", "Keyless", *model_flags(server)[:3], *META, "--judge=anthropic:claude-haiku-4-5"), env=harness_env(), timeout=120)
     assert done.returncode == 2 and "--judge anthropic:claude-haiku-4-5" in done.stderr and "ANTHROPIC_API_KEY" in done.stderr
     assert not server.requests
 
@@ -185,14 +185,12 @@ def test_pytest_on_a_published_identity_asks_nothing_and_never_rewrites_the_file
     before, asked = path.read_bytes(), len(server.requests)
     args = [*model_flags(server), "-m", "multiple_choice"]
 
-    same = subprocess.run(harness_command(*args, run_dir=data / "runs", results_dir=data / "results"),
-                          cwd=ROOT, env=harness_env(), capture_output=True, text=True, timeout=120)
+    same = run_cli(harness_command(*args, run_dir=data / "runs", results_dir=data / "results"), env=harness_env(), timeout=120)
     (record,) = (data / "runs" / "multiple_choice").glob("*/calls/mc-002/candidate.json")
     cached = json.loads(record.read_text())
     cached["response"]["text"] = "Answer: " + {"A": "B", "B": "C", "C": "D", "D": "A"}[cached["response"]["text"][-1]]
     record.write_text(json.dumps(cached))
-    tampered = subprocess.run(harness_command(*args, run_dir=data / "runs", results_dir=data / "results"),
-                              cwd=ROOT, env=harness_env(), capture_output=True, text=True, timeout=120)
+    tampered = run_cli(harness_command(*args, run_dir=data / "runs", results_dir=data / "results"), env=harness_env(), timeout=120)
 
     assert len(server.requests) == asked and path.read_bytes() == before
     assert "reproduces the published result file" in same.stdout, same.stdout[-2000:]
@@ -216,9 +214,7 @@ def test_force_sets_aside_the_result_file_so_an_interrupted_force_publishes_noth
     forced = subprocess.Popen(evaluate_command(data, "Forced", "--evals=mc", "--force", "--no-build"), cwd=ROOT, env=harness_env(),
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     asked = len(server.requests)
-    deadline = time.monotonic() + 60
-    while len(server.requests) < asked + 5 and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_for(lambda: len(server.requests) >= asked + 5, "the forced run's fifth request")
     os.killpg(forced.pid, signal.SIGKILL)
     forced.wait()
 
@@ -230,8 +226,7 @@ def test_force_sets_aside_the_result_file_so_an_interrupted_force_publishes_noth
 def test_force_with_a_not_marker_starts_over_only_the_evals_that_run(server, tmp_path):
     runs, results = tmp_path / "runs", tmp_path / "results"
     for extra in ([], ["--force"]):
-        done = subprocess.run(harness_command(*model_flags(server), "-m", "not freeform and not leetcode", *extra, run_dir=runs, results_dir=results),
-                              cwd=ROOT, env=harness_env(), capture_output=True, text=True, timeout=120)
+        done = run_cli(harness_command(*model_flags(server), "-m", "not freeform and not leetcode", *extra, run_dir=runs, results_dir=results), env=harness_env(), timeout=120)
         assert done.returncode in (0, 1), done.stdout[-2000:]
     assert list((runs / "multiple_choice").glob("*.replaced-*"))
     assert not (runs / "freeform").exists() and not (runs / "leetcode").exists()
@@ -327,7 +322,7 @@ def without_keys(*names: str) -> dict[str, str]:
 
 
 def evaluate_in(env: dict[str, str], data, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(evaluate_command(data, *args), cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    return run_cli(evaluate_command(data, *args), env=env, timeout=300)
 
 
 DEFAULT_JUDGED = ["--provider=openai", "--model=student-1", *META]  # the README's main command: the default judges
@@ -443,8 +438,7 @@ def test_a_finished_run_asked_again_starts_no_pytest_asks_nothing_and_needs_no_k
     files = {path: path.read_bytes() for path in (data / "results").rglob("*.json")}
     asked = len(server.requests)
 
-    keyless = subprocess.run(evaluate_command(data, "Again", "--no-build"), cwd=ROOT, env={**harness_env(), "OPENAI_API_KEY": ""},
-                             capture_output=True, text=True, timeout=300)
+    keyless = run_cli(evaluate_command(data, "Again", "--no-build"), env={**harness_env(), "OPENAI_API_KEY": ""}, timeout=300)
 
     assert keyless.returncode == 0, out(keyless)
     assert "test session starts" not in keyless.stdout and keyless.stdout.count("finished: reproduced offline from its run folder, not run again") == 3
@@ -476,6 +470,5 @@ def test_a_finished_run_is_run_again_when_a_flag_changes_what_its_result_file_sa
 def test_the_exit_status_tells_a_script_what_happened(server, tmp_path, why, args, env, code):
     if env.pop("FAIL", None):
         fail_first_mc(server, 4)
-    done = subprocess.run(evaluate_command(tmp_path / "data", "Scripted", *model_flags(server), *META, *args), cwd=ROOT,
-                          env={**harness_env(), **env}, capture_output=True, text=True, timeout=300)
+    done = run_cli(evaluate_command(tmp_path / "data", "Scripted", *model_flags(server), *META, *args), env={**harness_env(), **env}, timeout=300)
     assert done.returncode == code, f"{why}: {out(done)}"

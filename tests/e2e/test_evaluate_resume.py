@@ -23,6 +23,7 @@ from tests.support.harness import (
     harness_command,
     harness_env,
     out,
+    run_cli,
 )
 from tests.support.loopback import OpenAIServer
 from tests.support.power import Power
@@ -31,7 +32,7 @@ MINE = "sk-loopback-my-own-key"
 
 
 def run(data, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(evaluate_command(data, *args), cwd=ROOT, env=env or harness_env(), capture_output=True, text=True, timeout=300)
+    return run_cli(evaluate_command(data, *args), env=env or harness_env(), timeout=300)
 
 
 def plan_text(data) -> str:
@@ -176,9 +177,8 @@ def test_one_price_of_an_entry_priced_by_electricity_is_one_line(server, tmp_pat
 
 def test_the_hint_of_pytest_publish_for_a_new_model_is_a_command_that_publishes_it(server, tmp_path):
     data = tmp_path / "data"
-    done = subprocess.run(harness_command(*model_flags(server), "-m", "multiple_choice", "--publish=Hinted", "--api-key-env=OPENAI_API_KEY",
-                                          run_dir=data / "runs", results_dir=data / "results"),
-                          cwd=ROOT, env=harness_env(), capture_output=True, text=True, timeout=300)
+    done = run_cli(harness_command(*model_flags(server), "-m", "multiple_choice", "--publish=Hinted", "--api-key-env=OPENAI_API_KEY",
+                                          run_dir=data / "runs", results_dir=data / "results"), env=harness_env(), timeout=300)
     line = next((line for line in done.stdout.splitlines() if "add it first with" in line), None)
     assert line, done.stdout[-3000:]
     hint = line.split("`")[1]
@@ -188,8 +188,7 @@ def test_the_hint_of_pytest_publish_for_a_new_model_is_a_command_that_publishes_
     assert words[:3] == ["uv", "run", "evaluate"] and "--model=student-1" in words and "--provider=openai" in words, hint
     assert "--api-key-env=OPENAI_API_KEY" in words, hint
 
-    followed = subprocess.run([sys.executable, "-m", "evals.evaluate", *words[3:]], cwd=ROOT, env=harness_env(),
-                              capture_output=True, text=True, timeout=300)
+    followed = run_cli([sys.executable, "-m", "evals.evaluate", *words[3:]], env=harness_env(), timeout=300)
 
     assert followed.returncode == 0 and "published 'Hinted'" in followed.stdout, out(followed)
     assert entry(data, "Hinted")["resultFiles"]
@@ -197,9 +196,8 @@ def test_the_hint_of_pytest_publish_for_a_new_model_is_a_command_that_publishes_
 
 def test_the_hint_keeps_the_identity_and_the_providers_own_flags(server, tmp_path):
     data = tmp_path / "data"
-    done = subprocess.run(harness_command(*model_flags(server), "-m", "multiple_choice", "--publish=Elsewhere", "--effort=low", "--responses-api",
-                                          run_dir=data / "runs", results_dir=data / "results"),
-                          cwd=ROOT, env=harness_env(), capture_output=True, text=True, timeout=300)
+    done = run_cli(harness_command(*model_flags(server), "-m", "multiple_choice", "--publish=Elsewhere", "--effort=low", "--responses-api",
+                                          run_dir=data / "runs", results_dir=data / "results"), env=harness_env(), timeout=300)
     line = next((line for line in done.stdout.splitlines() if "add it first with" in line), None)
     assert line, done.stdout[-3000:]
     words = shlex.split(line.split("`")[1])

@@ -26,6 +26,7 @@ from tests.support.harness import (
     harness_env,
     read_result,
     result_files,
+    run_cli,
     run_harness,
 )
 from tests.support.loopback import OpenAIServer
@@ -114,9 +115,8 @@ def test_the_built_in_evals_are_unchanged_with_another_eval_installed(echo_env, 
         assert [p.name for p in result_files(tmp_path / "ra", name)] == [p.name for p in result_files(tmp_path / "rb", name)]
     assert result_files(tmp_path / "rb", "echo") and not (tmp_path / "ra" / "echo").exists()
 
-    ids = {env_name: subprocess.run([sys.executable, "-m", "pytest", "--provider=reference", "--collect-only", "-q",
-                                     f"--run-dir={tmp_path / 'c'}", f"--results-dir={tmp_path / 'rc'}"],
-                                    cwd=ROOT, env=env, capture_output=True, text=True).stdout.splitlines()
+    ids = {env_name: run_cli([sys.executable, "-m", "pytest", "--provider=reference", "--collect-only", "-q",
+                                     f"--run-dir={tmp_path / 'c'}", f"--results-dir={tmp_path / 'rc'}"], env=env).stdout.splitlines()
            for env_name, env in {"without": harness_env(), "with": echo_env}.items()}
     built_in = [line for line in ids["with"] if "::" in line and "test_registered" not in line]
     assert built_in == [line for line in ids["without"] if "::" in line]

@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from tests.support.harness import ROOT, harness_command, harness_env
+from tests.support.harness import ROOT, harness_command, harness_env, wait_for
 from tests.support.loopback import OpenAIServer
 
 
@@ -41,9 +41,7 @@ def asking_run(server: OpenAIServer, tmp_path: Path, *args: str) -> subprocess.P
     command = harness_command("-q", "-p", "no:cacheprovider", "--provider=openai", "--model=m", f"--base-url={server.url}/v1",
                               "-m", "multiple_choice", "--limit=8", *args, run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
     run = subprocess.Popen(command, cwd=ROOT, env=harness_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    deadline = time.monotonic() + 60
-    while not server.requests and time.monotonic() < deadline:
-        time.sleep(0.02)
+    wait_for(lambda: server.requests, "the run's first request")
     return run
 
 

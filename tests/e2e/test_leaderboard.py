@@ -21,7 +21,6 @@ import pytest
 
 from evals import registry
 from tests.support.board import (
-    GOOD,
     META,
     NAME,
     board,
@@ -31,7 +30,7 @@ from tests.support.board import (
     model_flags,
     verify,
 )
-from tests.support.harness import ROOT, Student, harness_env
+from tests.support.harness import GOOD, ROOT, Student, harness_env, run_cli
 from tests.support.loopback import OpenAIServer
 
 
@@ -144,8 +143,7 @@ def test_smoke_tests_and_reference_runs_leave_models_json_alone(tmp_path):
 def test_a_new_model_without_metadata_is_one_error_listing_what_is_missing(tmp_path, monkeypatch):
     with OpenAIServer(lambda r: "x") as server:
         env = harness_env(OPENROUTER_API_BASE=f"{server.url}/v1")
-        done = subprocess.run(evaluate_command(tmp_path / "data", "Nobody", "--provider=openai", "--model=nobody-1", f"--base-url={server.url}/v1", "--evals=mc"),
-                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+        done = run_cli(evaluate_command(tmp_path / "data", "Nobody", "--provider=openai", "--model=nobody-1", f"--base-url={server.url}/v1", "--evals=mc"), env=env, timeout=120)
     assert done.returncode != 0
     assert "needs --provider-name, --url, --release-date, --price-input/--price-output or --price-electricity" in done.stderr
 

@@ -16,6 +16,7 @@ import anthropic
 import openai
 import pytest
 
+from tests.support.harness import wait_for
 from tests.support.loopback import (
     Answer,
     AnthropicServer,
@@ -279,7 +280,7 @@ def test_latency_does_not_serialize_concurrent_requests():
         elapsed = time.perf_counter() - start
 
     assert len(results) == len(server.requests) == 16
-    assert 0.2 <= elapsed < 0.8, elapsed  # serialized would be 3.2 s
+    assert 0.2 <= elapsed < 1.7, elapsed  # serialized would be 3.2 s: the bound is halfway, whatever the load
 
 
 def test_subprocess_prints_url_and_logs_requests_with_keys_redacted(tmp_path):
@@ -308,9 +309,7 @@ def test_subprocess_log_survives_sigkill_of_the_client(tmp_path):
         """)
         client = subprocess.Popen([sys.executable, "-c", client_code])
         try:
-            deadline = time.monotonic() + 10
-            while not read_log(log) and time.monotonic() < deadline:
-                time.sleep(0.05)
+            wait_for(lambda: read_log(log), "the server's request log")
         finally:
             client.kill()  # SIGKILL while the request is still in flight
             client.wait()

@@ -26,6 +26,7 @@ from tests.support.harness import (
     Student,
     harness_env,
     read_result,
+    run_cli,
     run_harness,
 )
 from tests.support.loopback import Answer, OpenAIServer, last_user_text
@@ -222,10 +223,8 @@ def test_a_run_published_before_verifies_as_a_regrade_and_regrades_to_the_answer
         assert done.returncode == 0 and f"published {NAME!r}" in done.stdout, done.stdout[-3000:] + done.stderr[-2000:]
         asked = len(server.requests)
 
-        verified = subprocess.run([sys.executable, "-m", "evals.evaluate", "--verify", f"--data-dir={data}"], cwd=ROOT, env=harness_env(),
-                                  capture_output=True, text=True, timeout=600)
-        regraded = subprocess.run([sys.executable, "-m", "evals.evaluate", "--regrade", NAME, f"--data-dir={data}"], cwd=ROOT,
-                                  env=harness_env(), capture_output=True, text=True, timeout=600)
+        verified = run_cli([sys.executable, "-m", "evals.evaluate", "--verify", f"--data-dir={data}"], env=harness_env(), timeout=600)
+        regraded = run_cli([sys.executable, "-m", "evals.evaluate", "--regrade", NAME, f"--data-dir={data}"], env=harness_env(), timeout=600)
         assert len(server.requests) == asked  # nothing asked again: read from the records as they are
 
     assert (verified.returncode, verified.stderr) == (0, ""), verified.stdout + verified.stderr

@@ -31,6 +31,7 @@ from tests.support.harness import (
     read_result,
     result_files,
     run_harness,
+    wait_for,
 )
 from tests.support.loopback import OpenAIServer, Reply, set_field
 
@@ -120,9 +121,7 @@ def test_a_run_killed_midway_resumes_without_asking_finished_items_again(student
     with OpenAIServer(student, latency=0.15) as server:
         command = harness_command(*model_args(server), "-m", "multiple_choice", "--concurrency=2", run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
         harness = subprocess.Popen(command, cwd=ROOT, env=harness_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-        deadline = time.monotonic() + 60
-        while len(server.requests) < 12 and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_for(lambda: len(server.requests) >= 12, "the run's twelfth request")
         harness.send_signal(signal.SIGKILL)
         harness.wait()
         calls = tmp_path / "runs" / "multiple_choice"

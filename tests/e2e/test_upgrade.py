@@ -26,7 +26,7 @@ import pytest
 from evals import registry
 from evals.identity import identity_from_config, to_flags
 from evals.results import RESULT_FORMAT
-from tests.support.harness import ROOT, OwnWayJudges, harness_env, run_harness
+from tests.support.harness import ROOT, OwnWayJudges, harness_env, run_cli, run_harness
 from tests.support.loopback import OpenAIServer
 from tests.support.old_code import (
     KEYS,
@@ -90,7 +90,7 @@ def verify_published(data: Path, fake: Path | None = None) -> subprocess.Complet
     env = harness_env(**({"PYTHONPATH": str(fake)} if fake else {}))
     command = [sys.executable, "-m", "pytest", "-p", "tests.support.no_network", *plugin, "--verify-published", "-v",
                f"--results-dir={data / 'results'}", f"--run-dir={data / 'runs'}"]
-    return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    return run_cli(command, env=env, timeout=600)
 
 
 def _tamper_a_reply(data: Path) -> str:
@@ -132,9 +132,8 @@ def test_an_old_published_model_verifies_reruns_asking_nothing_builds_and_regrad
     assert all(_snapshot(board)[k] == v for k, v in before.items() if k != "models.json")  # result files byte for byte
 
     site = board.parent / "site"
-    built = subprocess.run([sys.executable, "-m", "evals.site", "--write", f"--models={board / 'models.json'}",
-                            f"--results={board / 'results'}", f"--runs={board / 'runs'}", f"--site={site}"],
-                           cwd=ROOT, env=harness_env(), capture_output=True, text=True, timeout=300)
+    built = run_cli([sys.executable, "-m", "evals.site", "--write", f"--models={board / 'models.json'}",
+                            f"--results={board / 'results'}", f"--runs={board / 'runs'}", f"--site={site}"], env=harness_env(), timeout=300)
     assert built.returncode == 0, built.stdout + built.stderr
     assert NAME in (site / "data.js").read_text(encoding="utf-8")
 

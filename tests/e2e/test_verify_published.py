@@ -23,7 +23,7 @@ import pytest
 
 from evals import registry
 from tests.support.board import META, evaluate, evaluate_command, model_flags, verify
-from tests.support.harness import ROOT, Student, harness_env, start
+from tests.support.harness import ROOT, Student, harness_env, run_cli, start
 from tests.support.loopback import OpenAIServer
 
 NAME = "Student 1"
@@ -262,7 +262,7 @@ def test_a_broken_models_json_is_one_line_in_every_command(tmp_path, command, da
     content, message = BROKEN[damage]
     (data / "models.json").write_bytes(content)
 
-    done = subprocess.run(_commands(data)[command], cwd=ROOT, env=harness_env(), capture_output=True, text=True, timeout=300)
+    done = run_cli(_commands(data)[command], env=harness_env(), timeout=300)
 
     assert done.returncode != 0
     (line,) = _lines(done.stdout + done.stderr)

@@ -78,4 +78,3 @@ def _quiet_count(server, quiet: float = 1.0, limit: float = 30.0) -> int:
     return count
 
 
-GOOD = {"name": "M", "provider": "P", "url": "https://p", "releaseDate": "2026-01-02", "size": None, "price": {"input": 1, "output": 2}}

@@ -27,6 +27,8 @@ from tests.support.loopback import Answer, last_user_text
 
 DATA = ROOT / "data" / "robloxqa"
 API_KEY = "fake-loopback-key-for-tests"
+# A models.json entry with every field right and no result files yet.
+GOOD = {"name": "M", "provider": "P", "url": "https://p", "releaseDate": "2026-01-02", "size": None, "price": {"input": 1, "output": 2}}
 
 
 def questions(name: str, split: str = "test") -> list[dict]:

@@ -34,7 +34,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-WARM_MODULES = ("pytest", "evals.evaluate")
+WARM_MODULES = ("pytest", "evals.evaluate", "evals.site")
 PRELOAD = ("pytest", "xdist.plugin", "xdist.remote", "syrupy", "plugins", "plugins.options", "plugins.items",
            "plugins.collector", "evals.evaluate", "evals.run", "evals.fetcher", "evals.batch", "evals.verify",
            "evals.site", "evals.publish", "evals.tasks.multiple_choice", "evals.tasks.freeform",

@@ -14,17 +14,6 @@ from evals.providers import ProviderSpec, Request
 from evals.providers.anthropic import _result_outcome
 from evals.providers.openai import OpenAIBatch, OpenAIProvider
 from evals.site import _costs, _total
-from tests.support.loopback import OpenAIServer
-
-
-@pytest.fixture
-def server(student):
-    with OpenAIServer(student, batch_seconds=0.3) as server:
-        yield server
-
-
-# Each moment a kill can come: what the test waits for, and what it makes slow to get there.
-
 
 # -- refusals: nothing left behind that blocks a later run ---------------------------------------
 

@@ -9,14 +9,13 @@ import json
 import os
 import re
 import signal
-import subprocess
 import time
 
 import pytest
 
 from evals import registry
 from evals.errors import RegistryError
-from tests.support.board import GOOD
+from tests.support.harness import GOOD
 
 # -- refusals ------------------------------------------------------------------------------------
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import select
-import subprocess
 import sys
 
 import pytest

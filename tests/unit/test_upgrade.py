@@ -9,7 +9,6 @@ from __future__ import annotations
 import io
 import json
 import shutil
-import subprocess
 import sys
 import tarfile
 from pathlib import Path

@@ -63,7 +63,7 @@ def test_a_hung_c_call_is_killed_at_the_timeout(start_method_):
     started = time.perf_counter()
     run = run_tests_isolated(BACKTRACKING, DOUBLER_SPEC, timeout=0.3)
     assert run.status == "error" and run.reason == "timed out after 0.3 s"
-    assert time.perf_counter() - started < 3
+    assert time.perf_counter() - started < 30  # not killed, the call would run on: a bound only a hang reaches
     assert run_tests_isolated(DOUBLER, DOUBLER_SPEC).passed
 
 

@@ -332,6 +332,12 @@ class LoopbackServer:
             with self._lock:
                 self._in_flight[model] -= 1
 
+    @property
+    def busy(self) -> bool:
+        """Whether a request is being answered now (read, its reply not yet sent)."""
+        with self._lock:
+            return any(n > 0 for n in self._in_flight.values())
+
     def handle_safely(self, request: Request) -> Reply:
         """`handle()`, with an exception turned into a 500 reply and a traceback on stderr."""
         try:

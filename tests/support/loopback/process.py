@@ -17,7 +17,7 @@ class ServerProcess:
     """A `serve` subprocess. `extra_args` are passed to the CLI, e.g. ["--fail-next", "2"]."""
 
     def __init__(self, kind: str, *, latency: float = 0.0, log_path: str | Path | None = None,
-                 extra_args: list[str] = (), start_timeout: float = 10.0):
+                 extra_args: list[str] = (), start_timeout: float = 60.0):
         self.log_path = Path(log_path) if log_path else None
         self._cmd = [sys.executable, "-m", "tests.support.loopback.serve", "--kind", kind,
                      "--latency", str(latency), *extra_args]

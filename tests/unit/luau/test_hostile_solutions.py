@@ -32,8 +32,7 @@ def test_infinite_loop_ends_by_the_work_budget_deterministically():
     assert first.status == "error"
     assert first.reason == f"work budget exceeded ({BUDGET} units)"
     assert first.work == second.work
-    assert BUDGET < first.work < BUDGET + 100
-    assert first.elapsed < 2
+    assert BUDGET < first.work < BUDGET + 100  # the budget ended it, not the timeout (its reason would say so)
 
 
 def test_catching_the_budget_error_does_not_help():
@@ -56,7 +55,7 @@ def test_infinite_loop_without_a_budget_ends_by_the_timeout():
     started = time.perf_counter()
     run = run_then_check_next_run(solution("function Solution.double(x) while true do end end"), timeout=0.3)
     assert run.status == "error" and run.reason == "timed out after 0.3 s"
-    assert time.perf_counter() - started < 2
+    assert time.perf_counter() - started < 30  # not killed, the loop would run on: a bound only a hang reaches
 
 
 @pytest.mark.parametrize(
