@@ -34,6 +34,7 @@ from tests.support.old_code import (
     _entry,
     _file,
     board,
+    old_board,  # noqa: F401 (board's fixture: imported for pytest to find it)
     publish_with_old_code,
     server,
 )

@@ -12,7 +12,7 @@ does: an interpreter variable in its environment that differs from this one's (P
 the way to check that nothing depends on this file). Tests whose point is the interpreter's
 start (imports, start-up time) or a signal's path through a real exec use `harness.start`.
 
-The server is `python -m tests.support.warm SOCKET`, one per test process, started on first
+The server is `python -m tests.support.warm SOCKET MODULE`, one per kind of command and test process, started on first
 use and ended with it (its stdin is a pipe from the test process: EOF ends it). Per command
 it receives the child's three standard streams (SCM_RIGHTS) and a JSON request, forks, sends
 back the child's pid, and once the child ends, its exit status as `subprocess` reports it
@@ -34,12 +34,19 @@ import tempfile
 import threading
 from pathlib import Path
 
-WARM_MODULES = ("pytest", "evals.evaluate", "evals.site")
-PRELOAD = ("pytest", "xdist.plugin", "xdist.remote", "syrupy", "plugins", "plugins.options", "plugins.items",
-           "plugins.collector", "evals.evaluate", "evals.run", "evals.fetcher", "evals.batch", "evals.verify",
-           "evals.site", "evals.publish", "evals.tasks.multiple_choice", "evals.tasks.freeform",
-           "evals.tasks.leetcode", "evals.providers.openai", "evals.providers.anthropic", "evals.providers.live",
-           "evals.providers.reference", "openai", "anthropic", "httpx")
+# What each kind of command has imported for it before the fork. Never a pytest plugin's
+# package (pytest warns that it cannot rewrite one imported before it starts: xdist, syrupy,
+# anyio, the harness's `plugins`) nor, for pytest, an SDK (openai and anthropic import anyio;
+# pytest's own process never needs one: the asking children import it).
+_EVALS = ("evals.run", "evals.fetcher", "evals.batch", "evals.verify", "evals.site", "evals.publish", "evals.registry",
+          "evals.tasks.multiple_choice", "evals.tasks.freeform", "evals.tasks.leetcode", "evals.providers.openai",
+          "evals.providers.anthropic", "evals.providers.live", "evals.providers.reference", "evals.luau", "httpx")
+PRELOAD = {
+    "pytest": ("pytest", *_EVALS),
+    "evals.evaluate": ("evals.evaluate", *_EVALS, "openai", "anthropic"),
+    "evals.site": ("evals.site", *_EVALS),
+}
+WARM_MODULES = tuple(PRELOAD)
 # Read by the interpreter as it starts: a command whose environment sets one differently from
 # the server's would not start the same interpreter.
 STARTUP_VARIABLES = ("PYTHONPATH", "PYTHONHOME", "PYTHONSAFEPATH", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE",
@@ -86,7 +93,7 @@ class WarmProcess:
                 streams.append(None)
         self.stdout, self.stderr = streams
         request = {"module": module, "args": command[3:], "env": env, "cwd": str(cwd), "session": start_new_session}
-        self._channel = _server().connect()
+        self._channel = _server(module).connect()
         fds = [child_in.fileno(), *ends[0]]
         socket.send_fds(self._channel, [json.dumps(request).encode()], fds)
         for fd in set(ends[0]):
@@ -157,11 +164,11 @@ def run(command: list[str], module: str, *, timeout: float | None = None, **kwar
 # -- the server, as this process's client sees it --------------------------------------------------
 
 class _Server:
-    def __init__(self):
+    def __init__(self, module: str):
         self.folder = tempfile.mkdtemp(prefix="warm-")
         self.path = os.path.join(self.folder, "socket")
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        self.process = subprocess.Popen([sys.executable, "-m", "tests.support.warm", self.path], stdin=subprocess.PIPE,
+        self.process = subprocess.Popen([sys.executable, "-m", "tests.support.warm", self.path, module], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, env=env, cwd=Path(__file__).resolve().parents[2])
         ready = self.process.stdout.readline()  # written once it listens, after its imports
         if ready.strip() != b"ready":
@@ -182,24 +189,25 @@ class _Server:
         os.rmdir(self.folder)
 
 
-_started: _Server | None = None
+_started: dict[str, _Server] = {}
 _lock = threading.Lock()
 
 
-def _server() -> _Server:
-    global _started
+def _server(module: str) -> _Server:
+    """The server for `module`'s commands, started on first use (one per kind: each has
+    imported what its commands need, and nothing that would change what they do)."""
     with _lock:
-        if _started is None or _started.process.poll() is not None:
-            _started = _Server()
-        return _started
+        if module not in _started or _started[module].process.poll() is not None:
+            _started[module] = _Server(module)
+        return _started[module]
 
 
 # -- the server itself ------------------------------------------------------------------------------
 
-def serve(path: str) -> None:
+def serve(path: str, module: str) -> None:
     import importlib
 
-    for name in PRELOAD:
+    for name in PRELOAD[module]:
         importlib.import_module(name)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
@@ -291,4 +299,4 @@ def _child(request: dict, fds: list[int]) -> None:
 
 
 if __name__ == "__main__":
-    serve(sys.argv[1])
+    serve(sys.argv[1], sys.argv[2])
