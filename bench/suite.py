@@ -33,15 +33,18 @@ def spin() -> None:
         pass
 
 
-def timed(root: Path, args: list[str]) -> tuple[float, float, int]:
-    """(wall seconds, CPU seconds of the command and its children, exit code) of one run."""
+def timed(root: Path, args: list[str], log: Path | None = None) -> tuple[float, float, int]:
+    """(wall seconds, CPU seconds of the command and its children, exit code) of one run; its
+    output kept in `log` when one is given."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
-    done = subprocess.run([str(root / ".venv" / "bin" / "python"), "-m", "pytest", *args, "-q", "-p", "no:randomly"],
+    done = subprocess.run([str(root / ".venv" / "bin" / "python"), "-m", "pytest", *args, "-q"],
                           cwd=root, capture_output=True, text=True)
     wall = time.monotonic() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if log:
+        log.write_text(done.stdout + done.stderr)
     if done.returncode:
         print(f"  ({root.name}: exit {done.returncode}) " + (done.stdout.strip().splitlines() or [""])[-1], flush=True)
     return wall, cpu, done.returncode
@@ -54,6 +57,7 @@ def main() -> None:
     parser.add_argument("--args", default="tests -n 2", help="pytest's arguments (default: the README's test command's)")
     parser.add_argument("--unit", action="store_true", help="time the unit tier, tests/unit -n 2")
     parser.add_argument("--load", type=int, default=0, help="cores kept busy meanwhile by spinning processes")
+    parser.add_argument("--log", type=Path, help="a folder for each run's output (NAME-RUN.txt)")
     args = parse_args(parser, SMOKE)
     pytest_args = shlex.split("tests/unit -n 2" if args.unit else args.args)
     roots = [("after", ROOT)] + ([("before", args.before.resolve())] if args.before else [])
@@ -65,7 +69,9 @@ def main() -> None:
     try:
         for i in range(args.runs):
             for name, root in (roots if i % 2 == 0 else roots[::-1]):
-                wall, cpu, code = timed(root, pytest_args)
+                if args.log:
+                    args.log.mkdir(parents=True, exist_ok=True)
+                wall, cpu, code = timed(root, pytest_args, args.log / f"{name}-{i + 1}.txt" if args.log else None)
                 figures[name].append((wall, cpu, code))
                 print(f"  {name:6s} run {i + 1}: wall {wall:7.1f} s  CPU {cpu:7.1f} s  {'ok' if code == 0 else 'FAILED'}", flush=True)
     finally:

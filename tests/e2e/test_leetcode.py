@@ -120,7 +120,10 @@ def test_a_jest_server_that_stays_busy_errors_the_items_and_writes_no_result(tmp
     from tests.support.harness import harness_env
     from tests.support.luau.jest_server import JestServer, http
 
-    with JestServer(default=http(503)) as server:
+    # Busy at every attempt, asking for no wait (Retry-After: 0): the six attempts are made at
+    # once, where the backoff alone (1+2+4+8+16 s) was most of this test's time; the backoff
+    # itself is tests/e2e/luau/test_remote.py's.
+    with JestServer(default=http(503, retry_after="0")) as server:
         done = run_harness("--provider=reference", "-m", "leetcode", f"--jest-url={server.url}", "--limit=1",
                            run_dir=tmp_path / "runs", results_dir=tmp_path / "results", env=harness_env(), timeout=300)
 
