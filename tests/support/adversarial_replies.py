@@ -6,7 +6,7 @@ a unit. The parsers must be linear in the reply's length on every one of them: `
 times them at several sizes, `tests/{unit,e2e}/test_parsing_linear.py` runs them at 1 MB under a hang
 guard. `python -m tests.support.adversarial_replies --serve` is that guard's child process: it reads
 "NAME SIZE" lines and answers each with a JSON line of what the four parsers made of it
-("sleep SECONDS" only sleeps, for the guard's own test)."""
+("spin SECONDS" only spins, burning CPU as a hung parser does, for the guard's own test)."""
 
 from __future__ import annotations
 
@@ -164,8 +164,10 @@ def parse_all(reply: str) -> dict[str, object]:
 def serve() -> None:
     for line in sys.stdin:
         name, size = line.split()
-        if name == "sleep":  # a parse that hangs, for the guard's own test
-            time.sleep(float(size))
+        if name == "spin":  # a parse that hangs (spending CPU, as a quadratic one does), for the guard's own test
+            end = time.monotonic() + float(size)
+            while time.monotonic() < end:
+                pass
             print("{}", flush=True)
             continue
         print(json.dumps(parse_all(BY_NAME[name].build(int(size)))), flush=True)

@@ -1,7 +1,7 @@
-"""Warm starts for the commands under test: `python -m pytest ...` and `python -m evals.evaluate
-...` forked from a process that has imported pytest, the harness and the SDKs once, instead of
-an interpreter that imports them again for every command (~1 s of CPU each, most of an
-end-to-end test's cost).
+"""Warm starts for the commands under test: `python -m pytest`, `python -m evals.evaluate` and
+`python -m evals.site` forked from a process that has imported what they import (pytest, the
+harness; the SDKs for evaluate, which builds its providers to check them) once, instead of an
+interpreter that imports it again for every command (~1 s of CPU each).
 
 A forked command is still a process of its own: its own pid, environment, working folder,
 standard streams, exit status and session; what it imports or leaves behind is gone with it.
@@ -12,8 +12,8 @@ does: an interpreter variable in its environment that differs from this one's (P
 the way to check that nothing depends on this file). Tests whose point is the interpreter's
 start (imports, start-up time) or a signal's path through a real exec use `harness.start`.
 
-The server is `python -m tests.support.warm SOCKET MODULE`, one per kind of command and test process, started on first
-use and ended with it (its stdin is a pipe from the test process: EOF ends it). Per command
+The server is `python -m tests.support.warm SOCKET MODULE`, one per kind of command and test
+process, started on first use and ended with it (its stdin is a pipe from the test process: EOF ends it). Per command
 it receives the child's three standard streams (SCM_RIGHTS) and a JSON request, forks, sends
 back the child's pid, and once the child ends, its exit status as `subprocess` reports it
 (negative: the signal that ended it). The server is one thread: it waits on the listening

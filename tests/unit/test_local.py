@@ -42,7 +42,11 @@ def provider_for(checkpoint: Path, **spec):
 
 @pytest.fixture(scope="session")
 def base(tiny):
-    return provider_for(tiny["checkpoint"])
+    """Loaded here: a test that renders before any other generated must not find it unloaded
+    (xdist deals these tests to either worker, in any order)."""
+    provider = provider_for(tiny["checkpoint"])
+    provider.load()
+    return provider
 
 
 def test_batched_replies_equal_one_by_one(base):
