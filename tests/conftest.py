@@ -1,6 +1,6 @@
 """Fixtures every tier shares. What is expensive to build (the tiny model, a published world)
 is built once per session, across xdist workers too, and handed out read-only: a test that
-writes copies it first (`copy_of`)."""
+writes copies it first."""
 
 from __future__ import annotations
 
@@ -78,9 +78,17 @@ def tiny(tmp_path_factory) -> dict[str, Path]:
     return {"checkpoint": folder / "checkpoint", "adapter": folder / "adapter"}
 
 
-def copy_of(source: Path, where: Path) -> Path:
-    """A private copy of a shared folder, for a test that writes into it."""
-    return Path(shutil.copytree(source, where, symlinks=True))
+@pytest.fixture(scope="session")
+def cache_home(tmp_path_factory) -> Path:
+    """The harness's cache folder (file hashes) for the tests that use it, never the user's."""
+    return tmp_path_factory.mktemp("cache")
+
+
+@pytest.fixture
+def own_cache(cache_home, monkeypatch):
+    """ROBLOX_EVALS_CACHE pointed at `cache_home`, in this process and the commands it runs."""
+    monkeypatch.setenv("ROBLOX_EVALS_CACHE", str(cache_home))
+
 
 
 # -- one worker per shared world ------------------------------------------------------------------

@@ -30,15 +30,8 @@ from tests.support.harness import (
 MAX_TOKENS = 6
 
 
-@pytest.fixture(scope="session")
-def cache_home(tmp_path_factory) -> Path:
-    """The harness's cache folder (file hashes) for these tests, never the user's."""
-    return tmp_path_factory.mktemp("cache")
-
-
-@pytest.fixture(autouse=True)
-def own_cache(cache_home, monkeypatch):
-    monkeypatch.setenv("ROBLOX_EVALS_CACHE", str(cache_home))
+# The harness's cache folder (file hashes) is the session's, never the user's.
+pytestmark = pytest.mark.usefixtures("own_cache")
 
 
 def local_run(checkpoint: Path, tmp_path: Path, *extra: str) -> subprocess.CompletedProcess:
@@ -118,7 +111,7 @@ def test_device_is_how_to_run(tmp_path):
     done = run_harness("--provider", "openai", "--model", "gpt-5.5", "--device", "cpu", "-m", "multiple_choice",
                        run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
     assert done.returncode == 4 and "--device applies to --provider local, not openai" in done.stderr
-    assert os.environ.get("ROBLOX_EVALS_CACHE")  # the autouse fixture keeps hashes out of the user's cache
+    assert os.environ.get("ROBLOX_EVALS_CACHE")  # own_cache keeps hashes out of the user's cache
 
 
 def test_evaluate_takes_the_local_flags_and_hands_them_on(tiny, tmp_path):

@@ -22,7 +22,7 @@ from evals.metadata import (
     release_date,
     weights_size,
 )
-from tests.support.hub_repos import CKPT_BIN, MODELS, Q8_PARTS, SHARDS, File
+from tests.support.hub_repos import CKPT_BIN, File, MODELS, Q8_PARTS, REPOS, SHARDS
 from tests.support.loopback import LoopbackServer, Reply
 from tests.support.loopback.hub_server import (
     COMMIT,
@@ -47,62 +47,6 @@ TOKEN = "fake-hub-token-never-printed"
 
 
 
-REPOS: dict[str, dict[str, File]] = {
-    "tiny-org/Tiny-Chat-8B": {
-        ".gitattributes": File(1_519, False),
-        "README.md": File(38_812, False),
-        "LICENSE": File(7_627, False),
-        "config.json": File(855, False),
-        "generation_config.json": File(184, False),
-        **{f"model-{i:05d}-of-00004.safetensors": File(size, True) for i, size in enumerate(SHARDS, 1)},
-        "model.safetensors.index.json": File(23_950, False),
-        "tokenizer.json": File(9_085_657, True),
-        "tokenizer_config.json": File(55_351, False),
-        "special_tokens_map.json": File(296, False),
-        "original/consolidated.00.pth": File(16_060_617_592, True),
-        "original/params.json": File(199, False),
-        "original/tokenizer.model": File(2_183_982, True),
-        # A training checkpoint: two .bin shards among config, tokenizer and trainer state.
-        "checkpoints/step-1000/config.json": File(855, False),
-        "checkpoints/step-1000/generation_config.json": File(184, False),
-        "checkpoints/step-1000/pytorch_model-00001-of-00002.bin": File(CKPT_BIN[0], True),
-        "checkpoints/step-1000/pytorch_model-00002-of-00002.bin": File(CKPT_BIN[1], True),
-        "checkpoints/step-1000/pytorch_model.bin.index.json": File(23_950, False),
-        "checkpoints/step-1000/tokenizer.json": File(9_085_657, True),
-        "checkpoints/step-1000/tokenizer_config.json": File(55_351, False),
-        "checkpoints/step-1000/special_tokens_map.json": File(296, False),
-        "checkpoints/step-1000/training_args.bin": File(5_368, True),
-        "checkpoints/step-1000/optimizer.pt": File(27_000_000_000, True),
-        "checkpoints/step-1000/scheduler.pt": File(1_064, True),
-        "checkpoints/step-1000/rng_state.pth": File(14_244, True),
-        "checkpoints/step-1000/trainer_state.json": File(4_096, False),
-        "assets/chat_template.jinja": File(4_711, False),
-        "assets/logo.png": File(183_204, True),
-    },
-    "tiny-org/Tiny-Chat-8B-GGUF": {
-        ".gitattributes": File(2_049, False),
-        "README.md": File(12_730, False),
-        "Tiny-Chat-8B-Q4_K_M.gguf": File(4_920_739_232, True),
-        "Tiny-Chat-8B-Q6_K.gguf": File(6_596_006_112, True),
-        **{f"Q8_0/Tiny-Chat-8B-Q8_0-{i:05d}-of-00003.gguf": File(size, True) for i, size in enumerate(Q8_PARTS, 1)},
-        # Part 2 of a split that lost a part: only parts 1 and 2 of 3 are there.
-        "BF16/Tiny-Chat-8B-BF16-00001-of-00003.gguf": File(7_000_000_000, True),
-        "BF16/Tiny-Chat-8B-BF16-00002-of-00003.gguf": File(7_000_000_000, True),
-        "params": File(193, False),
-    },
-    "solo-org/Solo-3B-GGUF": {
-        "README.md": File(4_120, False),
-        "solo-3b-q4_k_m.gguf": File(2_019_377_696, True),
-        "mmproj-solo-3b-f16.gguf": File(851_251_104, True),
-    },
-    "gated-org/Locked-70B": {
-        "config.json": File(700, False),
-        "model.safetensors": File(141_107_412_480, True),
-    },
-    "private-org/Own-7B": {
-        "model.safetensors": File(15_231_233_024, True),
-    },
-}
 GATED = {"gated-org/Locked-70B"}
 PRIVATE = {"private-org/Own-7B"}
 RENAMED = {"old-org/Tiny-Chat-8B": "tiny-org/Tiny-Chat-8B"}

@@ -25,15 +25,8 @@ PROMPTS = [Request(prompt=f"Which service replicates {name}?", system="You are a
            for name in ("RemoteEvents", "parts", "a tool", "the leaderstats folder", "a very long question " * 6)]
 
 
-@pytest.fixture(scope="session")
-def cache_home(tmp_path_factory) -> Path:
-    """The harness's cache folder (file hashes) for these tests, never the user's."""
-    return tmp_path_factory.mktemp("cache")
-
-
-@pytest.fixture(autouse=True)
-def own_cache(cache_home, monkeypatch):
-    monkeypatch.setenv("ROBLOX_EVALS_CACHE", str(cache_home))
+# The harness's cache folder (file hashes) is the session's, never the user's.
+pytestmark = pytest.mark.usefixtures("own_cache")
 
 
 def provider_for(checkpoint: Path, **spec):
