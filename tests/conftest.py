@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
+from evals.atomic import write_text_atomic
 from tests.support.harness import Student
 from tests.support.loopback import OpenAIServer
 
@@ -115,9 +116,8 @@ def pytest_unconfigure(config):
 def pytest_collection_finish(session):
     if (folder := os.environ.get(WORLDS)) and (worker := os.environ.get("PYTEST_XDIST_WORKER")):
         modules = sorted({item.nodeid.split("::", 1)[0] for item in session.items if _shares_a_world(item)})
-        staged = Path(folder, f"{worker}.json.new")
-        staged.write_text(json.dumps(modules))
-        staged.replace(Path(folder, f"{worker}.json"))  # before the worker reports its collection
+        # Whole before the worker reports its collection, when the controller may read it.
+        write_text_atomic(Path(folder, f"{worker}.json"), json.dumps(modules), durable=False)
 
 
 def _shares_a_world(item) -> bool:

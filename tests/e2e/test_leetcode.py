@@ -22,6 +22,7 @@ import pytest
 from evals.results import without_timing
 from tests.support.harness import (
     PROBLEMS,
+    cpu_seconds,
     harness_command,
     harness_env,
     read_result,
@@ -271,18 +272,15 @@ def test_ctrl_c_ends_a_run_measuring_a_reference_hung_in_a_c_call(tmp_path, star
     assert _group_ends(process.pid), "a process of the run outlived it"
 
 
-def _spinning_in(group: int, cpu_seconds: float = 1.5) -> bool:
-    """Whether a process of the group other than its leader has spent `cpu_seconds` of CPU: the
-    sandbox's worker inside the hung call (starting a worker or the forkserver costs far less).
-    CPU time, not wall time: a loaded machine takes longer to get there, never less far."""
-    ticks = os.sysconf("SC_CLK_TCK")
+def _spinning_in(group: int, least: float = 1.5) -> bool:
+    """Whether a process of the group other than its leader has spent `least` seconds of CPU:
+    the sandbox's worker inside the hung call (starting a worker or the forkserver costs far less)."""
     for proc in Path("/proc").iterdir():
         try:
-            if proc.name.isdigit() and int(proc.name) != group and os.getpgid(int(proc.name)) == group:
-                utime, stime = (proc / "stat").read_text().rsplit(")", 1)[1].split()[11:13]
-                if (int(utime) + int(stime)) / ticks >= cpu_seconds:
-                    return True
-        except (OSError, ValueError):
+            if proc.name.isdigit() and int(proc.name) != group and os.getpgid(int(proc.name)) == group \
+                    and (cpu_seconds(int(proc.name)) or 0.0) >= least:
+                return True
+        except OSError:
             continue
     return False
 

@@ -5,7 +5,6 @@ busy by another job an 8 MB reply took over 30 s of wall time to parse, linearly
 from __future__ import annotations
 
 import json
-import os
 import select
 import subprocess
 import sys
@@ -14,18 +13,11 @@ import time
 import pytest
 
 from tests.support import ROOT
+from tests.support.harness import cpu_seconds
 
 GUARD_SECONDS = 30.0  # of the child's CPU
 WALL_SECONDS = 600.0  # where its CPU cannot be read (no /proc), or it waits on nothing
 
-
-def cpu_seconds(pid: int) -> float | None:
-    """The CPU time (user and system) process `pid` has spent, where /proc tells it."""
-    try:
-        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 class HangGuard:

@@ -94,6 +94,16 @@ def wait_for(condition: Callable[[], object], what: str, *, timeout: float = 120
         time.sleep(every)
 
 
+def cpu_seconds(pid: int) -> float | None:
+    """The CPU time (user and system) process `pid` has spent, where /proc tells it (Linux):
+    a wait on how far a process got that a loaded machine slows down but never fools."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def result_files(results_dir: Path, eval_name: str) -> list[Path]:
     return sorted((results_dir / eval_name).glob("*.json"))
 
