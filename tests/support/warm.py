@@ -256,11 +256,20 @@ class _Server:
         ready = self.process.stdout.readline()  # written once it listens, after its imports
         if ready.strip() != b"ready":
             raise RuntimeError(f"the warm-start server did not start (it printed {ready!r})")
+        self.forked = 0  # commands forked so far, whoever asked (a line each from the server)
+        self._counter = threading.Thread(target=self._count, daemon=True)
+        self._counter.start()
         atexit.register(self.stop)
+
+    def _count(self) -> None:
+        for line in self.process.stdout:
+            if line.startswith(b"forked "):
+                self.forked += 1
 
     def stop(self) -> None:
         self.process.stdin.close()
         self.process.wait()
+        self._counter.join()
         self.process.stdout.close()
         for name in os.listdir(self.folder):
             os.unlink(os.path.join(self.folder, name))
@@ -278,6 +287,15 @@ def _server(module: str) -> _Server:
         if module not in _started or _started[module].process.poll() is not None:
             _started[module] = _Server(KINDS[module])
         return _started[module]
+
+
+def forked(module: str) -> int:
+    """How many commands of kind `module` this process's server has forked so far (0: none
+    started), those its forked commands asked for included. Counted from the server's lines,
+    read on a thread: a fork just made may not be counted yet (wait for it)."""
+    with _lock:
+        server = _started.get(module)
+    return 0 if server is None else server.forked
 
 
 def _servers_for(module: str) -> dict[str, tuple[str, dict[str, str | None]]]:
@@ -324,6 +342,7 @@ def serve(path: str, module: str) -> None:
                 for fd in fds:
                     os.close(fd)
                 channel.sendall(f"{pid}\n".encode())
+                print(f"forked {pid}", flush=True)
                 pidfd = os.pidfd_open(pid)
                 children[pidfd] = (pid, channel)
                 selector.register(pidfd, selectors.EVENT_READ, "child")
@@ -354,7 +373,7 @@ def _standard_streams(env: dict[str, str]) -> None:
         stream = io.TextIOWrapper(binary, encoding=encoding or default.encoding,
                                   errors="backslashreplace" if name == "stderr" else errors or (default.errors if not encoding else "strict"),
                                   newline="\n", line_buffering=not unbuffered and mode == "w" and (fd == 2 or raw.isatty()),
-                                  write_through=unbuffered and mode == "w")
+                                  write_through=unbuffered)
         stream.mode = mode
         setattr(sys, name, stream)
         setattr(sys, f"__{name}__", stream)
