@@ -91,7 +91,6 @@ def own_cache(cache_home, monkeypatch):
     monkeypatch.setenv("ROBLOX_EVALS_CACHE", str(cache_home))
 
 
-
 # -- one worker per shared world ------------------------------------------------------------------
 # Under xdist's `load`, the tests of a module that share a module-scoped world (a published
 # board, an older commit's board, two runs to compare) are dealt to both workers, and each

@@ -19,10 +19,9 @@ GUARD_SECONDS = 30.0  # of the child's CPU
 WALL_SECONDS = 600.0  # where its CPU cannot be read (no /proc), or it waits on nothing
 
 
-
 class HangGuard:
-    """A child Python process that parses generated replies; one that has not answered
-    within the limit is killed (and the next request starts a new child)."""
+    """A child Python process that parses generated replies; one that has spent the limit's
+    CPU time without answering is killed (and the next request starts a new child)."""
 
     def __init__(self):
         self.child: subprocess.Popen | None = None

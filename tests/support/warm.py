@@ -31,6 +31,7 @@ from __future__ import annotations
 import atexit
 import io
 import json
+import locale
 import os
 import selectors
 import signal
@@ -39,19 +40,22 @@ import subprocess
 import sys
 import tempfile
 import threading
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@dataclass(frozen=True)
 class Kind:
     """How a kind of command starts: `python FLAGS -m MODULE`, the modules imported for it
     before the fork, and the interpreter variables its server starts with, besides this
     process's (the asking process's PYTHONPATH, as `evals.fetcher` sets it)."""
 
-    def __init__(self, module: str, preload: tuple[str, ...], flags: tuple[str, ...] = (),
-                 variables: dict[str, str] | None = None):
-        self.module, self.preload, self.flags, self.variables = module, preload, flags, variables or {}
+    module: str
+    preload: tuple[str, ...]
+    flags: tuple[str, ...] = ()
+    variables: dict[str, str] = field(default_factory=dict)
 
 
 # What each kind of command has imported for it before the fork. Never a pytest plugin's
@@ -302,7 +306,8 @@ def _servers_for(module: str) -> dict[str, tuple[str, dict[str, str | None]]]:
     """The servers a command of kind `module` may fork its own commands from."""
     if _inherited is not None:
         return {kind: _inherited[kind] for kind in CHILDREN.get(module, ()) if kind in _inherited}
-    return {kind: (server.path, startup(server.env)) for kind in CHILDREN.get(module, ()) if (server := _server(kind))}
+    servers = {kind: _server(kind) for kind in CHILDREN.get(module, ())}
+    return {kind: (server.path, startup(server.env)) for kind, server in servers.items()}
 
 
 def _connect(module: str) -> socket.socket:
@@ -394,6 +399,10 @@ class _Popen(subprocess.Popen):
             if module is not None:
                 kwargs.pop("close_fds", None)
                 kwargs.pop("bufsize", None)
+                if any(kwargs.get(name) for name in ("text", "universal_newlines", "encoding", "errors")):
+                    # Popen's text defaults, not the tests' lenient ones (WarmProcess's).
+                    kwargs["encoding"] = kwargs.get("encoding") or locale.getencoding()
+                    kwargs["errors"] = kwargs.get("errors") or "strict"
                 return WarmProcess(args, module, **kwargs)
         return super().__new__(cls)
 
