@@ -1,16 +1,22 @@
-"""Start-up: wall time from launching a 1-item run to its first model request.
+"""Start-up: wall time from launching a run to its first model request, and of `--collect-only`.
 
 `pytest --provider openai -m multiple_choice --limit 1` against a loopback server in its own
 process that logs each request's arrival time; the figure is arrival - launch (interpreter,
 pytest and its plugins, planning, the SDK), the median of several runs, beside the time a bare
-`python -c "import pytest"` takes on the same machine. Goal: under 1.2 s.
+`python -c "import pytest"` takes on the same machine. Goal: under 1.2 s. `pytest --provider
+reference --collect-only` is timed the same way, launch to exit (the plugin's imports, the
+registries, planning every item).
 
-    uv run python bench/startup.py [--runs 5] [--smoke]
+With `--before DIR` (an older commit checked out beside this one, with its own .venv) both are
+timed for each checkout in turn, alternating run by run, and the ratio now / before printed.
+
+    uv run python bench/startup.py [--runs 5] [--before ../old] [--smoke]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -23,24 +29,41 @@ from bench._common import PYCACHE, ROOT, parse_args
 from tests.support.loopback import ServerProcess
 
 GOAL = 1.2
-SMOKE = {"runs": 1}
+SMOKE = {"runs": 1, "before": None}
 
 
-def to_first_request(url: str, log: Path, work: Path, provider: str, extra: list[str]) -> float:
-    before = len(log.read_text().splitlines()) if log.exists() else 0
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--provider={provider}", "--model=bench-model",
-               f"--base-url={url}/v1" if provider == "openai" else f"--base-url={url}", "-m", "multiple_choice", "--limit=1",
-               f"--run-dir={work / 'runs'}", f"--results-dir={work / 'results'}", "--force", *extra]
+def _env() -> dict[str, str]:
     env = {**os.environ, "OPENAI_API_KEY": "fake-bench-key", "ANTHROPIC_API_KEY": "fake-bench-key", "PYTHONPYCACHEPREFIX": str(PYCACHE)}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as a user's second run: bytecode compiled once, not at every launch
+    env.pop("VIRTUAL_ENV", None)
+    return env
+
+
+def _python(root: Path) -> str:
+    return str(root / ".venv" / "bin" / "python") if root != ROOT else sys.executable
+
+
+def to_first_request(root: Path, url: str, log: Path, work: Path, provider: str) -> float:
+    before = len(log.read_text().splitlines()) if log.exists() else 0
+    command = [_python(root), "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--provider={provider}", "--model=bench-model",
+               f"--base-url={url}/v1" if provider == "openai" else f"--base-url={url}", "-m", "multiple_choice", "--limit=1",
+               f"--run-dir={work / 'runs'}", f"--results-dir={work / 'results'}", "--force"]
     launched = time.time()
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=env)
+    done = subprocess.run(command, cwd=root, capture_output=True, text=True, env=_env())
     lines = log.read_text().splitlines()[before:]
     if not lines:
-        sys.exit(f"no request reached the server:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
-    import json
-
+        sys.exit(f"no request reached the server from {root}:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
     return json.loads(lines[0])["timestamp"] - launched
+
+
+def collect_only(root: Path) -> float:
+    command = [_python(root), "-m", "pytest", "-q", "-p", "no:cacheprovider", "--provider=reference", "--collect-only"]
+    launched = time.monotonic()
+    done = subprocess.run(command, cwd=root, capture_output=True, text=True, env=_env())
+    elapsed = time.monotonic() - launched
+    if done.returncode:
+        sys.exit(f"--collect-only failed in {root} (exit {done.returncode}):\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
+    return elapsed
 
 
 def bare_pytest_import() -> float:
@@ -52,16 +75,34 @@ def bare_pytest_import() -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--before", type=Path, help="another checkout (with its .venv), timed alternately with this one")
     args = parse_args(parser, SMOKE)
+    roots = {"now": ROOT, **({"before": args.before.resolve()} if args.before else {})}
+    figures: dict[tuple[str, str], list[float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         for kind in ("openai", "anthropic"):
             log = work / f"{kind}.jsonl"
             with ServerProcess(kind, log_path=log) as server:
-                to_first_request(server.url, log, work / kind, kind, [])  # warm-up: compiles the bytecode once
-                times = [to_first_request(server.url, log, work / kind, kind, []) for _ in range(args.runs)]
-            print(f"{kind}: launch to first request {statistics.median(times):.2f} s median of {args.runs} "
-                  f"(min {min(times):.2f}, goal < {GOAL}); ratio to goal {statistics.median(times) / GOAL:.2f}")
+                for name, root in roots.items():  # warm-up: compiles each checkout's bytecode once
+                    to_first_request(root, server.url, log, work / name / kind, kind)
+                for i in range(args.runs):
+                    for name, root in (list(roots.items()) if i % 2 == 0 else list(roots.items())[::-1]):
+                        figures.setdefault((f"{kind}: launch to first request", name), []).append(
+                            to_first_request(root, server.url, log, work / name / kind, kind))
+        for name, root in roots.items():
+            collect_only(root)
+        for i in range(args.runs):
+            for name, root in (list(roots.items()) if i % 2 == 0 else list(roots.items())[::-1]):
+                figures.setdefault(("pytest --provider reference --collect-only", name), []).append(collect_only(root))
+    for what in dict.fromkeys(what for what, _ in figures):
+        medians = {name: statistics.median(figures[what, name]) for name in roots}
+        line = f"{what}: " + ", ".join(f"{name} {m:.2f} s (min {min(figures[what, name]):.2f})" for name, m in medians.items())
+        if "before" in medians:
+            line += f"; now / before {medians['now'] / medians['before']:.2f}"
+        if "first request" in what:
+            line += f"; goal < {GOAL} s"
+        print(line + f" (medians of {args.runs})")
     bare = statistics.median(bare_pytest_import() for _ in range(args.runs))
     print(f"for scale: python -c 'import pytest' takes {bare:.2f} s here")
 
