@@ -4,11 +4,10 @@
 call the judges), every call read from the run folder's cache when it is there. A run is
 built in one place, `build_run`, from a `RunSpec` (picklable: a child process builds the
 same run), and is handed at construction how its calls are asked ahead of the items: an
-`Asker`, chosen once per process as pytest-xdist chooses a scheduler. `Threads` (here) asks
-on background threads of this process, so model latency overlaps even though pytest runs
-one item at a time per process; `evals.fetcher` asks from child processes, `evals.batch`
-through the providers' Batch APIs. The per-record locks in the cache make several processes
-(xdist workers, children) share the work without asking anything twice."""
+`Asker` (`evals.askers`), chosen once per process as pytest-xdist chooses a scheduler: on
+background threads of this process (`Threads`, the default), from child processes, or through
+the providers' Batch APIs. The per-record locks in the cache make several processes (xdist
+workers, children) share the work without asking anything twice."""
 
 from __future__ import annotations
 
@@ -23,10 +22,12 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from filelock import FileLock
 
+from evals.askers.protocol import Asker
+from evals.askers.threads import Threads
 from evals.atomic import write_json_atomic
 from evals.cache import RunCache
 from evals.config import RunConfig
@@ -53,49 +54,6 @@ class BatchWaiting(Exception):
         self.batch, self.status = batch, status
         where = f"batch {batch} ({status})" if batch else "a batch not yet submitted"
         super().__init__(f"waiting in {where}: run the same command again to collect it")
-
-
-class Asker(Protocol):
-    """How a process's runs ask their calls ahead of the items. One is chosen per process
-    (`plugins.items`, overridable through the `pytest_evals_make_asker` hook) and handed to
-    every run at construction; the run asks it before each item's first cache read."""
-
-    def start(self, runs: Sequence[tuple[EvalRun, Sequence[Any]]]) -> None:
-        """Begin asking each run's selected samples (in their order) ahead of its items."""
-
-    def wait(self, run: EvalRun, item_id: str) -> None:
-        """Return once whoever asks ahead is done with the item's calls (or will make none)."""
-
-    def waiting(self, run: EvalRun, key: tuple[str, str]) -> Any:
-        """Where the call `key` (item, role) waits in a Batch API batch (`evals.batch.Waiting`),
-        or None: then the item makes it itself when it is not cached."""
-
-    def stop(self) -> str | None:
-        """Stop asking; what went wrong with it, if anything did (one line)."""
-
-
-class Threads:
-    """Asks on background threads of this process (`EvalRun.prefetch`); also the asker of a
-    run nothing asks ahead for (verify): then `start` is never called."""
-
-    def __init__(self) -> None:
-        self._runs: list[EvalRun] = []
-
-    def start(self, runs: Sequence[tuple[EvalRun, Sequence[Any]]]) -> None:
-        for run, samples in runs:
-            self._runs.append(run)
-            run.prefetch(samples, threads=run.concurrency)
-
-    def wait(self, run: EvalRun, item_id: str) -> None:
-        pass  # a call a thread is making is waited for by its record (`EvalRun._asking`)
-
-    def waiting(self, run: EvalRun, key: tuple[str, str]) -> Any:
-        return None
-
-    def stop(self) -> str | None:
-        for run in self._runs:
-            run.stop()
-        return None
 
 
 @dataclass(frozen=True)

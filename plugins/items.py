@@ -18,15 +18,15 @@ from typing import Any
 import pytest
 
 from evals import registry
+from evals.askers import Asker, Batches, ChildProcesses, Fetchers, Threads
+from evals.askers.processes import discard_prestarted
 from evals.atomic import remove_stale_temp_files
 from evals.config import results_path, run_dir
-from evals.batch import Batches
 from evals.errors import DatasetError, EvalError, FatalError, StorageError
 from evals.extensions import builtin
-from evals.fetcher import ChildProcesses, Fetchers, discard_prestarted
 from evals.plan import Planned, plan
 from evals.providers import PROVIDERS, Provider, check_keys
-from evals.run import Asker, BatchWaiting, EvalRun, RunSpec, Threads, build_run, start_over
+from evals.run import BatchWaiting, EvalRun, RunSpec, build_run, start_over
 from evals.scrub import printable
 from evals.tasks import TASKS
 from evals.verify import CachedOnly
@@ -91,7 +91,7 @@ def _say(config: pytest.Config, line: str) -> None:
 
 
 def fetching(config: pytest.Config, reachable: list[str]) -> bool:
-    """Whether a child process makes this process's model calls (`evals.fetcher`): for
+    """Whether a child process makes this process's model calls (`evals.askers.processes`): for
     providers that ask over the network, not in an xdist controller (it asks nothing), nor
     with --batch (the Batch API pass asks from here)."""
     s = settings(config)

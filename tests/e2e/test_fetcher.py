@@ -1,4 +1,4 @@
-"""The process that asks the model (`evals.fetcher`): whatever becomes of it, the run loses nothing.
+"""The process that asks the model (`evals.askers.processes`): whatever becomes of it, the run loses nothing.
 Killed mid-run, pytest's process asks what it had not; a rerun of a finished run leaves no process
 behind; many requests in flight are split between asking processes; a judge without a key stops
 nothing when no judged item runs; a folder named `evals` where the command runs is not imported.
@@ -22,7 +22,7 @@ from tests.support.loopback import OpenAIServer
 
 
 def asking_children(parent: int) -> list[int]:
-    """The pids of `parent`'s child processes running `evals.fetcher`."""
+    """The pids of `parent`'s child processes running `evals.askers.processes`."""
     found = []
     for proc in Path("/proc").iterdir():
         try:
@@ -31,7 +31,7 @@ def asking_children(parent: int) -> list[int]:
         except (OSError, ValueError):
             continue
         ppid = next((int(line.split()[1]) for line in status.splitlines() if line.startswith("PPid:")), None)
-        if ppid == parent and b"evals.fetcher" in command:
+        if ppid == parent and b"evals.askers.processes" in command:
             found.append(int(proc.name))
     return found
 
@@ -117,7 +117,7 @@ def test_a_judge_whose_key_is_missing_stops_nothing_when_no_judged_item_runs(tmp
 
 
 def test_a_folder_named_evals_where_the_command_runs_is_not_what_the_asking_process_imports(tmp_path):
-    """The asking process runs `python -P -m evals.fetcher`: without -P, `-m` would put the
+    """The asking process runs `python -P -m evals.askers.processes`: without -P, `-m` would put the
     working folder first on its path, and a user's own `evals` package there would be run."""
     (tmp_path / "evals").mkdir()
     (tmp_path / "evals" / "__init__.py").write_text("raise ImportError('the wrong evals package')\n")

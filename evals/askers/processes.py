@@ -1,4 +1,6 @@
-"""The processes that ask the model: children of pytest's process that make a run's model calls.
+"""The `Asker` of child processes: children of pytest's process that make a run's model calls.
+Both sides are here: the parent's (`Fetcher`, one child; `Fetchers`, this process's children;
+`ChildProcesses`, the `Asker`) and the child's (`main`, run as `python -P -m evals.askers.processes`).
 
 pytest runs items one at a time on one thread, and every reply costs some CPU (the SDK's
 request and parsing, the cache record): under one GIL, at 64 requests in flight, the items'
@@ -38,6 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evals import urls
+from evals.askers.threads import Threads
 from evals.errors import FatalError, FatalProviderError, QuotaExhausted, StorageError
 from evals.extensions import entry_points_found
 from evals.providers._retry import limit_share
@@ -46,6 +49,7 @@ if TYPE_CHECKING:  # a child's first job is to import the SDK: the rest of the h
     from evals.providers import ProviderSpec
     from evals.run import EvalRun, RunSpec
 
+CHILD_MODULE = "evals.askers.processes"  # what the child runs: `python -P -m CHILD_MODULE` (its `main`, below)
 REQUESTS_PER_PROCESS = 32  # one process's threads keep up with ~32 replies of 200 ms on one core
 # The fatal errors a run can end with, rebuilt on the parent's side by name.
 _FATAL: dict[str, type[FatalError]] = {cls.__name__: cls for cls in (FatalProviderError, QuotaExhausted, StorageError)}
@@ -66,14 +70,14 @@ class Fetcher:
         self._stderr: list[str] = []
         self._stderr_reader = threading.Thread(target=self._read_stderr, name="fetcher-stderr", daemon=True)
         self.started = False
-        package_root = str(Path(__file__).resolve().parents[1])
+        package_root = str(Path(__file__).resolve().parents[2])
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
         # -P: the working folder is not put on the child's path (a folder of the user's named
         # `evals` would be imported instead of this package); PYTHONPATH names this one first.
         # The extensions to load, found here (pytest has already read every distribution):
         # the child is spared the scan before its first request.
         found = json.dumps(entry_points_found())
-        self._child = subprocess.Popen([sys.executable, "-P", "-m", "evals.fetcher", found, *sdks], stdin=subprocess.PIPE,
+        self._child = subprocess.Popen([sys.executable, "-P", "-m", CHILD_MODULE, found, *sdks], stdin=subprocess.PIPE,
                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, close_fds=True)
         to_child, from_child, child_stderr = self._child.stdin, self._child.stdout, self._child.stderr
         assert to_child and from_child and child_stderr  # all three are pipes (PIPE above)
@@ -222,11 +226,9 @@ class ChildProcesses:
     def __init__(self, children: Fetchers):
         self._children = children
         self._handed: dict[int, str] = {}  # id(run) -> eval, of the runs the children ask
-        self._threads: Any = None
+        self._threads: Threads | None = None
 
     def start(self, runs: Sequence[tuple[EvalRun, Sequence[Any]]]) -> None:
-        from evals.run import Threads
-
         # A child builds each run again from its spec; a published run (only read from its
         # folder), or one made without a spec, is asked on threads here.
         handed = [(run, run.spec, samples) for run, samples in runs if not run.published and run.spec is not None]
