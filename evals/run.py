@@ -228,53 +228,77 @@ class EvalRun:
         return self._call(item_id, f"judge-{index}", provider, request, wait=wait)
 
     def _call(self, item_id: str, role: str, provider: Provider, request: Request, *, wait: bool) -> Completion:
+        """The answer to `request`: looked up where it may be already, else asked and stored.
+        `wait`: False on a thread asking ahead, which skips a call someone else is making."""
         record = self.call_record(provider, request)
         key = (item_id, role)
+        answer = self._look_up(key, record, wait=wait)
+        if answer is None:
+            answer = self._ask_and_store(key, record, provider, request, wait=wait)
+        if isinstance(answer, ProviderError):
+            raise answer
+        return answer
+
+    def _look_up(self, key: tuple[str, str], record: dict[str, Any], *, wait: bool) -> Completion | ProviderError | None:
+        """The answer to `record` already made, or None: once whoever asks ahead of the items is
+        done with the item (`wait`), the answer this process stored, else the cache's; for a
+        call that waits in a Batch API batch, the cache's or `BatchWaiting`; for one a thread
+        of this process is making (`wait`), its answer once made."""
+        item_id, role = key
         if wait:
             self.asker.wait(self, item_id)  # whoever asks ahead of the items is done with it
             if self.fatal:
                 raise self.fatal
-        cached = self._stored_here(key, record)
-        if cached is None:
-            cached = self.cache.lookup(item_id, role, record)
-        if cached is None and (waiting := self.asker.waiting(self, key)):
-            cached = self.cache.lookup(item_id, role, record)  # collected meanwhile, by another process
-            if cached is None:
+        answer = self._stored_here(key, record)
+        if answer is None:
+            answer = self.cache.lookup(item_id, role, record)
+        if answer is not None:
+            return answer
+        if waiting := self.asker.waiting(self, key):
+            answer = self.cache.lookup(item_id, role, record)  # collected meanwhile, by another process
+            if answer is None:
                 raise BatchWaiting(waiting.batch, waiting.status)
-        if cached is None and wait and (asking := self._asking.get(key)):
+            return answer
+        if wait and (asking := self._asking.get(key)):
             asking.wait()  # a prefetch thread of this process is asking: no need to take the file lock
-            cached = self._stored_here(key, record)
-            if cached is None:
-                cached = self.cache.lookup(item_id, role, record)
-        if cached is None:
-            path = self.cache.record_path(item_id, role)
-            lock = self.cache.lock(item_id, role)
+            answer = self._stored_here(key, record)
+            if answer is None:
+                answer = self.cache.lookup(item_id, role, record)
+        return answer
+
+    def _ask_and_store(self, key: tuple[str, str], record: dict[str, Any], provider: Provider, request: Request, *,
+                       wait: bool) -> Completion | ProviderError:
+        """Ask `provider` under the record's lock (the cache's answer, if another process
+        stored one while the lock was waited for) and store the answer: from then on, the
+        answer as the cache wrote it, the same text a rerun reads. `_Busy` when not `wait` and
+        another thread or process holds the lock; a fatal error ends the run."""
+        item_id, role = key
+        path = self.cache.record_path(item_id, role)
+        lock = self.cache.lock(item_id, role)
+        with self.storing(path):
+            acquired = lock.acquire(wait=wait)
+        if not acquired:
+            raise _Busy
+        done = self._asking.setdefault(key, threading.Event())
+        try:
+            answer = self.cache.lookup(item_id, role, record)
+            if answer is not None:
+                return answer
+            started = time.time()
+            answer = self._ask(provider, request)
+            if self.spans is not None and role == "candidate":
+                self._record_span(self.spans, item_id, started)
+            if isinstance(answer, FatalProviderError):  # the run's end: this error, or the one that ended it first
+                raise self.end_with(self.scrub.error(answer))
             with self.storing(path):
-                acquired = lock.acquire(wait=wait)
-            if not acquired:
-                raise _Busy
-            done = self._asking.setdefault(key, threading.Event())
-            try:
-                cached = self.cache.lookup(item_id, role, record)
-                if cached is None:
-                    started = time.time()
-                    cached = self._ask(provider, request)
-                    if self.spans is not None and role == "candidate":
-                        self._record_span(self.spans, item_id, started)
-                    if isinstance(cached, FatalProviderError):  # the run's end: this error, or the one that ended it first
-                        raise self.end_with(self.scrub.error(cached))
-                    else:  # from here on, the answer as the cache wrote it: the same text a rerun reads
-                        with self.storing(path):
-                            cached = self.cache.store(item_id, role, record, cached)
-                        if self._hands_over:
-                            self._stored[key] = (record, cached)
-            finally:
-                lock.release()
-                self._asking.pop(key, None)
-                done.set()
-        if isinstance(cached, ProviderError):
-            raise cached
-        return cached
+                answer = self.cache.store(item_id, role, record, answer)
+            if self._hands_over:
+                self._stored[key] = (record, answer)
+            return answer
+        finally:
+            lock.release()
+            self._asking.pop(key, None)
+            done.set()
 
     def _stored_here(self, key: tuple[str, str], record: dict[str, Any]) -> Completion | ProviderError | None:
         """The answer to `record` this process stored, taken once."""
