@@ -56,10 +56,11 @@ class BatchWaiting(Exception):
         super().__init__(f"waiting in {where}: run the same command again to collect it")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RunSpec:
     """What a run is built from, without a key (every process reads the same environment):
-    picklable, so a child process asking ahead of the items builds the same run."""
+    picklable, so a child process asking ahead of the items builds the same run. Built by
+    keyword only: twelve fields, several of one type, are too many to tell apart by position."""
 
     eval: str
     config: RunConfig

@@ -205,8 +205,9 @@ def run_spec(config: pytest.Config, name: str) -> RunSpec:
     s = settings(config)
     item = loaded(config)[name]
     judges = [(j.name, j.provider_spec()) for j in s.identity.judges] if TASKS[name].uses_judges else []
-    return RunSpec(name, item.config, item.samples, s.identity.spec, judges, [j.provider_spec() for j in s.identity.judges],
-                   run_dir(s.run_root, item.config), None if published(config, name) else s.session, s.concurrency, bool(s.energy),
+    return RunSpec(eval=name, config=item.config, samples=item.samples, candidate=s.identity.spec, judges=judges,
+                   redacted=[j.provider_spec() for j in s.identity.judges], folder=run_dir(s.run_root, item.config),
+                   session=None if published(config, name) else s.session, concurrency=s.concurrency, energy=bool(s.energy),
                    published=published(config, name), request_timeout=s.request_timeout)
 
 
