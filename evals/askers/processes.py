@@ -16,7 +16,10 @@ started before pytest parses its command line (`prestart`, from `plugins`' earli
 imports the SDK while pytest starts, plans and collects.
 
 Wire protocol, all in memory: the parent writes to a child's stdin a pickled list of the
-`ProviderSpec`s it will call (with the credentials their URLs were given, `evals.urls`), then, once collected, one pickled list of `RunSpec`, and keeps
+`ProviderSpec`s it will call (with the credentials their URLs were given, `evals.urls`), then,
+once collected, one pickled list of `RunSpec` in which each of those specs is a reference to
+the one sent (`_Sender`: a spec crosses the pipe once, and the child's run calls the very
+provider it made for it), and keeps
 stdin open (its end is the child's signal to stop); the child writes one JSON array per line
 to stdout: `["done", eval, item_id]`, `["fatal", eval, class, message, kind, status]` or
 `["warning", category, message]` (scrubbed, as everything the harness writes). No key crosses
@@ -69,6 +72,7 @@ class Fetcher:
         self._fatal: dict[str, Callable[[FatalError], Any]] = {}
         self._stderr: list[str] = []
         self._stderr_reader = threading.Thread(target=self._read_stderr, name="fetcher-stderr", daemon=True)
+        self._prepared: dict[ProviderSpec, int] = {}  # the specs `prepare` sent, by their place in that list
         self.started = False
         package_root = str(Path(__file__).resolve().parents[2])
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
@@ -89,21 +93,23 @@ class Fetcher:
         this process plans and collects."""
         # With the endpoints' URLs as given (`evals.urls`): the child may have started before
         # this process read them off its command line.
-        self._send((urls.given(), list(dict.fromkeys(providers))))
+        specs = list(dict.fromkeys(providers))
+        self._send((urls.given(), specs))
+        self._prepared = {spec: index for index, spec in enumerate(specs)}
         return self
 
     def start(self, work: Sequence[RunSpec], on_fatal: dict[str, Callable[[FatalError], Any]]) -> None:
         """Hand the child its work; `on_fatal[eval]` ends that eval's run in this process."""
         self._fatal = dict(on_fatal)
         self.started = True
-        if not self._send(list(work)):  # the child is gone already: the items ask themselves
+        if not self._send(list(work), refer=self._prepared):  # the child is gone already: the items ask themselves
             self._gone.set()
             return
         threading.Thread(target=self._read, name="fetcher-reader", daemon=True).start()
 
-    def _send(self, value: Any) -> bool:
+    def _send(self, value: Any, refer: dict[ProviderSpec, int] | None = None) -> bool:
         try:
-            pickle.dump(value, self._to_child)
+            _Sender(self._to_child, refer or {}).dump(value)
             self._to_child.flush()
         except OSError:
             return False
@@ -252,6 +258,30 @@ class ChildProcesses:
         return self._children.stop()
 
 
+class _Sender(pickle.Pickler):
+    """Pickles a message with each spec of `refer` (the ones `prepare` sent) as a reference to
+    its place in that list, which the child's `_Receiver` reads back as the spec it has."""
+
+    def __init__(self, file: Any, refer: dict[ProviderSpec, int]):
+        super().__init__(file)
+        self._refer = refer
+        self._kinds = {type(spec) for spec in refer}
+
+    def persistent_id(self, obj: Any) -> int | None:
+        return self._refer.get(obj) if type(obj) in self._kinds else None
+
+
+class _Receiver(pickle.Unpickler):
+    """Unpickles a message `_Sender` wrote: a reference is the spec of that place in `specs`."""
+
+    def __init__(self, file: Any, specs: Sequence[ProviderSpec]):
+        super().__init__(file)
+        self._specs = specs
+
+    def persistent_load(self, pid: Any) -> ProviderSpec:
+        return self._specs[pid]
+
+
 _prestarted: Fetcher | None = None
 
 
@@ -306,8 +336,9 @@ def main(found: str, sdks: Sequence[str]) -> None:
         urls.remember(given)
         from evals.providers import make_provider
 
-        providers = {spec: make_provider(spec) for spec in specs}  # the SDKs, while the parent plans and collects
-        work: list[RunSpec] = pickle.load(sys.stdin.buffer)
+        # The SDKs, while the parent plans and collects; by identity: the work names these very specs.
+        providers = {id(spec): make_provider(spec) for spec in specs}
+        work: list[RunSpec] = _Receiver(sys.stdin.buffer, specs).load()
     except EOFError:  # the parent needed no calls
         return
     threading.Thread(target=_exit_when_parent_leaves, daemon=True).start()
@@ -316,13 +347,15 @@ def main(found: str, sdks: Sequence[str]) -> None:
         thread.join()
 
 
-def _answer(spec: RunSpec, providers: dict[ProviderSpec, Any]) -> list[threading.Thread]:
+def _answer(spec: RunSpec, providers: dict[int, Any]) -> list[threading.Thread]:
+    """Answer the run `spec` ahead of its items; `providers`: those made for the specs `prepare`
+    sent, by the id of the spec (the work refers to those very objects)."""
     from evals.providers import deferred_provider, make_provider
     from evals.run import build_run
 
     def provider(wanted: ProviderSpec, role: str) -> Any:
-        if wanted in providers:
-            return providers[wanted]
+        if id(wanted) in providers:
+            return providers[id(wanted)]
         # A judge is made at its first call: its SDK (anthropic's takes ~2 s) is imported while
         # the candidate's requests are already in flight, and only by a run that asks a judge.
         return make_provider(wanted) if role == "candidate" else deferred_provider(wanted)
