@@ -388,12 +388,14 @@ class EvalRun:
         return [supervisor]
 
     def _prefetch_one(self, sample: Any) -> None:
-        """The item's model calls only: the candidate, then the judges, which need its reply.
-        Local grading (running Luau) stays with the item, off these threads."""
-        if self.judges:
-            self.answer(sample, wait=False)
-        else:
-            self._call(sample.id, "candidate", self.candidate, self._candidate_request(sample), wait=False)
+        """The item's model calls only: the candidate, then each judge, asked what the task's
+        `judge_request` makes of the reply, in the order its score asks them (one failing, the
+        next is not asked, as there). Scoring, and local grading (running Luau), stays with
+        the item, off these threads: it reads these calls from the cache."""
+        reply = self._call(sample.id, "candidate", self.candidate, self._candidate_request(sample), wait=False)
+        if self.judges and (judged := self.task.judge_request(sample, reply)) is not None:
+            for index in range(len(self.judges)):
+                self.judge(sample.id, index, judged, wait=False)
 
     def stop(self) -> None:
         self._stop.set()
