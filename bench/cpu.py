@@ -93,7 +93,7 @@ def breakdown(items: int, concurrency: int, latency: float) -> None:
         dataset = work / "bench.jsonl"
         write_dataset(dataset, items)
         # The asking processes load the probe at start-up, from a sitecustomize on their path.
-        (work / "sitecustomize.py").write_text("import sys\nif 'evals.fetcher' in sys.orig_argv:\n    import bench.probes.cpu_probe\n")
+        (work / "sitecustomize.py").write_text("import sys\nif 'evals.askers.processes' in sys.orig_argv:\n    import bench.probes.cpu_probe\n")
         with ServerProcess("openai", latency=latency) as server:
             env = {"PYTHONPATH": str(work), "CPU_PROBE": str(work / "probe.json")}
             run_command(server.url, dataset, work, concurrency, "0", ["-p", "bench.probes.cpu_probe"], env)

@@ -13,6 +13,7 @@ every published entry."""
 from __future__ import annotations
 
 import shlex
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -139,19 +140,37 @@ def _refusals(paths: dict[str, Path], loaded: dict[str, dict[str, Any]], allow_e
     return reasons
 
 
-def finished_results(files: dict[str, Path], *, run_root: Path) -> tuple[dict[str, Path], list[str]]:
+Stamp = tuple[int, int, int, int]
+
+
+def stamp(path: Path) -> Stamp | None:
+    """What tells the file at `path` from any other written there since (each write renames a
+    new file over it: another inode); None when it cannot be read."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def finished_results(files: dict[str, Path], *, run_root: Path, written: Mapping[Path, Stamp | None] = {}) -> tuple[dict[str, Path], list[str]]:
     """The result files (resultFiles key -> path) that count as finished: those their run
     folder reproduces now, offline, in the file's own format (a file of an older format
     included), or whose intact records today's graders only score differently (a regrade:
     the file stands as it was graded, and `evaluate --regrade` rescores it). A file left from
     an earlier attempt that the cache has moved on from (an API error retried since, an
     interrupted --force) is not: publishing it would publish a number that verify cannot
-    reproduce. The lines say why one is left out, or that a regrade is available."""
+    reproduce. The lines say why one is left out, or that a regrade is available.
+    `written`: the files this session wrote (with their `stamp` then), from the records it
+    read: one still as written is finished without rescoring it again."""
     from evals.verify import compare
 
     finished, notes = {}, []
     for key, path in files.items():
         if not path.is_file():
+            continue
+        if (written_then := written.get(path)) is not None and written_then == stamp(path):
+            finished[key] = path
             continue
         status, detail = compare(path, run_root=run_root)
         if status == "ok":

@@ -4,11 +4,10 @@
 call the judges), every call read from the run folder's cache when it is there. A run is
 built in one place, `build_run`, from a `RunSpec` (picklable: a child process builds the
 same run), and is handed at construction how its calls are asked ahead of the items: an
-`Asker`, chosen once per process as pytest-xdist chooses a scheduler. `Threads` (here) asks
-on background threads of this process, so model latency overlaps even though pytest runs
-one item at a time per process; `evals.fetcher` asks from child processes, `evals.batch`
-through the providers' Batch APIs. The per-record locks in the cache make several processes
-(xdist workers, children) share the work without asking anything twice."""
+`Asker` (`evals.askers`), chosen once per process as pytest-xdist chooses a scheduler: on
+background threads of this process (`Threads`, the default), from child processes, or through
+the providers' Batch APIs. The per-record locks in the cache make several processes (xdist
+workers, children) share the work without asking anything twice."""
 
 from __future__ import annotations
 
@@ -23,10 +22,12 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from filelock import FileLock
 
+from evals.askers.protocol import Asker
+from evals.askers.threads import Threads
 from evals.atomic import write_json_atomic
 from evals.cache import RunCache
 from evals.config import RunConfig
@@ -55,53 +56,11 @@ class BatchWaiting(Exception):
         super().__init__(f"waiting in {where}: run the same command again to collect it")
 
 
-class Asker(Protocol):
-    """How a process's runs ask their calls ahead of the items. One is chosen per process
-    (`plugins.items`, overridable through the `pytest_evals_make_asker` hook) and handed to
-    every run at construction; the run asks it before each item's first cache read."""
-
-    def start(self, runs: Sequence[tuple[EvalRun, Sequence[Any]]]) -> None:
-        """Begin asking each run's selected samples (in their order) ahead of its items."""
-
-    def wait(self, run: EvalRun, item_id: str) -> None:
-        """Return once whoever asks ahead is done with the item's calls (or will make none)."""
-
-    def waiting(self, run: EvalRun, key: tuple[str, str]) -> Any:
-        """Where the call `key` (item, role) waits in a Batch API batch (`evals.batch.Waiting`),
-        or None: then the item makes it itself when it is not cached."""
-
-    def stop(self) -> str | None:
-        """Stop asking; what went wrong with it, if anything did (one line)."""
-
-
-class Threads:
-    """Asks on background threads of this process (`EvalRun.prefetch`); also the asker of a
-    run nothing asks ahead for (verify): then `start` is never called."""
-
-    def __init__(self) -> None:
-        self._runs: list[EvalRun] = []
-
-    def start(self, runs: Sequence[tuple[EvalRun, Sequence[Any]]]) -> None:
-        for run, samples in runs:
-            self._runs.append(run)
-            run.prefetch(samples, threads=run.concurrency)
-
-    def wait(self, run: EvalRun, item_id: str) -> None:
-        pass  # a call a thread is making is waited for by its record (`EvalRun._asking`)
-
-    def waiting(self, run: EvalRun, key: tuple[str, str]) -> Any:
-        return None
-
-    def stop(self) -> str | None:
-        for run in self._runs:
-            run.stop()
-        return None
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RunSpec:
     """What a run is built from, without a key (every process reads the same environment):
-    picklable, so a child process asking ahead of the items builds the same run."""
+    picklable, so a child process asking ahead of the items builds the same run. Built by
+    keyword only: twelve fields, several of one type, are too many to tell apart by position."""
 
     eval: str
     config: RunConfig
@@ -270,53 +229,77 @@ class EvalRun:
         return self._call(item_id, f"judge-{index}", provider, request, wait=wait)
 
     def _call(self, item_id: str, role: str, provider: Provider, request: Request, *, wait: bool) -> Completion:
+        """The answer to `request`: looked up where it may be already, else asked and stored.
+        `wait`: False on a thread asking ahead, which skips a call someone else is making."""
         record = self.call_record(provider, request)
         key = (item_id, role)
+        answer = self._look_up(key, record, wait=wait)
+        if answer is None:
+            answer = self._ask_and_store(key, record, provider, request, wait=wait)
+        if isinstance(answer, ProviderError):
+            raise answer
+        return answer
+
+    def _look_up(self, key: tuple[str, str], record: dict[str, Any], *, wait: bool) -> Completion | ProviderError | None:
+        """The answer to `record` already made, or None: once whoever asks ahead of the items is
+        done with the item (`wait`), the answer this process stored, else the cache's; for a
+        call that waits in a Batch API batch, the cache's or `BatchWaiting`; for one a thread
+        of this process is making (`wait`), its answer once made."""
+        item_id, role = key
         if wait:
             self.asker.wait(self, item_id)  # whoever asks ahead of the items is done with it
             if self.fatal:
                 raise self.fatal
-        cached = self._stored_here(key, record)
-        if cached is None:
-            cached = self.cache.lookup(item_id, role, record)
-        if cached is None and (waiting := self.asker.waiting(self, key)):
-            cached = self.cache.lookup(item_id, role, record)  # collected meanwhile, by another process
-            if cached is None:
+        answer = self._stored_here(key, record)
+        if answer is None:
+            answer = self.cache.lookup(item_id, role, record)
+        if answer is not None:
+            return answer
+        if waiting := self.asker.waiting(self, key):
+            answer = self.cache.lookup(item_id, role, record)  # collected meanwhile, by another process
+            if answer is None:
                 raise BatchWaiting(waiting.batch, waiting.status)
-        if cached is None and wait and (asking := self._asking.get(key)):
+            return answer
+        if wait and (asking := self._asking.get(key)):
             asking.wait()  # a prefetch thread of this process is asking: no need to take the file lock
-            cached = self._stored_here(key, record)
-            if cached is None:
-                cached = self.cache.lookup(item_id, role, record)
-        if cached is None:
-            path = self.cache.record_path(item_id, role)
-            lock = self.cache.lock(item_id, role)
+            answer = self._stored_here(key, record)
+            if answer is None:
+                answer = self.cache.lookup(item_id, role, record)
+        return answer
+
+    def _ask_and_store(self, key: tuple[str, str], record: dict[str, Any], provider: Provider, request: Request, *,
+                       wait: bool) -> Completion | ProviderError:
+        """Ask `provider` under the record's lock (the cache's answer, if another process
+        stored one while the lock was waited for) and store the answer: from then on, the
+        answer as the cache wrote it, the same text a rerun reads. `_Busy` when not `wait` and
+        another thread or process holds the lock; a fatal error ends the run."""
+        item_id, role = key
+        path = self.cache.record_path(item_id, role)
+        lock = self.cache.lock(item_id, role)
+        with self.storing(path):
+            acquired = lock.acquire(wait=wait)
+        if not acquired:
+            raise _Busy
+        done = self._asking.setdefault(key, threading.Event())
+        try:
+            answer = self.cache.lookup(item_id, role, record)
+            if answer is not None:
+                return answer
+            started = time.time()
+            answer = self._ask(provider, request)
+            if self.spans is not None and role == "candidate":
+                self._record_span(self.spans, item_id, started)
+            if isinstance(answer, FatalProviderError):  # the run's end: this error, or the one that ended it first
+                raise self.end_with(self.scrub.error(answer))
             with self.storing(path):
-                acquired = lock.acquire(wait=wait)
-            if not acquired:
-                raise _Busy
-            done = self._asking.setdefault(key, threading.Event())
-            try:
-                cached = self.cache.lookup(item_id, role, record)
-                if cached is None:
-                    started = time.time()
-                    cached = self._ask(provider, request)
-                    if self.spans is not None and role == "candidate":
-                        self._record_span(self.spans, item_id, started)
-                    if isinstance(cached, FatalProviderError):  # the run's end: this error, or the one that ended it first
-                        raise self.end_with(self.scrub.error(cached))
-                    else:  # from here on, the answer as the cache wrote it: the same text a rerun reads
-                        with self.storing(path):
-                            cached = self.cache.store(item_id, role, record, cached)
-                        if self._hands_over:
-                            self._stored[key] = (record, cached)
-            finally:
-                lock.release()
-                self._asking.pop(key, None)
-                done.set()
-        if isinstance(cached, ProviderError):
-            raise cached
-        return cached
+                answer = self.cache.store(item_id, role, record, answer)
+            if self._hands_over:
+                self._stored[key] = (record, answer)
+            return answer
+        finally:
+            lock.release()
+            self._asking.pop(key, None)
+            done.set()
 
     def _stored_here(self, key: tuple[str, str], record: dict[str, Any]) -> Completion | ProviderError | None:
         """The answer to `record` this process stored, taken once."""
@@ -405,12 +388,14 @@ class EvalRun:
         return [supervisor]
 
     def _prefetch_one(self, sample: Any) -> None:
-        """The item's model calls only: the candidate, then the judges, which need its reply.
-        Local grading (running Luau) stays with the item, off these threads."""
-        if self.judges:
-            self.answer(sample, wait=False)
-        else:
-            self._call(sample.id, "candidate", self.candidate, self._candidate_request(sample), wait=False)
+        """The item's model calls only: the candidate, then each judge, asked what the task's
+        `judge_request` makes of the reply, in the order its score asks them (one failing, the
+        next is not asked, as there). Scoring, and local grading (running Luau), stays with
+        the item, off these threads: it reads these calls from the cache."""
+        reply = self._call(sample.id, "candidate", self.candidate, self._candidate_request(sample), wait=False)
+        if self.judges and (judged := self.task.judge_request(sample, reply)) is not None:
+            for index in range(len(self.judges)):
+                self.judge(sample.id, index, judged, wait=False)
 
     def stop(self) -> None:
         self._stop.set()

@@ -79,8 +79,8 @@ def _rescore(published: dict[str, Any], *, run_root: Path) -> dict[str, Any]:
     if not folder.is_dir():
         raise VerifyError(f"the run folder {folder} is missing: verify rescores from it; restore it (or --run-dir=PATH)")
     planned = plan(task, ident)
-    spec = RunSpec(task.name, planned.config, planned.samples, ident.spec, [(j.name, j.provider_spec()) for j in ident.judges], (),
-                   folder, None, published=True)
+    spec = RunSpec(eval=task.name, config=planned.config, samples=planned.samples, candidate=ident.spec,
+                   judges=[(j.name, j.provider_spec()) for j in ident.judges], redacted=(), folder=folder, session=None, published=True)
     run = build_run(spec, lambda provider, role: CachedOnly(provider))
     rows = [run.answer(sample) for sample in planned.samples]
     prices = Prices(**published["prices"]) if published.get("prices") else None

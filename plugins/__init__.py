@@ -15,10 +15,10 @@ def pytest_addoption(parser, pluginmanager) -> None:
     """The first hook pytest calls here: as this package is registered, before the other
     plugins declare their options (which loads every registered eval and provider) and
     before the command line is parsed. The process that asks the model starts importing its
-    SDK now (`evals.fetcher.prestart`) if the command line (or PYTEST_ADDOPTS) names a
+    SDK now (`evals.askers.processes.prestart`) if the command line (or PYTEST_ADDOPTS) names a
     provider that asks over the network; one named elsewhere (an ini file, `pytest.main`'s
     arguments) only misses the head start."""
-    from evals.fetcher import prestart
+    from evals.askers.processes import prestart
 
     args = [*sys.argv[1:], *shlex.split(os.environ.get("PYTEST_ADDOPTS", ""))]
     named = [value.removeprefix("--provider=") for value in args if value.startswith("--provider=")]

@@ -19,7 +19,7 @@ from evals.errors import EvalError
 from evals.flags import how_to_run
 from evals.identity import to_flags
 from evals.names import row_key
-from evals.publish import add_command, finished_results, publish
+from evals.publish import Stamp, add_command, finished_results, publish, stamp
 from evals.results import read_result, result_of_run, without_timing, write_result
 from evals.run import forced_in
 from evals.scrub import escape_surrogates, printable
@@ -47,6 +47,7 @@ class ResultsCollector:
         self.started = time.monotonic()
         self.lines: list[str] = []
         self.reproduced = True
+        self.written: dict[Path, Stamp | None] = {}  # the result files this session wrote, as it wrote them
         self.unwritten = False
         self.wrong: list[tuple[str, str, dict[str, Any]]] = []  # (node id, eval, row) of the first wrong answers
         self.wrong_count = 0
@@ -99,6 +100,7 @@ class ResultsCollector:
                 continue
             try:
                 write_result(path, result)
+                self.written[path] = stamp(path)
             except OSError as error:
                 self.unwritten = True
                 self.lines.append(f"{label} cannot write the result file {path} ({error.strerror or error}): every answer is "
@@ -137,12 +139,13 @@ class ResultsCollector:
         return [f"{label} DIFF: differs from the published result file {path}, which is left as it is: {shown}"]
 
     def _publish(self, s) -> list[str]:
-        """The results of this identity's board evals that their run folders reproduce,
-        this session's or earlier ones (an eval off the board is never published)."""
+        """The results of this identity's board evals that their run folders reproduce:
+        this session's, written just now from the records it read (not rescored again), or
+        earlier ones, rescored offline (an eval off the board is never published)."""
         from evals.site import rebuild_site  # only when publishing: the site brings pydantic
 
         files = {TASKS[name].key: results_path(s.results_root, item.config) for name, item in loaded(self.config).items() if TASKS[name].on_board}
-        finished, notes = finished_results(files, run_root=s.run_root)
+        finished, notes = finished_results(files, run_root=s.run_root, written=self.written)  # this session's not rescored
         # The flags a resume needs are those evaluate must be given to send the run's requests alike.
         given = {flag: self.config.getoption(flag.dest) for flag in how_to_run() if flag.resume and flag.pytest}
         how = [part for flag, value in given.items() if value != flag.default for part in flag.forwarded(value)]

@@ -18,15 +18,15 @@ from typing import Any
 import pytest
 
 from evals import registry
+from evals.askers import Asker, Batches, ChildProcesses, Fetchers, Threads
+from evals.askers.processes import discard_prestarted
 from evals.atomic import remove_stale_temp_files
 from evals.config import results_path, run_dir
-from evals.batch import Batches
 from evals.errors import DatasetError, EvalError, FatalError, StorageError
 from evals.extensions import builtin
-from evals.fetcher import ChildProcesses, Fetchers, discard_prestarted
 from evals.plan import Planned, plan
 from evals.providers import PROVIDERS, Provider, check_keys
-from evals.run import Asker, BatchWaiting, EvalRun, RunSpec, Threads, build_run, start_over
+from evals.run import BatchWaiting, EvalRun, RunSpec, build_run, start_over
 from evals.scrub import printable
 from evals.tasks import TASKS
 from evals.verify import CachedOnly
@@ -91,7 +91,7 @@ def _say(config: pytest.Config, line: str) -> None:
 
 
 def fetching(config: pytest.Config, reachable: list[str]) -> bool:
-    """Whether a child process makes this process's model calls (`evals.fetcher`): for
+    """Whether a child process makes this process's model calls (`evals.askers.processes`): for
     providers that ask over the network, not in an xdist controller (it asks nothing), nor
     with --batch (the Batch API pass asks from here)."""
     s = settings(config)
@@ -205,8 +205,9 @@ def run_spec(config: pytest.Config, name: str) -> RunSpec:
     s = settings(config)
     item = loaded(config)[name]
     judges = [(j.name, j.provider_spec()) for j in s.identity.judges] if TASKS[name].uses_judges else []
-    return RunSpec(name, item.config, item.samples, s.identity.spec, judges, [j.provider_spec() for j in s.identity.judges],
-                   run_dir(s.run_root, item.config), None if published(config, name) else s.session, s.concurrency, bool(s.energy),
+    return RunSpec(eval=name, config=item.config, samples=item.samples, candidate=s.identity.spec, judges=judges,
+                   redacted=[j.provider_spec() for j in s.identity.judges], folder=run_dir(s.run_root, item.config),
+                   session=None if published(config, name) else s.session, concurrency=s.concurrency, energy=bool(s.energy),
                    published=published(config, name), request_timeout=s.request_timeout)
 
 

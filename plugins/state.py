@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
+    from evals.askers import Asker
     from evals.plan import Planned
-    from evals.run import Asker, EvalRun
+    from evals.run import EvalRun
     from evals.verify import PublishedRun
 
     from .options import Settings

@@ -1,7 +1,7 @@
 """A probe for `bench/cpu.py --breakdown`: where a run's CPU time goes, per item.
 
 Loaded into pytest's process with `-p bench.probes.cpu_probe`, and into each process asking
-the model (`evals.fetcher`) by the `sitecustomize` that `cpu.py` puts on PYTHONPATH. It wraps
+the model (`evals.askers.processes`) by the `sitecustomize` that `cpu.py` puts on PYTHONPATH. It wraps
 a few of the harness's functions and adds up the CPU time of the thread that runs them
 (`time.thread_time`: the kernel's time for that thread, so what the GIL's hand-offs cost is
 counted where they happen). pytest's process writes {"items": N, "session": s, "main thread":
@@ -44,7 +44,7 @@ def _timed(owner: type, name: str, part: str) -> None:
     setattr(owner, name, timed)
 
 
-ASKING = "evals.fetcher" in sys.orig_argv
+ASKING = "evals.askers.processes" in sys.orig_argv
 where = "asking processes" if ASKING else "pytest's process"
 _timed(run.EvalRun, "_prefetch_one", f"{where}: answering ahead (threads)")
 _timed(openai_provider.OpenAIProvider, "complete", f"{where}: the SDK's request")

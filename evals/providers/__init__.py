@@ -63,7 +63,7 @@ class ProviderInfo:
     records: tuple[str, ...] = ()  # the config keys `recorder` sets (read back from a result file)
     # It loads the model into the process that asks: one process (-n 0), batching in it.
     in_process: bool = False
-    # It asks over the network: its calls can be made by another process (`evals.fetcher`).
+    # It asks over the network: its calls can be made by another process (`evals.askers.processes`).
     network: bool = True
     # The variable its API key is read from (--api-key-env overrides it), and the one it reads
     # on OpenRouter; neither: it sends no key. Known here so that redacting a judge's key
@@ -120,7 +120,7 @@ def make_provider(spec: ProviderSpec) -> Provider:
 
 def deferred_provider(spec: ProviderSpec) -> Provider:
     """`make_provider(spec)` made at its first call: a run whose calls a child process makes
-    (`evals.fetcher`) never imports the SDK in pytest's process. Its key is checked now."""
+    (`evals.askers.processes`) never imports the SDK in pytest's process. Its key is checked now."""
     check_key(spec)
     return _Deferred(spec) if _info(spec.provider).network else make_provider(spec)
 

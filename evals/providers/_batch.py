@@ -2,7 +2,7 @@
 
 A provider that has a Batch API returns a `BatchAPI` from `Provider.batch_api()`; its module
 only translates (request bodies, batch objects, result lines). Keeping batch ids, deciding
-what to submit, polling and storing the answers is `evals.batch`'s work.
+what to submit, polling and storing the answers is `evals.askers.batch`'s work.
 
 Every submission carries a `name` that the harness derives from the run and the requests'
 content, and records before submitting: `submit` first looks for an upload and a batch of

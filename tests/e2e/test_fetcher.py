@@ -1,11 +1,13 @@
-"""The process that asks the model (`evals.fetcher`): whatever becomes of it, the run loses nothing.
+"""The process that asks the model (`evals.askers.processes`): whatever becomes of it, the run loses nothing.
 Killed mid-run, pytest's process asks what it had not; a rerun of a finished run leaves no process
 behind; many requests in flight are split between asking processes; a judge without a key stops
-nothing when no judged item runs; a folder named `evals` where the command runs is not imported.
+nothing when no judged item runs; a folder named `evals` where the command runs is not imported;
+each provider spec crosses the pipe to a child once.
 
 `pytest` is a real exec: the test finds its asking processes by their parent's pid in /proc and
 SIGKILLs one, finds a run's processes by a marker in their environment, or runs the `pytest`
-console script from another folder. The model is a loopback server on a thread of the test."""
+console script from another folder; what crosses the pipe is read off a `Fetcher` made in the
+test's process. The model is a loopback server on a thread of the test."""
 
 from __future__ import annotations
 
@@ -17,12 +19,15 @@ import sys
 import time
 from pathlib import Path
 
+from evals.askers.processes import Fetcher
+from evals.cache import RunCache
 from tests.support.harness import ROOT, harness_command, harness_env, wait_for
 from tests.support.loopback import OpenAIServer
+from tests.support.runs import reference_run
 
 
 def asking_children(parent: int) -> list[int]:
-    """The pids of `parent`'s child processes running `evals.fetcher`."""
+    """The pids of `parent`'s child processes running `evals.askers.processes`."""
     found = []
     for proc in Path("/proc").iterdir():
         try:
@@ -31,7 +36,7 @@ def asking_children(parent: int) -> list[int]:
         except (OSError, ValueError):
             continue
         ppid = next((int(line.split()[1]) for line in status.splitlines() if line.startswith("PPid:")), None)
-        if ppid == parent and b"evals.fetcher" in command:
+        if ppid == parent and b"evals.askers.processes" in command:
             found.append(int(proc.name))
     return found
 
@@ -117,7 +122,7 @@ def test_a_judge_whose_key_is_missing_stops_nothing_when_no_judged_item_runs(tmp
 
 
 def test_a_folder_named_evals_where_the_command_runs_is_not_what_the_asking_process_imports(tmp_path):
-    """The asking process runs `python -P -m evals.fetcher`: without -P, `-m` would put the
+    """The asking process runs `python -P -m evals.askers.processes`: without -P, `-m` would put the
     working folder first on its path, and a user's own `evals` package there would be run."""
     (tmp_path / "evals").mkdir()
     (tmp_path / "evals" / "__init__.py").write_text("raise ImportError('the wrong evals package')\n")
@@ -129,3 +134,40 @@ def test_a_folder_named_evals_where_the_command_runs_is_not_what_the_asking_proc
                               cwd=tmp_path, env=harness_env(), capture_output=True, text=True, timeout=120)
         asked = len(server.requests)
     assert "note:" not in done.stdout + done.stderr and asked == 2, done.stdout[-3000:] + done.stderr[-2000:]
+
+
+class Recording:
+    """The parent's end of a pipe, keeping a copy of every byte written through it."""
+
+    def __init__(self, pipe):
+        self.pipe, self.data = pipe, bytearray()
+
+    def write(self, data) -> int:
+        self.data += data
+        return self.pipe.write(data)
+
+    def flush(self) -> None:
+        self.pipe.flush()
+
+    def close(self) -> None:
+        self.pipe.close()
+
+
+def test_each_provider_spec_crosses_the_pipe_to_the_asking_child_once(tmp_path):
+    """The child is sent the providers to make while pytest collects, then the work, which names
+    each of those by reference: the child reads it back as the spec it made the provider for
+    (no second copy to match against the first), and answers every item with it."""
+    spec = reference_run("multiple_choice", tmp_path / "run", model="crosses-the-pipe-once", items=4)
+    fetcher = Fetcher()
+    sent = fetcher._to_child = Recording(fetcher._to_child)
+    try:
+        fetcher.prepare([spec.candidate]).start([spec], on_fatal={})
+        for sample in spec.samples:
+            fetcher.wait("multiple_choice", sample.id)
+    finally:
+        problem = fetcher.stop()
+
+    assert problem is None
+    assert bytes(sent.data).count(b"crosses-the-pipe-once") == 1
+    cache = RunCache(spec.folder, None)
+    assert all("response" in cache.read(sample.id, "candidate") for sample in spec.samples)  # the child asked every item

@@ -1,6 +1,6 @@
 """Start-up: the model's SDK is imported only by the process that asks the model, and only the
 SDKs of the providers a run calls. pytest's own process imports none for a provider that asks
-over the network: a child process asks (`evals.fetcher`) and imports the SDK while pytest
+over the network: a child process asks (`evals.askers.processes`) and imports the SDK while pytest
 plans and collects. A judge's SDK (anthropic) is not imported by a run that asks no judge,
 though its key is still redacted; torch and huggingface_hub only when a local model or the Hub
 is used; pydantic only when there is a models.json entry or a result file to check.
@@ -50,8 +50,8 @@ def imported(*args: str, tmp_path, env_extra: dict[str, str] | None = None) -> d
     env = harness_env(ANTHROPIC_API_KEY="fake-anthropic-key", PYTHONPATH=str(hook), IMPORTS_SEEN=str(seen), **(env_extra or {}))
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     processes = [json.loads(path.read_text()) for path in seen.glob("*.json")]
-    asking = [p["modules"] for p in processes if "evals.fetcher" in p["argv"]]
-    pytest_processes = [p["modules"] for p in processes if "evals.fetcher" not in p["argv"]]  # pytest's, and xdist workers
+    asking = [p["modules"] for p in processes if "evals.askers.processes" in p["argv"]]
+    pytest_processes = [p["modules"] for p in processes if "evals.askers.processes" not in p["argv"]]  # pytest's, and xdist workers
     return {"exit": done.returncode, "pytest": sorted({m for modules in pytest_processes for m in modules}),
             "asking": sorted({m for modules in asking for m in modules}), "askers": len(asking), "output": done.stdout[-2000:],
             "workers": sum(any("exec(eval(sys.stdin.readline()))" in arg for arg in p["argv"]) for p in processes)}  # as execnet starts an xdist worker

@@ -1,12 +1,13 @@
 """Verifying the published runs, as a user runs it: `evaluate --verify [NAME]` and
 `pytest --verify-published[=NAME]` on a board with two published models (one name with a
 space), every refusal one line, Ctrl-C, nothing ever written to a published file, and a broken
-models.json as one line in every command. The snapshot guard is tests/unit/test_verify_published.py.
+models.json as one line in every command, and a publish right after a run rescoring only what
+the run did not write. The snapshot guard is tests/unit/test_verify_published.py.
 
 The commands start warm (tests/support/warm.py) or are exec'd as they are (offline through
 `tests.support.no_network`), each with its own exit status and streams; the interrupted verify
 is a real exec given Ctrl-C as a process group once the sandbox's forkserver starts. The server
-runs on a thread of the test."""
+runs on a thread of the test; the publish right after a run is pytest in-process (`pytester`)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,8 @@ from tests.support.loopback import OpenAIServer
 NAME = "Student 1"
 OTHER = "Other Model"  # published with the same result files, so both reproduce
 KEYS = ("freeform", "multipleChoice", "leetcode")
+
+pytest_plugins = ["pytester"]
 
 
 @pytest.fixture(scope="module")
@@ -268,3 +271,32 @@ def test_a_broken_models_json_is_one_line_in_every_command(tmp_path, command, da
     (line,) = _lines(done.stdout + done.stderr)
     assert f"{data / 'models.json'}: {message}" in line
     assert not (data / "results").exists()  # the eval run stopped before answering anything
+
+
+# -- publishing right after a run --------------------------------------------------------------
+
+
+def test_a_publish_right_after_a_run_rescores_only_the_result_files_this_session_did_not_write(pytester, monkeypatch, tmp_path):
+    """The session's own result file was written from the records it read just now: only the
+    others (an earlier session's) are rescored from their run folders before publishing.
+    pytest runs in this process, so the rescorings are counted where they happen."""
+    from evals import verify
+    from tests.support.harness import API_KEYS, EVALS
+
+    for name in API_KEYS:
+        monkeypatch.delenv(name, raising=False)
+    rescored: list[str] = []
+    rescore = verify._rescore
+    monkeypatch.setattr(verify, "_rescore", lambda published, **kw: rescored.append(published["config"]["eval"]) or rescore(published, **kw))
+    folders = (f"--run-dir={tmp_path / 'runs'}", f"--results-dir={tmp_path / 'data' / 'results'}")
+
+    earlier = pytester.runpytest_inprocess(EVALS, "--provider=reference", "-m", "freeform", "--limit=3", *folders)
+    assert earlier.ret == 0 and rescored == []
+    # -k: every eval is reachable, so publishing looks at the freeform result file too.
+    done = pytester.runpytest_inprocess(EVALS, "--provider=reference", "-k", "multiple_choice", "--limit=3", "--publish=Gold", *folders)
+
+    assert done.ret == 0
+    assert rescored == ["freeform"]
+    assert [line for line in done.outlines if line.startswith("publish: ")] == [  # a reference run never is published
+        "publish: not published: --limit 3 makes it a smoke test",
+        "publish: not published: the reference provider answers with the gold answers"]

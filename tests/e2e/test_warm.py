@@ -64,20 +64,20 @@ def test_a_forked_command_has_the_streams_arguments_and_path_of_an_exec(tmp_path
 
 def test_evaluates_pytest_runs_and_their_asking_processes_are_forked_warm(tmp_path):
     with OpenAIServer(Student()) as server:
-        pytests, askers = warm.forked("pytest"), warm.forked("evals.fetcher")
+        pytests, askers = warm.forked("pytest"), warm.forked("evals.askers.processes")
         done = evaluate(tmp_path / "data", NAME, *model_flags(server), *META, "--evals=mc")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert "multiple_choice" in done.stdout and "accuracy" in done.stdout, done.stdout[-3000:]  # its pytest's lines came through
     wait_for(lambda: warm.forked("pytest") == pytests + 1, "the pytest run evaluate started, forked warm")
-    wait_for(lambda: warm.forked("evals.fetcher") >= askers + 1, "its asking process, forked warm")
+    wait_for(lambda: warm.forked("evals.askers.processes") >= askers + 1, "its asking process, forked warm")
 
 
 def test_a_command_the_harness_starts_with_another_interpreter_is_exec_d(tmp_path):
     """The asking process's path names the harness's root first; told another PYTHONPATH, the
     command would import something else: it is exec'd, not forked from a server that has not."""
     env = harness_env()
-    asking = [sys.executable, "-P", "-m", "evals.fetcher", "[]"]
-    assert warm.warm_module(asking, {**env, "PYTHONPATH": warm._FETCHER_PATH}) == "evals.fetcher"
+    asking = [sys.executable, "-P", "-m", "evals.askers.processes", "[]"]
+    assert warm.warm_module(asking, {**env, "PYTHONPATH": warm._FETCHER_PATH}) == "evals.askers.processes"
     assert warm.warm_module(asking, {**env, "PYTHONPATH": str(tmp_path)}) is None
-    assert warm.warm_module([sys.executable, "-m", "evals.fetcher", "[]"], env) is None  # without -P: another path
+    assert warm.warm_module([sys.executable, "-m", "evals.askers.processes", "[]"], env) is None  # without -P: another path
     assert warm.warm_module([sys.executable, "-m", "pytest"], {**env, "LC_ALL": "C"}) is None  # another locale

@@ -7,6 +7,7 @@ project's root is on the path of its environment, so `bench/` needs no `sys.path
   process or in this one; the Student responder and the bundled questions.
 - `board`: a published world (a model evaluated and published into a data folder), built once
   per session and copied where a test writes.
+- `runs`: run specs answered offline by the reference provider, to build runs from.
 - `tiny_model`: a tiny checkpoint and LoRA adapter made on the spot, never downloaded.
 - `luau/`: the Jest-Lua test specs, a loopback Jest server and an rbxm reader.
 - `browser`: headless Chromium through Selenium.

@@ -1,6 +1,6 @@
 """Warm starts for the commands under test: `python -m pytest`, `python -m evals.evaluate`,
 `python -m evals.site`, and the harness's own children of them (the `pytest` runs `evaluate`
-starts, the asking process `python -P -m evals.fetcher` a run starts), forked from a process that
+starts, the asking process `python -P -m evals.askers.processes` a run starts), forked from a process that
 has imported what they import (pytest, the harness, the SDKs where the command needs them) once,
 instead of an interpreter that imports it again for every command (~1 s of CPU each).
 
@@ -50,7 +50,7 @@ ROOT = Path(__file__).resolve().parents[2]
 class Kind:
     """How a kind of command starts: `python FLAGS -m MODULE`, the modules imported for it
     before the fork, and the interpreter variables its server starts with, besides this
-    process's (the asking process's PYTHONPATH, as `evals.fetcher` sets it)."""
+    process's (the asking process's PYTHONPATH, as `evals.askers.processes` sets it)."""
 
     module: str
     preload: tuple[str, ...]
@@ -62,21 +62,21 @@ class Kind:
 # package (pytest warns that it cannot rewrite one imported before it starts: xdist, syrupy,
 # anyio, the harness's `plugins`) nor, for pytest, an SDK (openai and anthropic import anyio;
 # pytest's own process rarely needs one: the asking children import it).
-_EVALS = ("evals.run", "evals.fetcher", "evals.batch", "evals.verify", "evals.site", "evals.publish", "evals.registry",
+_EVALS = ("evals.run", "evals.askers.processes", "evals.askers.batch", "evals.verify", "evals.site", "evals.publish", "evals.registry",
           "evals.tasks.multiple_choice", "evals.tasks.freeform", "evals.tasks.leetcode", "evals.providers.openai",
           "evals.providers.anthropic", "evals.providers.live", "evals.providers.reference", "evals.luau", "httpx")
-# `evals.fetcher` as its parent starts it (evals/fetcher.py): -P, the harness's root first on its path.
+# `evals.askers.processes` as its parent starts it (evals/askers/processes.py): -P, the harness's root first on its path.
 _FETCHER_PATH = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
 KINDS = {
     "pytest": Kind("pytest", ("pytest", *_EVALS)),
     "evals.evaluate": Kind("evals.evaluate", ("evals.evaluate", *_EVALS, "openai", "anthropic")),
     "evals.site": Kind("evals.site", ("evals.site", *_EVALS)),
-    "evals.fetcher": Kind("evals.fetcher", ("evals.fetcher", *_EVALS, "openai", "anthropic"), ("-P",), {"PYTHONPATH": _FETCHER_PATH}),
+    "evals.askers.processes": Kind("evals.askers.processes", (*_EVALS, "openai", "anthropic"), ("-P",), {"PYTHONPATH": _FETCHER_PATH}),
 }
 WARM_MODULES = tuple(KINDS)
 # The kinds of command each kind starts of its own (evaluate: a pytest per eval; pytest: its
 # asking processes): their servers are started before the first such command is forked.
-CHILDREN = {"evals.evaluate": ("pytest", "evals.fetcher"), "pytest": ("evals.fetcher",)}
+CHILDREN = {"evals.evaluate": ("pytest", "evals.askers.processes"), "pytest": ("evals.askers.processes",)}
 # Read by the interpreter as it starts: a command whose environment sets one differently from
 # its server's would not start the same interpreter. (PYTHONIOENCODING and PYTHONUNBUFFERED
 # are read too, but only to build the standard streams, which a forked command rebuilds.)

@@ -9,10 +9,11 @@ import json
 
 import pytest
 
-from evals.batch import Call, _chunks
+from evals.askers.batch import _chunks
 from evals.providers import ProviderSpec, Request
 from evals.providers.anthropic import _result_outcome
 from evals.providers.openai import OpenAIBatch, OpenAIProvider
+from evals.run import Call
 from evals.site import _costs, _total
 
 # -- refusals: nothing left behind that blocks a later run ---------------------------------------

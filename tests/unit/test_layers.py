@@ -25,7 +25,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("parts", ("evals.tasks", "evals.tasks.*", "evals.providers", "evals.providers.*", "evals.datasets", "evals.datasets.*",
                "evals.grading", "evals.grading.*", "evals.luau", "evals.luau.*", "evals.energy", "evals.energy.*")),
     ("identity", ("evals.identity", "evals.config", "evals.plan", "evals.plans")),
-    ("engine", ("evals.cache", "evals.run", "evals.fetcher", "evals.batch", "evals.engine", "evals.engine.*", "evals.askers", "evals.askers.*")),
+    ("engine", ("evals.cache", "evals.run", "evals.batch", "evals.askers", "evals.askers.*")),
     ("outputs", ("evals.results", "evals.schema", "evals.registry", "evals.verify", "evals.regrade", "evals.publish", "evals.site", "evals.metadata")),
     ("commands", ("evals.evaluate", "evals.cli", "evals.cli.*", "plugins", "plugins.*")),
 ]

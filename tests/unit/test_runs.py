@@ -1,5 +1,6 @@
 """No JSON file the harness writes holds NaN or Infinity: the writer refuses them in one line
-naming the file and the field, and leaves nothing behind. Whole runs are tests/e2e/test_runs.py."""
+naming the file and the field, and leaves nothing behind; a run's spec is built by keyword.
+Whole runs are tests/e2e/test_runs.py."""
 
 from __future__ import annotations
 
@@ -23,6 +24,15 @@ def test_no_json_file_the_harness_writes_holds_nan_or_infinity(tmp_path, value, 
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_run_spec_is_built_by_keyword_only(tmp_path):
+    """Twelve fields, several of one type (three of provider specs): by position, two of them
+    swapped would build another run without a word."""
+    from evals.run import RunSpec
+
+    with pytest.raises(TypeError):
+        RunSpec("multiple_choice", None, (), None, (), (), tmp_path, None)
+    spec = RunSpec(eval="multiple_choice", config=None, samples=(), candidate=None, judges=(), redacted=(), folder=tmp_path, session=None)
+    assert (spec.concurrency, spec.published) == (8, False)
+
+
 # The last commit whose rows dropped the candidate's usage when a judge call failed (format 2).
-
-

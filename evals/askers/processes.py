@@ -1,4 +1,6 @@
-"""The processes that ask the model: children of pytest's process that make a run's model calls.
+"""The `Asker` of child processes: children of pytest's process that make a run's model calls.
+Both sides are here: the parent's (`Fetcher`, one child; `Fetchers`, this process's children;
+`ChildProcesses`, the `Asker`) and the child's (`main`, run as `python -P -m evals.askers.processes`).
 
 pytest runs items one at a time on one thread, and every reply costs some CPU (the SDK's
 request and parsing, the cache record): under one GIL, at 64 requests in flight, the items'
@@ -14,7 +16,10 @@ started before pytest parses its command line (`prestart`, from `plugins`' earli
 imports the SDK while pytest starts, plans and collects.
 
 Wire protocol, all in memory: the parent writes to a child's stdin a pickled list of the
-`ProviderSpec`s it will call (with the credentials their URLs were given, `evals.urls`), then, once collected, one pickled list of `RunSpec`, and keeps
+`ProviderSpec`s it will call (with the credentials their URLs were given, `evals.urls`), then,
+once collected, one pickled list of `RunSpec` in which each of those specs is a reference to
+the one sent (`_Sender`: a spec crosses the pipe once, and the child's run calls the very
+provider it made for it), and keeps
 stdin open (its end is the child's signal to stop); the child writes one JSON array per line
 to stdout: `["done", eval, item_id]`, `["fatal", eval, class, message, kind, status]` or
 `["warning", category, message]` (scrubbed, as everything the harness writes). No key crosses
@@ -38,6 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evals import urls
+from evals.askers.threads import Threads
 from evals.errors import FatalError, FatalProviderError, QuotaExhausted, StorageError
 from evals.extensions import entry_points_found
 from evals.providers._retry import limit_share
@@ -46,6 +52,7 @@ if TYPE_CHECKING:  # a child's first job is to import the SDK: the rest of the h
     from evals.providers import ProviderSpec
     from evals.run import EvalRun, RunSpec
 
+CHILD_MODULE = "evals.askers.processes"  # what the child runs: `python -P -m CHILD_MODULE` (its `main`, below)
 REQUESTS_PER_PROCESS = 32  # one process's threads keep up with ~32 replies of 200 ms on one core
 # The fatal errors a run can end with, rebuilt on the parent's side by name.
 _FATAL: dict[str, type[FatalError]] = {cls.__name__: cls for cls in (FatalProviderError, QuotaExhausted, StorageError)}
@@ -65,15 +72,16 @@ class Fetcher:
         self._fatal: dict[str, Callable[[FatalError], Any]] = {}
         self._stderr: list[str] = []
         self._stderr_reader = threading.Thread(target=self._read_stderr, name="fetcher-stderr", daemon=True)
+        self._prepared: dict[ProviderSpec, int] = {}  # the specs `prepare` sent, by their place in that list
         self.started = False
-        package_root = str(Path(__file__).resolve().parents[1])
+        package_root = str(Path(__file__).resolve().parents[2])
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
         # -P: the working folder is not put on the child's path (a folder of the user's named
         # `evals` would be imported instead of this package); PYTHONPATH names this one first.
         # The extensions to load, found here (pytest has already read every distribution):
         # the child is spared the scan before its first request.
         found = json.dumps(entry_points_found())
-        self._child = subprocess.Popen([sys.executable, "-P", "-m", "evals.fetcher", found, *sdks], stdin=subprocess.PIPE,
+        self._child = subprocess.Popen([sys.executable, "-P", "-m", CHILD_MODULE, found, *sdks], stdin=subprocess.PIPE,
                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, close_fds=True)
         to_child, from_child, child_stderr = self._child.stdin, self._child.stdout, self._child.stderr
         assert to_child and from_child and child_stderr  # all three are pipes (PIPE above)
@@ -85,21 +93,23 @@ class Fetcher:
         this process plans and collects."""
         # With the endpoints' URLs as given (`evals.urls`): the child may have started before
         # this process read them off its command line.
-        self._send((urls.given(), list(dict.fromkeys(providers))))
+        specs = list(dict.fromkeys(providers))
+        self._send((urls.given(), specs))
+        self._prepared = {spec: index for index, spec in enumerate(specs)}
         return self
 
     def start(self, work: Sequence[RunSpec], on_fatal: dict[str, Callable[[FatalError], Any]]) -> None:
         """Hand the child its work; `on_fatal[eval]` ends that eval's run in this process."""
         self._fatal = dict(on_fatal)
         self.started = True
-        if not self._send(list(work)):  # the child is gone already: the items ask themselves
+        if not self._send(list(work), refer=self._prepared):  # the child is gone already: the items ask themselves
             self._gone.set()
             return
         threading.Thread(target=self._read, name="fetcher-reader", daemon=True).start()
 
-    def _send(self, value: Any) -> bool:
+    def _send(self, value: Any, refer: dict[ProviderSpec, int] | None = None) -> bool:
         try:
-            pickle.dump(value, self._to_child)
+            _Sender(self._to_child, refer or {}).dump(value)
             self._to_child.flush()
         except OSError:
             return False
@@ -222,11 +232,9 @@ class ChildProcesses:
     def __init__(self, children: Fetchers):
         self._children = children
         self._handed: dict[int, str] = {}  # id(run) -> eval, of the runs the children ask
-        self._threads: Any = None
+        self._threads: Threads | None = None
 
     def start(self, runs: Sequence[tuple[EvalRun, Sequence[Any]]]) -> None:
-        from evals.run import Threads
-
         # A child builds each run again from its spec; a published run (only read from its
         # folder), or one made without a spec, is asked on threads here.
         handed = [(run, run.spec, samples) for run, samples in runs if not run.published and run.spec is not None]
@@ -248,6 +256,30 @@ class ChildProcesses:
         if self._threads is not None:
             self._threads.stop()
         return self._children.stop()
+
+
+class _Sender(pickle.Pickler):
+    """Pickles a message with each spec of `refer` (the ones `prepare` sent) as a reference to
+    its place in that list, which the child's `_Receiver` reads back as the spec it has."""
+
+    def __init__(self, file: Any, refer: dict[ProviderSpec, int]):
+        super().__init__(file)
+        self._refer = refer
+        self._kinds = {type(spec) for spec in refer}
+
+    def persistent_id(self, obj: Any) -> int | None:
+        return self._refer.get(obj) if type(obj) in self._kinds else None
+
+
+class _Receiver(pickle.Unpickler):
+    """Unpickles a message `_Sender` wrote: a reference is the spec of that place in `specs`."""
+
+    def __init__(self, file: Any, specs: Sequence[ProviderSpec]):
+        super().__init__(file)
+        self._specs = specs
+
+    def persistent_load(self, pid: Any) -> ProviderSpec:
+        return self._specs[pid]
 
 
 _prestarted: Fetcher | None = None
@@ -304,8 +336,9 @@ def main(found: str, sdks: Sequence[str]) -> None:
         urls.remember(given)
         from evals.providers import make_provider
 
-        providers = {spec: make_provider(spec) for spec in specs}  # the SDKs, while the parent plans and collects
-        work: list[RunSpec] = pickle.load(sys.stdin.buffer)
+        # The SDKs, while the parent plans and collects; by identity: the work names these very specs.
+        providers = {id(spec): make_provider(spec) for spec in specs}
+        work: list[RunSpec] = _Receiver(sys.stdin.buffer, specs).load()
     except EOFError:  # the parent needed no calls
         return
     threading.Thread(target=_exit_when_parent_leaves, daemon=True).start()
@@ -314,13 +347,15 @@ def main(found: str, sdks: Sequence[str]) -> None:
         thread.join()
 
 
-def _answer(spec: RunSpec, providers: dict[ProviderSpec, Any]) -> list[threading.Thread]:
+def _answer(spec: RunSpec, providers: dict[int, Any]) -> list[threading.Thread]:
+    """Answer the run `spec` ahead of its items; `providers`: those made for the specs `prepare`
+    sent, by the id of the spec (the work refers to those very objects)."""
     from evals.providers import deferred_provider, make_provider
     from evals.run import build_run
 
     def provider(wanted: ProviderSpec, role: str) -> Any:
-        if wanted in providers:
-            return providers[wanted]
+        if id(wanted) in providers:
+            return providers[id(wanted)]
         # A judge is made at its first call: its SDK (anthropic's takes ~2 s) is imported while
         # the candidate's requests are already in flight, and only by a run that asks a judge.
         return make_provider(wanted) if role == "candidate" else deferred_provider(wanted)

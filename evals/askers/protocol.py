@@ -1,0 +1,34 @@
+"""The `Asker`: how a process's runs ask their calls ahead of the items.
+
+One is chosen per process, as pytest-xdist chooses a scheduler (`plugins.items`, overridable
+through the `pytest_evals_make_asker` hook), and handed to every run at construction; the run
+asks it before each item's first cache read. The strategies are the other modules of this
+package: `threads` (background threads of this process), `processes` (child processes),
+`batch` (the providers' Batch APIs, then one of the others)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from evals.run import EvalRun
+
+
+class Asker(Protocol):
+    """How a process's runs ask their calls ahead of the items. One is chosen per process
+    (`plugins.items`, overridable through the `pytest_evals_make_asker` hook) and handed to
+    every run at construction; the run asks it before each item's first cache read."""
+
+    def start(self, runs: Sequence[tuple[EvalRun, Sequence[Any]]]) -> None:
+        """Begin asking each run's selected samples (in their order) ahead of its items."""
+
+    def wait(self, run: EvalRun, item_id: str) -> None:
+        """Return once whoever asks ahead is done with the item's calls (or will make none)."""
+
+    def waiting(self, run: EvalRun, key: tuple[str, str]) -> Any:
+        """Where the call `key` (item, role) waits in a Batch API batch (`evals.askers.batch.Waiting`),
+        or None: then the item makes it itself when it is not cached."""
+
+    def stop(self) -> str | None:
+        """Stop asking; what went wrong with it, if anything did (one line)."""

@@ -1,0 +1,34 @@
+"""The `Asker` that asks on background threads of this process (`EvalRun.prefetch`), so model
+latency overlaps even though pytest runs one item at a time per process."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from evals.run import EvalRun
+
+
+class Threads:
+    """Asks on background threads of this process (`EvalRun.prefetch`); also the asker of a
+    run nothing asks ahead for (verify): then `start` is never called."""
+
+    def __init__(self) -> None:
+        self._runs: list[EvalRun] = []
+
+    def start(self, runs: Sequence[tuple[EvalRun, Sequence[Any]]]) -> None:
+        for run, samples in runs:
+            self._runs.append(run)
+            run.prefetch(samples, threads=run.concurrency)
+
+    def wait(self, run: EvalRun, item_id: str) -> None:
+        pass  # a call a thread is making is waited for by its record (`EvalRun._asking`)
+
+    def waiting(self, run: EvalRun, key: tuple[str, str]) -> Any:
+        return None
+
+    def stop(self) -> str | None:
+        for run in self._runs:
+            run.stop()
+        return None
