@@ -37,6 +37,7 @@ from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from evals.errors import UsageError
+from evals.words import NUMBERS, either, in_words  # noqa: F401 (once here)
 
 if TYPE_CHECKING:
     from evals.energy import PowerSourceInfo
@@ -106,20 +107,6 @@ def on_board_keys() -> dict[str, str]:
 def kilowatt_hour_keys() -> tuple[str, ...]:
     """A models.json entry's kilowattHour keys: every board eval's, in the board's order."""
     return tuple(dict.fromkeys(key for task in on_board().values() for key in task.kilowatt_hour_keys()))
-
-
-# How messages speak of a list of evals: "mc, ff or lc", "all three".
-NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
-
-
-def in_words(count: int) -> str:
-    """3 -> "three" (a count in a message), 12 -> "12"."""
-    return NUMBERS[count] if 0 <= count < len(NUMBERS) else str(count)
-
-
-def either(words: list[str] | tuple[str, ...]) -> str:
-    """["mc", "ff", "lc"] -> "mc, ff or lc"."""
-    return " or ".join(filter(None, [", ".join(words[:-1]), *words[-1:]]))
 
 
 def register_provider(name: str, info: ProviderInfo) -> ProviderInfo:

@@ -18,12 +18,13 @@ from urllib.parse import urlsplit
 
 from evals.datasets import evals_served, source_of
 from evals.errors import DatasetError, UsageError
-from evals.extensions import Registry, either
+from evals.extensions import Registry
 from evals.flags import Field
 from evals.grading.judges import JudgeSpec
 from evals.providers import PLANNED, PROVIDERS, ProviderInfo, ProviderSpec, effective_spec, is_openrouter
 from evals.tasks import TAGS
 from evals.urls import without_credentials
+from evals.words import either
 
 SPLITS = ("test", "train")
 

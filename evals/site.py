@@ -59,13 +59,14 @@ from evals import schema, stats
 from evals.atomic import write_text_atomic
 from evals.cache import RunCache
 from evals.errors import RegistryError
-from evals.extensions import Registry, in_words, on_board
+from evals.extensions import Registry, on_board
 from evals.names import attempt_key, file_name
 from evals.publish import board_refusals, identity_mismatch
 from evals.registry import MODELS, RESULTS, Render, load_models, lock
 from evals.results import failures, over_error_gate, read_result
 from evals.scrub import escape_unencodable
 from evals.tasks import Column, Task
+from evals.words import in_words
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "site"

@@ -11,8 +11,9 @@ from dataclasses import dataclass
 
 from evals import urls
 from evals.errors import UsageError
-from evals.extensions import Registry, in_words, providers
+from evals.extensions import Registry, providers
 from evals.flags import Field, Flag
+from evals.words import in_words
 
 from ._base import Completion, Provider, ProviderSpec, Request, Usage, api_key_from_env, is_openrouter, kind_of
 from ._retry import RetryPolicy, Throttle, call_with_retries, endpoint_throttle, limit_share, redact

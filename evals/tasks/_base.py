@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from evals.names import attempt_key
-from evals.providers import Completion, Request
+from evals.messages import Completion, Request
 
 SYSTEM_PROMPT = "You are an expert Roblox game developer who knows the Roblox engine APIs and the Luau language in depth."
 

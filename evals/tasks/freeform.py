@@ -9,7 +9,7 @@ import dataclasses
 from evals.datasets import robloxqa
 from evals.extensions import register_task
 from evals.grading import judges
-from evals.providers import Request, Usage
+from evals.messages import Request, Usage
 from evals.tasks import Task
 
 

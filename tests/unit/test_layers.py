@@ -19,7 +19,7 @@ PACKAGES = ("evals", "plugins")
 
 # Bottom to top. A module may import its own layer's modules and any below (no cycles).
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("core", ("evals", "evals.errors", "evals.atomic", "evals.locks", "evals.names", "evals.scrub", "evals.stats", "evals.hub", "evals.urls", "evals.reasoning")),
+    ("core", ("evals", "evals.errors", "evals.atomic", "evals.locks", "evals.names", "evals.scrub", "evals.stats", "evals.hub", "evals.urls", "evals.reasoning", "evals.words", "evals.messages")),
     ("registries", ("evals.extensions", "evals.flags")),  # the registries, and the table of flags extensions declare theirs in
     # The extensions and what they are made of: one room each.
     ("parts", ("evals.tasks", "evals.tasks.*", "evals.providers", "evals.providers.*", "evals.datasets", "evals.datasets.*",
