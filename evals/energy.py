@@ -87,7 +87,8 @@ from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable, Iterator, Protocol, Sequence, TypeGuard
 
 from evals.errors import StorageError, UsageError
-from evals.extensions import Registry, register_source, sources
+from evals import entry_points
+from evals.entry_points import Registry
 from evals.flags import Flag, seconds
 
 JOULES_PER_KWH = 3.6e6
@@ -621,7 +622,7 @@ def _hwinfo_time(date: str, clock_time: str, previous: float | None) -> float | 
 
 @dataclass(frozen=True)
 class PowerSourceInfo:
-    """A power source as `--energy-source NAME` finds it (`evals.extensions.register_source`):
+    """A power source as `--energy-source NAME` finds it (`register_source`):
     how to make it, and its own how-to-run flags, each given to `make` as a keyword."""
 
     make: Callable[..., PowerSource]  # (**options, clock) -> the source
@@ -631,6 +632,20 @@ class PowerSourceInfo:
     @property
     def flags(self) -> tuple[Flag, ...]:
         return tuple(flag for _, flag in self.options)
+
+
+_sources: dict[str, tuple[str, PowerSourceInfo]] = {}  # name -> (the registering module, what it is)
+
+
+def register_source(name: str, info: PowerSourceInfo) -> PowerSourceInfo:
+    """Register a power source (`--energy-source NAME`), as `register_provider` does a provider."""
+    return entry_points.register_in(_sources, "power source", name, info)
+
+
+def sources() -> dict[str, PowerSourceInfo]:
+    """Every registered power source by name, in the order of their `position` (then name)."""
+    entry_points.load()
+    return {name: info for name, (_, info) in _sources.items()}
 
 
 ENERGY_LOG = Flag("--energy-log", "with --energy: the CSV log HWiNFO is writing (--energy-source hwinfo); write --energy-log=PATH", Path,

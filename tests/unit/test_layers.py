@@ -20,11 +20,13 @@ PACKAGES = ("evals", "plugins")
 # Bottom to top. A module may import its own layer's modules and any below (no cycles).
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("core", ("evals", "evals.errors", "evals.atomic", "evals.locks", "evals.names", "evals.scrub", "evals.stats", "evals.hub", "evals.urls", "evals.reasoning", "evals.words", "evals.messages")),
-    ("registries", ("evals.extensions", "evals.flags")),  # the registries, and the table of flags extensions declare theirs in
-    # The extensions and what they are made of: one room each.
-    ("parts", ("evals.tasks", "evals.tasks.*", "evals.providers", "evals.providers.*", "evals.datasets", "evals.datasets.*",
+    # The entry-point group each kind's registry is loaded through, and the table of flags extensions declare theirs in.
+    ("registries", ("evals.entry_points", "evals.flags")),
+    # The extensions and what they are made of, one room each, each kind's registry beside its interface; and the
+    # registries' old names (evals.extensions), which nothing in the harness imports.
+    ("parts", ("evals.extensions", "evals.tasks", "evals.tasks.*", "evals.providers", "evals.providers.*", "evals.datasets", "evals.datasets.*",
                "evals.grading", "evals.grading.*", "evals.luau", "evals.luau.*", "evals.energy", "evals.energy.*")),
-    ("identity", ("evals.identity", "evals.config", "evals.plan", "evals.plans")),
+    ("identity", ("evals.identity", "evals.command_line", "evals.config", "evals.plan", "evals.plans")),
     ("engine", ("evals.cache", "evals.run", "evals.fetcher", "evals.batch", "evals.engine", "evals.engine.*", "evals.askers", "evals.askers.*")),
     ("outputs", ("evals.results", "evals.schema", "evals.registry", "evals.verify", "evals.regrade", "evals.publish", "evals.site", "evals.metadata")),
     ("commands", ("evals.evaluate", "evals.cli", "evals.cli.*", "plugins", "plugins.*")),
