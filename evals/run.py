@@ -30,7 +30,7 @@ from filelock import FileLock
 from evals.atomic import write_json_atomic
 from evals.cache import RunCache
 from evals.config import RunConfig
-from evals.energy import Span, SpanLog
+from evals.energy.spans import Span, SpanLog
 from evals.errors import FatalError, FatalProviderError, ProviderError, StorageError
 from evals.names import windows_path_note
 from evals.providers import (PROVIDERS, Completion, Provider, ProviderSpec, Request, RetryPolicy, Throttle, call_with_retries, configured_secrets,

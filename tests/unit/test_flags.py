@@ -116,14 +116,13 @@ def test_openrouter_is_told_by_its_host_name_alike_everywhere(url, openrouter, m
 
 
 def test_a_registered_power_source_is_a_choice_with_its_own_flag(monkeypatch):
-    from evals import energy
-    from evals.energy import PowerSourceInfo, register_source, source, sources
+    from evals.energy import PowerSourceInfo, _registry, register_source, source, sources
     from evals.flags import Flag
 
     meter = Flag("--energy-meter-port", "with --energy-source wattmeter: the meter's serial port", str, forward=True)
     made = {}
     sources()  # the built-ins loaded, then a copy that the test's source leaves behind
-    monkeypatch.setattr(energy, "_sources", {**energy._sources})
+    monkeypatch.setattr(_registry, "_sources", {**_registry._sources})
     register_source("wattmeter", PowerSourceInfo(lambda *, port=None, clock: made.setdefault("port", port), (("port", meter),)))
     flags = {flag.name: flag for flag in how_to_run()}
     assert flags["--energy-source"].choices == ("hwinfo", "rapl", "nvml", "wattmeter") and "--energy-meter-port" in flags
