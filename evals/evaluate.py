@@ -34,7 +34,7 @@ from evals.command_line import how_to_run
 from evals.config import results_path, run_dir
 from evals.errors import EvalError, RegistryError, UsageError
 from evals.flags import Flag, add_evaluate_arguments, forwarded, refusals, remembered, resume, usd
-from evals.grading.judges import JudgeSpec, default_judges
+from evals.grading.judge_spec import JudgeSpec, default_judges
 from evals.identity import FIELDS, Identity, add_identity_options, from_values, identity_from_config, parse_datasets, to_flags
 from evals.plan import Planned, plan
 from evals.providers import check_keys, make_provider

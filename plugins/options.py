@@ -22,7 +22,7 @@ from evals.atomic import why_unwritable
 from evals.command_line import how_to_run, takers
 from evals.entry_points import load as load_evals
 from evals.errors import EvalError
-from evals.grading.judges import JudgeSpec, default_judges
+from evals.grading.judge_spec import JudgeSpec, default_judges
 from evals.identity import FIELD, add_identity_options, from_values, parse_datasets
 from evals.flags import add_pytest_options, refusals
 from evals.providers import PROVIDERS, Provider, ProviderSpec, batch_providers, check_keys, deferred_provider, keys_message, limit_share, missing_keys

@@ -35,7 +35,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
 # concrete eval, dataset loader, grader or provider (those are reached through the registries).
 INTERFACES = ("evals.tasks", "evals.tasks._base", "evals.datasets", "evals.providers", "evals.providers._base", "evals.providers._retry",
               "evals.providers._batch", "evals.energy", "evals.energy.spans", "evals.energy._base", "evals.energy.attribution",
-              "evals.grading.judges")
+              "evals.grading.judge_spec")
 
 
 def modules() -> dict[str, Path]:
