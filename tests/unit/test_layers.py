@@ -37,8 +37,9 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
 ]
 # Above the parts, only these modules of the parts may be named: the interfaces, never a
 # concrete eval, dataset loader, grader or provider (those are reached through the registries).
-INTERFACES = ("evals.tasks", "evals.tasks._base", "evals.datasets", "evals.providers", "evals.providers._base", "evals.providers._retry",
-              "evals.providers._batch", "evals.energy", "evals.energy.spans", "evals.energy._base", "evals.energy.attribution",
+INTERFACES = ("evals.tasks", "evals.tasks._base", "evals.tasks._registry", "evals.datasets",
+              "evals.providers", "evals.providers._base", "evals.providers._retry", "evals.providers._batch", "evals.providers._registry",
+              "evals.energy", "evals.energy.spans", "evals.energy._base", "evals.energy.attribution", "evals.energy._registry",
               "evals.grading.judge_spec")
 
 
