@@ -19,8 +19,8 @@ from typing import Any
 from evals.atomic import write_json_atomic
 from evals.errors import ProviderError
 from evals.locks import RecordLock, record_lock
+from evals.messages import Completion, kind_of
 from evals.names import file_name, file_name_before
-from evals.providers import Completion, kind_of
 from evals.scrub import Scrub
 
 FORMAT = 1

@@ -30,18 +30,19 @@ from typing import Any
 
 from evals import plans, registry, urls
 from evals.atomic import why_unwritable
+from evals.command_line import how_to_run
 from evals.config import results_path, run_dir
 from evals.errors import EvalError, RegistryError, UsageError
-from evals.extensions import in_words, on_board
-from evals.flags import Flag, add_evaluate_arguments, forwarded, how_to_run, refusals, remembered, resume, usd
-from evals.grading.judges import JudgeSpec, default_judges
+from evals.flags import Flag, add_evaluate_arguments, forwarded, refusals, remembered, resume, usd
+from evals.grading.judge_spec import JudgeSpec, default_judges
 from evals.identity import FIELDS, Identity, add_identity_options, from_values, identity_from_config, parse_datasets, to_flags
 from evals.plan import Planned, plan
 from evals.providers import check_keys, make_provider
 from evals.publish import finished_results, publish
 from evals.results import Prices, read_result
 from evals.scrub import escape_unencodable, printable
-from evals.tasks import TAGS, TASKS
+from evals.tasks import TAGS, TASKS, on_board
+from evals.words import in_words
 
 ROOT = Path(__file__).resolve().parents[1]
 EVALS = TAGS  # "ff" -> "freeform", in the order the evals run

@@ -10,25 +10,19 @@ decides them from its NAME and --data-dir).
 
 A provider's own flags (`--responses-api`, `--device`) and a power source's (`--energy-log`) are
 rows too, declared by the provider (`ProviderInfo.flags`) or the source (`PowerSourceInfo.flags`)
-where it registers, and taken after these (`how_to_run()`); --energy-source's choices are the
-registered power sources."""
+where it registers, and gathered after these by `evals.command_line.how_to_run()`, which also
+gives --energy-source the registered power sources as its choices. This module reads no
+registry: it is the table, and what a row does."""
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import math
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-from evals import extensions
-
-if TYPE_CHECKING:
-    from evals.energy import PowerSourceInfo
-    from evals.providers import ProviderInfo
+from typing import Any
 
 SAME = "same"  # evaluate_help: evaluate shows pytest's help
 LONGEST_WAIT = 86_400.0  # seconds: a wait past a day is a typo, and past ~1e9 s the OS refuses it
@@ -193,24 +187,6 @@ FLAGS: tuple[Flag, ...] = (
     Flag("--jest-url", "run leetcode tests on a JestLuaTestServer (default $JEST_SERVER_URL; key from $JEST_SERVER_API_KEY)", str,
          env="JEST_SERVER_URL", evaluate_help="JestLuaTestServer URL for leetcode (default $JEST_SERVER_URL)", forward=True),
 )
-
-
-def how_to_run() -> tuple[Flag, ...]:
-    """Every how-to-run flag: the table's, then each registered provider's and power source's own."""
-    sources = extensions.sources()
-    kwh = f"{extensions.in_words(len(extensions.kilowatt_hour_keys()))} kWh figures"  # one per board eval or band
-    table = tuple(dataclasses.replace(flag, choices=tuple(sources)) if flag.name == "--energy-source"
-                  else dataclasses.replace(flag, evaluate_help=flag.evaluate_help.replace("five kWh figures", kwh))
-                  if flag.name == "--energy" and flag.evaluate_help
-                  else flag for flag in FLAGS)
-    owners: list[ProviderInfo | PowerSourceInfo] = [*extensions.providers().values(), *sources.values()]
-    own = {flag.name: flag for info in owners for flag in info.flags}
-    return (*table, *own.values())
-
-
-def takers(flag: str) -> list[str]:
-    """The providers that declare the how-to-run flag `flag` as their own (none: it is not a provider's)."""
-    return [name for name, info in extensions.providers().items() if any(f.name == flag for f in info.flags)]
 
 
 def add_pytest_options(add: Callable[..., Any], flags: Iterable[Flag]) -> None:

@@ -17,13 +17,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from evals.datasets import evals_served, source_of
+from evals.entry_points import Registry
 from evals.errors import DatasetError, UsageError
-from evals.extensions import Registry, either
 from evals.flags import Field
-from evals.grading.judges import JudgeSpec
+from evals.grading.judge_spec import JudgeSpec
 from evals.providers import PLANNED, PROVIDERS, ProviderInfo, ProviderSpec, effective_spec, is_openrouter
 from evals.tasks import TAGS
 from evals.urls import without_credentials
+from evals.words import either
 
 SPLITS = ("test", "train")
 

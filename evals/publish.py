@@ -20,9 +20,9 @@ from typing import Any
 from evals import registry
 from evals.config import run_name
 from evals.errors import RegistryError
-from evals.extensions import in_words
 from evals.identity import model_keys
 from evals.results import not_publishable_reasons, read_result
+from evals.words import in_words
 
 
 def publish(

@@ -21,8 +21,9 @@ from typing import Any
 from filelock import FileLock
 
 from evals.atomic import write_json_atomic, write_text_atomic
+from evals.entry_points import Registry
 from evals.errors import RegistryError
-from evals.extensions import Registry, on_board, on_board_keys
+from evals.tasks import on_board, on_board_keys
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 MODELS = DATA / "models.json"

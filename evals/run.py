@@ -31,7 +31,7 @@ from evals.askers.threads import Threads
 from evals.atomic import write_json_atomic
 from evals.cache import RunCache
 from evals.config import RunConfig
-from evals.energy import Span, SpanLog
+from evals.energy.spans import Span, SpanLog
 from evals.errors import FatalError, FatalProviderError, ProviderError, StorageError
 from evals.names import windows_path_note
 from evals.providers import (PROVIDERS, Completion, Provider, ProviderSpec, Request, RetryPolicy, Throttle, call_with_retries, configured_secrets,
@@ -76,7 +76,7 @@ class RunSpec:
     request_timeout: float = RetryPolicy.timeout  # one attempt of a model call, connect to last byte
 
 
-def build_run(spec: RunSpec, providers: Callable[[ProviderSpec, str], Provider], *, asker: Asker | None = None,
+def build_run(spec: RunSpec, providers: Callable[[ProviderSpec, str], Provider], *, asker: Asker[EvalRun] | None = None,
               resources: Mapping[str, Any] = {}, items_here: bool = True, policy: RetryPolicy | None = None) -> EvalRun:
     """The run `spec` describes; `providers(spec, role)` makes the provider of the candidate
     (role "candidate") or of a judge ("judge-0"...). `items_here`: False where no item runs
@@ -126,7 +126,7 @@ class EvalRun:
         resources: Mapping[str, Any] = {},
         secrets: Sequence[str] = (),
         spans: SpanLog | None = None,
-        asker: Asker | None = None,
+        asker: Asker[EvalRun] | None = None,
         items_here: bool = True,
         spec: RunSpec | None = None,
     ):
@@ -160,7 +160,7 @@ class EvalRun:
         self._bands = {sample.id: task.band(task.sample_fields(sample)) for sample in self.samples} if spans and task.bands else {}
         # How calls are asked ahead of the items: waited for before an item's first cache
         # read, and asked where a call waits in a Batch API batch before making it directly.
-        self.asker: Asker = asker if asker is not None else Threads()
+        self.asker: Asker[EvalRun] = asker if asker is not None else Threads()
 
     # -- what an item does -------------------------------------------------------------
 

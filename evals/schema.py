@@ -27,7 +27,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, TypeA
 from pydantic.json_schema import GenerateJsonSchema
 from pydantic_core import PydanticCustomError
 
-from evals.extensions import kilowatt_hour_keys, on_board_keys, tasks
+from evals.tasks import kilowatt_hour_keys, on_board_keys, tasks
 
 MAX_EXACT = 2**53  # integers are exact in JavaScript (the site) below this
 SHOWN = 60  # characters of a value a message shows

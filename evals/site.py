@@ -7,7 +7,7 @@ The generated files are committed; `site/index.html` + `app.js` read data.js as
 `window.LEADERBOARD`, `site/model.html?model=<file name>` + `model.js` read data.js and the
 model's `window.MODEL` (plain scripts, so the pages work from file:// as well as over http).
 
-The board's evals and their columns are the registry's (`evals.extensions.on_board()`: each
+The board's evals and their columns are the registry's (`evals.tasks.on_board()`: each
 eval's `columns()`, `bands` and `kilowatt_hour_keys()`): nothing here or in the pages' scripts
 names an eval. data.js says which they are, `evals` (each eval's resultFiles key, name,
 title, description, bands, kilowattHour keys, whether it is judged) and `scores` (each column:
@@ -59,13 +59,14 @@ from evals import schema, stats
 from evals.atomic import write_text_atomic
 from evals.cache import RunCache
 from evals.errors import RegistryError
-from evals.extensions import Registry, in_words, on_board
+from evals.entry_points import Registry
 from evals.names import attempt_key, file_name
 from evals.publish import board_refusals, identity_mismatch
 from evals.registry import MODELS, RESULTS, Render, load_models, lock
 from evals.results import failures, over_error_gate, read_result
 from evals.scrub import escape_unencodable
-from evals.tasks import Column, Task
+from evals.tasks import Column, Task, on_board
+from evals.words import in_words
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "site"

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
+from evals.command_line import how_to_run
 from evals.config import results_path, run_dir
 from evals.errors import EvalError
-from evals.flags import how_to_run
 from evals.identity import to_flags
 from evals.names import row_key
 from evals.publish import Stamp, add_command, finished_results, publish, stamp

@@ -23,12 +23,11 @@ from evals.askers.processes import discard_prestarted
 from evals.atomic import remove_stale_temp_files
 from evals.config import results_path, run_dir
 from evals.errors import DatasetError, EvalError, FatalError, StorageError
-from evals.extensions import builtin
 from evals.plan import Planned, plan
 from evals.providers import PROVIDERS, Provider, check_keys
 from evals.run import BatchWaiting, EvalRun, RunSpec, build_run, start_over
 from evals.scrub import printable
-from evals.tasks import TASKS
+from evals.tasks import TASKS, builtin
 from evals.verify import CachedOnly
 
 from .options import judge_provider, reachable_evals, settings, verifying

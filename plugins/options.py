@@ -10,7 +10,6 @@ import os
 import shlex
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,17 +19,18 @@ from _pytest.mark.expression import Expression
 
 from evals import energy
 from evals.atomic import why_unwritable
+from evals.command_line import how_to_run, takers
+from evals.entry_points import load as load_evals
 from evals.errors import EvalError
-from evals.extensions import load as load_evals
-from evals.grading.judges import JudgeSpec, default_judges
-from evals.identity import FIELD, Identity, add_identity_options, from_values, parse_datasets
-from evals.flags import add_pytest_options, how_to_run, refusals, takers
+from evals.grading.judge_spec import JudgeSpec, default_judges
+from evals.identity import FIELD, add_identity_options, from_values, parse_datasets
+from evals.flags import add_pytest_options, refusals
 from evals.providers import PROVIDERS, Provider, ProviderSpec, batch_providers, check_keys, deferred_provider, keys_message, limit_share, missing_keys
 from evals.results import Prices
 from evals.scrub import printable
 from evals.tasks import TASKS
 
-from .state import is_worker, session_of
+from .state import Settings, is_worker, session_of
 
 ROOT = Path(__file__).resolve().parents[1]
 EVALS_DIR = ROOT / "tests_evals"
@@ -63,25 +63,6 @@ def _declare(group: pytest.OptionGroup) -> Callable[..., None]:
                 FOLDER_OPTIONS.update(names)
 
     return add
-
-
-@dataclass(frozen=True)
-class Settings:
-    identity: Identity
-    candidate: Provider | None  # None in an xdist controller, which asks nothing (its workers do)
-    concurrency: int
-    batch: str | None  # None, "submit" (end once submitted) or "wait"
-    force: bool
-    allow_errors: bool
-    run_root: Path
-    results_root: Path
-    prices: Prices | None
-    luau_timeout: float
-    request_timeout: float
-    jest_url: str | None
-    energy: str | None  # the power source measured (--energy-source), or None
-    publish: str | None
-    session: str
 
 
 def targets_eval_items(config: pytest.Config) -> bool:

@@ -1,6 +1,8 @@
 """The command's state in this process, one object on the pytest config (`EvalSession`, as
 syrupy keeps its `SnapshotSession`): made empty by `plugins.session`'s configure hook, then
-filled by its steps in their written order; every plugin reads it through `session_of`."""
+filled by its steps in their written order; every plugin reads it through `session_of`. Its
+`Settings` (how to run) are made from the flags by `plugins.options`, which imports this
+module, never the other way."""
 
 from __future__ import annotations
 
@@ -10,12 +12,36 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from evals.askers import Asker
+    from pathlib import Path
+
+    from evals.identity import Identity
     from evals.plan import Planned
+    from evals.providers import Provider
+    from evals.results import Prices
+    from evals.askers import Asker
     from evals.run import EvalRun
     from evals.verify import PublishedRun
 
-    from .options import Settings
+
+@dataclass(frozen=True)
+class Settings:
+    """How this command runs the evals: its flags, checked and made (`plugins.options.settings`)."""
+
+    identity: Identity
+    candidate: Provider | None  # None in an xdist controller, which asks nothing (its workers do)
+    concurrency: int
+    batch: str | None  # None, "submit" (end once submitted) or "wait"
+    force: bool
+    allow_errors: bool
+    run_root: Path
+    results_root: Path
+    prices: Prices | None
+    luau_timeout: float
+    request_timeout: float
+    jest_url: str | None
+    energy: str | None  # the power source measured (--energy-source), or None
+    publish: str | None
+    session: str
 
 
 @dataclass

@@ -40,7 +40,7 @@ def evals_registered():
     before `pytester` takes its snapshot of the loaded modules): pytester drops the modules first
     imported during a run, while the registry would keep an eval whose datasets and graders
     were dropped and imported again, no longer the same objects (nor picklable)."""
-    from evals.extensions import tasks
+    from evals.tasks import tasks
 
     tasks()
 

@@ -3,7 +3,7 @@ one item per sample of each, with its eval's marker (`-m echo`) and an id `EVAL:
 harness's own evals have test functions of their own beside this one; with no other eval
 installed there is no such test at all."""
 
-from evals.extensions import builtin, tasks
+from evals.tasks import builtin, tasks
 
 if not all(builtin(name) for name in tasks()):
 

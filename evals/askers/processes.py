@@ -44,8 +44,8 @@ from typing import TYPE_CHECKING, Any
 
 from evals import urls
 from evals.askers.threads import Threads
+from evals.entry_points import entry_points_found
 from evals.errors import FatalError, FatalProviderError, QuotaExhausted, StorageError
-from evals.extensions import entry_points_found
 from evals.providers._retry import limit_share
 
 if TYPE_CHECKING:  # a child's first job is to import the SDK: the rest of the harness waits
@@ -291,7 +291,7 @@ def prestart(provider: str) -> None:
     request) while pytest starts. Only a head start: the provider really used is the one
     parsed later (`fetcher_for`); a child nobody takes is ended at exit."""
     global _prestarted
-    from evals.extensions import provider_ahead
+    from evals.providers import provider_ahead
 
     info = provider_ahead(provider)  # its own entry point only: the other extensions load while the child starts
     if _prestarted is None and info is not None and info.network:
@@ -318,8 +318,8 @@ def discard_prestarted() -> None:
 
 
 def main(found: str, sdks: Sequence[str]) -> None:
-    from evals.extensions import load, provider_ahead
-    from evals.providers import provider_class
+    from evals.entry_points import load
+    from evals.providers import provider_ahead, provider_class
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it closes stdin
     points = [tuple(point) for point in json.loads(found)]

@@ -9,13 +9,14 @@ package: `threads` (background threads of this process), `processes` (child proc
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol, TypeVar
 
-if TYPE_CHECKING:
-    from evals.run import EvalRun
+# The runs an asker asks for (`evals.run.EvalRun`), a parameter so that this interface, which
+# the run module imports, imports nothing of it back (no cycle, not even for the type checker).
+EvalRun = TypeVar("EvalRun", contravariant=True)
 
 
-class Asker(Protocol):
+class Asker(Protocol[EvalRun]):
     """How a process's runs ask their calls ahead of the items. One is chosen per process
     (`plugins.items`, overridable through the `pytest_evals_make_asker` hook) and handed to
     every run at construction; the run asks it before each item's first cache read."""

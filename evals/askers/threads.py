@@ -3,11 +3,18 @@ latency overlaps even though pytest runs one item at a time per process."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from evals.run import EvalRun
+
+class EvalRun(Protocol):
+    """What of a run (`evals.run.EvalRun`, which imports this module) the threads use."""
+
+    concurrency: int
+
+    def prefetch(self, samples: Sequence[Any], *, threads: int, done: Callable[[Any], None] | None = None) -> Any: ...
+
+    def stop(self) -> None: ...
 
 
 class Threads:

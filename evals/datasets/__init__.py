@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evals.extensions import Registry, tasks
+from evals.entry_points import Registry
+from evals.tasks import tasks
 
 from ._files import read_records
 

@@ -10,11 +10,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from evals import urls
+from evals.entry_points import Registry
 from evals.errors import UsageError
-from evals.extensions import Registry, in_words, providers
-from evals.flags import Field, Flag
+from evals.words import in_words
 
 from ._base import Completion, Provider, ProviderSpec, Request, Usage, api_key_from_env, is_openrouter, kind_of
+from ._registry import ProviderInfo, provider_ahead, providers, register_provider
 from ._retry import RetryPolicy, Throttle, call_with_retries, endpoint_throttle, limit_share, redact
 
 __all__ = [
@@ -41,53 +42,14 @@ __all__ = [
     "kind_of",
     "limit_share",
     "make_provider",
+    "provider_ahead",
     "provider_class",
+    "providers",
     "redact",
+    "register_provider",
 ]
 
-@dataclass(frozen=True)
-class ProviderInfo:
-    """What a provider is and what it sends, known without importing its SDK. A provider's
-    module registers one (`evals.extensions.register_provider`) and imports its SDK only
-    inside its functions."""
-
-    path: str  # "module:Class", imported on first use so that an offline run loads no SDK
-    takes: frozenset[str] = frozenset()  # identity fields it sends, beyond provider and model
-    efforts: tuple[str, ...] = ()
-    sampling: bool = True  # takes a temperature and a seed (judges pin both)
-    needs_base_url: bool = False
-    base_url_env: str | None = None  # the variable its SDK reads when no base URL is given
-    # "module:function" (spec -> what the identity records, `ProviderSpec.recorded`), for a
-    # provider whose model is files: imported without the provider's own dependencies.
-    recorder: str | None = None
-    records: tuple[str, ...] = ()  # the config keys `recorder` sets (read back from a result file)
-    # It loads the model into the process that asks: one process (-n 0), batching in it.
-    in_process: bool = False
-    # It asks over the network: its calls can be made by another process (`evals.askers.processes`).
-    network: bool = True
-    # The variable its API key is read from (--api-key-env overrides it), and the one it reads
-    # on OpenRouter; neither: it sends no key. Known here so that redacting a judge's key
-    # never imports the judge's SDK.
-    key_env: str | None = None
-    openrouter_key_env: str | None = None
-    # How-to-run flags only it takes (`evals.flags.Flag` rows): pytest and evaluate take them
-    # when it is registered, and refuse them with another provider.
-    flags: tuple[Flag, ...] = ()
-    # Identity flags only it sends (`evals.flags.Field` rows, on_spec): part of its runs'
-    # identity (a different value, a different run folder), read with `ProviderSpec.value`,
-    # refused with another provider.
-    fields: tuple[Field, ...] = ()
-    # A Batch API (`Provider.batch_api`): the share of the list price its calls cost, and how
-    # the --batch refusal names the providers that have one. None: it has none.
-    batch_price: float | None = None
-    batch_name: str | None = None  # None: its name
-    position: int = 100  # its place in lists of providers (then by name)
-    # The modules its calls need, its SDK: imported ahead by the process that will ask, while
-    # pytest starts (its module imports them only where they are used).
-    sdk: tuple[str, ...] = ()
-
-
-# Every registered provider by name (`evals.extensions.providers()`), read when first asked.
+# Every registered provider by name (`providers()`), read when first asked.
 PROVIDERS = Registry(providers)
 PLANNED: dict[str, str] = {}  # providers named before they exist: provider -> what to use meanwhile
 

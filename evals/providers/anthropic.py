@@ -12,8 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from evals import urls
 from evals.errors import ProviderError, QuotaExhausted, TransientError
-from evals.extensions import register_provider
-from evals.providers import ProviderInfo, key_variable
+from evals.providers import ProviderInfo, key_variable, register_provider
 
 from . import _wire
 from ._batch import BatchAPI, BatchState, BatchUnsupported, Outcome, batch_reply, line_error, not_run

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from evals.extensions import register_provider
-from evals.providers import ProviderInfo
+from evals.providers import ProviderInfo, register_provider
 
 from ._base import Request, is_openrouter
 from .openai import EFFORTS, OpenAIProvider, chat_messages

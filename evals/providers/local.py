@@ -23,9 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from evals.errors import FatalProviderError, ProviderError, TransientError, UsageError
-from evals.extensions import register_provider
 from evals.flags import Flag
-from evals.providers import ProviderInfo
+from evals.providers import ProviderInfo, register_provider
 from evals.reasoning import split as split_reasoning
 
 from ._base import Completion, Provider, ProviderSpec, Request, Usage

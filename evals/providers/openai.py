@@ -12,9 +12,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from evals import urls
 from evals.errors import ProviderError, QuotaExhausted, TransientError
-from evals.extensions import register_provider
 from evals.flags import Flag
-from evals.providers import ProviderInfo, key_variable
+from evals.providers import ProviderInfo, key_variable, register_provider
 
 from . import _wire
 from ._batch import FIND_PAGES, FIND_SKEW, BatchAPI, BatchState, BatchUnsupported, Outcome, batch_reply, line_error, not_run

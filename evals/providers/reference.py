@@ -7,9 +7,8 @@ publishable."""
 
 from __future__ import annotations
 
-from evals.extensions import register_provider
 from evals.grading.judges import format_verdict
-from evals.providers import ProviderInfo
+from evals.providers import ProviderInfo, register_provider
 
 from ._base import Completion, Provider, Request
 

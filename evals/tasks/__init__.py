@@ -1,12 +1,15 @@
 """The evals. `Task` and its helpers are the interface an eval implements (`_base.py`); the
-built-in evals are modules beside it, each registering itself (`evals.extensions`), and
-`TASKS` / `TAGS` are read-only views of the registry."""
+registry of evals is beside it (`_registry.py`: `register_task`, `tasks()`); the built-in
+evals are modules beside them, each registering itself, and `TASKS` / `TAGS` are read-only
+views of the registry."""
 
-from evals.extensions import Registry, task_tags, tasks
+from evals.entry_points import Registry
 
 from ._base import SYSTEM_PROMPT, Attempt, Column, Scoring, Task, question_of, row_identity
+from ._registry import builtin, kilowatt_hour_keys, on_board, on_board_keys, register_task, task_tags, tasks
 
-__all__ = ["SYSTEM_PROMPT", "TASKS", "TAGS", "Attempt", "Column", "Scoring", "Task", "question_of", "row_identity"]
+__all__ = ["SYSTEM_PROMPT", "TASKS", "TAGS", "Attempt", "Column", "Scoring", "Task", "builtin", "kilowatt_hour_keys", "on_board",
+           "on_board_keys", "question_of", "register_task", "row_identity", "task_tags", "tasks"]
 
 TASKS: Registry[Task] = Registry(tasks)  # name -> Task
 TAGS: Registry[str] = Registry(task_tags)  # "ff" -> "freeform"

@@ -5,7 +5,7 @@ the versions of its graders).
 A `Task` knows nothing about pytest, caching or providers beyond the `Scoring` it is handed:
 `score` may make further model calls through it (the judges, cached like the candidate's) or
 run Luau in the sandbox. Concrete evals live in modules of their own and register themselves
-with `evals.extensions.register_task`; nothing outside them names one."""
+with `evals.tasks.register_task`; nothing outside them names one."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from evals.names import attempt_key
-from evals.providers import Completion, Request
+from evals.messages import Completion, Request
 
 SYSTEM_PROMPT = "You are an expert Roblox game developer who knows the Roblox engine APIs and the Luau language in depth."
 

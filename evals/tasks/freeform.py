@@ -7,10 +7,9 @@ from __future__ import annotations
 import dataclasses
 
 from evals.datasets import robloxqa
-from evals.extensions import register_task
 from evals.grading import judges
-from evals.providers import Request, Usage
-from evals.tasks import Task
+from evals.messages import Request, Usage
+from evals.tasks import Task, register_task
 
 
 @register_task

@@ -13,11 +13,10 @@ from evals.atomic import write_json_atomic
 from evals.datasets.leetcode import DIFFICULTIES, Problem, load_problems
 from evals.datasets.leetcode import source_of as leetcode_source_of
 from evals.errors import DatasetError
-from evals.extensions import register_task
 from evals.grading.luau_code import extract_code
 from evals.luau import WORK_BUDGET_FACTOR, WORK_BUDGET_FLOOR, ReferenceFailed, measure_work, run_tests_isolated, start_method, work_budget_for
 from evals.names import file_name
-from evals.tasks import Column, Scoring, Task, question_of
+from evals.tasks import Column, Scoring, Task, question_of, register_task
 
 SANDBOX = "luau"  # the resource kind: (solution, tests, *, work_budget) -> evals.luau.TestRun
 REFERENCE = "luau-reference"  # (solution, tests) -> the reference's work (evals.luau.measure_work)

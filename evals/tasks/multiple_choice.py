@@ -5,9 +5,8 @@ unparseable, never guessed."""
 from __future__ import annotations
 
 from evals.datasets import robloxqa
-from evals.extensions import register_task
 from evals.grading.multiple_choice import LETTERS, extract_letter
-from evals.tasks import Task
+from evals.tasks import Task, register_task
 
 
 @register_task

@@ -138,11 +138,11 @@ def test_an_entry_point_that_fails_to_import_is_one_line_naming_it(tmp_path):
 
 
 def test_the_schemas_read_the_registry_of_evals_not_models_json_code():
-    """schema builds its models from the registry of evals (evals.extensions); registry.py,
-    which checks models.json with those models, imports schema: one way, no cycle."""
-    probe = "import sys, evals.schema; print(sorted(m for m in sys.modules if m in ('evals.registry', 'evals.extensions')))"
+    """schema builds its models from the registry of evals (evals/tasks/_registry.py);
+    registry.py, which checks models.json with those models, imports schema: one way, no cycle."""
+    probe = "import sys, evals.schema; print(sorted(m for m in sys.modules if m in ('evals.registry', 'evals.tasks._registry')))"
     done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=harness_env(), capture_output=True, text=True, check=True)
-    assert done.stdout.split() == ["['evals.extensions']"]
+    assert done.stdout.split() == ["['evals.tasks._registry']"]
 
 
 BANDED = '''

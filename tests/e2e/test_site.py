@@ -31,7 +31,7 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 
-from evals import extensions, site, stats
+from evals import site, stats
 from evals.cache import RunCache
 from evals.config import run_name
 from evals.errors import ProviderError

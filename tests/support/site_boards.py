@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from selenium.webdriver.remote.webdriver import WebDriver
 
-from evals import extensions, site
+from evals import entry_points, site
 from evals.cache import RunCache
 from evals.config import run_name
 from evals.errors import ProviderError
@@ -19,6 +19,7 @@ from evals.names import attempt_key
 from evals.providers import Completion, Usage
 from evals.results import summarize
 from evals.tasks import TASKS, Column, Task
+from evals.tasks import _registry as task_registry
 from tests.support import ROOT
 from tests.support.browser import (
     SKIP_WITHOUT_CHROMIUM,
@@ -290,12 +291,12 @@ class Echo(Spelling):
 @pytest.fixture
 def registered(monkeypatch):
     """Registers an eval (a Task subclass) for this test only: the registry is put back after."""
-    extensions.load()
-    monkeypatch.setattr(extensions, "_tasks", dict(extensions.tasks()))
+    entry_points.load()
+    monkeypatch.setattr(task_registry, "_tasks", dict(task_registry.tasks()))
 
     def register(cls: type[Task]) -> Task:
-        extensions.register_task(cls)
-        return extensions.tasks()[cls.name]
+        task_registry.register_task(cls)
+        return task_registry.tasks()[cls.name]
 
     return register
 

@@ -64,7 +64,8 @@ class Kind:
 # pytest's own process rarely needs one: the asking children import it).
 _EVALS = ("evals.run", "evals.askers.processes", "evals.askers.batch", "evals.verify", "evals.site", "evals.publish", "evals.registry",
           "evals.tasks.multiple_choice", "evals.tasks.freeform", "evals.tasks.leetcode", "evals.providers.openai",
-          "evals.providers.anthropic", "evals.providers.live", "evals.providers.reference", "evals.luau", "httpx")
+          "evals.providers.anthropic", "evals.providers.live", "evals.providers.reference", "evals.energy.hwinfo",
+          "evals.energy.rapl", "evals.energy.nvml", "evals.luau", "httpx")
 # `evals.askers.processes` as its parent starts it (evals/askers/processes.py): -P, the harness's root first on its path.
 _FETCHER_PATH = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
 KINDS = {

@@ -1,4 +1,4 @@
-"""evals/energy.py in process: the span log (a torn last line, a span of a block that raises), the
+"""evals/energy/ in process: the span log (a torn last line, a span of a block that raises), the
 three power sources read from fakes of what they read (a powercap tree, HWiNFO's CSV, an NVML
 reader), the sampler, and the attribution against figures worked out by hand. Spans written by
 other processes are tests/e2e/test_energy.py."""
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from evals import energy
 from evals.energy import Interval, Span, SpanLog, attribute, source
+from evals.energy import hwinfo as hwinfo_source, rapl as rapl_source
 from evals.errors import StorageError, UsageError
 from tests.support.power import (
     advance,
@@ -110,7 +110,7 @@ def test_rapl_check_names_what_is_missing(tmp_path, monkeypatch):
     def denied(path: Path) -> int:
         raise PermissionError(13, "Permission denied", str(path))
 
-    monkeypatch.setattr(energy, "_read_counter", denied)  # root reads it here whatever its mode
+    monkeypatch.setattr(rapl_source, "_read_counter", denied)  # root reads it here whatever its mode
     with pytest.raises(UsageError, match=r"cannot read .*intel-rapl:0/energy_uj \(permission denied.*run as root"):
         source("rapl", powercap=tmp_path).check()
 
@@ -328,9 +328,9 @@ def test_hwinfo_check_reads_only_the_end_of_a_long_log(tmp_path, monkeypatch):
     now = time.time()
     rows = [hwinfo_row(now - 5000 + 2 * i, 30.0, (0.0, 0.0)) for i in range(2499)] + [hwinfo_row(now - 1, 30.0, (0.0, 0.0))]
     log = write_hwinfo(tmp_path / "long.csv", rows, closed=False)
-    monkeypatch.setattr(energy, "TAIL_BYTES", 1000)
+    monkeypatch.setattr(hwinfo_source, "TAIL_BYTES", 1000)
     source("hwinfo", log=log).check()
-    monkeypatch.setattr(energy, "LOG_FRESH", 0.5)
+    monkeypatch.setattr(hwinfo_source, "LOG_FRESH", 0.5)
     with pytest.raises(UsageError, match="last written 1 s ago"):
         source("hwinfo", log=log).check()
 

@@ -10,7 +10,8 @@ import pytest
 from _pytest.config.argparsing import Parser
 
 from evals.evaluate import parse_args
-from evals.flags import forwarded, how_to_run
+from evals.command_line import how_to_run
+from evals.flags import forwarded
 from plugins.options import pytest_addoption
 
 # Decided by evaluate itself: where files go (--data-dir), what it publishes (its NAME, --verify).
@@ -115,16 +116,14 @@ def test_openrouter_is_told_by_its_host_name_alike_everywhere(url, openrouter, m
 
 
 def test_a_registered_power_source_is_a_choice_with_its_own_flag(monkeypatch):
-    from evals import extensions
-    from evals.energy import PowerSourceInfo, source
+    from evals.energy import PowerSourceInfo, _registry, register_source, source, sources
     from evals.flags import Flag
 
     meter = Flag("--energy-meter-port", "with --energy-source wattmeter: the meter's serial port", str, forward=True)
     made = {}
-    extensions.sources()  # the built-ins loaded, then a copy that the test's source leaves behind
-    monkeypatch.setattr(extensions, "_sources", {**extensions._sources})
-    extensions.register_source("wattmeter", PowerSourceInfo(lambda *, port=None, clock: made.setdefault("port", port),
-                                                            (("port", meter),)))
+    sources()  # the built-ins loaded, then a copy that the test's source leaves behind
+    monkeypatch.setattr(_registry, "_sources", {**_registry._sources})
+    register_source("wattmeter", PowerSourceInfo(lambda *, port=None, clock: made.setdefault("port", port), (("port", meter),)))
     flags = {flag.name: flag for flag in how_to_run()}
     assert flags["--energy-source"].choices == ("hwinfo", "rapl", "nvml", "wattmeter") and "--energy-meter-port" in flags
     args = parse_args(["Some Model", "--energy", "--energy-source=wattmeter", "--energy-meter-port=/dev/ttyUSB0"])

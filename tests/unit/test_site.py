@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from selenium.webdriver.remote.webdriver import WebDriver
 
-from evals import extensions, schema, site, stats
+from evals import schema, site, stats
 from evals.cache import RunCache
 from evals.config import run_name
 from evals.errors import ProviderError, RegistryError

@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evals.errors import DatasetError
-from evals.extensions import register_task
-from evals.tasks import Task
+from evals.tasks import Task, register_task
 
 BUNDLED = Path(__file__).with_name("words.jsonl")
 

@@ -1,0 +1,67 @@
+"""The registry of evals: every `Task` an installed package registers (`register_task`), read
+by everything that is a list of evals (pytest markers, `evaluate --evals`, dataset detection,
+models.json's resultFiles, the result-file schema, the board's columns). The modules the
+`roblox_evals` entry points name are imported on the first question (`evals.entry_points.load`)."""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from evals import entry_points
+from evals.errors import UsageError
+
+from ._base import Task
+
+TaskT = TypeVar("TaskT", bound=Task)
+
+_tasks: dict[str, Task] = {}
+
+
+def register_task(cls: type[TaskT]) -> type[TaskT]:
+    """Class decorator: register an eval (a `Task` subclass), by its `name`. Its name, tag and
+    resultFiles key must be new; a second registration of the same class is ignored (a module
+    imported twice, as __main__ and by name)."""
+    task = cls()
+    for existing in _tasks.values():
+        if type(existing).__qualname__ == cls.__qualname__ and type(existing).__module__ == cls.__module__:
+            return cls
+        for attr in ("name", "tag", "key"):
+            if getattr(existing, attr) == getattr(task, attr):
+                raise UsageError(f"eval {task.name!r} ({cls.__module__}): its {attr} {getattr(task, attr)!r} is {existing.name!r}'s already")
+    _tasks[task.name] = task
+    ordered = sorted(_tasks.values(), key=lambda t: (t.position, t.name))
+    _tasks.clear()
+    _tasks.update((t.name, t) for t in ordered)
+    return cls
+
+
+def tasks() -> dict[str, Task]:
+    """Every registered eval by name, in the order of their `position` (then name)."""
+    entry_points.load()
+    return _tasks
+
+
+def task_tags() -> dict[str, str]:
+    """Each eval's tag -> its name ("ff" -> "freeform")."""
+    return {task.tag: task.name for task in tasks().values()}
+
+
+def on_board() -> dict[str, Task]:
+    """The evals on the leaderboard, by name: every published model has one result file each."""
+    return {name: task for name, task in tasks().items() if task.on_board}
+
+
+def builtin(name: str) -> bool:
+    """Whether the harness itself registers the eval: its items have a test function of their
+    own in tests_evals/, a third party's come from the generic one there."""
+    return entry_points.harness_module(type(tasks()[name]).__module__)
+
+
+def on_board_keys() -> dict[str, str]:
+    """The board evals' resultFiles keys -> their names ("multipleChoice" -> "multiple_choice")."""
+    return {task.key: task.name for task in on_board().values()}
+
+
+def kilowatt_hour_keys() -> tuple[str, ...]:
+    """A models.json entry's kilowattHour keys: every board eval's, in the board's order."""
+    return tuple(dict.fromkeys(key for task in on_board().values() for key in task.kilowatt_hour_keys()))
