@@ -24,10 +24,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     # The extensions and what they are made of: one room each.
     ("parts", ("evals.tasks", "evals.tasks.*", "evals.providers", "evals.providers.*", "evals.datasets", "evals.datasets.*",
                "evals.grading", "evals.grading.*", "evals.luau", "evals.luau.*", "evals.energy", "evals.energy.*")),
-    ("identity", ("evals.identity", "evals.config", "evals.plan", "evals.plans")),
+    ("identity", ("evals.identity", "evals.config", "evals.plan")),
     ("engine", ("evals.cache", "evals.run", "evals.fetcher", "evals.batch", "evals.engine", "evals.engine.*", "evals.askers", "evals.askers.*")),
-    ("outputs", ("evals.results", "evals.schema", "evals.registry", "evals.verify", "evals.regrade", "evals.publish", "evals.site", "evals.metadata")),
-    ("commands", ("evals.evaluate", "evals.cli", "evals.cli.*", "plugins", "plugins.*")),
+    ("outputs", ("evals.results", "evals.schema", "evals.registry", "evals.verify", "evals.publish", "evals.site", "evals.metadata")),
+    ("commands", ("evals.evaluate", "evals.evaluate.*", "plugins", "plugins.*")),  # evaluate: a package of its phases
 ]
 # Above the parts, only these modules of the parts may be named: the interfaces, never a
 # concrete eval, dataset loader, grader or provider (those are reached through the registries).

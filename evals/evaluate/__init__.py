@@ -28,10 +28,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evals import plans, registry, urls
+from evals import registry, urls
 from evals.atomic import why_unwritable
 from evals.config import results_path, run_dir
 from evals.errors import EvalError, RegistryError, UsageError
+from evals.evaluate import saved_plans
 from evals.extensions import in_words, on_board
 from evals.flags import Flag, add_evaluate_arguments, forwarded, how_to_run, refusals, remembered, resume, usd
 from evals.grading.judges import JudgeSpec, default_judges
@@ -43,7 +44,7 @@ from evals.results import Prices, read_result
 from evals.scrub import escape_unencodable, printable
 from evals.tasks import TAGS, TASKS
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EVALS = TAGS  # "ff" -> "freeform", in the order the evals run
 # The exit status, for a script: 0 published (or left alone as asked, or waiting in a batch),
 # 1 refused or failed, 2 a usage error (nothing started), 130 interrupted.
@@ -173,7 +174,7 @@ def evaluate(args: argparse.Namespace) -> int:
         raise UsageError(f"{data}: {why}; the plan, run folders, result files and models.json are written there")
     models = registry.load_models(models_path, results=results_dir)
     entry = registry.find_entry(models, args.name)
-    saved = plans.load(data / "plans", args.name)
+    saved = saved_plans.load(data / "plans", args.name)
     if saved:
         _resume_how_to_run(args, saved)
     published = registry.published_files(models_path, results=results_dir)
@@ -226,7 +227,7 @@ def evaluate(args: argparse.Namespace) -> int:
                 print(printable(f"      {line}"))  # a batch's problem quotes its server
         return 0
 
-    plans.save(data / "plans", args.name, {e.name: {"config": _remembered(e), "dataset": e.dataset, **_credentials_given(e)} for e in evals.values()},
+    saved_plans.save(data / "plans", args.name, {e.name: {"config": _remembered(e), "dataset": e.dataset, **_credentials_given(e)} for e in evals.values()},
                {**(saved or {}).get("metadata", {}), **metadata}, remembered(args, how_to_run()))
     to_run = {tag: command for tag, command in commands.items() if not (evals[tag].published or evals[tag].finished)}
     codes = _run_parallel(to_run) if args.parallel else _run_serial(to_run)
@@ -338,9 +339,9 @@ def _next_step(name: str, unfinished: list[str], codes: dict[str, int]) -> str:
 
 
 def _regrade(args: argparse.Namespace) -> int:
-    """`--regrade [NAME]`: nothing is asked of any model (evals.verify.regrade)."""
+    """`--regrade [NAME]`: nothing is asked of any model (evals.evaluate.regrade)."""
     from evals.site import rebuild_site
-    from evals.regrade import regrade
+    from evals.evaluate.regrade import regrade
 
     data = args.data_dir.resolve()
     return regrade(data / "models.json", data / "results", data / "runs", args.name, dry_run=args.dry_run, render=rebuild_site(data))
