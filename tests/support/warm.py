@@ -69,7 +69,7 @@ _EVALS = ("evals.run", "evals.fetcher", "evals.batch", "evals.verify", "evals.si
 _FETCHER_PATH = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
 KINDS = {
     "pytest": Kind("pytest", ("pytest", *_EVALS)),
-    "evals.evaluate": Kind("evals.evaluate", ("evals.evaluate", *_EVALS, "openai", "anthropic")),
+    "evals.evaluate": Kind("evals.evaluate", ("evals.evaluate", "evals.evaluate.children", "evals.evaluate.publishing", *_EVALS, "openai", "anthropic")),
     "evals.site": Kind("evals.site", ("evals.site", *_EVALS)),
     "evals.fetcher": Kind("evals.fetcher", ("evals.fetcher", *_EVALS, "openai", "anthropic"), ("-P",), {"PYTHONPATH": _FETCHER_PATH}),
 }
