@@ -5,7 +5,7 @@ null), price ({"input", "output"} USD per million tokens, or {"electricity"} USD
 optional kilowattHour (`KWH_KEYS`: freeform, multipleChoice, easy, medium, hard),
 resultFiles (`RESULT_KEYS`: freeform, multipleChoice, leetcode: file names under
 data/results/<eval>/), set only when every eval on the board has one (an entry is written
-only then: until something is published its metadata waits in the plan, `evals.plans`), and allowErrors (true when they were published with --allow-errors). The file keeps the
+only then: until something is published its metadata waits in the plan, `evals.evaluate.saved_plans`), and allowErrors (true when they were published with --allow-errors). The file keeps the
 hand-edited key order, two-space indent and a trailing newline, so that diffs stay small.
 
 `update_entry` is all or nothing: under the lock it validates the new list and renders the

@@ -4,7 +4,7 @@ Multiple choice re-extracts the letters from the cached replies, freeform re-rea
 re-votes the cached judge verdicts, leetcode re-executes the cached code in the sandbox.
 `verify_published` is `evaluate --verify [NAME]`; `pytest --verify-published[=NAME]` runs the
 same `rescore` and `judge` as one snapshot test per published run (plugins/verify.py);
-`evals.regrade` is `evaluate --regrade [NAME]`.
+`evals.evaluate.regrade` is `evaluate --regrade [NAME]`.
 
 How a rescoring is judged against its file (`judge`), timing aside:
 1. Today's rescoring is cut down to the file's own format (`results.in_format`: what later

@@ -14,6 +14,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 
 import pytest
@@ -472,3 +473,32 @@ def test_the_exit_status_tells_a_script_what_happened(server, tmp_path, why, arg
         fail_first_mc(server, 4)
     done = run_cli(evaluate_command(tmp_path / "data", "Scripted", *model_flags(server), *META, *args), env={**harness_env(), **env}, timeout=300)
     assert done.returncode == code, f"{why}: {out(done)}"
+
+
+# -- the phases: --status and --dry-run stop before the run phase (issue 28.1) ---------------------
+
+# What only a run needs: the pytest children, the publishing step, and what publishing brings.
+RUN_PHASE = ("evals.evaluate.children", "evals.evaluate.publishing", "evals.publish")
+
+
+def evaluate_seeing_modules(data, seen, *args: str) -> tuple[subprocess.CompletedProcess, set[str]]:
+    """`evaluate ARGS` in an interpreter of its own, never a warm fork (what it imports is the
+    point), and the modules it had loaded when it exited."""
+    code = ("import atexit, runpy, sys\n"
+            f"atexit.register(lambda: open({str(seen)!r}, 'w').write('\\n'.join(sys.modules)))\n"
+            "runpy.run_module('evals.evaluate', run_name='__main__', alter_sys=True)")
+    done = subprocess.run([sys.executable, "-c", code, *args, f"--data-dir={data}"], cwd=ROOT, env=harness_env(),
+                          capture_output=True, text=True, timeout=300)
+    return done, set(seen.read_text().split())
+
+
+def test_status_and_dry_run_answer_without_importing_the_run_phase(tmp_path):
+    data = tmp_path / "data"
+    ran, by_run = evaluate_seeing_modules(data, tmp_path / "run.txt", "Gold", "--provider=reference", "--limit=2", "--evals=mc")
+    assert ran.returncode == 0, out(ran)
+    assert set(RUN_PHASE) <= by_run, sorted(set(RUN_PHASE) - by_run)  # a run imports them: the names are the run phase's
+
+    for mode in ("--status", "--dry-run"):
+        done, loaded = evaluate_seeing_modules(data, tmp_path / f"{mode}.txt", "Gold", "--evals=mc", mode)
+        assert done.returncode == 0 and "mc: " in done.stdout, out(done)
+        assert not {*RUN_PHASE, "evals.site", "pydantic"} & loaded, (mode, sorted({*RUN_PHASE, "evals.site", "pydantic"} & loaded))

@@ -70,7 +70,7 @@ _EVALS = ("evals.run", "evals.askers.processes", "evals.askers.batch", "evals.ve
 _FETCHER_PATH = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
 KINDS = {
     "pytest": Kind("pytest", ("pytest", *_EVALS)),
-    "evals.evaluate": Kind("evals.evaluate", ("evals.evaluate", *_EVALS, "openai", "anthropic")),
+    "evals.evaluate": Kind("evals.evaluate", ("evals.evaluate", "evals.evaluate.children", "evals.evaluate.publishing", *_EVALS, "openai", "anthropic")),
     "evals.site": Kind("evals.site", ("evals.site", *_EVALS)),
     "evals.askers.processes": Kind("evals.askers.processes", (*_EVALS, "openai", "anthropic"), ("-P",), {"PYTHONPATH": _FETCHER_PATH}),
 }

@@ -30,10 +30,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     # registries' old names (evals.extensions), which nothing in the harness imports.
     ("parts", ("evals.extensions", "evals.tasks", "evals.tasks.*", "evals.providers", "evals.providers.*", "evals.datasets", "evals.datasets.*",
                "evals.grading", "evals.grading.*", "evals.luau", "evals.luau.*", "evals.energy", "evals.energy.*")),
-    ("identity", ("evals.identity", "evals.command_line", "evals.config", "evals.plan", "evals.plans")),
-    ("engine", ("evals.cache", "evals.run", "evals.batch", "evals.askers", "evals.askers.*")),
-    ("outputs", ("evals.results", "evals.schema", "evals.registry", "evals.verify", "evals.regrade", "evals.publish", "evals.site", "evals.metadata")),
-    ("commands", ("evals.evaluate", "evals.cli", "evals.cli.*", "plugins", "plugins.*")),
+    ("identity", ("evals.identity", "evals.command_line", "evals.config", "evals.plan")),
+    ("engine", ("evals.cache", "evals.run", "evals.askers", "evals.askers.*")),
+    ("outputs", ("evals.results", "evals.schema", "evals.registry", "evals.verify", "evals.publish", "evals.site", "evals.metadata")),
+    ("commands", ("evals.evaluate", "evals.evaluate.*", "plugins", "plugins.*")),  # evaluate: a package of its phases
 ]
 # Above the parts, only these modules of the parts may be named: the interfaces, never a
 # concrete eval, dataset loader, grader or provider (those are reached through the registries).

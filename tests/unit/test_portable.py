@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from evals import identity, plans
+from evals import identity
+from evals.evaluate import saved_plans
 from evals.names import windows_path_note
 
 # Where a filesystem cannot flock a folder (NFS: EBADF on a folder open for reading only).
@@ -39,7 +40,7 @@ def test_a_windows_dataset_path_with_an_equals_sign_is_a_path_not_an_eval(value,
 
 
 def test_a_plan_saved_under_a_windows_device_name_is_still_resumed(tmp_path):
-    path = plans.save(tmp_path, "Nul.x", {"multiple_choice": {"config": {}, "dataset": "bundled"}}, {}, {})
+    path = saved_plans.save(tmp_path, "Nul.x", {"multiple_choice": {"config": {}, "dataset": "bundled"}}, {}, {})
     assert path.name.startswith("_Nul.x~")
     path.rename(path.with_name(path.name.removeprefix("_")))  # where the earlier harness saved it
-    assert plans.load(tmp_path, "Nul.x")["evals"] == {"multiple_choice": {"config": {}, "dataset": "bundled"}}
+    assert saved_plans.load(tmp_path, "Nul.x")["evals"] == {"multiple_choice": {"config": {}, "dataset": "bundled"}}

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evals.regrade import regrade
+from evals.evaluate.regrade import regrade
 from tests.support.site_boards import make_registry
 
 

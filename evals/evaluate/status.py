@@ -1,0 +1,77 @@
+"""What each eval's run folder holds so far, read and never written: `evaluate NAME --status`
+(answered, errors, remaining, and the state of the run's batches, each asked once) and the
+requests line of `--dry-run` (what is left to ask)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from evals.errors import EvalError
+from evals.evaluate.plan import Eval, Plan
+from evals.scrub import printable
+from evals.tasks import TASKS
+from evals.words import in_words
+
+
+def show_status(plan: Plan, args: argparse.Namespace) -> None:
+    for e in plan.selected:
+        print(_status(e))
+        for line in _batch_status(e, args):
+            print(printable(f"      {line}"))  # a batch's problem quotes its server
+
+
+def _cached(e: Eval) -> tuple[int, int]:
+    """(answered, errors) among the eval's candidate calls its run folder holds."""
+    from evals.cache import RunCache
+
+    cache = RunCache(e.run_folder, session=None)
+    answered = errors = 0
+    for sample in e.planned.samples:
+        record = cache.read(sample.id, "candidate")
+        answered += bool(record and "response" in record)
+        errors += bool(record and "error" in record)
+    return answered, errors
+
+
+def requests(e: Eval) -> str:
+    """The model requests the eval would make, for --dry-run: an item not answered yet is
+    asked once, and judged by each judge (retries and calls cached since come on top or off)."""
+    if e.published:
+        return "none (published: reproduced offline)"
+    if e.finished:
+        return "none (finished: reproduced offline)"
+    answered = _cached(e)[0]
+    n = len(e.planned.samples)
+    judges = len(e.identity.judges) if TASKS[e.name].uses_judges else 0
+    judged = f" + {(n - answered) * judges:,} to {in_words(judges)} judge{'s' if judges != 1 else ''}" if judges else ""
+    return f"about {(n - answered) * (1 + judges):,}: {n - answered:,} to the model{judged} ({answered:,} of {n:,} items cached)"
+
+
+def _status(e: Eval) -> str:
+    answered, errors = _cached(e)
+    n = len(e.planned.samples)
+    done = "published" if e.published else "result file written" if e.result_file.is_file() else "no result file yet"
+    return f"  {e.tag}: {answered} of {n} answered (cached), {errors} errors, {n - answered} remaining; {done}"
+
+
+def _batch_status(e: Eval, args: argparse.Namespace) -> list[str]:
+    """The run's recorded batches, each asked once for its state; a provider that cannot be
+    reached (its key is not set) says so once, and its batches show their last recorded state."""
+    from evals.askers.batch import describe
+    from evals.providers import ProviderSpec, make_provider
+
+    problems: list[str] = []
+
+    def api_for(entry: dict[str, Any]):
+        spec = ProviderSpec.from_identity(entry["provider"], responses_api=entry.get("responsesApi", False),
+                                          api_key_env=args.api_key_env if entry["provider"] == e.identity.spec.identity() else None)
+        try:
+            return make_provider(spec).batch_api()
+        except EvalError as error:
+            if str(error) not in problems:
+                problems.append(str(error))
+            return None
+
+    lines = describe(e.run_folder, api_for)
+    return [f"cannot ask the batches' state ({problem}): showing the state last recorded" for problem in problems] + lines
