@@ -8,7 +8,9 @@ file that is not the run its name says (renamed, or its config edited). Until ev
 models.json is left as it is, metadata included (`evaluate` keeps that in the plan until
 something is published), so a refused attempt leaves no trace on the board. Each refusal is
 one line. `build` applies the same rules (`board_refusals`, `identity_mismatch`) to
-every published entry."""
+every published entry. While models.json names the result of an eval no installed package puts
+on the board (`registry.others`) nothing new is published (the same files again are, that
+result kept): an entry without it would be invalid once the package is back."""
 
 from __future__ import annotations
 
@@ -44,8 +46,11 @@ def publish(
     cannot be rendered (naming the bad file). `add_hint` (`add_command`) is the command a
     model not yet in models.json is added with; without one the hint names the flags only."""
     loaded = {key: read_result(path) for key, path in results.items()}
-    current = registry.find_entry(registry.load_models(models_path, results=results_dir), name)
-    republished = current is not None and current.get("resultFiles") == {key: path.name for key, path in results.items()}
+    models = registry.load_models(models_path, results=results_dir)
+    current = registry.find_entry(models, name)
+    on_board = {key: file for key, file in ((current or {}).get("resultFiles") or {}).items() if key in registry.RESULT_KEYS}
+    republished = current is not None and bool(on_board) and on_board == {key: path.name for key, path in results.items()}
+    others = {key: entry["name"] for entry in models for key in registry.others(entry)}  # key -> a model that names it
     # The same files again keep the decision they were published with: --allow-errors is
     # taken once, when publishing, not on every rerun that reproduces them.
     allow_errors = allow_errors or (current is not None and republished and bool(current.get("allowErrors")))
@@ -67,11 +72,16 @@ def publish(
         if missing:
             lines.append(f"not published yet: {', '.join(missing)} not finished; resultFiles is set once all {in_words(len(registry.RESULT_KEYS))} exist")
             return None
-        if "electricity" in (new.get("price") or {}) and set(new.get("kilowattHour") or {}) != set(registry.KWH_KEYS):
+        if others and not (republished and set(others) <= set(registry.others(new))):
+            named = ", ".join(f"resultFiles.{key} of {model!r}" for key, model in others.items())
+            lines.append(f"not published: models.json names results of an eval no installed package puts on the board ({named}), "
+                         f"and every entry needs every eval's; install the package that registers it and run it for {name!r} too")
+            return None
+        if "electricity" in (new.get("price") or {}) and not set(registry.KWH_KEYS) <= set(new.get("kilowattHour") or {}):
             lines.append(f"not published: an electricity-priced model needs all {in_words(len(registry.KWH_KEYS))} kilowattHour values "
                          f"({', '.join(registry.KWH_KEYS)}); measure them with --energy (an eval that ran without it: --force --energy)")
             return None
-        new["resultFiles"] = {key: path.name for key, path in results.items()}
+        new["resultFiles"] = {**(new.get("resultFiles") or {}), **{key: path.name for key, path in results.items()}}  # `others` kept
         if gate_waived:
             new["allowErrors"] = True  # build judges the error gate the way this publish did
         else:

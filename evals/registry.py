@@ -8,12 +8,23 @@ data/results/<eval>/), set only when every eval on the board has one (an entry i
 only then: until something is published its metadata waits in the plan, `evals.evaluate.saved_plans`), and allowErrors (true when they were published with --allow-errors). The file keeps the
 hand-edited key order, two-space indent and a trailing newline, so that diffs stay small.
 
+Packages come and go: resultFiles may also name the result of an eval no installed package
+puts on the board (`others`; its kilowattHour figures with it). Such a key is kept in the file
+as written and left out of everything else (the board, verify, what is published), and every
+command that reads the file says so once, in one warning line naming the key and its files
+(`warn_others`); installing the package that registers the eval brings it back. Publishing
+refuses to add results then (`evals.publish`): a model without that eval's result would make
+the file invalid once the package is back.
+
 `update_entry` is all or nothing: under the lock it validates the new list and renders the
 site from it before it writes anything, then writes models.json and the site page."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,7 +34,8 @@ from filelock import FileLock
 from evals.atomic import write_json_atomic, write_text_atomic
 from evals.entry_points import Registry
 from evals.errors import RegistryError
-from evals.tasks import on_board, on_board_keys
+from evals.scrub import printable
+from evals.tasks import on_board, on_board_keys, tasks
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 MODELS = DATA / "models.json"
@@ -60,15 +72,53 @@ def load_models(path: Path = MODELS, *, results: Path = RESULTS) -> list[dict[st
         if entry["name"] in names:
             raise RegistryError(f"{path}: {entry['name']!r} appears twice; names must be unique")
         names.add(entry["name"])
+    warn_others(path, models)
     return models
+
+
+def others(entry: dict[str, Any]) -> dict[str, str]:
+    """The entry's resultFiles of evals not on the board (key -> file name): kept, left out."""
+    return {key: file for key, file in (entry.get("resultFiles") or {}).items() if key not in RESULT_KEYS}
+
+
+# The warnings said, as digests, in the environment: said once by a command and not again by
+# the processes it starts (evaluate's pytest runs, their xdist workers).
+WARNED = "ROBLOX_EVALS_WARNED"
+SHOWN_ENTRIES = 3
+
+
+def warn_others(path: Path, models: list[dict[str, Any]]) -> list[str]:
+    """One line per key of `others` in `models`, printed to stderr as "warning: ..." unless
+    this process (or the one that started it) said it already; the lines are returned."""
+    by_key: dict[str, list[str]] = {}
+    for entry in models:
+        for key, file in others(entry).items():
+            by_key.setdefault(key, []).append(f"{entry['name']!r} {file}")
+    lines = []
+    for key, named in by_key.items():
+        shown = ", ".join(named[:SHOWN_ENTRIES]) + (f" and {len(named) - SHOWN_ENTRIES} more" if len(named) > SHOWN_ENTRIES else "")
+        task = next((t for t in tasks().values() if t.key == key), None)
+        why = (f"eval {task.name!r} ({type(task).__module__}) is installed but not on the board" if task
+               else "no installed package registers an eval with that key")
+        lines.append(f"{path}: resultFiles.{key} ({shown}) is left out: {why}; "
+                     f"it is kept, and installing the package that puts it on the board brings it back")
+    said = os.environ.get(WARNED, "").split()
+    for line in lines:
+        digest = hashlib.sha256(line.encode()).hexdigest()[:16]
+        if digest not in said:
+            said.append(digest)
+            os.environ[WARNED] = " ".join(said)
+            print(printable(f"warning: {line}"), file=sys.stderr)
+    return lines
 
 
 def check_entry(entry: Any, *, results: Path | None = None, label: str | None = None) -> None:
     """Raise RegistryError when `entry` is not a valid models.json entry (`schema.Entry`): one
     line naming the entry, the field, what it must be and its value. With `results` (the
     results folder) the files resultFiles names must exist there; without, only their form is
-    checked, so metadata can be checked before anything runs. `label` names an entry without
-    a name (default: its name)."""
+    checked, so metadata can be checked before anything runs (the files of `others` are not:
+    their folder is their eval's name, which no installed package says). `label` names an
+    entry without a name (default: its name)."""
     from evals import schema
 
     name = entry.get("name") if isinstance(entry, dict) else None

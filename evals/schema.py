@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import math
 import types
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
@@ -127,8 +128,24 @@ KilowattHour = create_model(
     "KilowattHour", __doc__=f"a map of some of {', '.join(kilowatt_hour_keys())} to kWh", __config__=CLOSED, **_kwh)
 _files: dict[str, Any] = {key: (Annotated[str, Strict(), AfterValidator(_file_name), _must(f"a file name in results/{folder}/")], ...)
                           for key, folder in on_board_keys().items()}
+
+
+class _OthersKept(BaseModel):
+    """resultFiles may also name the result of an eval that is not on the board (its package
+    uninstalled): kept as written, checked as a file name, and left out of everything else
+    (`registry.others`) until a package puts it on the board again."""
+
+    model_config = ConfigDict(extra="allow")
+    __pydantic_extra__: dict[str, Annotated[str, Strict(), AfterValidator(_file_name),
+                                            _must("a file name in results/<its eval>/")]] = Field(init=False)
+
+
 ResultFiles = create_model(
-    "ResultFiles", __doc__=f"a map of all of {', '.join(on_board_keys())} to file names", __config__=CLOSED, **_files)
+    "ResultFiles", __doc__=f"a map of all of {', '.join(on_board_keys())} to file names", __base__=_OthersKept, **_files)
+
+
+def _is_kwh(value: Any) -> bool:
+    return type(value) in (int, float) and math.isfinite(value) and value >= 0
 
 
 class Entry(BaseModel):
@@ -144,6 +161,18 @@ class Entry(BaseModel):
     kilowattHour: KilowattHour | None = None  # type: ignore[valid-type]  # made at import (above)
     resultFiles: ResultFiles | None = None  # type: ignore[valid-type]  # made at import (above)
     allowErrors: Flag = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _others_kwh(cls, value: Any) -> Any:
+        """An entry that names the result of an eval not on the board (`_OthersKept`) may hold
+        that eval's kilowattHour figures too: a key of no eval on the board is then taken when
+        its value is a kWh figure (an entry of the board's evals only has none: a typo)."""
+        files, kwh = (value.get("resultFiles"), value.get("kilowattHour")) if isinstance(value, dict) else (None, None)
+        if isinstance(files, dict) and isinstance(kwh, dict) and set(files) - set(on_board_keys()):
+            known = set(kilowatt_hour_keys())
+            return {**value, "kilowattHour": {key: v for key, v in kwh.items() if key in known or not _is_kwh(v)}}
+        return value
 
 
 # ---- result files ----------------------------------------------------------------------------

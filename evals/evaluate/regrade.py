@@ -92,7 +92,7 @@ def _board(models: list[dict[str, Any]], results_dir: Path, regraded: dict[str, 
     with the regraded files in place of the published ones."""
     board = []
     for entry in models:
-        paths = {key: registry.result_path(entry, key, results_dir) for key in entry["resultFiles"]}
+        paths = {key: registry.result_path(entry, key, results_dir) for key in registry.RESULT_KEYS}  # not `registry.others`
         results = {key: read_result(path) for key, path in paths.items()}
         results.update({key: new for key, (_, _, new) in regraded.get(entry["name"], {}).items()})
         board.append(site.Published(entry, paths, results))

@@ -250,6 +250,7 @@ class MalformedReply(TransientError):
 
 
 def reply_body(raw: bytes) -> dict[str, Any]:
+    """A 200 reply's body: a JSON object, or MalformedReply."""
     try:
         body = json.loads(raw)
     except ValueError as error:  # JSONDecodeError, or bytes that are not UTF-8
@@ -267,6 +268,7 @@ def json_object(value: Any, where: str, *, optional: bool = False) -> dict[str, 
 
 
 def json_list(value: Any, where: str, *, optional: bool = False) -> list[Any]:
+    """A list; with `optional`, null or missing reads as an empty one."""
     if optional and value is None:
         return []
     if not isinstance(value, list):
@@ -298,6 +300,7 @@ def json_text(value: Any, where: str, *, optional: bool) -> str | None: ...
 
 
 def json_text(value: Any, where: str, *, optional: bool = False) -> str | None:
+    """A string; with `optional`, null or missing reads as None."""
     if optional and value is None:
         return None
     if not isinstance(value, str):

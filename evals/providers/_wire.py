@@ -18,7 +18,7 @@ import json
 import math
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -138,7 +138,7 @@ class _Backend:
         self._inner.sleep(seconds)
 
 
-def http_client(default_client: type) -> Any:
+def http_client(default_client: Callable[..., Any]) -> Any:
     """The SDK's default httpx2 client (`openai.DefaultHttpxClient`, `anthropic.DefaultHttpxClient`:
     its timeout, limits and redirects) with the deadline on every transport, the proxies' too,
     and cross-origin redirects refused."""

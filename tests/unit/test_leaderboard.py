@@ -107,3 +107,68 @@ def test_update_entry_keeps_the_hand_edited_order_and_format(tmp_path):
     assert text == json.dumps([GOOD], indent=2) + "\n"
 
 
+
+
+# -- an eval no installed package registers --------------------------------------------------------
+
+ON_BOARD = {"freeform": "a.json", "multipleChoice": "b.json", "leetcode": "c.json"}
+
+
+def _board_files(results, files=ON_BOARD):
+    for key, folder in registry.RESULT_KEYS.items():
+        (results / folder).mkdir(parents=True, exist_ok=True)
+        (results / folder / files[key]).write_text("{}")
+
+
+def test_the_result_of_an_eval_no_package_registers_is_kept_and_said_once(tmp_path, monkeypatch, capsys):
+    """Its package uninstalled, an eval's key in resultFiles (and its kilowattHour figure) is no
+    error: loaded, left out of what the board reads, said in one warning line once per process
+    tree (the environment carries it to the processes a command starts), kept when written."""
+    monkeypatch.delenv(registry.WARNED, raising=False)
+    path, results = tmp_path / "models.json", tmp_path / "results"
+    _board_files(results)
+    entry = {**GOOD, "price": {"electricity": 0.3}, "kilowattHour": {"freeform": 1, "echo": 0.5},
+             "resultFiles": {**ON_BOARD, "echo": "e.json"}, "note": "kept"}
+    path.write_text(json.dumps([entry], indent=2) + "\n")
+    (loaded,) = registry.load_models(path, results=results)
+    registry.load_models(path, results=results)
+    assert loaded == entry and registry.others(loaded) == {"echo": "e.json"}
+    assert registry.published_files(path, results=results) == {results / folder / ON_BOARD[key] for key, folder in registry.RESULT_KEYS.items()}
+    assert capsys.readouterr().err.splitlines() == [
+        f"warning: {path}: resultFiles.echo ('M' e.json) is left out: no installed package registers an eval with that key; "
+        "it is kept, and installing the package that puts it on the board brings it back"]
+    registry.update_entry("M", lambda e: {**e, "size": 7}, path, results=results)
+    assert json.loads(path.read_text()) == [{**entry, "size": 7}]
+    assert capsys.readouterr().err == ""  # said already, in this process
+
+
+def test_the_warning_names_every_key_once_and_at_most_three_models_each(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv(registry.WARNED, raising=False)
+    path, results = tmp_path / "models.json", tmp_path / "results"
+    _board_files(results)
+    models = [{**GOOD, "name": f"M{i}", "resultFiles": {**ON_BOARD, "echo": f"e{i}.json", **({"tiers": "t.json"} if i == 1 else {})}}
+              for i in range(1, 6)]
+    path.write_text(json.dumps(models))
+    lines = registry.warn_others(path, registry.load_models(path, results=results))
+    assert [line.split(" is left out")[0] for line in lines] == [
+        f"{path}: resultFiles.echo ('M1' e1.json, 'M2' e2.json, 'M3' e3.json and 2 more)", f"{path}: resultFiles.tiers ('M1' t.json)"]
+    assert capsys.readouterr().err.count("warning: ") == 2
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"resultFiles": {**ON_BOARD, "echo": 5}}, "resultFiles.echo: must be a file name in results/<its eval>/ (got 5)"),
+        ({"resultFiles": {**ON_BOARD, "echo": "../e.json"}}, 'resultFiles.echo: must be a file name in results/<its eval>/ (got "../e.json")'),
+        ({"resultFiles": {"freeform": "a.json", "echo": "e.json"}}, "resultFiles.multipleChoice: missing"),
+        # Without the result of another eval a kilowattHour key of none is a typo, as before.
+        ({"resultFiles": ON_BOARD, "kilowattHour": {"freeform": 1, "echo": 2}}, "kilowattHour: must be a map of some of freeform"),
+        ({"resultFiles": {**ON_BOARD, "echo": "e.json"}, "kilowattHour": {"echo": "a lot"}}, "kilowattHour: must be a map of some of freeform"),
+    ],
+)
+def test_the_result_of_an_eval_no_package_registers_is_still_checked(tmp_path, change, message):
+    path = tmp_path / "models.json"
+    _board_files(tmp_path / "results")
+    path.write_text(json.dumps([{**GOOD, **change}]))
+    with pytest.raises(RegistryError, match=re.escape(f"{path}: entry 'M': {message}")):
+        registry.load_models(path, results=tmp_path / "results")
