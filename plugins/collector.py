@@ -19,7 +19,7 @@ from evals.config import results_path, run_dir
 from evals.errors import EvalError
 from evals.identity import to_flags
 from evals.names import row_key
-from evals.publish import Stamp, add_command, finished_results, publish, stamp
+from evals.publish import Stamp, add_command, finished_results, note_written, publish, stamp
 from evals.results import read_result, result_of_run, without_timing, write_result
 from evals.run import forced_in
 from evals.scrub import escape_surrogates, printable
@@ -101,6 +101,7 @@ class ResultsCollector:
             try:
                 write_result(path, result)
                 self.written[path] = stamp(path)
+                note_written(path, self.written[path])  # for `evaluate`, which started this pytest
             except OSError as error:
                 self.unwritten = True
                 self.lines.append(f"{label} cannot write the result file {path} ({error.strerror or error}): every answer is "

@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -179,14 +180,16 @@ def _run_phase(plan: Plan, args: argparse.Namespace, metadata: dict[str, Any]) -
     """The plan saved, the evals run (those not finished already), what finished published."""
     from evals.evaluate.children import PYTEST_USAGE_ERROR, run_children
     from evals.evaluate.publishing import publish_finished
+    from evals.publish import written_notes
 
     save_plan(plan, metadata, args)
     to_run = plan.to_run()
-    codes = run_children(to_run, parallel=args.parallel, cwd=ROOT)
-    if any(code == PYTEST_USAGE_ERROR for code in codes.values()):
-        print("error: stopped at a usage error (above); fix the command and run it again", file=sys.stderr)
-        return USAGE
-    finished, lines = publish_finished(plan, args, metadata, ran=bool(to_run))
+    with tempfile.TemporaryDirectory(prefix="evaluate-written-") as written:  # what the runs wrote: not rescored
+        codes = run_children(to_run, parallel=args.parallel, cwd=ROOT, written=Path(written))
+        if any(code == PYTEST_USAGE_ERROR for code in codes.values()):
+            print("error: stopped at a usage error (above); fix the command and run it again", file=sys.stderr)
+            return USAGE
+        finished, lines = publish_finished(plan, args, metadata, ran=bool(to_run), written=written_notes(Path(written)))
     return REFUSED_OR_FAILED if show_summary(plan, args, finished, lines, codes, metadata) else 0
 
 

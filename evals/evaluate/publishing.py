@@ -6,23 +6,27 @@ only by a command that runs: --status and --dry-run return before it."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from evals import registry
 from evals.evaluate.plan import Plan
-from evals.publish import finished_results, publish
+from evals.publish import Stamp, finished_results, publish
 from evals.results import read_result
 from evals.scrub import printable
 from evals.tasks import TASKS
 
 
-def publish_finished(plan: Plan, args: argparse.Namespace, metadata: dict[str, Any], *, ran: bool) -> tuple[dict[str, Path], list[str]]:
+def publish_finished(plan: Plan, args: argparse.Namespace, metadata: dict[str, Any], *, ran: bool,
+                     written: Mapping[Path, Stamp] = {}) -> tuple[dict[str, Path], list[str]]:
     """The result files finished now, by key, and what publishing them said (nothing when the
     command does not publish, or nothing of the board finished). `ran`: some eval's pytest ran,
-    so the summary comes below their logs, under the name again."""
+    so the summary comes below their logs, under the name again. `written`: the result files
+    those runs wrote, with their stamps then: one still as written is not rescored."""
     reproduced = {e.key: e.result_file for e in plan.evals.values() if e.finished}  # checked just now: not rescored twice
-    finished, notes = finished_results({e.key: e.result_file for e in plan.evals.values() if not e.finished}, run_root=plan.runs_dir)
+    finished, notes = finished_results({e.key: e.result_file for e in plan.evals.values() if not e.finished}, run_root=plan.runs_dir,
+                                       written=written)
     finished = {**reproduced, **finished}
     board = {key: path for key, path in finished.items() if key in registry.RESULT_KEYS}  # an eval off the board is never published
     if ran:

@@ -502,3 +502,27 @@ def test_status_and_dry_run_answer_without_importing_the_run_phase(tmp_path):
         done, loaded = evaluate_seeing_modules(data, tmp_path / f"{mode}.txt", "Gold", "--evals=mc", mode)
         assert done.returncode == 0 and "mc: " in done.stdout, out(done)
         assert not {*RUN_PHASE, "evals.site", "pydantic"} & loaded, (mode, sorted({*RUN_PHASE, "evals.site", "pydantic"} & loaded))
+
+
+def test_evaluate_publishes_the_result_files_its_own_runs_wrote_without_rescoring_them(tmp_path, monkeypatch, capsys):
+    """Each eval's pytest notes the result file it wrote (`evals.publish.note_written`), so the
+    evaluate that started it takes it as finished, as written, without running the graders
+    over its run folder again; a file replaced since it was written is rescored. evaluate
+    runs in this process, so the rescorings are counted where they happen."""
+    from evals import verify
+    from evals.evaluate import main
+    from tests.support.harness import harness_env
+
+    for name, value in harness_env().items():
+        monkeypatch.setenv(name, value)
+    rescored: list[str] = []
+    rescore = verify._rescore
+    monkeypatch.setattr(verify, "_rescore", lambda published, **kw: rescored.append(published["config"]["eval"]) or rescore(published, **kw))
+    data = tmp_path / "data"
+
+    with pytest.raises(SystemExit) as done:
+        main(["Gold", "--provider=reference", "--limit=2", "--evals=ff,mc", f"--data-dir={data}"])
+    assert done.value.code == 0, capsys.readouterr()
+    assert rescored == []
+    assert [line.split()[0] for line in capsys.readouterr().out.splitlines()[-2:]] == ["ff", "mc"]
+

@@ -206,3 +206,41 @@ def test_an_unknown_difficulty_is_named(tmp_path):
     path.write_text(json.dumps({**PROBLEM, "difficulty": "Brutal"}) + "\n")
     with pytest.raises(DatasetError, match="difficulty 'brutal' is not one of Easy, Medium, Hard"):
         load_problems(str(path), "test")
+
+
+def test_the_result_files_a_child_wrote_are_finished_as_written_and_one_replaced_since_is_rescored(tmp_path, monkeypatch):
+    """What evaluate's pytest runs note they wrote (`note_written`, one file per process in the
+    folder WRITTEN_NOTES names) reaches `finished_results`: a file still as written is taken
+    without rescoring, one written over since is compared with its run folder again."""
+    from evals import publish, verify
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    kept, replaced = tmp_path / "kept.json", tmp_path / "replaced.json"
+    for path in (kept, replaced):
+        path.write_text("{}")
+    monkeypatch.setenv(publish.WRITTEN_NOTES, str(notes))
+    for path in (kept, replaced):
+        publish.note_written(path, publish.stamp(path))
+    publish.note_written(tmp_path / "never.json", None)  # nothing to note: nothing was written
+    (notes / "garbled.jsonl").write_text('{"path": "x"}\nnot json\n')
+    replaced.unlink()
+    replaced.write_text("{}")  # another file since (another inode)
+
+    compared: list[str] = []
+    monkeypatch.setattr(verify, "compare", lambda path, **kw: compared.append(path.name) or ("ok", ""))
+    written = publish.written_notes(notes)
+    finished, lines = publish.finished_results({"a": kept, "b": replaced}, run_root=tmp_path, written=written)
+
+    assert set(written) == {kept.resolve(), replaced.resolve()}
+    assert finished == {"a": kept, "b": replaced} and lines == []
+    assert compared == ["replaced.json"]
+
+
+def test_nothing_is_noted_without_a_command_that_asked(tmp_path, monkeypatch):
+    from evals import publish
+
+    monkeypatch.delenv(publish.WRITTEN_NOTES, raising=False)
+    (tmp_path / "r.json").write_text("{}")
+    publish.note_written(tmp_path / "r.json", publish.stamp(tmp_path / "r.json"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
