@@ -1,6 +1,6 @@
-"""evals/energy.py's span log across processes: spans written at once by threads and by child
+"""evals/energy/spans.py's span log across processes: spans written at once by threads and by child
 processes are all read back, one file per process. The children are forked with multiprocessing,
-since a process of its own, writing its own file, is what is tested. The rest of evals/energy.py
+since a process of its own, writing its own file, is what is tested. The rest of evals/energy/
 is tests/unit/test_energy.py."""
 
 from __future__ import annotations

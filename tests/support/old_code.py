@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -40,6 +41,7 @@ def publish_with_old_code(commit: str, folder: Path, server, *flags: str) -> Pat
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit], capture_output=True, check=True).stdout
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(old, filter="data")
+    _own_entry_points(old)
     env = harness_env(PYTHONPATH=str(old))
     where = subprocess.run([sys.executable, "-c", "import evals.evaluate, plugins; print(evals.evaluate.__file__); print(plugins.__file__)"],
                            cwd=old, env=env, capture_output=True, text=True, check=True)
@@ -51,6 +53,18 @@ def publish_with_old_code(commit: str, folder: Path, server, *flags: str) -> Pat
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert f"published {NAME!r}" in done.stdout
     return data
+
+
+def _own_entry_points(tree: Path) -> None:
+    """Give the code in `tree` the entry points its own pyproject.toml declares, as installing
+    that commit would: a `roblox_evals` dist-info on its PYTHONPATH, which `importlib.metadata`
+    finds before (and in place of) this checkout's installed one."""
+    project = tomllib.loads((tree / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    info = tree / f"roblox_evals-{project['version']}.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {project['version']}\n")
+    (info / "entry_points.txt").write_text("".join(f"[{group}]\n" + "".join(f"{name} = {value}\n" for name, value in points.items()) + "\n"
+                                                   for group, points in project.get("entry-points", {}).items()))
 
 
 @pytest.fixture(scope="module")
