@@ -37,7 +37,7 @@ model page no published model has is stale too (`--write` removes it). Text is J
 leaves a stale site; publishing renders the site itself (`site_changes`) from the models list
 it is about to write.
 
-Bad data is one line naming the file, exit 2: models.json invalid (see registry.check_entry), a
+Bad data is one line naming the file, exit 2: models.json invalid (see models_file.check_entry), a
 result file missing, truncated or of the wrong shape (see results.read_result: the line names
 the field), or one that cannot be on the board by the publish rules (not publishable by its own
 config and summary, with the entry's allowErrors; another eval's result; renamed or edited so
@@ -62,7 +62,7 @@ from evals.errors import RegistryError
 from evals.entry_points import Registry
 from evals.names import attempt_key, file_name
 from evals.publish import board_refusals, identity_mismatch
-from evals.registry import MODELS, RESULTS, Render, load_models, lock
+from evals.models_file import MODELS, RESULTS, Render, load_models, lock
 from evals.results import failures, over_error_gate, read_result
 from evals.scrub import escape_unencodable
 from evals.tasks import Column, Task, on_board
@@ -132,7 +132,7 @@ def _build(*, models_path: Path, results_dir: Path, runs_dir: Path | None, site_
 
 
 def rebuild_site(data_dir: Path) -> Render:
-    """The render `publish` (and `registry.update_entry`) takes: the site beside the data folder
+    """The render `publish` (and `models_file.update_entry`) takes: the site beside the data folder
     (the repository's site/ for its data/), its data.js and model pages from the new models
     list, the results and the run folders. Publishing is handed it by its caller, so publish.py
     (whose rules the site applies) never imports the site."""

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evals import registry
+from evals import models_file
 from evals.config import run_name
 from evals.errors import EvalError
 from evals.names import row_key
@@ -213,14 +213,14 @@ def published_runs(models_path: Path, results_dir: Path, name: str | None = None
     """Every result file of every published model in models.json, or only of the model `name`
     (an unknown or unpublished name is a VerifyError listing the published names). A
     malformed models.json is a RegistryError."""
-    published = [m for m in registry.load_models(models_path, results=results_dir) if m.get("resultFiles")]
+    published = [m for m in models_file.load_models(models_path, results=results_dir) if m.get("resultFiles")]
     if name is not None:
         chosen = [m for m in published if m["name"] == name]
         if not chosen:
             names = ", ".join(repr(m["name"]) for m in published) or "none yet"
             raise VerifyError(f"{name!r} is not published in {models_path}; published: {names}")
         published = chosen
-    return [PublishedRun(m["name"], key, registry.result_path(m, key, results_dir)) for m in published for key in registry.RESULT_KEYS]
+    return [PublishedRun(m["name"], key, models_file.result_path(m, key, results_dir)) for m in published for key in models_file.RESULT_KEYS]
 
 
 @dataclass(frozen=True)

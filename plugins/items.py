@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from evals import registry
+from evals import models_file
 from evals.askers import Asker, Batches, ChildProcesses, Fetchers, Threads
 from evals.askers.processes import discard_prestarted
 from evals.atomic import remove_stale_temp_files
@@ -56,7 +56,7 @@ def configure(config: pytest.Config) -> None:
     state.asker = config.hook.pytest_evals_make_asker(config=config)
     try:
         state.planned = {name: plan(TASKS[name], s.identity) for name in reachable}
-        published = registry.published_files(s.results_root.parent / "models.json", results=s.results_root)
+        published = models_file.published_files(s.results_root.parent / "models.json", results=s.results_root)
     except EvalError as error:
         raise pytest.UsageError(printable(str(error))) from None
     state.published = {name for name, item in state.planned.items() if results_path(s.results_root, item.config) in published}

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from evals import registry
+from evals import models_file
 from evals.config import run_name
 from evals.datasets.leetcode import load_problems
 from evals.errors import DatasetError, RegistryError
@@ -23,7 +23,7 @@ TOKENS = {**ENTRY, "price": {"input": 1, "output": 2}}
 def result_files(data: Path, *, provider="openai", api_errors=0, limit=None, model="m-1") -> dict[str, Path]:
     """The three result files of one run, each named by its run, as the collector writes them."""
     paths = {}
-    for key, folder in registry.RESULT_KEYS.items():
+    for key, folder in models_file.RESULT_KEYS.items():
         config = {"eval": folder, "provider": provider, "model": model, "split": "test"}
         if limit:
             config["limit"] = limit
@@ -37,7 +37,7 @@ def result_files(data: Path, *, provider="openai", api_errors=0, limit=None, mod
 
 
 def published(data: Path) -> dict | None:
-    return registry.find_entry(registry.load_models(data / "models.json", results=data / "results"), "M")
+    return models_file.find_entry(models_file.load_models(data / "models.json", results=data / "results"), "M")
 
 
 def test_all_three_results_set_result_files(tmp_path):
@@ -151,7 +151,7 @@ def test_a_publish_whose_site_cannot_be_rendered_writes_nothing(tmp_path):
     publish_beside_site(data, "M")
     publish_beside_site(data, "N")
     before = (data / "models.json").read_bytes(), site_js.read_bytes()
-    corrupt = registry.result_path(published(data), "leetcode", data / "results")  # another model's file
+    corrupt = models_file.result_path(published(data), "leetcode", data / "results")  # another model's file
     corrupt.write_bytes(corrupt.read_bytes()[:100])
 
     with pytest.raises(RegistryError) as error:
