@@ -21,7 +21,7 @@ from typing import Any
 
 from evals import models_file
 from evals.config import run_name
-from evals.errors import RegistryError
+from evals.errors import DataFileError
 from evals.identity import model_keys
 from evals.results import not_publishable_reasons, read_result
 from evals.words import in_words
@@ -41,7 +41,7 @@ def publish(
 ) -> list[str]:
     """Record `results` (resultFiles key -> result file) for the model `name`; the lines say
     what happened. `rebuild` (`site.rebuild_site`) renders the site from the new models list
-    before anything is written. Raises RegistryError, and writes nothing, when the entry would
+    before anything is written. Raises DataFileError, and writes nothing, when the entry would
     be invalid (a new model's missing metadata, a bad date: naming the field) or the site
     cannot be rendered (naming the bad file). `add_hint` (`add_command`) is the command a
     model not yet in models.json is added with; without one the hint names the flags only."""
@@ -61,7 +61,7 @@ def publish(
     def mutate(entry: dict[str, Any] | None) -> dict[str, Any] | None:
         if entry is None and metadata is None:
             hint = add_hint or shlex.join(["uv", "run", "evaluate", name, "--model=MODEL", "--provider=PROVIDER", *METADATA_TO_FILL])
-            raise RegistryError(f"{name!r} is not in {models_path.name}: add it first with `{hint}` (the upper-case values are yours to fill in)")
+            raise DataFileError(f"{name!r} is not in {models_path.name}: add it first with `{hint}` (the upper-case values are yours to fill in)")
         new = {**(entry or {"name": name, "size": None}), **(metadata or {})}
         if kwh:
             new["kilowattHour"] = {**(new.get("kilowattHour") or {}), **kwh}

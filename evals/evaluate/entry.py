@@ -9,7 +9,7 @@ import argparse
 from typing import Any
 
 from evals import models_file
-from evals.errors import RegistryError, UsageError
+from evals.errors import DataFileError, UsageError
 from evals.evaluate.plan import Eval, Plan
 
 
@@ -29,7 +29,7 @@ def _metadata(args: argparse.Namespace, saved: dict[str, Any] | None, entry: dic
         _look_up_missing(fields, ff.planned.config.to_dict())
     try:
         models_file.check_entry({**(entry or {"name": args.name, "size": None}), **fields})
-    except RegistryError as error:  # the flags' values: a usage error, as a wrong flag is
+    except DataFileError as error:  # the flags' values: a usage error, as a wrong flag is
         raise UsageError(str(error)) from None
     return fields
 

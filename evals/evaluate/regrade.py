@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from evals import models_file, site
-from evals.errors import EvalError
+from evals.errors import EvalError, RescoreFailed, VerifyError
 from evals.results import read_result, write_result
 from evals.scrub import printable
-from evals.verify import REGRADE, PublishedRun, RescoreFailed, VerifyError, overall, published_runs, verdict_of
+from evals.verify import REGRADE, PublishedRun, overall, published_runs, verdict_of
 
 
 

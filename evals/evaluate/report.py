@@ -14,7 +14,7 @@ from typing import Any
 from evals import models_file
 from evals.evaluate.plan import Eval, Plan
 from evals.evaluate.status import requests
-from evals.results import Prices, read_result
+from evals.results import TokenPrices, read_result
 
 
 def show_plan(plan: Plan, *, dry_run: bool) -> None:
@@ -96,7 +96,7 @@ def _cost(overall: dict[str, Any], energy: dict[str, Any] | None, price: dict[st
     tokens = overall["tokens"]
     if price and "input" in price:
         batched = (overall.get("batch") or {}).get("tokens")
-        return f"${Prices(price['input'], price['output']).cost(tokens, batched):,.3f}"
+        return f"${TokenPrices(price['input'], price['output']).cost(tokens, batched):,.3f}"
     if price and energy and energy.get("kWh") is not None:
         return f"${energy['kWh'] * price['electricity']:,.3f}"
     return f"{tokens['input'] + tokens['output']:,} tokens"

@@ -14,7 +14,7 @@ import time
 import pytest
 
 from evals import models_file
-from evals.errors import RegistryError
+from evals.errors import DataFileError
 from tests.support.harness import GOOD
 
 # -- refusals ------------------------------------------------------------------------------------
@@ -49,7 +49,7 @@ from tests.support.harness import GOOD
 def test_an_invalid_entry_is_an_error_naming_the_entry_and_field(tmp_path, change, message):
     path = tmp_path / "models.json"
     path.write_text(json.dumps([{**GOOD, **change}]))
-    with pytest.raises(RegistryError, match=re.escape(f"{path}: entry 'M': {message}")):
+    with pytest.raises(DataFileError, match=re.escape(f"{path}: entry 'M': {message}")):
         models_file.load_models(path, results=tmp_path / "results")
 
 
@@ -67,7 +67,7 @@ def test_an_invalid_entry_is_an_error_naming_the_entry_and_field(tmp_path, chang
 def test_a_bad_entry_is_named_by_its_place_and_only_the_first_error_is_spelled_out(tmp_path, entries, message):
     path = tmp_path / "models.json"
     path.write_text(json.dumps(entries))
-    with pytest.raises(RegistryError) as error:
+    with pytest.raises(DataFileError) as error:
         models_file.load_models(path, results=tmp_path)
     assert str(error.value) == f"{path}: {message}"
 
@@ -86,9 +86,9 @@ def test_check_entry_checks_metadata_before_any_result_file_exists(tmp_path):
     """What `evaluate` can call before any paid request: the metadata alone, one line."""
     files = {"freeform": "a.json", "multipleChoice": "b.json", "leetcode": "c.json"}
     models_file.check_entry({**GOOD, "resultFiles": files})
-    with pytest.raises(RegistryError, match="resultFiles.freeform: names a.json, which is not in"):
+    with pytest.raises(DataFileError, match="resultFiles.freeform: names a.json, which is not in"):
         models_file.check_entry({**GOOD, "resultFiles": files}, results=tmp_path)
-    with pytest.raises(RegistryError) as error:
+    with pytest.raises(DataFileError) as error:
         models_file.check_entry({**GOOD, "price": {"input": float("inf"), "output": 2}})
     assert str(error.value) == "entry 'M': price.input: must be a finite number >= 0, in USD per million input tokens (got Infinity)"
 
@@ -96,7 +96,7 @@ def test_check_entry_checks_metadata_before_any_result_file_exists(tmp_path):
 def test_a_number_too_long_to_read_is_an_error_naming_the_file(tmp_path):
     path = tmp_path / "models.json"
     path.write_text(json.dumps([GOOD])[:-2] + ', "size": ' + "1" * 5000 + "}]")
-    with pytest.raises(RegistryError, match=re.escape(f"{path}: not valid JSON (")):
+    with pytest.raises(DataFileError, match=re.escape(f"{path}: not valid JSON (")):
         models_file.load_models(path, results=tmp_path)
 
 
@@ -170,5 +170,5 @@ def test_the_result_of_an_eval_no_package_registers_is_still_checked(tmp_path, c
     path = tmp_path / "models.json"
     _board_files(tmp_path / "results")
     path.write_text(json.dumps([{**GOOD, **change}]))
-    with pytest.raises(RegistryError, match=re.escape(f"{path}: entry 'M': {message}")):
+    with pytest.raises(DataFileError, match=re.escape(f"{path}: entry 'M': {message}")):
         models_file.load_models(path, results=tmp_path / "results")

@@ -17,7 +17,7 @@ from selenium.webdriver.remote.webdriver import WebDriver
 from evals import schema, site, stats
 from evals.cache import RunCache
 from evals.config import run_name
-from evals.errors import ProviderError, RegistryError
+from evals.errors import DataFileError, ProviderError
 from evals.names import attempt_key
 from evals.providers import Completion, Usage
 from evals.models_file import ENTRY_ORDER, load_models
@@ -370,7 +370,7 @@ def test_an_eval_off_the_board_never_appears(registered, board_data, tmp_path):
 def test_an_eval_whose_column_cannot_be_on_the_board_is_one_line(registered, board_data, column, why, capsys):
     registered(type("Clash", (Spelling,), {"__module__": __name__, "name": "clash", "tag": "cl", "key": "clash", "board": (column,)}))
     line = f"eval {why.replace(':', f' ({__name__}):', 1)}; give it another key or band"
-    with pytest.raises(RegistryError) as refused:
+    with pytest.raises(DataFileError) as refused:
         dict(site.SCORES)
     assert str(refused.value) == line
 
