@@ -77,9 +77,6 @@ class BatchAPI(ABC):
         API's order (not the submission's). A request with none was not run (the batch
         failed or was cut short): the caller treats it as expired."""
 
-    @abstractmethod
-    def cancel(self, batch_id: str) -> BatchState: ...
-
 
 def batch_reply(raw: bytes) -> dict:
     """A Batch API call's JSON body. Some proxies (LiteLLM) answer a call they cannot make

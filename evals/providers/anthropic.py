@@ -192,10 +192,6 @@ class AnthropicBatch(BatchAPI):
         with _translated():
             return _batch_state(batch_reply(self.client.messages.batches.with_raw_response.retrieve(batch_id).http_response.content))
 
-    def cancel(self, batch_id: str) -> BatchState:
-        with _translated():
-            return _batch_state(batch_reply(self.client.messages.batches.with_raw_response.cancel(batch_id).http_response.content))
-
     def results(self, state: BatchState) -> Iterator[tuple[str, RequestOutcome]]:
         for url in state.results:
             with _translated():

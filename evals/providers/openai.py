@@ -278,10 +278,6 @@ class OpenAIBatch(BatchAPI):
         with _translated():
             return _batch_state(batch_reply(self.client.batches.with_raw_response.retrieve(batch_id).http_response.content))
 
-    def cancel(self, batch_id: str) -> BatchState:
-        with _translated():
-            return _batch_state(batch_reply(self.client.batches.with_raw_response.cancel(batch_id).http_response.content))
-
     def results(self, state: BatchState) -> Iterator[tuple[str, RequestOutcome]]:
         for file_id in state.results:
             with _translated():
