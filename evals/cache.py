@@ -17,17 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from evals.atomic import write_json_atomic
-from evals.errors import ProviderError
+from evals.errors import CacheWarning, ProviderError
 from evals.locks import RecordLock, record_lock
 from evals.messages import Completion, kind_of
 from evals.names import file_name, file_name_before
 from evals.scrub import Scrub
 
 FORMAT = 1
-
-
-class CacheWarning(UserWarning):
-    """A cache record could not be used and is being redone."""
 
 
 class RunCache:

@@ -21,7 +21,7 @@ from evals.entry_points import Registry
 from evals.errors import DatasetError, UsageError
 from evals.flags import Field
 from evals.grading.judge_spec import JudgeSpec
-from evals.providers import PLANNED, PROVIDERS, ProviderInfo, ProviderSpec, effective_spec, is_openrouter
+from evals.providers import PROVIDERS, ProviderInfo, ProviderSpec, effective_spec, is_openrouter
 from evals.tasks import TAGS
 from evals.urls import without_credentials
 from evals.words import either
@@ -144,8 +144,6 @@ def check(ident: Identity) -> None:
     spec = ident.spec
     if spec.provider is None:
         raise UsageError(f"--provider is required: one of {', '.join(PROVIDERS)}")
-    if spec.provider in PLANNED:
-        raise UsageError(f"--provider {spec.provider}: {PLANNED[spec.provider]}")
     if spec.provider not in PROVIDERS:
         raise UsageError(f"--provider {spec.provider!r} is unknown; choose one of {', '.join(PROVIDERS)}")
     info = PROVIDERS[spec.provider]

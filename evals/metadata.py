@@ -34,7 +34,7 @@ from urllib.parse import unquote, urlsplit
 import httpx
 
 from evals import hub
-from evals.errors import EvalError
+from evals.errors import MetadataError
 from evals.providers import is_openrouter
 
 OPENROUTER_API = "https://openrouter.ai/api/v1"
@@ -70,10 +70,6 @@ NOT_MODEL_PAGES = frozenset({"datasets", "spaces", "collections", "papers", "doc
 HF_HOSTS = frozenset({"huggingface.co", "www.huggingface.co", "hf.co"})
 LINK_SHAPES = ("https://huggingface.co/ORG/REPO (the whole repo), .../blob/REV/FILE or .../resolve/REV/FILE "
                "(one file, or part 1 of a split GGUF) or .../tree/REV/FOLDER")
-
-
-class MetadataError(EvalError):
-    """A lookup that failed: an unreachable server, an HTTP error, a link that is not what was expected."""
 
 
 # --- OpenRouter ------------------------------------------------------------------------------

@@ -1,15 +1,15 @@
 """Publishing finished runs into data/models.json, under its lock, with the site rebuilt.
 
-A model's resultFiles are set only when every eval on the board (`registry.RESULT_KEYS`) has a
+A model's resultFiles are set only when every eval on the board (`models_file.RESULT_KEYS`) has a
 result of one run identity; an electricity-priced model also needs every kilowattHour value
-(`registry.KWH_KEYS`). Runs over the error gate are not published without --allow-errors (the
+(`models_file.KWH_KEYS`). Runs over the error gate are not published without --allow-errors (the
 entry then records allowErrors); smoke tests and the reference provider never are, nor a result
 file that is not the run its name says (renamed, or its config edited). Until everything holds
 models.json is left as it is, metadata included (`evaluate` keeps that in the plan until
 something is published), so a refused attempt leaves no trace on the board. Each refusal is
 one line. `build` applies the same rules (`board_refusals`, `identity_mismatch`) to
 every published entry. While models.json names the result of an eval no installed package puts
-on the board (`registry.others`) nothing new is published (the same files again are, that
+on the board (`models_file.others`) nothing new is published (the same files again are, that
 result kept): an entry without it would be invalid once the package is back."""
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from evals import registry
+from evals import models_file
 from evals.config import run_name
-from evals.errors import RegistryError
+from evals.errors import DataFileError
 from evals.identity import model_keys
 from evals.results import not_publishable_reasons, read_result
 from evals.words import in_words
@@ -36,23 +36,23 @@ def publish(
     metadata: dict[str, Any] | None = None,
     kwh: dict[str, float] | None = None,
     allow_errors: bool = False,
-    models_path: Path = registry.MODELS,
-    results_dir: Path = registry.RESULTS,
-    rebuild: registry.Render | None = None,
+    models_path: Path = models_file.MODELS,
+    results_dir: Path = models_file.RESULTS,
+    rebuild: models_file.Render | None = None,
     add_hint: str | None = None,
 ) -> list[str]:
     """Record `results` (resultFiles key -> result file) for the model `name`; the lines say
     what happened. `rebuild` (`site.rebuild_site`) renders the site from the new models list
-    before anything is written. Raises RegistryError, and writes nothing, when the entry would
+    before anything is written. Raises DataFileError, and writes nothing, when the entry would
     be invalid (a new model's missing metadata, a bad date: naming the field) or the site
     cannot be rendered (naming the bad file). `add_hint` (`add_command`) is the command a
     model not yet in models.json is added with; without one the hint names the flags only."""
     loaded = {key: read_result(path) for key, path in results.items()}
-    models = registry.load_models(models_path, results=results_dir)
-    current = registry.find_entry(models, name)
-    on_board = {key: file for key, file in ((current or {}).get("resultFiles") or {}).items() if key in registry.RESULT_KEYS}
+    models = models_file.load_models(models_path, results=results_dir)
+    current = models_file.find_entry(models, name)
+    on_board = {key: file for key, file in ((current or {}).get("resultFiles") or {}).items() if key in models_file.RESULT_KEYS}
     republished = current is not None and bool(on_board) and on_board == {key: path.name for key, path in results.items()}
-    others = {key: entry["name"] for entry in models for key in registry.others(entry)}  # key -> a model that names it
+    others = {key: entry["name"] for entry in models for key in models_file.others(entry)}  # key -> a model that names it
     # The same files again keep the decision they were published with: --allow-errors is
     # taken once, when publishing, not on every rerun that reproduces them.
     allow_errors = allow_errors or (current is not None and republished and bool(current.get("allowErrors")))
@@ -63,25 +63,25 @@ def publish(
     def mutate(entry: dict[str, Any] | None) -> dict[str, Any] | None:
         if entry is None and metadata is None:
             hint = add_hint or shlex.join(["uv", "run", "evaluate", name, "--model=MODEL", "--provider=PROVIDER", *METADATA_TO_FILL])
-            raise RegistryError(f"{name!r} is not in {models_path.name}: add it first with `{hint}` (the upper-case values are yours to fill in)")
+            raise DataFileError(f"{name!r} is not in {models_path.name}: add it first with `{hint}` (the upper-case values are yours to fill in)")
         new = {**(entry or {"name": name, "size": None}), **(metadata or {})}
         if kwh:
             new["kilowattHour"] = {**(new.get("kilowattHour") or {}), **kwh}
-        missing = [key for key in registry.RESULT_KEYS if key not in results]
+        missing = [key for key in models_file.RESULT_KEYS if key not in results]
         if refusals:
             lines.extend(f"not published: {reason}" for reason in refusals)
             return None
         if missing:
-            lines.append(f"not published yet: {', '.join(missing)} not finished; resultFiles is set once all {in_words(len(registry.RESULT_KEYS))} exist")
+            lines.append(f"not published yet: {', '.join(missing)} not finished; resultFiles is set once all {in_words(len(models_file.RESULT_KEYS))} exist")
             return None
-        if others and not (republished and set(others) <= set(registry.others(new))):
+        if others and not (republished and set(others) <= set(models_file.others(new))):
             named = ", ".join(f"resultFiles.{key} of {model!r}" for key, model in others.items())
             lines.append(f"not published: models.json names results of an eval no installed package puts on the board ({named}), "
                          f"and every entry needs every eval's; install the package that registers it and run it for {name!r} too")
             return None
-        if "electricity" in (new.get("price") or {}) and not set(registry.KWH_KEYS) <= set(new.get("kilowattHour") or {}):
-            lines.append(f"not published: an electricity-priced model needs all {in_words(len(registry.KWH_KEYS))} kilowattHour values "
-                         f"({', '.join(registry.KWH_KEYS)}); measure them with --energy (an eval that ran without it: --force --energy)")
+        if "electricity" in (new.get("price") or {}) and not set(models_file.KWH_KEYS) <= set(new.get("kilowattHour") or {}):
+            lines.append(f"not published: an electricity-priced model needs all {in_words(len(models_file.KWH_KEYS))} kilowattHour values "
+                         f"({', '.join(models_file.KWH_KEYS)}); measure them with --energy (an eval that ran without it: --force --energy)")
             return None
         new["resultFiles"] = {**(new.get("resultFiles") or {}), **{key: path.name for key, path in results.items()}}  # `others` kept
         if gate_waived:
@@ -94,7 +94,7 @@ def publish(
 
     if refusals and metadata is None:
         return [f"not published: {reason}" for reason in refusals]
-    registry.update_entry(name, mutate, models_path, results=results_dir, render=rebuild)
+    models_file.update_entry(name, mutate, models_path, results=results_dir, render=rebuild)
     return lines
 
 
@@ -108,7 +108,7 @@ def add_command(name: str, flags: list[str], data_dir: Path) -> str:
     the run `flags` ask for (its identity and how-to-run flags, as a pytest run was given them:
     evaluate takes them under the same names), its answers taken from the cache; the metadata
     values are placeholders."""
-    where = [] if data_dir.resolve() == registry.DATA.resolve() else [f"--data-dir={data_dir}"]
+    where = [] if data_dir.resolve() == models_file.DATA.resolve() else [f"--data-dir={data_dir}"]
     return shlex.join(["uv", "run", "evaluate", name, *flags, *where, *METADATA_TO_FILL])
 
 
@@ -119,7 +119,7 @@ def board_refusals(key: str, path: Path, result: dict[str, Any], *, allow_errors
     renamed, or its config edited)."""
     config = result["config"]
     reasons = not_publishable_reasons(config, result["summary"], allow_errors=allow_errors)
-    eval_name = registry.RESULT_KEYS[key]
+    eval_name = models_file.RESULT_KEYS[key]
     if config.get("eval") != eval_name:
         reasons.append(f"it is a {config.get('eval')} result, not {eval_name}")
     expected = run_name(config) + ".json"

@@ -24,7 +24,7 @@ from typing import Any
 
 from evals import stats
 from evals.atomic import write_json_atomic
-from evals.errors import RegistryError
+from evals.errors import DataFileError
 from evals.tasks import TASKS, Task
 
 RESULT_FORMAT = 3
@@ -46,7 +46,7 @@ BATCH_PRICE = 0.5
 
 
 @dataclass(frozen=True)
-class Prices:
+class TokenPrices:
     """USD per million tokens."""
 
     input: float
@@ -59,7 +59,7 @@ class Prices:
         return round((listed["input"] * self.input + listed["output"] * self.output) / 1e6, 6)
 
 
-def summarize(task: Task, rows: list[dict[str, Any]], prices: Prices | None = None) -> dict[str, Any]:
+def summarize(task: Task, rows: list[dict[str, Any]], prices: TokenPrices | None = None) -> dict[str, Any]:
     """The summary of a run's rows; with bands (leetcode's difficulties) an `overall` summary
     and one per band."""
     if not task.bands:
@@ -70,7 +70,7 @@ def summarize(task: Task, rows: list[dict[str, Any]], prices: Prices | None = No
     return summary
 
 
-def _summary(task: Task, rows: list[dict[str, Any]], prices: Prices | None) -> dict[str, Any]:
+def _summary(task: Task, rows: list[dict[str, Any]], prices: TokenPrices | None) -> dict[str, Any]:
     # Items the dataset itself broke (a reference failing its own tests) are not scored:
     # neither in n nor against the model; counted apart when there are any. Their tokens
     # were spent all the same.
@@ -155,7 +155,7 @@ def not_publishable_reasons(config: dict[str, Any], summary: dict[str, Any], *, 
 
 
 def build_result(config: dict[str, Any], summary: dict[str, Any], rows: list[dict[str, Any]], *,
-                 prices: Prices | None, timing: dict[str, Any], graders: dict[str, str] | None = None) -> dict[str, Any]:
+                 prices: TokenPrices | None, timing: dict[str, Any], graders: dict[str, str] | None = None) -> dict[str, Any]:
     """`publishable` says whether the run passes every rule by itself; --allow-errors is a
     decision taken when publishing, recorded in models.json, never in the result file, so
     that rerunning an identity reproduces its file whatever the flags of the day."""
@@ -173,7 +173,7 @@ def build_result(config: dict[str, Any], summary: dict[str, Any], rows: list[dic
     }
 
 
-def result_of_run(task: Task, config: dict[str, Any], rows: list[dict[str, Any]], *, prices: Prices | None,
+def result_of_run(task: Task, config: dict[str, Any], rows: list[dict[str, Any]], *, prices: TokenPrices | None,
                   timing: dict[str, Any]) -> dict[str, Any]:
     """The result file of a run's rows: what a session writes and what verify recomputes.
     Each row is bound to the records it was scored from by `EvalRun.answer` (`records`)."""
@@ -220,7 +220,7 @@ def _without_failed_rows_usage(result: dict[str, Any]) -> dict[str, Any]:
     if not failed:
         return result
     rows = [{k: v for k, v in r.items() if k not in FAILED_ROW_USAGE} if r.get("status") == "apiError" else r for r in rows]
-    prices = Prices(**result["prices"]) if result.get("prices") else None
+    prices = TokenPrices(**result["prices"]) if result.get("prices") else None
     return {**result, "results": rows, "summary": summarize(TASKS[result["config"]["eval"]], rows, prices)}
 
 
@@ -231,26 +231,26 @@ def write_result(path: Path, result: dict[str, Any]) -> None:
 def read_result(path: Path) -> dict[str, Any]:
     """The result file at `path`, checked (`schema.Result`, or for an eval with bands its
     `schema.BANDED_RESULTS` model): a file that is missing, not JSON or of the wrong shape is a
-    RegistryError, one line naming the file, the field and what it must be."""
+    DataFileError, one line naming the file, the field and what it must be."""
     try:
         result = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise RegistryError(f"{path}: result file not found") from None
+        raise DataFileError(f"{path}: result file not found") from None
     except json.JSONDecodeError as error:
-        raise RegistryError(f"{path}: truncated or corrupt result file ({error.msg}); rerun its eval to write it again") from None
+        raise DataFileError(f"{path}: truncated or corrupt result file ({error.msg}); rerun its eval to write it again") from None
     except UnicodeDecodeError:
-        raise RegistryError(f"{path}: not a text file, so not a result file; rerun its eval to write it again") from None
+        raise DataFileError(f"{path}: not a text file, so not a result file; rerun its eval to write it again") from None
     except ValueError as error:  # e.g. a number of more than 4300 digits
-        raise RegistryError(f"{path}: corrupt result file ({error}); rerun its eval to write it again") from None
+        raise DataFileError(f"{path}: corrupt result file ({error}); rerun its eval to write it again") from None
     version = result.get("resultFormat", 1) if isinstance(result, dict) else 1
     if not (isinstance(version, int) and not isinstance(version, bool) and 1 <= version):
-        raise RegistryError(f"{path}: resultFormat must be a format number from 1 (got {version!r}); rerun its eval to write it again")
+        raise DataFileError(f"{path}: resultFormat must be a format number from 1 (got {version!r}); rerun its eval to write it again")
     if version > RESULT_FORMAT:
-        raise RegistryError(f"{path}: a result file of format {version}, newer than this code reads (up to {RESULT_FORMAT}); update the harness")
+        raise DataFileError(f"{path}: a result file of format {version}, newer than this code reads (up to {RESULT_FORMAT}); update the harness")
     from evals import schema
 
     if problem := schema.problem(schema.result_model(result), result):
-        raise RegistryError(f"{path}: {problem}; rerun its eval to write it again")
+        raise DataFileError(f"{path}: {problem}; rerun its eval to write it again")
     return result
 
 

@@ -32,7 +32,7 @@ from evals.atomic import write_json_atomic
 from evals.cache import RunCache
 from evals.config import RunConfig
 from evals.energy.spans import Span, SpanLog
-from evals.errors import FatalError, FatalProviderError, ProviderError, StorageError
+from evals.errors import BatchWaiting, FatalError, FatalProviderError, ProviderError, StorageError
 from evals.names import windows_path_note
 from evals.providers import (PROVIDERS, Completion, Provider, ProviderSpec, Request, RetryPolicy, Throttle, call_with_retries, configured_secrets,
                              endpoint_throttle)
@@ -45,15 +45,6 @@ FORCED = "forced.json"  # in a run folder --force started: by which command, and
 
 class _Busy(Exception):
     """Another thread or process is making this call right now."""
-
-
-class BatchWaiting(Exception):
-    """The call waits in a Batch API batch (`--batch`): the item is reported as waiting."""
-
-    def __init__(self, batch: str | None, status: str):
-        self.batch, self.status = batch, status
-        where = f"batch {batch} ({status})" if batch else "a batch not yet submitted"
-        super().__init__(f"waiting in {where}: run the same command again to collect it")
 
 
 @dataclass(frozen=True, kw_only=True)

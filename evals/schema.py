@@ -1,5 +1,5 @@
 """The shapes of data/models.json and of a result file, declared once as pydantic models:
-validated with them (`registry.check_entry`, `results.read_result`) and written out as JSON
+validated with them (`models_file.check_entry`, `results.read_result`) and written out as JSON
 Schemas (`SCHEMAS`, site/schema/ by `build --write`), so an editor checks the same rules.
 
 Only validation: callers keep the plain dicts (keys in the file's order, values as written);
@@ -11,7 +11,7 @@ result file filed under its eval, the publish rules in publish.py, names unique 
 `problem` turns a ValidationError into the one line the harness prints: the first error's
 field path, what the value must be, the value found, and how many more errors there are.
 
-Imported at first use, by registry and results: a run that reads an empty models.json and no
+Imported at first use, by models_file and results: a run that reads an empty models.json and no
 result file never loads pydantic."""
 
 from __future__ import annotations
@@ -133,7 +133,7 @@ _files: dict[str, Any] = {key: (Annotated[str, Strict(), AfterValidator(_file_na
 class _OthersKept(BaseModel):
     """resultFiles may also name the result of an eval that is not on the board (its package
     uninstalled): kept as written, checked as a file name, and left out of everything else
-    (`registry.others`) until a package puts it on the board again."""
+    (`models_file.others`) until a package puts it on the board again."""
 
     model_config = ConfigDict(extra="allow")
     __pydantic_extra__: dict[str, Annotated[str, Strict(), AfterValidator(_file_name),

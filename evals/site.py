@@ -37,7 +37,7 @@ model page no published model has is stale too (`--write` removes it). Text is J
 leaves a stale site; publishing renders the site itself (`site_changes`) from the models list
 it is about to write.
 
-Bad data is one line naming the file, exit 2: models.json invalid (see registry.check_entry), a
+Bad data is one line naming the file, exit 2: models.json invalid (see models_file.check_entry), a
 result file missing, truncated or of the wrong shape (see results.read_result: the line names
 the field), or one that cannot be on the board by the publish rules (not publishable by its own
 config and summary, with the entry's allowErrors; another eval's result; renamed or edited so
@@ -58,11 +58,11 @@ from typing import Any
 from evals import schema, stats
 from evals.atomic import write_text_atomic
 from evals.cache import RunCache
-from evals.errors import RegistryError
+from evals.errors import DataFileError
 from evals.entry_points import Registry
 from evals.names import attempt_key, file_name
 from evals.publish import board_refusals, identity_mismatch
-from evals.registry import MODELS, RESULTS, Render, load_models, lock
+from evals.models_file import MODELS, RESULTS, Render, load_models, lock
 from evals.results import failures, over_error_gate, read_result
 from evals.scrub import escape_unencodable
 from evals.tasks import Column, Task, on_board
@@ -114,7 +114,7 @@ def build(*, models_path: Path = MODELS, results_dir: Path = RESULTS, runs_dir: 
     """Whether the generated files under `site_dir` differ from what the data produces (are
     stale). With `write`, rewrite those that differ and remove model pages of no published
     model (atomically, under the models.json lock that publishing takes): the return value
-    then says something changed. Raises RegistryError (one line, naming the file) on bad data."""
+    then says something changed. Raises DataFileError (one line, naming the file) on bad data."""
     return bool(_build(models_path=models_path, results_dir=results_dir, runs_dir=runs_dir, site_dir=site_dir, write=write)[0])
 
 
@@ -132,7 +132,7 @@ def _build(*, models_path: Path, results_dir: Path, runs_dir: Path | None, site_
 
 
 def rebuild_site(data_dir: Path) -> Render:
-    """The render `publish` (and `registry.update_entry`) takes: the site beside the data folder
+    """The render `publish` (and `models_file.update_entry`) takes: the site beside the data folder
     (the repository's site/ for its data/), its data.js and model pages from the new models
     list, the results and the run folders. Publishing is handed it by its caller, so publish.py
     (whose rules the site applies) never imports the site."""
@@ -149,7 +149,7 @@ def site_changes(models: list[dict[str, Any]], *, results_dir: Path = RESULTS, r
     """What publishing writes with a (validated) models list: each generated file of `site_dir`
     that is not already as the list makes it, with its new text, and each model page of no
     published model, with None. The run folders are `runs_dir`, by default the runs folder
-    beside the results folder (data/runs for data/results). Raises RegistryError as `build`."""
+    beside the results folder (data/runs for data/results). Raises DataFileError as `build`."""
     board = _published(models, Path(results_dir))
     runs_dir = Path(runs_dir) if runs_dir is not None else Path(results_dir).parent / "runs"
     return board_changes(board, runs_dir=runs_dir, site_dir=Path(site_dir))
@@ -235,17 +235,17 @@ def _published(models: list[dict[str, Any]], results_dir: Path) -> list[Publishe
         paths, results = {}, {}
         for key, folder in RESULT_KEYS.items():
             if key not in entry["resultFiles"]:
-                raise RegistryError(f"entry {entry['name']!r}: resultFiles.{key}: missing, and the {folder} eval is on the board; "
+                raise DataFileError(f"entry {entry['name']!r}: resultFiles.{key}: missing, and the {folder} eval is on the board; "
                                     f"publish its result or take the eval off the board")
             path = paths[key] = results_dir / folder / entry["resultFiles"][key]
             result = results[key] = read_result(path)
             reasons = board_refusals(key, path, result, allow_errors=entry.get("allowErrors", False))
             if reasons:
-                raise RegistryError(f"{path}: cannot be on the board as resultFiles.{key} of {entry['name']!r}: {'; '.join(reasons)}")
+                raise DataFileError(f"{path}: cannot be on the board as resultFiles.{key} of {entry['name']!r}: {'; '.join(reasons)}")
         mismatch = identity_mismatch({key: result["config"] for key, result in results.items()})
         if mismatch:
             key, how = mismatch
-            raise RegistryError(f"{paths[key]}: not the same run as the other result files of {entry['name']!r} "
+            raise DataFileError(f"{paths[key]}: not the same run as the other result files of {entry['name']!r} "
                                 f"({how}); its {in_words(len(paths))} result files must come from one run")
         board.append(Published(entry, paths, results))
     return ranked(board)
@@ -281,7 +281,7 @@ def _columns() -> list[tuple[Task, Column]]:
             if owner != task.name or column.key in ROW_FIELDS or (column.band is not None and column.band not in task.bands):
                 why = (f"is {owner!r}'s already" if owner != task.name else "is a field of every board row" if column.key in ROW_FIELDS
                        else f"reads band {column.band!r}, not one of its bands")
-                raise RegistryError(f"eval {task.name!r} ({type(task).__module__}): its board column {column.key!r} {why}; "
+                raise DataFileError(f"eval {task.name!r} ({type(task).__module__}): its board column {column.key!r} {why}; "
                                     "give it another key or band")
             columns.append((task, column))
     return columns
@@ -490,7 +490,7 @@ def _total(entry: dict[str, Any], costs: dict[str, float | None]) -> float | Non
         return None
     total = math.fsum(known)
     if not math.isfinite(total):
-        raise RegistryError(f"models.json: {entry['name']!r}: the suite's cost at price {entry['price']} is too large to be a number; fix the price")
+        raise DataFileError(f"models.json: {entry['name']!r}: the suite's cost at price {entry['price']} is too large to be a number; fix the price")
     return round(total, COST_DIGITS)
 
 
@@ -535,7 +535,7 @@ def main(argv: list[str] | None = None) -> int:
     args.models = args.models or MODELS
     try:
         changes, count = _build(models_path=args.models, results_dir=args.results, runs_dir=args.runs, site_dir=args.site, write=args.write)
-    except RegistryError as error:
+    except DataFileError as error:
         print(f"build: {error}", file=sys.stderr)
         return 2
     except OSError as error:

@@ -35,13 +35,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evals import registry
+from evals import models_file
 from evals.config import run_name
-from evals.errors import EvalError
+from evals.errors import EvalError, RescoreFailed, VerifyError
 from evals.names import row_key
 from evals.plan import identity_from_config, plan
 from evals.providers import Completion, Provider, Request
-from evals.results import Prices, graders_of, graders_recorded, in_format, read_result, result_format, result_of_run, without_timing
+from evals.results import TokenPrices, graders_of, graders_recorded, in_format, read_result, result_format, result_of_run, without_timing
 from evals.run import RunSpec, build_run
 from evals.scrub import printable
 from evals.tasks import TASKS, Task
@@ -52,11 +52,6 @@ REGRADE = "REGRADE"
 # Summary fields read from the records (their usage), not from grading.
 RECORDED_SUMMARY = frozenset({"tokens", "judgeTokens", "batch", "cost"})
 GRADED_ROW = frozenset({"status", "correct"})
-
-
-class VerifyError(EvalError):
-    """A published run cannot be rescored (its run folder or a cached call is missing), or a
-    model asked for is not published."""
 
 
 class CachedOnly(Provider):
@@ -83,7 +78,7 @@ def _rescore(published: dict[str, Any], *, run_root: Path) -> dict[str, Any]:
                    judges=[(j.name, j.provider_spec()) for j in ident.judges], redacted=(), folder=folder, session=None, published=True)
     run = build_run(spec, lambda provider, role: CachedOnly(provider))
     rows = [run.answer(sample) for sample in planned.samples]
-    prices = Prices(**published["prices"]) if published.get("prices") else None
+    prices = TokenPrices(**published["prices"]) if published.get("prices") else None
     return result_of_run(task, planned.config.to_dict(), rows, prices=prices, timing={})
 
 
@@ -212,19 +207,19 @@ class PublishedRun:
 def published_runs(models_path: Path, results_dir: Path, name: str | None = None) -> list[PublishedRun]:
     """Every result file of every published model in models.json, or only of the model `name`
     (an unknown or unpublished name is a VerifyError listing the published names). A
-    malformed models.json is a RegistryError."""
-    published = [m for m in registry.load_models(models_path, results=results_dir) if m.get("resultFiles")]
+    malformed models.json is a DataFileError."""
+    published = [m for m in models_file.load_models(models_path, results=results_dir) if m.get("resultFiles")]
     if name is not None:
         chosen = [m for m in published if m["name"] == name]
         if not chosen:
             names = ", ".join(repr(m["name"]) for m in published) or "none yet"
             raise VerifyError(f"{name!r} is not published in {models_path}; published: {names}")
         published = chosen
-    return [PublishedRun(m["name"], key, registry.result_path(m, key, results_dir)) for m in published for key in registry.RESULT_KEYS]
+    return [PublishedRun(m["name"], key, models_file.result_path(m, key, results_dir)) for m in published for key in models_file.RESULT_KEYS]
 
 
 @dataclass(frozen=True)
-class Outcome:
+class CheckedRun:
     run: PublishedRun
     status: str  # "ok", "DIFF" (rescored, and some fields differ), "FAIL" (cannot be rescored) or "REGRADE"
     detail: str = ""
@@ -233,9 +228,9 @@ class Outcome:
         return f"{self.status} {self.run}" + (f": {self.detail}" if self.detail else "")
 
 
-def check(run: PublishedRun, *, run_root: Path) -> Outcome:
+def check(run: PublishedRun, *, run_root: Path) -> CheckedRun:
     """Rescore one published run and compare it with its file."""
-    return Outcome(run, *compare(run.path, run_root=run_root))
+    return CheckedRun(run, *compare(run.path, run_root=run_root))
 
 
 def compare(path: Path, *, run_root: Path) -> tuple[str, str]:
@@ -247,12 +242,6 @@ def compare(path: Path, *, run_root: Path) -> tuple[str, str]:
     except RescoreFailed as failed:
         return "FAIL", failed.detail
     return verdict.status, verdict.detail
-
-
-class RescoreFailed(Exception):
-    def __init__(self, detail: str):
-        super().__init__(detail)
-        self.detail = detail
 
 
 def verdict_of(path: Path, *, run_root: Path) -> tuple[Verdict, dict[str, Any]]:

@@ -17,15 +17,15 @@ from typing import Any
 
 import pytest
 
-from evals import registry
+from evals import models_file
 from evals.askers import Asker, Batches, ChildProcesses, Fetchers, Threads
 from evals.askers.processes import discard_prestarted
 from evals.atomic import remove_stale_temp_files
 from evals.config import results_path, run_dir
-from evals.errors import DatasetError, EvalError, FatalError, StorageError
+from evals.errors import ApiError, BatchWaiting, DatasetError, EvalError, FatalError, StorageError
 from evals.plan import Planned, plan
 from evals.providers import PROVIDERS, Provider, check_keys
-from evals.run import BatchWaiting, EvalRun, RunSpec, build_run, start_over
+from evals.run import EvalRun, RunSpec, build_run, start_over
 from evals.scrub import printable
 from evals.tasks import TASKS, builtin
 from evals.verify import CachedOnly
@@ -56,7 +56,7 @@ def configure(config: pytest.Config) -> None:
     state.asker = config.hook.pytest_evals_make_asker(config=config)
     try:
         state.planned = {name: plan(TASKS[name], s.identity) for name in reachable}
-        published = registry.published_files(s.results_root.parent / "models.json", results=s.results_root)
+        published = models_file.published_files(s.results_root.parent / "models.json", results=s.results_root)
     except EvalError as error:
         raise pytest.UsageError(printable(str(error))) from None
     state.published = {name for name, item in state.planned.items() if results_path(s.results_root, item.config) in published}
@@ -273,16 +273,12 @@ def _a_workers_usage_error_ends_the_command_as_one(session: pytest.Session) -> N
         session.exitstatus = pytest.ExitCode.USAGE_ERROR
 
 
-class ApiError(Exception):
-    """The item's model call failed for good: reported as an error, not a wrong answer."""
-
-
 class WrongAnswer(pytest.fail.Exception):  # type: ignore[name-defined]  # pytest's public name of its Failed
     """The model's wrong answer: the item fails with its one-line explanation."""
 
 
 @dataclass(frozen=True)
-class Outcome:
+class ItemOutcome:
     row: dict[str, Any]
     explanation: str
 
@@ -321,7 +317,7 @@ def pytest_runtest_makereport_of_wrong_answer(item: pytest.Item, call: pytest.Ca
 
 
 @pytest.fixture
-def graded(request: pytest.FixtureRequest, sample: Any) -> Outcome:
+def graded(request: pytest.FixtureRequest, sample: Any) -> ItemOutcome:
     name = _task_name(request.node)
     run = eval_run(request.config, name)
     try:
@@ -338,7 +334,7 @@ def graded(request: pytest.FixtureRequest, sample: Any) -> Outcome:
     if row["status"] == "datasetError":  # an error of the item, never the model's wrong answer
         origin = getattr(sample, "origin", "")
         raise DatasetError(f"{origin} ({sample.id}): {row['error']}" if origin else f"{sample.id}: {row['error']}")
-    return Outcome(row, explanation(name, row))
+    return ItemOutcome(row, explanation(name, row))
 
 
 def explanation(name: str, row: dict[str, Any]) -> str:

@@ -26,7 +26,7 @@ from evals.grading.judge_spec import JudgeSpec, default_judges
 from evals.identity import FIELD, add_identity_options, from_values, parse_datasets
 from evals.flags import add_pytest_options, refusals
 from evals.providers import PROVIDERS, Provider, ProviderSpec, batch_providers, check_keys, deferred_provider, keys_message, limit_share, missing_keys
-from evals.results import Prices
+from evals.results import TokenPrices
 from evals.scrub import printable
 from evals.tasks import TASKS
 
@@ -291,7 +291,7 @@ def _own_options(opt) -> tuple[tuple[str, Any], ...]:
                  if flag.dest not in fields and opt(flag.dest) not in (None, False))
 
 
-def _prices(price_input: float | None, price_output: float | None) -> Prices | None:
+def _prices(price_input: float | None, price_output: float | None) -> TokenPrices | None:
     if (price_input is None) != (price_output is None):
         raise EvalError("--price-input and --price-output go together: pass both, in USD per million tokens")
-    return Prices(price_input, price_output) if price_input is not None and price_output is not None else None
+    return TokenPrices(price_input, price_output) if price_input is not None and price_output is not None else None

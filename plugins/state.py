@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from evals.identity import Identity
     from evals.plan import Planned
     from evals.providers import Provider
-    from evals.results import Prices
+    from evals.results import TokenPrices
     from evals.askers import Asker
     from evals.run import EvalRun
     from evals.verify import PublishedRun
@@ -35,7 +35,7 @@ class Settings:
     allow_errors: bool
     run_root: Path
     results_root: Path
-    prices: Prices | None
+    prices: TokenPrices | None
     luau_timeout: float
     request_timeout: float
     jest_url: str | None

@@ -22,10 +22,10 @@ import pytest
 from syrupy.data import SnapshotCollections
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
-from evals.errors import EvalError
+from evals.errors import EvalError, RescoreFailed
 from evals.results import in_format, read_result, result_format, without_timing
 from evals.scrub import printable
-from evals.verify import REGRADE, PublishedRun, RescoreFailed, published_runs, verdict_of
+from evals.verify import REGRADE, PublishedRun, published_runs, verdict_of
 
 from .options import ROOT, results_root, run_root, verified_name, verifying
 from .state import is_worker, session_of

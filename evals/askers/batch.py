@@ -49,18 +49,14 @@ from filelock import FileLock
 
 from evals.askers.threads import Threads
 from evals.atomic import write_json_atomic
-from evals.errors import FatalError, ProviderError, TransientError
+from evals.errors import BatchUnsupported, FatalError, LedgerWarning, ProviderError, TransientError
 from evals.providers import Completion, Provider, Request, RetryPolicy
-from evals.providers._batch import BatchAPI, BatchState, BatchUnsupported, Outcome, not_run
+from evals.providers._batch import BatchAPI, BatchState, RequestOutcome, not_run
 from evals.run import Call, EvalRun
 from evals.scrub import printable
 
 FORMAT = 1
 ATTEMPTS = "attempts.json"  # per call: batches it failed in since its last recorded outcome
-
-
-class LedgerWarning(UserWarning):
-    """A ledger file could not be read and was set aside."""
 
 
 @dataclass(frozen=True)
@@ -263,7 +259,7 @@ class Batcher:
     def _collect(self, run: EvalRun, ledger: Ledger, entry: dict[str, Any], api: BatchAPI, state: BatchState) -> bool:
         """Every request of an ended batch becomes a cache record, or is left to be submitted
         again (not run, or refused with a 429 or 5xx) until its attempts are spent."""
-        results: list[tuple[str, Outcome]] = []
+        results: list[tuple[str, RequestOutcome]] = []
 
         def download() -> bool:
             results.clear()
@@ -280,7 +276,7 @@ class Batcher:
         self._settle(run, ledger, entry, results, not_run(state.problem or f"the batch ended {state.status}"))
         return True
 
-    def _lost(self, run: EvalRun, ledger: Ledger, entry: dict[str, Any], results: Sequence[tuple[str, Outcome]], what: str,
+    def _lost(self, run: EvalRun, ledger: Ledger, entry: dict[str, Any], results: Sequence[tuple[str, RequestOutcome]], what: str,
               error: ProviderError) -> None:
         """The API refused for good to tell how the requests ended: each one without a result
         has that refusal as its outcome, which, like any refusal that is not a 429 or 5xx, is
@@ -289,7 +285,7 @@ class Batcher:
         self.say(run.scrub.text(printable(f"{what} ({error}); its {missing} requests without a result are recorded as their items' API errors")))
         self._settle(run, ledger, entry, results, ProviderError(f"{what} ({error})", kind=error.kind, status=error.status))
 
-    def _settle(self, run: EvalRun, ledger: Ledger, entry: dict[str, Any], results: Sequence[tuple[str, Outcome]],
+    def _settle(self, run: EvalRun, ledger: Ledger, entry: dict[str, Any], results: Sequence[tuple[str, RequestOutcome]],
                 without: ProviderError) -> None:
         """The submission is done with: each call becomes its outcome's cache record (`without`
         for a call that has no result), or, a 429, a 5xx or not run, is left to be submitted

@@ -155,7 +155,7 @@ class Fetcher:
             if message[0] == "done":
                 self._mark((message[1], message[2]))
             elif message[0] == "warning":
-                from evals.cache import CacheWarning
+                from evals.errors import CacheWarning
 
                 warnings.warn(CacheWarning(message[2]) if message[1] == "CacheWarning" else UserWarning(message[2]), stacklevel=1)
             elif message[0] == "fatal":

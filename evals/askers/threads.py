@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 
-class EvalRun(Protocol):
+class PrefetchingRun(Protocol):
     """What of a run (`evals.run.EvalRun`, which imports this module) the threads use."""
 
     concurrency: int
@@ -22,17 +22,17 @@ class Threads:
     run nothing asks ahead for (verify): then `start` is never called."""
 
     def __init__(self) -> None:
-        self._runs: list[EvalRun] = []
+        self._runs: list[PrefetchingRun] = []
 
-    def start(self, runs: Sequence[tuple[EvalRun, Sequence[Any]]]) -> None:
+    def start(self, runs: Sequence[tuple[PrefetchingRun, Sequence[Any]]]) -> None:
         for run, samples in runs:
             self._runs.append(run)
             run.prefetch(samples, threads=run.concurrency)
 
-    def wait(self, run: EvalRun, item_id: str) -> None:
+    def wait(self, run: PrefetchingRun, item_id: str) -> None:
         pass  # a call a thread is making is waited for by its record (`EvalRun._asking`)
 
-    def waiting(self, run: EvalRun, key: tuple[str, str]) -> Any:
+    def waiting(self, run: PrefetchingRun, key: tuple[str, str]) -> Any:
         return None
 
     def stop(self) -> str | None:

@@ -8,8 +8,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from evals import registry
-from evals.errors import RegistryError, UsageError
+from evals import models_file
+from evals.errors import DataFileError, UsageError
 from evals.evaluate.plan import Eval, Plan
 
 
@@ -28,8 +28,8 @@ def _metadata(args: argparse.Namespace, saved: dict[str, Any] | None, entry: dic
     if entry is None:
         _look_up_missing(fields, ff.planned.config.to_dict())
     try:
-        registry.check_entry({**(entry or {"name": args.name, "size": None}), **fields})
-    except RegistryError as error:  # the flags' values: a usage error, as a wrong flag is
+        models_file.check_entry({**(entry or {"name": args.name, "size": None}), **fields})
+    except DataFileError as error:  # the flags' values: a usage error, as a wrong flag is
         raise UsageError(str(error)) from None
     return fields
 

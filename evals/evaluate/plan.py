@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evals import registry, urls
+from evals import models_file, urls
 from evals.config import results_path, run_dir
 from evals.errors import UsageError
 from evals.evaluate import saved_plans
@@ -85,12 +85,12 @@ def plan_command(args: argparse.Namespace, data: Path) -> Plan:
     """The command's plan: NAME's entry and saved plan read, each eval planned, and (but for
     --status, which only reads) which of the picked ones are finished already."""
     models_path, results_dir, runs_dir = data / "models.json", data / "results", data / "runs"
-    models = registry.load_models(models_path, results=results_dir)
-    entry = registry.find_entry(models, args.name)
+    models = models_file.load_models(models_path, results=results_dir)
+    entry = models_file.find_entry(models, args.name)
     saved = saved_plans.load(data / "plans", args.name)
     if saved:
         _resume_how_to_run(args, saved)
-    published = registry.published_files(models_path, results=results_dir)
+    published = models_file.published_files(models_path, results=results_dir)
     # The board's evals are planned (and remembered) even when --evals picks some of them: a
     # model is published once it has them all. An eval off the board only when picked.
     evals = {tag: _plan_eval(tag, args, saved, entry, published, results_dir, runs_dir)
@@ -189,7 +189,7 @@ def _base_config(name: str, saved: dict[str, Any] | None, entry: dict[str, Any] 
         return planned[name]["config"], planned[name].get("dataset")
     if entry and (files := entry.get("resultFiles")):
         key = TASKS[name].key if TASKS[name].key in files else next(iter(files))  # off the board: a sibling's
-        return read_result(registry.result_path(entry, key, results_dir))["config"], None
+        return read_result(models_file.result_path(entry, key, results_dir))["config"], None
     sibling = next(iter(planned.values()), None)
     return (sibling["config"], None) if sibling else (None, None)
 

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from evals import registry
+from evals import models_file
 from evals.evaluate.plan import Plan
 from evals.publish import Stamp, finished_results, publish
 from evals.results import read_result
@@ -28,7 +28,7 @@ def publish_finished(plan: Plan, args: argparse.Namespace, metadata: dict[str, A
     finished, notes = finished_results({e.key: e.result_file for e in plan.evals.values() if not e.finished}, run_root=plan.runs_dir,
                                        written=written)
     finished = {**reproduced, **finished}
-    board = {key: path for key, path in finished.items() if key in registry.RESULT_KEYS}  # an eval off the board is never published
+    board = {key: path for key, path in finished.items() if key in models_file.RESULT_KEYS}  # an eval off the board is never published
     if ran:
         print(f"\n{plan.name}:")
     for note in notes:
@@ -50,15 +50,15 @@ def publish_finished(plan: Plan, args: argparse.Namespace, metadata: dict[str, A
 
 
 def _measured_kwh(finished: dict[str, Path]) -> dict[str, float]:
-    """The kilowattHour figures of models.json (`registry.KWH_KEYS`: an eval's own, or one per
+    """The kilowattHour figures of models.json (`models_file.KWH_KEYS`: an eval's own, or one per
     band of an eval with bands) from the energy the result files record; a figure none records
     is left out, with a warning, so such an entry is not published as electricity-priced."""
     kwh: dict[str, float] = {}
     for key, path in finished.items():
         measured = read_result(path).get("energy") or {}
-        figures = measured.get("bands", {}) if TASKS[registry.RESULT_KEYS[key]].bands else {key: measured.get("kWh")}
+        figures = measured.get("bands", {}) if TASKS[models_file.RESULT_KEYS[key]].bands else {key: measured.get("kWh")}
         kwh.update({k: v for k, v in figures.items() if v is not None})
-    for key in registry.KWH_KEYS:
+    for key in models_file.KWH_KEYS:
         if key not in kwh:
             print(f"  warning: no energy measured for {key} (its requests ran without --energy, or the source took no readings then)")
     return kwh

@@ -13,17 +13,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from evals import registry, site
-from evals.errors import EvalError
+from evals import models_file, site
+from evals.errors import EvalError, RescoreFailed, VerifyError
 from evals.results import read_result, write_result
 from evals.scrub import printable
-from evals.verify import REGRADE, PublishedRun, RescoreFailed, VerifyError, overall, published_runs, verdict_of
+from evals.verify import REGRADE, PublishedRun, overall, published_runs, verdict_of
 
 
 
 
 def regrade(models_path: Path, results_dir: Path, run_root: Path, name: str | None = None, *, dry_run: bool,
-            render: registry.Render | None = None) -> int:
+            render: models_file.Render | None = None) -> int:
     """`evaluate --regrade [NAME]`: rescore every published run (or NAME's) offline with
     today's graders; print, per model and eval, the published score beside the regraded one,
     and the board's order before and after. Without `dry_run`, a model's regraded result
@@ -64,7 +64,7 @@ def regrade(models_path: Path, results_dir: Path, run_root: Path, name: str | No
             print(printable(f"{shown} (unchanged)"))
     for model in broken:
         regraded.pop(model, None)
-    models = [m for m in registry.load_models(models_path, results=results_dir) if m.get("resultFiles")]
+    models = [m for m in models_file.load_models(models_path, results=results_dir) if m.get("resultFiles")]
     print(f"board before: {_board(models, results_dir, {})}")
     print(f"board after:  {_board(models, results_dir, regraded)}")
     if not regraded:
@@ -92,7 +92,7 @@ def _board(models: list[dict[str, Any]], results_dir: Path, regraded: dict[str, 
     with the regraded files in place of the published ones."""
     board = []
     for entry in models:
-        paths = {key: registry.result_path(entry, key, results_dir) for key in registry.RESULT_KEYS}  # not `registry.others`
+        paths = {key: models_file.result_path(entry, key, results_dir) for key in models_file.RESULT_KEYS}  # not `models_file.others`
         results = {key: read_result(path) for key, path in paths.items()}
         results.update({key: new for key, (_, _, new) in regraded.get(entry["name"], {}).items()})
         board.append(site.Published(entry, paths, results))
@@ -100,7 +100,7 @@ def _board(models: list[dict[str, Any]], results_dir: Path, regraded: dict[str, 
 
 
 def _write_regrade(model: str, files: dict[str, tuple[PublishedRun, dict[str, Any], dict[str, Any]]], models_path: Path,
-                   results_dir: Path, render: registry.Render | None) -> list[str]:
+                   results_dir: Path, render: models_file.Render | None) -> list[str]:
     """Write one model's regraded files and record it in models.json, under its lock; on an
     error the old files are put back."""
     now = dt.datetime.now(dt.UTC)
@@ -119,7 +119,7 @@ def _write_regrade(model: str, files: dict[str, tuple[PublishedRun, dict[str, An
         return {**entry, "regraded": {"at": now.isoformat(timespec="seconds"), "graders": {**(entry.get("regraded") or {}).get("graders", {}), **graders}}}
 
     try:
-        registry.update_entry(model, mutate, models_path, results=results_dir, render=render)
+        models_file.update_entry(model, mutate, models_path, results=results_dir, render=render)
     except (EvalError, OSError) as error:
         for path, kept in moved:
             kept.replace(path)

@@ -11,10 +11,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from evals import registry
+from evals import models_file
 from evals.evaluate.plan import Eval, Plan
 from evals.evaluate.status import requests
-from evals.results import Prices, read_result
+from evals.results import TokenPrices, read_result
 
 
 def show_plan(plan: Plan, *, dry_run: bool) -> None:
@@ -86,7 +86,7 @@ def _table(shown: list[Eval], finished: dict[str, Path], unfinished: dict[str, s
             if key in overall:
                 errors += f", {overall[key]} {word}"
         cost = _cost(overall, result.get("energy"), price)
-        where = fate if e.key in registry.RESULT_KEYS else "off the board"
+        where = fate if e.key in models_file.RESULT_KEYS else "off the board"
         rows.append((e.tag, f"{overall['accuracy']:.1%}", f"{low:.1%}-{high:.1%}", errors, cost, where))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return ["  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
@@ -96,7 +96,7 @@ def _cost(overall: dict[str, Any], energy: dict[str, Any] | None, price: dict[st
     tokens = overall["tokens"]
     if price and "input" in price:
         batched = (overall.get("batch") or {}).get("tokens")
-        return f"${Prices(price['input'], price['output']).cost(tokens, batched):,.3f}"
+        return f"${TokenPrices(price['input'], price['output']).cost(tokens, batched):,.3f}"
     if price and energy and energy.get("kWh") is not None:
         return f"${energy['kWh'] * price['electricity']:,.3f}"
     return f"{tokens['input'] + tokens['output']:,} tokens"

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.atomic import write_json_atomic
-from evals.errors import RegistryError
+from evals.errors import DataFileError
 from evals.names import file_name, file_name_before
 
 FORMAT = 1
@@ -37,9 +37,9 @@ def load(plans_dir: Path, name: str) -> dict[str, Any] | None:
     except FileNotFoundError:
         return None
     except (ValueError, UnicodeDecodeError):
-        raise RegistryError(f"{path}: the saved plan of {name!r} is corrupt; delete it and pass the model's flags again") from None
+        raise DataFileError(f"{path}: the saved plan of {name!r} is corrupt; delete it and pass the model's flags again") from None
     if not isinstance(plan, dict) or plan.get("format") != FORMAT or plan.get("name") != name or not isinstance(plan.get("evals"), dict):
-        raise RegistryError(f"{path}: not a saved plan of {name!r}; delete it and pass the model's flags again")
+        raise DataFileError(f"{path}: not a saved plan of {name!r}; delete it and pass the model's flags again")
     return plan
 
 

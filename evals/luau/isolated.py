@@ -31,7 +31,7 @@ import time
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
-from evals.errors import UsageError
+from evals.errors import ReferenceFailed, UsageError
 
 from .result import TestRun
 from .runner import MEMORY_LIMIT, OUTPUT_LIMIT, TIMEOUT, run_tests
@@ -47,14 +47,6 @@ START_METHOD = "EVALS_START_METHOD"  # spawn or forkserver; unset: forkserver wh
 # send the result back) before it is killed.
 _GRACE = 1.0
 _MAX_IDLE_WORKERS = os.cpu_count() or 2
-
-
-class ReferenceFailed(ValueError):
-    """A reference solution that does not pass its own tests: the dataset's fault."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(f"the reference solution does not pass its own tests: {reason}")
-        self.reason = reason  # the run's reason, e.g. "2 of 9 tests failed"
 
 
 def start_method() -> str:

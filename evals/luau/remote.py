@@ -47,7 +47,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from evals.errors import EvalError
+from evals.errors import JestServerError
 
 from .rbxm import folder_rbxm
 from .result import TestRun
@@ -62,10 +62,6 @@ RETRY_STATUSES = frozenset({429, 502, 503, 504})
 MAX_RETRY_WAIT = 60.0  # a longer Retry-After is cut to this
 _REASON_LIMIT = 500
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-
-
-class JestServerError(EvalError):
-    """The JestLuaTestServer cannot be used: unreachable, key rejected, no reply, or a reply off the protocol."""
 
 
 def build_model(solution: str, tests: str) -> bytes:

@@ -19,7 +19,6 @@ from ._registry import ProviderInfo, provider_ahead, providers, register_provide
 from ._retry import RetryPolicy, Throttle, call_with_retries, endpoint_throttle, limit_share, redact
 
 __all__ = [
-    "PLANNED",
     "PROVIDERS",
     "ProviderInfo",
     "Completion",
@@ -51,7 +50,6 @@ __all__ = [
 
 # Every registered provider by name (`providers()`), read when first asked.
 PROVIDERS = Registry(providers)
-PLANNED: dict[str, str] = {}  # providers named before they exist: provider -> what to use meanwhile
 
 
 def batch_providers() -> str:
@@ -145,7 +143,7 @@ def missing_keys(calls: Iterable[tuple[str, ProviderSpec]]) -> list[Missing]:
         try:
             check_key(spec)
         except UsageError as error:
-            known = spec.provider in PROVIDERS and spec.provider not in PLANNED  # else the refusal is not about a key
+            known = spec.provider in PROVIDERS  # else the refusal is not about a key
             found.setdefault(flag, Missing(flag, key_variable(spec) if known else None, str(error)))
     return list(found.values())
 
@@ -177,8 +175,6 @@ def keys_message(missing: list[Missing]) -> str:
 
 
 def _info(provider: str) -> ProviderInfo:
-    if provider in PLANNED:
-        raise UsageError(f"--provider {provider}: {PLANNED[provider]}")
     if provider not in PROVIDERS:
         raise UsageError(f"--provider {provider!r} is unknown; choose one of {', '.join(PROVIDERS)}")
     return PROVIDERS[provider]

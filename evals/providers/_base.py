@@ -18,7 +18,7 @@ from typing import Any, Literal, overload
 from urllib.parse import urlsplit
 
 from evals import urls
-from evals.errors import FatalProviderError, ProviderError, TransientError, UsageError
+from evals.errors import FatalProviderError, MalformedReply, ProviderError, TransientError, Unreachable, UsageError
 from evals.messages import REPLY_LIMIT, Completion, Request, Usage, is_count as _is_count, kind_of  # noqa: F401 (the shared types, re-exported)
 from evals.scrub import printable
 
@@ -157,14 +157,6 @@ def status_error(status: int, message: str, headers) -> ProviderError:
     return ProviderError(message, kind="bad_request", status=status)
 
 
-class Unreachable(TransientError):
-    """No connection could be made to the endpoint (refused, no such host, no route): nothing
-    was sent. `call_with_retries` ends the run early when the endpoint never answered at all."""
-
-    def __init__(self, message: str):
-        super().__init__(message, kind="connection")
-
-
 # The most of a server's own text (an error's message) a message quotes.
 SERVER_TEXT_LIMIT = 300
 
@@ -239,14 +231,6 @@ def retry_after(headers) -> float | None:
 # Every field the harness uses is checked here; a reply that is not what the API documents is
 # a MalformedReply, retried like a garbled body. A field the API may leave out reads as empty
 # (no usage: zero tokens); one present with the wrong type is malformed.
-
-
-class MalformedReply(TransientError):
-    """A 200 reply of the wrong shape. Its message names the field and the type found, never
-    the value (which could be anything the server sent)."""
-
-    def __init__(self, what: str):
-        super().__init__(f"malformed reply: {what}", kind="malformed_response")
 
 
 def reply_body(raw: bytes) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from evals.errors import ProviderError, TransientError, UsageError
+from evals.errors import BatchUnsupported, ProviderError, TransientError
 
 from ._base import Completion, Request, error_in_body, reply_body, status_error
 
@@ -26,10 +26,6 @@ from ._base import Completion, Request, error_in_body, reply_body, status_error
 # since what a killed run left is newer than that.
 FIND_PAGES = 10
 FIND_SKEW = 3600.0
-
-
-class BatchUnsupported(UsageError):
-    """The endpoint has no Batch API of the kind the provider speaks."""
 
 
 @dataclass(frozen=True)
@@ -45,7 +41,7 @@ class BatchState:
     results: tuple[str, ...] = ()  # where the API keeps its results (file ids, a URL)
 
 
-Outcome = Completion | ProviderError
+RequestOutcome = Completion | ProviderError
 
 
 class BatchAPI(ABC):
@@ -76,13 +72,10 @@ class BatchAPI(ABC):
     def retrieve(self, batch_id: str) -> BatchState: ...
 
     @abstractmethod
-    def results(self, state: BatchState) -> Iterator[tuple[str, Outcome]]:
+    def results(self, state: BatchState) -> Iterator[tuple[str, RequestOutcome]]:
         """(custom id, outcome) of every request of an ended batch that has one, in the
         API's order (not the submission's). A request with none was not run (the batch
         failed or was cut short): the caller treats it as expired."""
-
-    @abstractmethod
-    def cancel(self, batch_id: str) -> BatchState: ...
 
 
 def batch_reply(raw: bytes) -> dict:

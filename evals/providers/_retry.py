@@ -16,10 +16,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 
-from evals.errors import FatalProviderError, ProviderError, QuotaExhausted, TransientError
+from evals.errors import FatalProviderError, ProviderError, QuotaExhausted, TransientError, Unreachable
 from evals.scrub import redact
 
-from ._base import Completion, Provider, ProviderSpec, Request, Unreachable
+from ._base import Completion, Provider, ProviderSpec, Request
 
 
 @dataclass(frozen=True)

@@ -22,9 +22,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
-from evals.errors import FatalProviderError, ProviderError, TransientError
+from evals.errors import FatalProviderError, ProviderError, TransientError, Unreachable
 
-from ._base import Unreachable, server_text
+from ._base import server_text
 
 _deadline: contextvars.ContextVar[float] = contextvars.ContextVar("attempt_deadline", default=math.inf)
 # The connection this thread last sent a request on, so a refused reply can drop it: the one

@@ -11,11 +11,11 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from evals import urls
-from evals.errors import ProviderError, QuotaExhausted, TransientError
+from evals.errors import BatchUnsupported, ProviderError, QuotaExhausted, TransientError
 from evals.providers import ProviderInfo, key_variable, register_provider
 
 from . import _wire
-from ._batch import BatchAPI, BatchState, BatchUnsupported, Outcome, batch_reply, line_error, not_run
+from ._batch import BatchAPI, BatchState, RequestOutcome, batch_reply, line_error, not_run
 from ._base import (Completion, Provider, ProviderSpec, Request, Usage, api_key_from_env, client_options, error_in_body, error_text,
                     json_list, json_object, json_text, reply_body, server_text, status_error, token_count)
 
@@ -192,11 +192,7 @@ class AnthropicBatch(BatchAPI):
         with _translated():
             return _batch_state(batch_reply(self.client.messages.batches.with_raw_response.retrieve(batch_id).http_response.content))
 
-    def cancel(self, batch_id: str) -> BatchState:
-        with _translated():
-            return _batch_state(batch_reply(self.client.messages.batches.with_raw_response.cancel(batch_id).http_response.content))
-
-    def results(self, state: BatchState) -> Iterator[tuple[str, Outcome]]:
+    def results(self, state: BatchState) -> Iterator[tuple[str, RequestOutcome]]:
         for url in state.results:
             with _translated():
                 content = self.client.get(url, cast_to=str, options={"headers": {"Accept": "application/binary"}})
@@ -209,7 +205,7 @@ class AnthropicBatch(BatchAPI):
                     yield line["custom_id"], _result_outcome(line.get("result"))
 
 
-def _result_outcome(result: Any) -> Outcome:
+def _result_outcome(result: Any) -> RequestOutcome:
     """A result: succeeded (the message), errored (an ErrorResponse whose specific type is
     nested, `error.error.type`; the outer type is always "error"), expired or canceled."""
     try:

@@ -36,11 +36,9 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from evals.errors import FatalProviderError, ProviderError, TransientError
+from evals.errors import BatchUnsupported, FatalProviderError, MalformedReply, ProviderError, TransientError, Unreachable
 
 from ._base import (
-    MalformedReply,
-    Unreachable,
     error_in_body,
     error_text,
     json_list,
@@ -52,7 +50,7 @@ from ._base import (
     text_parts,
     token_count,
 )
-from ._batch import BatchAPI, BatchState, BatchUnsupported, line_error, not_run
+from ._batch import BatchAPI, BatchState, line_error, not_run
 from ._wire import Replies, deadline, drop_connection, redirect_refusal, timed_out
 from ._wire import http_client as _sdk_client
 

@@ -11,13 +11,13 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Literal
 
 from evals import urls
-from evals.errors import ProviderError, QuotaExhausted, TransientError
+from evals.errors import BatchUnsupported, MalformedReply, ProviderError, QuotaExhausted, TransientError
 from evals.flags import Flag
 from evals.providers import ProviderInfo, key_variable, register_provider
 
 from . import _wire
-from ._batch import FIND_PAGES, FIND_SKEW, BatchAPI, BatchState, BatchUnsupported, Outcome, batch_reply, line_error, not_run
-from ._base import (Completion, MalformedReply, Provider, ProviderSpec, Request, Usage, api_key_from_env, client_options, error_in_body,
+from ._batch import FIND_PAGES, FIND_SKEW, BatchAPI, BatchState, RequestOutcome, batch_reply, line_error, not_run
+from ._base import (Completion, Provider, ProviderSpec, Request, Usage, api_key_from_env, client_options, error_in_body,
                     error_text, json_list, json_object, json_text, reply_body, server_text, status_error, text_parts, token_count)
 
 if TYPE_CHECKING:  # annotations only: the SDK is imported where it is used
@@ -278,11 +278,7 @@ class OpenAIBatch(BatchAPI):
         with _translated():
             return _batch_state(batch_reply(self.client.batches.with_raw_response.retrieve(batch_id).http_response.content))
 
-    def cancel(self, batch_id: str) -> BatchState:
-        with _translated():
-            return _batch_state(batch_reply(self.client.batches.with_raw_response.cancel(batch_id).http_response.content))
-
-    def results(self, state: BatchState) -> Iterator[tuple[str, Outcome]]:
+    def results(self, state: BatchState) -> Iterator[tuple[str, RequestOutcome]]:
         for file_id in state.results:
             with _translated():
                 content = self.client.files.with_raw_response.content(file_id).http_response.content
@@ -294,7 +290,7 @@ class OpenAIBatch(BatchAPI):
                 if isinstance(line, dict) and isinstance(line.get("custom_id"), str):
                     yield line["custom_id"], self._outcome(line)
 
-    def _outcome(self, line: dict[str, Any]) -> Outcome:
+    def _outcome(self, line: dict[str, Any]) -> RequestOutcome:
         """A result line. A request the API answered has its HTTP status and body under
         `response` (`error` then null, even for a 400); one the batch never ran has a null
         response and a top-level `error` (batch_expired, batch_cancelled)."""

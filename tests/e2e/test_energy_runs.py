@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from evals import registry
+from evals import models_file
 from evals.energy import SpanLog
 from evals.site import site_data
 from tests.support.board import entry, evaluate, model_flags, verify
@@ -128,7 +128,7 @@ def test_a_local_model_with_an_adapter_is_metered_published_priced_by_electricit
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     published = entry(data, "Tiny Local")
     assert published["price"] == {"electricity": 0.30} and all(v > 0 for v in published["kilowattHour"].values())
-    (row,) = site_data(registry.load_models(data / "models.json", results=data / "results"), results_dir=data / "results")["models"]
+    (row,) = site_data(models_file.load_models(data / "models.json", results=data / "results"), results_dir=data / "results")["models"]
     assert row["costBasis"] == "electricity" and row["cost"] == round(math.fsum(published["kilowattHour"].values()) * 0.30, 6)
     assert "Tiny Local" in (data.parent / "site" / "data.js").read_text()
     assert verify(data).returncode == 0

@@ -19,7 +19,7 @@ import time
 
 import pytest
 
-from evals import registry
+from evals import models_file
 from tests.support.board import META, entry, evaluate, evaluate_command, model_flags
 from tests.support.harness import (
     ROOT,
@@ -146,7 +146,7 @@ def test_replies_without_a_letter_are_wrong_not_errors_and_do_not_block_publishi
     with OpenAIServer(no_letter) as server:
         done = evaluate(tmp_path / "data", "Terse", *model_flags(server), *META)
     assert done.returncode == 0, out(done)
-    mc = json.loads(registry.result_path(entry(tmp_path / "data", "Terse"), "multipleChoice", tmp_path / "data" / "results").read_text())
+    mc = json.loads(models_file.result_path(entry(tmp_path / "data", "Terse"), "multipleChoice", tmp_path / "data" / "results").read_text())
     assert mc["summary"]["unparseable"] == 6 and mc["publishable"] is True
 
 
@@ -166,7 +166,7 @@ def test_a_run_published_with_allow_errors_is_reproduced_not_rerun_by_a_bare_eva
     fail_first_mc(server, 4)
     first = evaluate(data, "Allowed", *model_flags(server), *META, "--allow-errors")
     assert first.returncode == 0 and entry(data, "Allowed")["allowErrors"] is True, out(first)
-    files = {key: registry.result_path(entry(data, "Allowed"), key, data / "results") for key in registry.RESULT_KEYS}
+    files = {key: models_file.result_path(entry(data, "Allowed"), key, data / "results") for key in models_file.RESULT_KEYS}
     before = {key: path.read_bytes() for key, path in files.items()}
     server.clear_faults()
     asked = len(server.requests)
@@ -182,7 +182,7 @@ def test_a_run_published_with_allow_errors_is_reproduced_not_rerun_by_a_bare_eva
 def test_pytest_on_a_published_identity_asks_nothing_and_never_rewrites_the_file(server, tmp_path):
     data = tmp_path / "data"
     assert evaluate(data, "Fixed", *model_flags(server), *META).returncode == 0
-    path = registry.result_path(entry(data, "Fixed"), "multipleChoice", data / "results")
+    path = models_file.result_path(entry(data, "Fixed"), "multipleChoice", data / "results")
     before, asked = path.read_bytes(), len(server.requests)
     args = [*model_flags(server), "-m", "multiple_choice"]
 

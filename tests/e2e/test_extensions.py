@@ -86,13 +86,13 @@ def test_an_installed_eval_verifies_and_stays_off_the_board(echo_env, tmp_path):
     probe = f"""
 import json
 from pathlib import Path
-from evals import registry, schema
+from evals import models_file, schema
 from evals.extensions import builtin, on_board, tasks
 from evals.verify import compare
 print(json.dumps({{
     "verify": compare(Path({str(path)!r}), run_root=Path({str(runs)!r})),
     "evals": list(tasks()), "board": list(on_board()), "builtin": [n for n in tasks() if builtin(n)],
-    "resultFiles": list(registry.RESULT_KEYS), "kilowattHour": list(registry.KWH_KEYS),
+    "resultFiles": list(models_file.RESULT_KEYS), "kilowattHour": list(models_file.KWH_KEYS),
     "entryNeeds": sorted(schema.ResultFiles.model_fields),
 }}))
 """
@@ -139,8 +139,8 @@ def test_an_entry_point_that_fails_to_import_is_one_line_naming_it(tmp_path):
 
 def test_the_schemas_read_the_registry_of_evals_not_models_json_code():
     """schema builds its models from the registry of evals (evals/tasks/_registry.py);
-    registry.py, which checks models.json with those models, imports schema: one way, no cycle."""
-    probe = "import sys, evals.schema; print(sorted(m for m in sys.modules if m in ('evals.registry', 'evals.tasks._registry')))"
+    models_file.py, which checks models.json with those models, imports schema: one way, no cycle."""
+    probe = "import sys, evals.schema; print(sorted(m for m in sys.modules if m in ('evals.models_file', 'evals.tasks._registry')))"
     done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=harness_env(), capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["['evals.tasks._registry']"]
 

@@ -1,6 +1,6 @@
 """The leaderboard flow end to end, against loopback providers: `evaluate` a new model, kill
 it, resume it, publish it, verify it offline; every refusal; metadata looked up; concurrent
-publishers; `--parallel` output. The registry's checks are tests/unit/test_leaderboard.py.
+publishers; `--parallel` output. models.json's checks are tests/unit/test_leaderboard.py.
 
 `evaluate` and verify start warm (tests/support/warm.py); the first attempt is a real exec in a
 group of its own, SIGKILLed mid-run and resumed, and the concurrent publishers are two spawned
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from evals import registry
+from evals import models_file
 from tests.support.board import (
     META,
     NAME,
@@ -91,7 +91,7 @@ def test_verify_reproduces_every_published_run_with_the_network_blocked(board):
 
 def test_verify_catches_a_tampered_result_file(board, tmp_path):
     data = _copy(board[0], tmp_path)
-    path = registry.result_path(entry(data), "multipleChoice", data / "results")
+    path = models_file.result_path(entry(data), "multipleChoice", data / "results")
     result = json.loads(path.read_text())
     result["summary"]["correct"] += 1
     path.write_text(json.dumps(result, indent=2))
@@ -183,7 +183,7 @@ def test_a_model_published_with_allow_errors_has_its_waived_gate_on_the_board_an
     assert row["cost"] == pytest.approx(sum(t["input"] * 1.25 + t["output"] * 10 for t in tokens.values()) / 1e6, abs=1e-6)
 
 
-# -- the registry ----------------------------------------------------------------------------------
+# -- models.json ---------------------------------------------------------------------------------------
 
 
 
@@ -202,7 +202,7 @@ def test_a_model_published_with_allow_errors_has_its_waived_gate_on_the_board_an
 
 def _publish_many(path: str, prefix: str) -> None:
     for i in range(15):
-        registry.update_entry(f"{prefix}{i}", lambda e, i=i: {**GOOD, "name": f"{prefix}{i}"}, Path(path), results=Path(path).parent)
+        models_file.update_entry(f"{prefix}{i}", lambda e, i=i: {**GOOD, "name": f"{prefix}{i}"}, Path(path), results=Path(path).parent)
 
 
 def test_concurrent_publishers_never_lose_an_update(tmp_path):
@@ -213,7 +213,7 @@ def test_concurrent_publishers_never_lose_an_update(tmp_path):
         worker.start()
     for worker in workers:
         worker.join(60)
-    names = {m["name"] for m in registry.load_models(path, results=tmp_path)}
+    names = {m["name"] for m in models_file.load_models(path, results=tmp_path)}
     assert names == {f"{p}{i}" for p in "ab" for i in range(15)}
 
 

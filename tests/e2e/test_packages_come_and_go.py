@@ -7,7 +7,7 @@ board never holds an entry that would be invalid once the package is back.
 The board is one model published by `evaluate` against a loopback server; the eval that went
 away is `echo` (examples/echo_eval), its key added to the entry by hand as it was when its
 package, on the board then, published it. Every command is started as from a shell: its
-environment holds no warning said before (`registry.WARNED`)."""
+environment holds no warning said before (`models_file.WARNED`)."""
 
 from __future__ import annotations
 
@@ -183,9 +183,9 @@ def test_installing_the_package_that_puts_it_on_the_board_brings_it_back(board, 
     env = harness_env(PYTHONPATH=os.pathsep.join(map(str, [site, tmp_path])))
     probe = f"""
 from pathlib import Path
-from evals import registry
-(entry,) = registry.load_models(Path({str(board / 'models.json')!r}), results=Path({str(board / 'results')!r}))
-print(list(registry.RESULT_KEYS), registry.others(entry), registry.result_path(entry, "echo", Path("r")))
+from evals import models_file
+(entry,) = models_file.load_models(Path({str(board / 'models.json')!r}), results=Path({str(board / 'results')!r}))
+print(list(models_file.RESULT_KEYS), models_file.others(entry), models_file.result_path(entry, "echo", Path("r")))
 """
     done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
 

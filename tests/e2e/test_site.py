@@ -37,7 +37,7 @@ from evals.config import run_name
 from evals.errors import ProviderError
 from evals.names import attempt_key
 from evals.providers import Completion, Usage
-from evals.registry import load_models
+from evals.models_file import load_models
 from evals.results import summarize
 from evals.tasks import TASKS, Column, Task
 from tests.support import ROOT
@@ -55,12 +55,12 @@ from tests.support.site_boards import (
     comparison,
     crowded,
     make_crowded_registry,
-    make_registry,
+    make_board_data,
     page,
     question_of,
     read_data_js,
     registered,
-    registry,
+    board_data,
     result_of,
     rewrite_result,
     spelling_rows,
@@ -70,7 +70,7 @@ from tests.support.site_boards import (
 STALE = "is stale: run `uv run build --write`"
 
 
-# ---- fixtures: a small registry with realistic result files -----------------------------------
+# ---- fixtures: a small models.json with realistic result files -----------------------------------
 
 
 
@@ -106,9 +106,9 @@ def _epoch_rows(n: int, correct_by_epoch: list[int]) -> list[dict]:
     return rows
 
 
-def test_several_epochs_compare_per_question_means_and_show_each_answer(registry):
+def test_several_epochs_compare_per_question_means_and_show_each_answer(board_data):
     """Rows of `--epochs 2`: several rows per id, each answer cached under its attempt key."""
-    models, results, site_dir = registry
+    models, results, site_dir = board_data
     entry = next(e for e in json.loads(models.read_text()) if e["name"] == "alpha-1")
     rows = _epoch_rows(20, [17, 15])
     name = _write_run(results, "multiple_choice", "alpha-1", "openai", rows, runs=results.parent / "runs")
@@ -137,8 +137,8 @@ def read_model_page(site_dir: Path, page: str) -> dict:
     return json.loads(body[:-2])
 
 
-def test_model_pages_hold_each_run_and_every_item_with_its_question_and_reply(registry):
-    models, results, site_dir = registry
+def test_model_pages_hold_each_run_and_every_item_with_its_question_and_reply(board_data):
+    models, results, site_dir = board_data
     assert site.main(cli(models, results, site_dir, "--write")) == 0
     board = read_data_js(site_dir)["models"]
     assert [m["page"] for m in board] == ["beta-2", "alpha-1", "qwen-local-70b"]
@@ -179,8 +179,8 @@ def test_model_pages_hold_each_run_and_every_item_with_its_question_and_reply(re
     assert next(i for i in qwen["items"] if i["id"] == "le-0001")["tests"] == "5/5"
 
 
-def test_check_catches_a_stale_model_page_and_one_of_no_published_model(registry, capsys):
-    models, results, site_dir = registry
+def test_check_catches_a_stale_model_page_and_one_of_no_published_model(board_data, capsys):
+    models, results, site_dir = board_data
     assert site.main(cli(models, results, site_dir, "--write")) == 0
     capsys.readouterr()
     data_js = (site_dir / "data.js").read_bytes()
@@ -233,9 +233,9 @@ def one_line_refusal(done: subprocess.CompletedProcess) -> str:
     return done.stderr
 
 
-def test_command_in_a_subprocess(registry):
+def test_command_in_a_subprocess(board_data):
     """The real command: exit codes and one-line messages, no traceback."""
-    models, results, site_dir = registry
+    models, results, site_dir = board_data
 
     def run(*flags: str) -> subprocess.CompletedProcess:
         return build_command(models, results, site_dir, *flags)
@@ -274,8 +274,8 @@ def edit_entry(models: Path, name: str, **fields) -> None:
     ],
     ids=["inf price", "huge size", "undashed date", "ftp url", "inf kWh", "allowErrors not a boolean"],
 )
-def test_bad_metadata_is_one_line_naming_the_field(registry, field, value, message, mode):
-    models, results, site_dir = registry
+def test_bad_metadata_is_one_line_naming_the_field(board_data, field, value, message, mode):
+    models, results, site_dir = board_data
     edit_entry(models, "alpha-1", **{field: value})
     err = one_line_refusal(build_command(models, results, site_dir, mode))
     assert err.startswith(f"build: {models}: entry 'alpha-1': {message}"), err
@@ -298,8 +298,8 @@ def over_the_gate(result: dict) -> None:
     ],
     ids=["error gate", "limit", "train split", "reference"],
 )
-def test_build_refuses_a_result_file_the_publish_rules_refuse(registry, edit, reason):
-    models, results, site_dir = registry
+def test_build_refuses_a_result_file_the_publish_rules_refuse(board_data, edit, reason):
+    models, results, site_dir = board_data
     path = rewrite_result(models, results, "alpha-1", "multipleChoice", edit)
     assert json.loads(path.read_text())["publishable"] is True  # the stored verdict is not what counts
     err = one_line_refusal(build_command(models, results, site_dir, "--write"))
@@ -307,8 +307,8 @@ def test_build_refuses_a_result_file_the_publish_rules_refuse(registry, edit, re
     assert not (site_dir / "data.js").exists()
 
 
-def test_the_error_gate_is_judged_with_the_entrys_allow_errors(registry):
-    models, results, site_dir = registry
+def test_the_error_gate_is_judged_with_the_entrys_allow_errors(board_data):
+    models, results, site_dir = board_data
     path = rewrite_result(models, results, "alpha-1", "multipleChoice", over_the_gate)
     assert path.name in one_line_refusal(build_command(models, results, site_dir, "--check"))
 
@@ -319,8 +319,8 @@ def test_the_error_gate_is_judged_with_the_entrys_allow_errors(registry):
 
 
 @pytest.mark.parametrize("how", ["renamed", "config edited"])
-def test_build_refuses_a_result_file_that_is_not_the_run_its_name_says(registry, how):
-    models, results, site_dir = registry
+def test_build_refuses_a_result_file_that_is_not_the_run_its_name_says(board_data, how):
+    models, results, site_dir = board_data
     entries = json.loads(models.read_text())
     path = results / "multiple_choice" / entries[0]["resultFiles"]["multipleChoice"]
     result = json.loads(path.read_text())
@@ -336,8 +336,8 @@ def test_build_refuses_a_result_file_that_is_not_the_run_its_name_says(registry,
     assert f"{path}: cannot be on the board" in err and f"its run's file is named {expected}: it was renamed, or its config edited" in err, err
 
 
-def test_build_refuses_result_files_of_different_runs(registry):
-    models, results, site_dir = registry
+def test_build_refuses_result_files_of_different_runs(board_data):
+    models, results, site_dir = board_data
     other = _write_run(results, "leetcode", "alpha-1-mini", "openai", _rows("leetcode", n=4, correct=4, usage=(1, 1), difficulty="easy")
                        + _rows("leetcode", n=4, correct=4, usage=(1, 1), difficulty="medium", offset=4)
                        + _rows("leetcode", n=4, correct=4, usage=(1, 1), difficulty="hard", offset=8))
@@ -378,12 +378,12 @@ def _build_while(models: str, results: str, site_dir: str, ready, go, done, busy
 def test_builds_racing_a_publisher_never_leave_a_stale_site(tmp_path):
     """20 publishes (this process), each while two builder processes run `build --write` in a
     loop; the builds in flight are let finish, then the site must match models.json."""
-    from evals import registry as models_json
+    from evals import models_file as models_json
     from evals.publish import publish
     from evals.site import rebuild_site
 
     data, site_dir = tmp_path / "data", tmp_path / "site"
-    models, results = make_registry(data)
+    models, results = make_board_data(data)
     assert site.build(models_path=models, results_dir=results, site_dir=site_dir, write=True)
     entry = models_json.find_entry(load_models(models, results=results), "alpha-1")
     files = {key: models_json.result_path(entry, key, results) for key in site.RESULT_KEYS}
@@ -425,10 +425,10 @@ def test_builds_racing_a_publisher_never_leave_a_stale_site(tmp_path):
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory) -> tuple[str, Path]:
-    """Two built sites, `board/` (the registry above) and `empty/` (nothing published),
+    """Two built sites, `board/` (the models.json above) and `empty/` (nothing published),
     served over http on 127.0.0.1."""
     root = tmp_path_factory.mktemp("site")
-    models, results = make_registry(root / "data")
+    models, results = make_board_data(root / "data")
     empty_models = root / "data" / "empty.json"
     entries = json.loads(models.read_text())
     empty_models.write_text(json.dumps([entries[3]], indent=2) + "\n")
@@ -795,14 +795,14 @@ def test_a_page_of_2000_items_is_ready_within_a_second(page, tmp_path_factory):
 
 
 def board_with_spelling(root: Path) -> Path:
-    """The registry of `make_registry` with a spelling result file for each published model
+    """The models.json of `make_board_data` with a spelling result file for each published model
     (alpha-1's and beta-2's with their run folders), its site built into root/site with the
     pages' static files beside it.
 
-    models.json's and the result file's own checks (`registry.load_models`, `results.read_result`,
+    models.json's and the result file's own checks (`models_file.load_models`, `results.read_result`,
     the publish rules) are not this test's: the board is built, as `build` builds it, from the
     result files as read."""
-    models, results = make_registry(root)
+    models, results = make_board_data(root)
     runs, site_dir = root / "runs", root / "site"
     spelling = {"alpha-1": (2, 0), "beta-2": (4, 3), "qwen-local-70b": (4, 4)}
     board = []

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from evals import registry
+from evals import models_file
 from evals.identity import identity_from_config, to_flags
 from evals.results import RESULT_FORMAT
 from tests.support.harness import ROOT, OwnWayJudges, harness_env, run_cli, run_harness

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from evals import registry
+from evals import models_file
 from tests.support.board import META, evaluate, evaluate_command, model_flags, verify
 from tests.support.harness import ROOT, Student, harness_env, run_cli, start
 from tests.support.loopback import OpenAIServer
@@ -42,7 +42,7 @@ def board(tmp_path_factory) -> Path:
         done = evaluate(data, NAME, *model_flags(server), *META)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     files = _entry(data, NAME)["resultFiles"]
-    registry.update_entry(OTHER, lambda e: {**_entry(data, NAME), "name": OTHER, "resultFiles": files},
+    models_file.update_entry(OTHER, lambda e: {**_entry(data, NAME), "name": OTHER, "resultFiles": files},
                           data / "models.json", results=data / "results")
     return data
 
@@ -56,11 +56,11 @@ def copy(board, tmp_path) -> Path:
 
 
 def _entry(data: Path, name: str) -> dict:
-    return registry.find_entry(registry.load_models(data / "models.json", results=data / "results"), name)
+    return models_file.find_entry(models_file.load_models(data / "models.json", results=data / "results"), name)
 
 
 def _file(data: Path, key: str) -> Path:
-    return registry.result_path(_entry(data, NAME), key, data / "results")
+    return models_file.result_path(_entry(data, NAME), key, data / "results")
 
 
 def _ok_lines(data: Path, name: str) -> list[str]:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from evals import registry
+from evals import models_file
 from tests.support.harness import ROOT, Student, harness_env, run_cli
 from tests.support.loopback import OpenAIServer
 
@@ -40,7 +40,7 @@ def model_flags(server) -> list[str]:
 
 
 def entry(data: Path, name: str = NAME) -> dict | None:
-    return registry.find_entry(registry.load_models(data / "models.json", results=data / "results"), name)
+    return models_file.find_entry(models_file.load_models(data / "models.json", results=data / "results"), name)
 
 
 @pytest.fixture(scope="module")

@@ -37,7 +37,7 @@ def questions(name: str, split: str = "test") -> list[dict]:
 
 
 def harness_env(**extra: str) -> dict[str, str]:
-    # As from a shell: no API key of the test process's, no warning it said (`registry.WARNED`).
+    # As from a shell: no API key of the test process's, no warning it said (`models_file.WARNED`).
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != "ROBLOX_EVALS_WARNED"}
     # Lookups that a test does not point at a loopback server go nowhere, never to the internet.
     offline = {"OPENROUTER_API_BASE": "http://127.0.0.1:9/api/v1", "HF_ENDPOINT": "http://127.0.0.1:9"}

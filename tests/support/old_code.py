@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from evals import registry
+from evals import models_file
 from tests.support.board import META, model_flags
 from tests.support.harness import ROOT, Student, harness_env
 from tests.support.loopback import OpenAIServer
@@ -89,8 +89,8 @@ def board(old_board, tmp_path) -> Path:
 
 
 def _entry(data: Path) -> dict:
-    return registry.find_entry(registry.load_models(data / "models.json", results=data / "results"), NAME)
+    return models_file.find_entry(models_file.load_models(data / "models.json", results=data / "results"), NAME)
 
 
 def _file(data: Path, key: str) -> Path:
-    return registry.result_path(_entry(data), key, data / "results")
+    return models_file.result_path(_entry(data), key, data / "results")

@@ -108,7 +108,7 @@ def _publish(results: Path, model: str, provider: str, *, ff: tuple[int, int], m
     }
 
 
-def make_registry(root: Path) -> tuple[Path, Path]:
+def make_board_data(root: Path) -> tuple[Path, Path]:
     """models.json + data/results under `root`: two token-priced models, one priced by
     electricity, and one entry without results (not published). The first two have their run
     folders under root/runs (alpha-1's last freeform reply (fr-0009) is hostile HTML); qwen-local-70b's
@@ -146,8 +146,8 @@ def make_registry(root: Path) -> tuple[Path, Path]:
 
 
 @pytest.fixture
-def registry(tmp_path: Path) -> tuple[Path, Path, Path]:
-    models, results = make_registry(tmp_path)
+def board_data(tmp_path: Path) -> tuple[Path, Path, Path]:
+    models, results = make_board_data(tmp_path)
     return models, results, tmp_path / "site"
 
 

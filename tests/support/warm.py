@@ -62,7 +62,7 @@ class Kind:
 # package (pytest warns that it cannot rewrite one imported before it starts: xdist, syrupy,
 # anyio, the harness's `plugins`) nor, for pytest, an SDK (openai and anthropic import anyio;
 # pytest's own process rarely needs one: the asking children import it).
-_EVALS = ("evals.run", "evals.askers.processes", "evals.askers.batch", "evals.verify", "evals.site", "evals.publish", "evals.registry",
+_EVALS = ("evals.run", "evals.askers.processes", "evals.askers.batch", "evals.verify", "evals.site", "evals.publish", "evals.models_file",
           "evals.tasks.multiple_choice", "evals.tasks.freeform", "evals.tasks.leetcode", "evals.providers.openai",
           "evals.providers.anthropic", "evals.providers.live", "evals.providers.reference", "evals.energy.hwinfo",
           "evals.energy.rapl", "evals.energy.nvml", "evals.luau", "httpx")

@@ -32,7 +32,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
                "evals.grading", "evals.grading.*", "evals.luau", "evals.luau.*", "evals.energy", "evals.energy.*")),
     ("identity", ("evals.identity", "evals.command_line", "evals.config", "evals.plan")),
     ("engine", ("evals.cache", "evals.run", "evals.askers", "evals.askers.*")),
-    ("outputs", ("evals.results", "evals.schema", "evals.registry", "evals.verify", "evals.publish", "evals.site", "evals.metadata")),
+    ("outputs", ("evals.results", "evals.schema", "evals.models_file", "evals.verify", "evals.publish", "evals.site", "evals.metadata")),
     ("commands", ("evals.evaluate", "evals.evaluate.*", "plugins", "plugins.*")),  # evaluate: a package of its phases
 ]
 # Above the parts, only these modules of the parts may be named: the interfaces, never a

@@ -13,14 +13,14 @@ import time
 
 import pytest
 
-from evals import registry
-from evals.errors import RegistryError
+from evals import models_file
+from evals.errors import DataFileError
 from tests.support.harness import GOOD
 
 # -- refusals ------------------------------------------------------------------------------------
 
 
-# -- the registry ----------------------------------------------------------------------------------
+# -- models.json ---------------------------------------------------------------------------------------
 
 
 
@@ -49,8 +49,8 @@ from tests.support.harness import GOOD
 def test_an_invalid_entry_is_an_error_naming_the_entry_and_field(tmp_path, change, message):
     path = tmp_path / "models.json"
     path.write_text(json.dumps([{**GOOD, **change}]))
-    with pytest.raises(RegistryError, match=re.escape(f"{path}: entry 'M': {message}")):
-        registry.load_models(path, results=tmp_path / "results")
+    with pytest.raises(DataFileError, match=re.escape(f"{path}: entry 'M': {message}")):
+        models_file.load_models(path, results=tmp_path / "results")
 
 
 @pytest.mark.parametrize(
@@ -67,8 +67,8 @@ def test_an_invalid_entry_is_an_error_naming_the_entry_and_field(tmp_path, chang
 def test_a_bad_entry_is_named_by_its_place_and_only_the_first_error_is_spelled_out(tmp_path, entries, message):
     path = tmp_path / "models.json"
     path.write_text(json.dumps(entries))
-    with pytest.raises(RegistryError) as error:
-        registry.load_models(path, results=tmp_path)
+    with pytest.raises(DataFileError) as error:
+        models_file.load_models(path, results=tmp_path)
     assert str(error.value) == f"{path}: {message}"
 
 
@@ -76,33 +76,33 @@ def test_keys_of_no_field_are_kept_and_ignored(tmp_path):
     """A hand-added key is no error, and publishing keeps it, after the known ones."""
     path = tmp_path / "models.json"
     path.write_text(json.dumps([{"note": "hand-added", **GOOD}]))
-    (entry,) = registry.load_models(path, results=tmp_path)
+    (entry,) = models_file.load_models(path, results=tmp_path)
     assert entry["note"] == "hand-added"
-    registry.update_entry("M", lambda e: {**e, "size": 7}, path, results=tmp_path)
+    models_file.update_entry("M", lambda e: {**e, "size": 7}, path, results=tmp_path)
     assert list(json.loads(path.read_text())[0])[-1] == "note"
 
 
 def test_check_entry_checks_metadata_before_any_result_file_exists(tmp_path):
     """What `evaluate` can call before any paid request: the metadata alone, one line."""
     files = {"freeform": "a.json", "multipleChoice": "b.json", "leetcode": "c.json"}
-    registry.check_entry({**GOOD, "resultFiles": files})
-    with pytest.raises(RegistryError, match="resultFiles.freeform: names a.json, which is not in"):
-        registry.check_entry({**GOOD, "resultFiles": files}, results=tmp_path)
-    with pytest.raises(RegistryError) as error:
-        registry.check_entry({**GOOD, "price": {"input": float("inf"), "output": 2}})
+    models_file.check_entry({**GOOD, "resultFiles": files})
+    with pytest.raises(DataFileError, match="resultFiles.freeform: names a.json, which is not in"):
+        models_file.check_entry({**GOOD, "resultFiles": files}, results=tmp_path)
+    with pytest.raises(DataFileError) as error:
+        models_file.check_entry({**GOOD, "price": {"input": float("inf"), "output": 2}})
     assert str(error.value) == "entry 'M': price.input: must be a finite number >= 0, in USD per million input tokens (got Infinity)"
 
 
 def test_a_number_too_long_to_read_is_an_error_naming_the_file(tmp_path):
     path = tmp_path / "models.json"
     path.write_text(json.dumps([GOOD])[:-2] + ', "size": ' + "1" * 5000 + "}]")
-    with pytest.raises(RegistryError, match=re.escape(f"{path}: not valid JSON (")):
-        registry.load_models(path, results=tmp_path)
+    with pytest.raises(DataFileError, match=re.escape(f"{path}: not valid JSON (")):
+        models_file.load_models(path, results=tmp_path)
 
 
 def test_update_entry_keeps_the_hand_edited_order_and_format(tmp_path):
     path = tmp_path / "models.json"
-    registry.update_entry("M", lambda e: {"price": GOOD["price"], **GOOD}, path, results=tmp_path)
+    models_file.update_entry("M", lambda e: {"price": GOOD["price"], **GOOD}, path, results=tmp_path)
     text = path.read_text()
     assert text == json.dumps([GOOD], indent=2) + "\n"
 
@@ -115,7 +115,7 @@ ON_BOARD = {"freeform": "a.json", "multipleChoice": "b.json", "leetcode": "c.jso
 
 
 def _board_files(results, files=ON_BOARD):
-    for key, folder in registry.RESULT_KEYS.items():
+    for key, folder in models_file.RESULT_KEYS.items():
         (results / folder).mkdir(parents=True, exist_ok=True)
         (results / folder / files[key]).write_text("{}")
 
@@ -124,32 +124,32 @@ def test_the_result_of_an_eval_no_package_registers_is_kept_and_said_once(tmp_pa
     """Its package uninstalled, an eval's key in resultFiles (and its kilowattHour figure) is no
     error: loaded, left out of what the board reads, said in one warning line once per process
     tree (the environment carries it to the processes a command starts), kept when written."""
-    monkeypatch.delenv(registry.WARNED, raising=False)
+    monkeypatch.delenv(models_file.WARNED, raising=False)
     path, results = tmp_path / "models.json", tmp_path / "results"
     _board_files(results)
     entry = {**GOOD, "price": {"electricity": 0.3}, "kilowattHour": {"freeform": 1, "echo": 0.5},
              "resultFiles": {**ON_BOARD, "echo": "e.json"}, "note": "kept"}
     path.write_text(json.dumps([entry], indent=2) + "\n")
-    (loaded,) = registry.load_models(path, results=results)
-    registry.load_models(path, results=results)
-    assert loaded == entry and registry.others(loaded) == {"echo": "e.json"}
-    assert registry.published_files(path, results=results) == {results / folder / ON_BOARD[key] for key, folder in registry.RESULT_KEYS.items()}
+    (loaded,) = models_file.load_models(path, results=results)
+    models_file.load_models(path, results=results)
+    assert loaded == entry and models_file.others(loaded) == {"echo": "e.json"}
+    assert models_file.published_files(path, results=results) == {results / folder / ON_BOARD[key] for key, folder in models_file.RESULT_KEYS.items()}
     assert capsys.readouterr().err.splitlines() == [
         f"warning: {path}: resultFiles.echo ('M' e.json) is left out: no installed package registers an eval with that key; "
         "it is kept, and installing the package that puts it on the board brings it back"]
-    registry.update_entry("M", lambda e: {**e, "size": 7}, path, results=results)
+    models_file.update_entry("M", lambda e: {**e, "size": 7}, path, results=results)
     assert json.loads(path.read_text()) == [{**entry, "size": 7}]
     assert capsys.readouterr().err == ""  # said already, in this process
 
 
 def test_the_warning_names_every_key_once_and_at_most_three_models_each(tmp_path, monkeypatch, capsys):
-    monkeypatch.delenv(registry.WARNED, raising=False)
+    monkeypatch.delenv(models_file.WARNED, raising=False)
     path, results = tmp_path / "models.json", tmp_path / "results"
     _board_files(results)
     models = [{**GOOD, "name": f"M{i}", "resultFiles": {**ON_BOARD, "echo": f"e{i}.json", **({"tiers": "t.json"} if i == 1 else {})}}
               for i in range(1, 6)]
     path.write_text(json.dumps(models))
-    lines = registry.warn_others(path, registry.load_models(path, results=results))
+    lines = models_file.warn_others(path, models_file.load_models(path, results=results))
     assert [line.split(" is left out")[0] for line in lines] == [
         f"{path}: resultFiles.echo ('M1' e1.json, 'M2' e2.json, 'M3' e3.json and 2 more)", f"{path}: resultFiles.tiers ('M1' t.json)"]
     assert capsys.readouterr().err.count("warning: ") == 2
@@ -170,5 +170,5 @@ def test_the_result_of_an_eval_no_package_registers_is_still_checked(tmp_path, c
     path = tmp_path / "models.json"
     _board_files(tmp_path / "results")
     path.write_text(json.dumps([{**GOOD, **change}]))
-    with pytest.raises(RegistryError, match=re.escape(f"{path}: entry 'M': {message}")):
-        registry.load_models(path, results=tmp_path / "results")
+    with pytest.raises(DataFileError, match=re.escape(f"{path}: entry 'M': {message}")):
+        models_file.load_models(path, results=tmp_path / "results")

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from evals import registry
+from evals import models_file
 from evals.config import run_name
 from evals.datasets.leetcode import load_problems
-from evals.errors import DatasetError, RegistryError
+from evals.errors import DataFileError, DatasetError
 from evals.publish import publish
 from evals.results import build_result, write_result
 from evals.site import rebuild_site
@@ -23,7 +23,7 @@ TOKENS = {**ENTRY, "price": {"input": 1, "output": 2}}
 def result_files(data: Path, *, provider="openai", api_errors=0, limit=None, model="m-1") -> dict[str, Path]:
     """The three result files of one run, each named by its run, as the collector writes them."""
     paths = {}
-    for key, folder in registry.RESULT_KEYS.items():
+    for key, folder in models_file.RESULT_KEYS.items():
         config = {"eval": folder, "provider": provider, "model": model, "split": "test"}
         if limit:
             config["limit"] = limit
@@ -37,7 +37,7 @@ def result_files(data: Path, *, provider="openai", api_errors=0, limit=None, mod
 
 
 def published(data: Path) -> dict | None:
-    return registry.find_entry(registry.load_models(data / "models.json", results=data / "results"), "M")
+    return models_file.find_entry(models_file.load_models(data / "models.json", results=data / "results"), "M")
 
 
 def test_all_three_results_set_result_files(tmp_path):
@@ -92,7 +92,7 @@ def test_results_of_different_runs_are_not_published_together(tmp_path):
 
 
 def test_the_publish_hook_refuses_a_model_not_on_the_board(tmp_path):
-    with pytest.raises(RegistryError, match="is not in models.json: add it first with `uv run evaluate"):
+    with pytest.raises(DataFileError, match="is not in models.json: add it first with `uv run evaluate"):
         publish("M", result_files(tmp_path), models_path=tmp_path / "models.json", results_dir=tmp_path / "results")
     assert not (tmp_path / "models.json").exists()
 
@@ -130,7 +130,7 @@ def test_publishing_with_allow_errors_is_recorded_in_the_entry(tmp_path):
     ids=["inf price", "huge size", "undashed date", "ftp url"],
 )
 def test_bad_metadata_is_refused_and_nothing_is_written(tmp_path, field, value, message):
-    with pytest.raises(RegistryError) as error:
+    with pytest.raises(DataFileError) as error:
         publish("M", result_files(tmp_path), metadata={**TOKENS, field: value}, models_path=tmp_path / "models.json", results_dir=tmp_path / "results")
     assert str(error.value).startswith(f"{tmp_path / 'models.json'}: entry 'M': {message}") and "\n" not in str(error.value)
     assert not (tmp_path / "models.json").exists()
@@ -151,10 +151,10 @@ def test_a_publish_whose_site_cannot_be_rendered_writes_nothing(tmp_path):
     publish_beside_site(data, "M")
     publish_beside_site(data, "N")
     before = (data / "models.json").read_bytes(), site_js.read_bytes()
-    corrupt = registry.result_path(published(data), "leetcode", data / "results")  # another model's file
+    corrupt = models_file.result_path(published(data), "leetcode", data / "results")  # another model's file
     corrupt.write_bytes(corrupt.read_bytes()[:100])
 
-    with pytest.raises(RegistryError) as error:
+    with pytest.raises(DataFileError) as error:
         publish_beside_site(data, "N", input=3, output=4)
 
     assert str(error.value).startswith(f"{corrupt}: truncated or corrupt result file") and "\n" not in str(error.value)

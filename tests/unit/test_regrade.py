@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from evals.evaluate.regrade import regrade
-from tests.support.site_boards import make_registry
+from tests.support.site_boards import make_board_data
 
 
 def files(root: Path) -> dict[Path, bytes]:
@@ -16,7 +16,7 @@ def files(root: Path) -> dict[Path, bytes]:
 
 
 def test_runs_that_do_not_reproduce_are_not_regraded_and_nothing_is_written(tmp_path, capsys):
-    models, results = make_registry(tmp_path)
+    models, results = make_board_data(tmp_path)
     before = files(tmp_path)
 
     code = regrade(models, results, tmp_path / "runs", dry_run=False)
@@ -31,7 +31,7 @@ def test_runs_that_do_not_reproduce_are_not_regraded_and_nothing_is_written(tmp_
 
 
 def test_a_name_that_is_not_published_is_one_line_naming_the_published_ones(tmp_path, capsys):
-    models, results = make_registry(tmp_path)
+    models, results = make_board_data(tmp_path)
 
     code = regrade(models, results, tmp_path / "runs", "no such model", dry_run=True)
 

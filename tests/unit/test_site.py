@@ -17,10 +17,10 @@ from selenium.webdriver.remote.webdriver import WebDriver
 from evals import schema, site, stats
 from evals.cache import RunCache
 from evals.config import run_name
-from evals.errors import ProviderError, RegistryError
+from evals.errors import DataFileError, ProviderError
 from evals.names import attempt_key
 from evals.providers import Completion, Usage
-from evals.registry import ENTRY_ORDER, load_models
+from evals.models_file import ENTRY_ORDER, load_models
 from evals.results import summarize
 from evals.tasks import TASKS, Column, Task
 from tests.support.site_boards import (
@@ -32,13 +32,13 @@ from tests.support.site_boards import (
     page,
     read_data_js,
     registered,
-    registry,
+    board_data,
     result_of,
     rewrite_result,
     spelling_rows,
 )
 
-# ---- fixtures: a small registry with realistic result files -----------------------------------
+# ---- fixtures: a small models.json with realistic result files -----------------------------------
 
 
 
@@ -60,8 +60,8 @@ from tests.support.site_boards import (
 
 # ---- site data ---------------------------------------------------------------------------------
 
-def test_site_data_has_scores_average_and_suite_cost_per_published_model(registry):
-    models, results, _ = registry
+def test_site_data_has_scores_average_and_suite_cost_per_published_model(board_data):
+    models, results, _ = board_data
     rows = site.site_data(load_models(models, results=results), results_dir=results)["models"]
 
     # best average first; the entry without resultFiles is not on the board
@@ -101,8 +101,8 @@ def test_site_data_has_scores_average_and_suite_cost_per_published_model(registr
     assert (qwen["freeform"], qwen["multipleChoice"], qwen["leetcode"], qwen["average"]) == (0.5, 0.6, 0.3333, 0.4778)
 
 
-def test_electricity_priced_model_without_all_five_kwh_figures_has_no_cost(registry):
-    models, results, _ = registry
+def test_electricity_priced_model_without_all_five_kwh_figures_has_no_cost(board_data):
+    models, results, _ = board_data
     entries = json.loads(models.read_text())
     del entries[2]["kilowattHour"]["hard"]
     models.write_text(json.dumps(entries, indent=2) + "\n")
@@ -119,8 +119,8 @@ def test_human_sizes():
 
 
 
-def test_comparisons_are_the_paired_test_over_per_question_scores(registry):
-    models, results, _ = registry
+def test_comparisons_are_the_paired_test_over_per_question_scores(board_data):
+    models, results, _ = board_data
     # one of alpha-1's hard problems broke in the dataset: that question is left out of its comparisons
     rewrite_result(models, results, "alpha-1", "leetcode", lambda r: (
         r["results"][-1].update(status="datasetError", correct=False), r.update(summary=summarize(TASKS["leetcode"], r["results"]))))
@@ -149,8 +149,8 @@ def test_comparisons_are_the_paired_test_over_per_question_scores(registry):
     assert (mc["difference"], mc["distinguishable"], mc["onlyA"], mc["onlyB"]) == (30.0, True, 6, 0)
 
 
-def test_runs_of_different_datasets_are_not_compared(registry):
-    models, results, _ = registry
+def test_runs_of_different_datasets_are_not_compared(board_data):
+    models, results, _ = board_data
     rewrite_result(models, results, "qwen-local-70b", "multipleChoice", lambda r: r["config"]["dataset"].update(sha256="1" * 64))
     data = site.site_data(load_models(models, results=results), results_dir=results)
     assert comparison(data, "multipleChoice", "beta-2", "qwen-local-70b") is None
@@ -162,8 +162,8 @@ def test_runs_of_different_datasets_are_not_compared(registry):
 
 # ---- the CLI: --write, --check, bad data ------------------------------------------------------
 
-def test_write_is_deterministic_and_rebuild_is_byte_identical(registry, capsys):
-    models, results, site_dir = registry
+def test_write_is_deterministic_and_rebuild_is_byte_identical(board_data, capsys):
+    models, results, site_dir = board_data
     assert site.main(cli(models, results, site_dir, "--write")) == 0
     assert capsys.readouterr().out.startswith("wrote ")
     first = (site_dir / "data.js").read_bytes()
@@ -192,8 +192,8 @@ def test_write_is_deterministic_and_rebuild_is_byte_identical(registry, capsys):
     assert site.build(models_path=models, results_dir=results, site_dir=site_dir, write=False) is False
 
 
-def test_check_catches_stale_data_js(registry, capsys):
-    models, results, site_dir = registry
+def test_check_catches_stale_data_js(board_data, capsys):
+    models, results, site_dir = board_data
     assert site.main(cli(models, results, site_dir, "--check")) == 1  # never built
     assert capsys.readouterr().err.strip().endswith("and 4 more are stale: run `uv run build --write`")  # 2 model pages, 2 schemas
 
@@ -215,10 +215,10 @@ def test_check_catches_stale_data_js(registry, capsys):
     assert site.main(cli(models, results, site_dir, "--check")) == 0
 
 
-def test_the_json_schemas_are_written_and_checked_like_data_js(registry, capsys):
+def test_the_json_schemas_are_written_and_checked_like_data_js(board_data, capsys):
     """site/schema/: the models' JSON Schemas, as `evals/schema.py` declares them; a schema
     file that is not what the models say is stale."""
-    models, results, site_dir = registry
+    models, results, site_dir = board_data
     assert site.main(cli(models, results, site_dir, "--write")) == 0
     written = {path.name: path.read_text() for path in (site_dir / "schema").iterdir()}
     assert written == {name: schema.schema_text(name) for name in ("models.schema.json", "result.schema.json")}
@@ -263,10 +263,10 @@ RESULT_DAMAGE = {
 
 
 @pytest.mark.parametrize("damage", list(RESULT_DAMAGE))
-def test_bad_result_file_is_one_line_naming_it(registry, damage, capsys):
+def test_bad_result_file_is_one_line_naming_it(board_data, damage, capsys):
     """Missing, corrupt, or a field the site or the publish rules read of the wrong shape:
     one line naming the file, the field and what it must be, and how to fix it."""
-    models, results, site_dir = registry
+    models, results, site_dir = board_data
     alpha = json.loads(models.read_text())[0]
     path = results / "leetcode" / alpha["resultFiles"]["leetcode"]
     if damage == "missing":
@@ -344,10 +344,10 @@ def test_bad_result_file_is_one_line_naming_it(registry, damage, capsys):
 
 
 
-def test_an_eval_off_the_board_never_appears(registered, registry, tmp_path):
+def test_an_eval_off_the_board_never_appears(registered, board_data, tmp_path):
     """Registered, with a result file in the results folder: the site is byte for byte the one
     built without it."""
-    models, results, site_dir = registry
+    models, results, site_dir = board_data
     assert site.build(models_path=models, results_dir=results, site_dir=site_dir, write=True)
     built = {path.relative_to(site_dir): path.read_bytes() for path in site_dir.rglob("*") if path.is_file()}
 
@@ -367,14 +367,14 @@ def test_an_eval_off_the_board_never_appears(registered, registry, tmp_path):
     (Column("average", "Average"), "'clash': its board column 'average' is a field of every board row"),
     (Column("clashMedium", "Medium", "medium"), "'clash': its board column 'clashMedium' reads band 'medium', not one of its bands"),
 ], ids=["another eval's", "a row field", "not its band"])
-def test_an_eval_whose_column_cannot_be_on_the_board_is_one_line(registered, registry, column, why, capsys):
+def test_an_eval_whose_column_cannot_be_on_the_board_is_one_line(registered, board_data, column, why, capsys):
     registered(type("Clash", (Spelling,), {"__module__": __name__, "name": "clash", "tag": "cl", "key": "clash", "board": (column,)}))
     line = f"eval {why.replace(':', f' ({__name__}):', 1)}; give it another key or band"
-    with pytest.raises(RegistryError) as refused:
+    with pytest.raises(DataFileError) as refused:
         dict(site.SCORES)
     assert str(refused.value) == line
 
-    models, results, site_dir = registry  # what `build` says, before it reads a result file
+    models, results, site_dir = board_data  # what `build` says, before it reads a result file
     assert site.main(cli(models, results, site_dir, "--check")) == 2
     assert capsys.readouterr().err == f"build: {line}\n"
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from evals import registry
+from evals import models_file
 
 # -- a model published by 905fadf, read by today's code ---------------------------------------------
 

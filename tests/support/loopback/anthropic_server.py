@@ -46,8 +46,7 @@ class AnthropicServer(BatchServing, RoutedServer):
               ("POST", "/v1/messages/batches"): "create_batch",
               ("GET", "/v1/messages/batches"): "list_batches",
               ("GET", "/v1/messages/batches/{batch_id}"): "get_batch",
-              ("GET", "/v1/messages/batches/{batch_id}/results"): "batch_results",
-              ("POST", "/v1/messages/batches/{batch_id}/cancel"): "cancel_batch"}
+              ("GET", "/v1/messages/batches/{batch_id}/results"): "batch_results"}
     required = {"/v1/messages": ("model", "messages", "max_tokens")}
     batch_id_prefix = "msgbatch_"
     batch_limits = (100_000, 256 * 1024 * 1024)
@@ -122,10 +121,6 @@ class AnthropicServer(BatchServing, RoutedServer):
 
     def get_batch(self, request: Request, batch_id: str) -> Reply:
         batch = self.book.get(batch_id)
-        return Reply(200, self.batch_wire(batch, request)) if batch else self._no_such(batch_id)
-
-    def cancel_batch(self, request: Request, batch_id: str) -> Reply:
-        batch = self.book.cancel(batch_id)
         return Reply(200, self.batch_wire(batch, request)) if batch else self._no_such(batch_id)
 
     def list_batches(self, request: Request) -> Reply:

@@ -175,16 +175,6 @@ class BatchBook:
                 self._advance(batch)
             return batches
 
-    def cancel(self, batch_id: str) -> Batch | None:
-        """Start cancelling: lines processed by now keep their results, the rest are cancelled
-        at the next read. An ended batch is returned unchanged."""
-        with self._lock:
-            batch = self.get(batch_id)
-            if batch and not batch.ended and batch.status != "cancelling":
-                batch.done = self._processed_by_now(batch)
-                self._enter(batch, "cancelling")
-            return batch
-
     def backdate(self, seconds: float) -> None:
         with self._lock:
             for batch in self._batches.values():
@@ -223,15 +213,6 @@ class BatchBook:
             self._enter(batch, "finalizing")
         if batch.status == "finalizing" and elapsed >= self.seconds:
             self._finish(batch, "completed")
-
-    def _processed_by_now(self, batch: Batch) -> int:
-        """Lines done at this moment, had they been run one after another while in progress."""
-        start = batch.entered.get("in_progress")
-        if start is None:
-            return 0
-        span = self.seconds * (PROCESSING_SHARE - VALIDATING_SHARE)
-        share = 1.0 if span <= 0 else min(1.0, (time.time() - start) / span)
-        return int(len(batch.lines) * share)
 
     def _enter(self, batch: Batch, status: str) -> None:
         batch.status = status

@@ -91,8 +91,7 @@ class OpenAIServer(BatchServing, RoutedServer):
               ("GET", "/v1/files/{file_id}/content"): "file_content",
               ("POST", "/v1/batches"): "create_batch",
               ("GET", "/v1/batches"): "list_batches",
-              ("GET", "/v1/batches/{batch_id}"): "get_batch",
-              ("POST", "/v1/batches/{batch_id}/cancel"): "cancel_batch"}
+              ("GET", "/v1/batches/{batch_id}"): "get_batch"}
     required = {"/v1/chat/completions": ("model", "messages"), "/v1/responses": ("model",)}
 
     def __init__(self, responder=None, *, reasoning_field: str | None = "reasoning_content",
@@ -302,10 +301,6 @@ class OpenAIServer(BatchServing, RoutedServer):
 
     def get_batch(self, request: Request, batch_id: str) -> Reply:
         batch = self.book.get(batch_id)
-        return Reply(200, self.batch_wire(batch)) if batch else self._no_such("Batch", batch_id)
-
-    def cancel_batch(self, request: Request, batch_id: str) -> Reply:
-        batch = self.book.cancel(batch_id)
         return Reply(200, self.batch_wire(batch)) if batch else self._no_such("Batch", batch_id)
 
     def list_batches(self, request: Request) -> Reply:

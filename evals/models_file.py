@@ -33,7 +33,7 @@ from filelock import FileLock
 
 from evals.atomic import write_json_atomic, write_text_atomic
 from evals.entry_points import Registry
-from evals.errors import RegistryError
+from evals.errors import DataFileError
 from evals.scrub import printable
 from evals.tasks import on_board, on_board_keys, tasks
 
@@ -59,18 +59,18 @@ def load_models(path: Path = MODELS, *, results: Path = RESULTS) -> list[dict[st
     except FileNotFoundError:
         return []
     except UnicodeDecodeError:
-        raise RegistryError(f"{path}: not UTF-8 text; fix or restore it from git") from None
+        raise DataFileError(f"{path}: not UTF-8 text; fix or restore it from git") from None
     except json.JSONDecodeError as error:
-        raise RegistryError(f"{path}: not valid JSON ({error.msg} at line {error.lineno}); fix or restore it from git") from None
+        raise DataFileError(f"{path}: not valid JSON ({error.msg} at line {error.lineno}); fix or restore it from git") from None
     except ValueError as error:  # e.g. a number of more than 4300 digits
-        raise RegistryError(f"{path}: not valid JSON ({error}); fix or restore it from git") from None
+        raise DataFileError(f"{path}: not valid JSON ({error}); fix or restore it from git") from None
     if not isinstance(models, list):
-        raise RegistryError(f"{path}: expected a JSON array of model entries")
+        raise DataFileError(f"{path}: expected a JSON array of model entries")
     names = set()
     for index, entry in enumerate(models):
         _check_in(path, index, entry, results)
         if entry["name"] in names:
-            raise RegistryError(f"{path}: {entry['name']!r} appears twice; names must be unique")
+            raise DataFileError(f"{path}: {entry['name']!r} appears twice; names must be unique")
         names.add(entry["name"])
     warn_others(path, models)
     return models
@@ -113,7 +113,7 @@ def warn_others(path: Path, models: list[dict[str, Any]]) -> list[str]:
 
 
 def check_entry(entry: Any, *, results: Path | None = None, label: str | None = None) -> None:
-    """Raise RegistryError when `entry` is not a valid models.json entry (`schema.Entry`): one
+    """Raise DataFileError when `entry` is not a valid models.json entry (`schema.Entry`): one
     line naming the entry, the field, what it must be and its value. With `results` (the
     results folder) the files resultFiles names must exist there; without, only their form is
     checked, so metadata can be checked before anything runs (the files of `others` are not:
@@ -124,12 +124,12 @@ def check_entry(entry: Any, *, results: Path | None = None, label: str | None = 
     name = entry.get("name") if isinstance(entry, dict) else None
     where = f"entry {name!r}" if isinstance(name, str) and name.strip() else label or "an entry"
     if problem := schema.problem(schema.Entry, entry):
-        raise RegistryError(f"{where}: {problem}")
+        raise DataFileError(f"{where}: {problem}")
     files = entry.get("resultFiles")
     if files and results is not None:
         for key, folder in RESULT_KEYS.items():
             if not (results / folder / files[key]).is_file():
-                raise RegistryError(f"{where}: resultFiles.{key}: names {files[key]}, which is not in {results / folder}")
+                raise DataFileError(f"{where}: resultFiles.{key}: names {files[key]}, which is not in {results / folder}")
 
 
 def find_entry(models: list[dict[str, Any]], name: str) -> dict[str, Any] | None:
@@ -149,7 +149,7 @@ def update_entry(name: str, mutate: Callable[[dict[str, Any] | None], dict[str, 
                  results: Path = RESULTS, render: Render | None = None) -> dict[str, Any] | None:
     """Replace (or add) the entry `name` with `mutate(old entry or None)`, all or nothing, under
     the file lock (a `mutate` that returns None leaves every file as it is): the new list is validated and `render(new list)` (the site's files) computed
-    before anything is written; an error in either (RegistryError, one line) writes nothing.
+    before anything is written; an error in either (DataFileError, one line) writes nothing.
     Then models.json and the site are written, each file atomically; if the site cannot be
     written, models.json is put back (and `build --write` brings the site back in line)."""
     with lock(path):
@@ -161,7 +161,7 @@ def update_entry(name: str, mutate: Callable[[dict[str, Any] | None], dict[str, 
             return None
         new = ordered(new)
         if new.get("name") != name:
-            raise RegistryError(f"update of {name!r} returned an entry named {new.get('name')!r}")
+            raise DataFileError(f"update of {name!r} returned an entry named {new.get('name')!r}")
         _check_in(path, len(models), new, results)
         models = [new if m is old else m for m in models] if old else [*models, new]
         write_site = render(models) if render else None
@@ -192,5 +192,5 @@ def _check_in(path: Path, index: int, entry: Any, results: Path) -> None:
     """`check_entry`, its message prefixed with the file (and an entry without a name named by its place)."""
     try:
         check_entry(entry, results=results, label=f"entry {index + 1}")
-    except RegistryError as error:
-        raise RegistryError(f"{path}: {error}") from None
+    except DataFileError as error:
+        raise DataFileError(f"{path}: {error}") from None
