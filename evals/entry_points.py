@@ -30,7 +30,14 @@ pyproject.toml). An entry point names a module; importing it registers what it d
 
 The group is loaded on the first question asked of a registry (not at import), so that a
 command that never asks pays nothing, and a module an entry point names should import little
-at its top (its SDK, torch, pydantic at first use)."""
+at its top (its SDK, torch, pydantic at first use).
+
+What the installed packages cannot agree on stops every command in one line, `ExtensionError`,
+naming the packages (distribution and version) and the fix: two of them claiming one name (an
+eval's name, tag or resultFiles key, a provider's, a power source's, an entry point's; a
+built-in's claimed by a third party too), or a broken entry point (its module fails to import
+or raises, the object it names is missing, it registers something invalid). pytest, `evaluate`
+and `build` print it and exit 2; a later question of a registry raises it again."""
 
 from __future__ import annotations
 
@@ -41,31 +48,89 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
 
-from evals.errors import UsageError
+from evals.errors import ExtensionError, UsageError
 
 GROUP = "roblox_evals"
 DISTRIBUTION = "roblox-evals"  # the harness's own, whose extensions are the built-ins
 
 T = TypeVar("T")
+Point = tuple[str, str, str | None]  # an entry point: (name, value, distribution)
+
 
 _own_modules: set[str] = set()  # the modules the harness's own entry points name
-_state = "unloaded"  # then "loading", then "loaded"
+_state = "unloaded"  # then "loading", then "loaded" (or "failed", `_failure` raised again)
+_failure: ExtensionError | None = None
 _loading = threading.RLock()  # reentrant: a module that asks a registry while it registers sees what is there
+_current: Point | None = None  # the entry point `load` is importing now
+_registered_by: dict[str, Point | None] = {}  # a module that registered something -> the entry point then imported
 
 
-def register_in(table: dict[str, tuple[str, Any]], kind: str, name: str, info: Any) -> Any:
+def register_in(table: dict[str, tuple[str, Any]], kind: str, name: str, info: Any, info_type: type) -> Any:
     """Put `info` in a registry's `table` under `name`, beside the module that registers it
     (the caller of the registry's `register_*`), in the order of `info.position` (then name).
     The same name again from the same module (imported again) replaces it; from another
-    module, it is refused in one line naming both."""
+    module, it is a clash (`ExtensionError`) naming both packages."""
     module = sys._getframe(2).f_globals.get("__name__", "?")  # the module that calls register_*
+    if not isinstance(name, str) or not name.strip():
+        raise UsageError(f"{module} registers a {kind} whose name is {name!r}, not a word")
+    if not isinstance(info, info_type):
+        raise UsageError(f"{module} registers the {kind} {name!r} with a {type(info).__name__}, not a {info_type.__name__}")
     if name in table and table[name][0] != module:
-        raise UsageError(f"{kind} {name!r} ({module}): the name is {table[name][0]}'s already")
+        raise clash(f"the {kind} {name!r}", table[name][0], module)
+    registered(module)
     table[name] = (module, info)
     ordered = sorted(table.items(), key=lambda item: (item[1][1].position, item[0]))
     table.clear()
     table.update(ordered)
     return info
+
+
+def registered(module: str) -> None:
+    """Note that `module` registered something, while `load` imported the entry point it did:
+    the package a clash names."""
+    _registered_by.setdefault(module, _current)
+
+
+def _point_of(module: str, registering: bool) -> Point | None:
+    """The entry point that put `module`'s extensions here: the one `load` imports now (for the
+    module `registering` now), the one it imported when `module` registered, else the one that
+    names `module` or a package above it."""
+    if registering and _current is not None:
+        return _current
+    if _registered_by.get(module) is not None:
+        return _registered_by[module]
+    for point in entry_points_found():
+        named = point[1].partition(":")[0].strip()
+        if module == named or module.startswith(named + "."):
+            return point
+    return None
+
+
+def _distribution(owner: str | None) -> str | None:
+    """`owner` with its version ("echo-eval 0.1.0"), as importlib.metadata finds it."""
+    if owner is None:
+        return None
+    try:
+        return f"{owner} {importlib.metadata.version(owner)}"
+    except (importlib.metadata.PackageNotFoundError, ValueError):
+        return owner
+
+
+def _package(module: str, registering: bool = False) -> tuple[str | None, str]:
+    """The distribution that put `module` here, and how a message names the two."""
+    point = _point_of(module, registering)
+    if point is None or point[2] is None:
+        return None, f"the module {module} (of no installed package)"
+    return point[2], f"{_distribution(point[2])} ({'built in: ' if point[2] == DISTRIBUTION else ''}{module})"
+
+
+def clash(what: str, held_by: str, claimed_by: str) -> ExtensionError:
+    """The one line for the module `claimed_by` registering `what` ("the eval 'x'") that the
+    module `held_by` has registered already: both packages, and which to uninstall."""
+    (first, held), (second, claimed) = _package(held_by), _package(claimed_by, registering=True)
+    if first is not None and first == second:
+        return ExtensionError(f"{_distribution(first)} registers {what} twice ({held_by} and {claimed_by}); fix the package")
+    return ExtensionError(f"two installed packages register {what}: {held} and {claimed}; {_fix(first, second)}")
 
 
 def harness_module(module: str) -> bool:
@@ -74,43 +139,83 @@ def harness_module(module: str) -> bool:
     return any(module == own or module.startswith(own + ".") for own in _own_modules)
 
 
-def entry_points_found() -> list[tuple[str, str, str | None]]:
+def entry_points_found() -> list[Point]:
     """The group's entry points in the order `load` imports them: (name, value, distribution),
     the harness's own first (a third party's eval may build on them), the same value once."""
     found = sorted(importlib.metadata.entry_points(group=GROUP),
                    key=lambda ep: (ep.dist is None or ep.dist.name != DISTRIBUTION, ep.name))
-    seen: dict[str, tuple[str, str, str | None]] = {}
+    seen: dict[str, Point] = {}
     for point in found:  # the same distribution twice on the path: once
         seen.setdefault(point.value, (point.name, point.value, point.dist.name if point.dist else None))
     return list(seen.values())
 
 
-def load(found: list[tuple[str, str, str | None]] | None = None) -> None:
+def _same_names(found: list[Point]) -> None:
+    """Two packages declaring one entry point name (for different modules): a clash."""
+    seen: dict[str, Point] = {}
+    for point in found:
+        first = seen.setdefault(point[0], point)
+        if first[1] != point[1]:
+            held, claimed = (f"{_distribution(p[2]) or 'an installed package'} ({p[1]})" for p in (first, point))
+            raise ExtensionError(f"two installed packages declare the {GROUP} entry point {point[0]!r}: {held} and {claimed}; "
+                                 f"{_fix(first[2], point[2])}")
+
+
+def _fix(first: str | None, second: str | None) -> str:
+    """Which package of a clash to uninstall: the third party's, beside the harness."""
+    if first == DISTRIBUTION and second:
+        return f"uninstall {second}"
+    if second == DISTRIBUTION and first:
+        return f"uninstall {first}"
+    return "uninstall one of them"
+
+
+def load(found: list[Point] | None = None) -> None:
     """Import every module the entry-point group names (once): each registers its extensions.
-    A module that fails to import is one line naming the entry point and the package. `found`
-    (`entry_points_found()` of another process: the asking child's, from pytest's) spares the
-    scan of every installed distribution."""
-    global _state
+    A clash or a broken entry point is one line (`ExtensionError`), raised again by every later
+    call. `found` (`entry_points_found()` of another process: the asking child's, from
+    pytest's) spares the scan of every installed distribution."""
+    global _state, _failure, _current
     if _state == "loaded":
         return
     with _loading:  # another thread waits here until every module is loaded
+        if _state == "failed" and _failure is not None:
+            raise _failure
         if _state != "unloaded":
             return
         _state = "loading"
-        for name, value, owner in (entry_points_found() if found is None else found):
-            module, _, attr = value.partition(":")
-            if owner == DISTRIBUTION:
-                _own_modules.add(module.strip())
-            try:
-                loaded = importlib.import_module(module.strip())
-                for part in filter(None, attr.strip().split(".")):
-                    loaded = getattr(loaded, part)
-            except UsageError:
-                raise
-            except Exception as error:
-                raise UsageError(f"the {GROUP} entry point {name!r} of {owner or 'an installed package'} ({value}) failed to load: "
-                                 f"{type(error).__name__}: {error}; fix or uninstall it") from None
+        try:
+            points = entry_points_found() if found is None else found
+            _same_names(points)
+            for point in points:
+                _load_one(point)
+        except ExtensionError as error:
+            _state, _failure = "failed", error
+            raise
+        finally:
+            _current = None
         _state = "loaded"
+
+
+def _load_one(point: Point) -> None:
+    """Import the module one entry point names (and the object it names in it)."""
+    global _current
+    name, value, owner = point
+    module, _, attr = value.partition(":")
+    if owner == DISTRIBUTION:
+        _own_modules.add(module.strip())
+    _current = point
+    try:
+        loaded = importlib.import_module(module.strip())
+        for part in filter(None, attr.strip().split(".")):
+            loaded = getattr(loaded, part)
+    except ExtensionError:
+        raise
+    except (Exception, SystemExit) as error:
+        package = _distribution(owner) or "an installed package"
+        said = " ".join(str(error).split())  # one line, whatever the module raised
+        why = f"registers something invalid: {said}" if isinstance(error, UsageError) else f"failed to load: {type(error).__name__}: {said}"
+        raise ExtensionError(f"the {GROUP} entry point {name!r} of {package} ({value}) {why}; fix or uninstall {owner or 'it'}") from None
 
 
 class Registry(Mapping[str, T]):

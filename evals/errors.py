@@ -11,6 +11,7 @@ drawing to the classes below):
   * EvalError - every error the harness reports to a user
     * UsageError - a wrong flag, a missing value, contradicting flags
       * BatchUnsupported
+      * ExtensionError - installed packages that clash, or a broken entry point
     * DatasetError
     * DataFileError - models.json, a result file, a saved plan (`RegistryError`, its old name)
     * MetadataError
@@ -42,6 +43,11 @@ class EvalError(Exception):
 
 class UsageError(EvalError):
     """A wrong flag, a missing value or contradicting flags."""
+
+
+class ExtensionError(UsageError):
+    """The installed packages' extensions cannot be loaded: two packages claim one name, or an
+    entry point is broken. One line naming the packages and the fix; every command exits 2."""
 
 
 class DatasetError(EvalError):

@@ -55,16 +55,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evals import schema, stats
+from evals import stats
 from evals.atomic import write_text_atomic
 from evals.cache import RunCache
 from evals.errors import DataFileError
-from evals.entry_points import Registry
+from evals.entry_points import ExtensionError, Registry
 from evals.names import attempt_key, file_name
 from evals.publish import board_refusals, identity_mismatch
 from evals.models_file import MODELS, RESULTS, Render, load_models, lock
 from evals.results import failures, over_error_gate, read_result
-from evals.scrub import escape_unencodable
+from evals.scrub import escape_unencodable, printable
 from evals.tasks import Column, Task, on_board
 from evals.words import in_words
 
@@ -369,6 +369,8 @@ def _pages(board: list[Published], *, runs_dir: Path, site_dir: Path) -> dict[Pa
     and of a result file, and each model's page."""
     data = _site_data(board)
     pages = {site_dir / DATA_JS: render(data)}
+    from evals import schema  # its models are the registered evals': loaded inside main, which reports a clash
+
     pages |= {site_dir / SCHEMA_DIR / name: schema.schema_text(name) for name in schema.SCHEMAS}
     for published, row in zip(board, data["models"]):
         pages[site_dir / MODEL_PAGES / f"{published.page}.js"] = render_model(model_page(published, row, runs_dir=runs_dir))
@@ -535,8 +537,8 @@ def main(argv: list[str] | None = None) -> int:
     args.models = args.models or MODELS
     try:
         changes, count = _build(models_path=args.models, results_dir=args.results, runs_dir=args.runs, site_dir=args.site, write=args.write)
-    except DataFileError as error:
-        print(f"build: {error}", file=sys.stderr)
+    except (DataFileError, ExtensionError) as error:  # ExtensionError: two installed packages claim one name, or one is broken
+        print(printable(f"build: {error}"), file=sys.stderr)
         return 2
     except OSError as error:
         print(f"build: {error.filename}: {error.strerror}" if error.filename else f"build: {error}", file=sys.stderr)

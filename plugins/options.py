@@ -8,6 +8,7 @@ from __future__ import annotations
 import inspect
 import os
 import shlex
+import sys
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -20,7 +21,7 @@ from _pytest.mark.expression import Expression
 from evals import energy
 from evals.atomic import why_unwritable
 from evals.command_line import how_to_run, takers
-from evals.entry_points import load as load_evals
+from evals.entry_points import ExtensionError, load as load_evals
 from evals.errors import EvalError
 from evals.grading.judge_spec import JudgeSpec, default_judges
 from evals.identity import FIELD, add_identity_options, from_values, parse_datasets
@@ -39,6 +40,9 @@ EVALS_DIR = ROOT / "tests_evals"
 def pytest_addoption(parser: pytest.Parser) -> None:
     try:  # the evals' tags are in the help: an eval that cannot be loaded is one line, here
         load_evals()
+    except ExtensionError as error:  # the installed packages, not the command line: exit 2, as evaluate and build do
+        print(printable(f"ERROR: {error}"), file=sys.stderr)
+        raise SystemExit(2) from None
     except EvalError as error:
         raise pytest.UsageError(printable(str(error))) from None
     ident = _declare(parser.getgroup("run identity", "which model answers, and how (a different value is a different run)"))

@@ -33,7 +33,7 @@ _sources: dict[str, tuple[str, PowerSourceInfo]] = {}  # name -> (the registerin
 
 def register_source(name: str, info: PowerSourceInfo) -> PowerSourceInfo:
     """Register a power source (`--energy-source NAME`), as `register_provider` does a provider."""
-    return entry_points.register_in(_sources, "power source", name, info)
+    return entry_points.register_in(_sources, "power source", name, info, PowerSourceInfo)
 
 
 def sources() -> dict[str, PowerSourceInfo]:

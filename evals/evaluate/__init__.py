@@ -33,6 +33,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from evals.entry_points import ExtensionError
 from evals.errors import EvalError, UsageError
 from evals.evaluate import checks
 from evals.evaluate.entry import entry_fields
@@ -113,6 +114,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> None:
     try:
         _main(argv)
+    except ExtensionError as error:  # two installed packages claim one name, or one is broken: every mode, from its flags on
+        print(printable(f"error: {error}"), file=sys.stderr)
+        raise SystemExit(USAGE) from None
     except BrokenPipeError:
         # The reader went away (`evaluate ... | head`): nothing more to say, and not the
         # "error: : Broken pipe" that the OSError below would print. The descriptor is pointed at

@@ -61,7 +61,7 @@ def register_provider(name: str, info: ProviderInfo) -> ProviderInfo:
     """Register a provider (`--provider NAME`) by what it is and takes (`ProviderInfo`), from
     the module that defines it; the module must not import its SDK at its top. Registering a
     name again from the same module (imported again) replaces it; from another, it is refused."""
-    return entry_points.register_in(_providers, "provider", name, info)
+    return entry_points.register_in(_providers, "provider", name, info, ProviderInfo)
 
 
 def providers() -> dict[str, ProviderInfo]:

@@ -19,15 +19,22 @@ _tasks: dict[str, Task] = {}
 
 def register_task(cls: type[TaskT]) -> type[TaskT]:
     """Class decorator: register an eval (a `Task` subclass), by its `name`. Its name, tag and
-    resultFiles key must be new; a second registration of the same class is ignored (a module
-    imported twice, as __main__ and by name)."""
+    resultFiles key must be new (another package's is a clash, `ExtensionError`); a second
+    registration of the same class is ignored (a module imported twice, as __main__ and by name)."""
+    if not (isinstance(cls, type) and issubclass(cls, Task)):
+        raise UsageError(f"register_task takes a Task subclass (got {cls!r})")
     task = cls()
+    for attr in ("name", "tag", "key"):
+        if not isinstance(value := getattr(task, attr, None), str) or not value.strip():
+            raise UsageError(f"the eval {cls.__qualname__} ({cls.__module__}) has {value!r} for its {attr}, not a word")
     for existing in _tasks.values():
         if type(existing).__qualname__ == cls.__qualname__ and type(existing).__module__ == cls.__module__:
             return cls
-        for attr in ("name", "tag", "key"):
+        for attr, what in (("name", ""), ("tag", "tag "), ("key", "resultFiles key ")):
             if getattr(existing, attr) == getattr(task, attr):
-                raise UsageError(f"eval {task.name!r} ({cls.__module__}): its {attr} {getattr(task, attr)!r} is {existing.name!r}'s already")
+                also = f" (evals {existing.name!r} and {task.name!r})" if attr != "name" else ""
+                raise entry_points.clash(f"the eval {what}{getattr(task, attr)!r}{also}", type(existing).__module__, cls.__module__)
+    entry_points.registered(cls.__module__)
     _tasks[task.name] = task
     ordered = sorted(_tasks.values(), key=lambda t: (t.position, t.name))
     _tasks.clear()

@@ -132,9 +132,9 @@ def test_an_entry_point_that_fails_to_import_is_one_line_naming_it(tmp_path):
     env = installed(tmp_path, "broken-eval", "[roblox_evals]\nbroken = broken_eval\n", broken)
     done = run_harness("--provider=reference", run_dir=tmp_path / "runs", results_dir=tmp_path / "results", env=env)
     errors = [line for line in (done.stdout + done.stderr).splitlines() if "broken" in line]
-    assert done.returncode != 0
-    assert errors == ["ERROR: the roblox_evals entry point 'broken' of broken-eval (broken_eval) failed to load: "
-                      "ModuleNotFoundError: No module named 'a_module_that_is_not_installed'; fix or uninstall it"], done.stdout + done.stderr
+    assert done.returncode == 2
+    assert errors == ["ERROR: the roblox_evals entry point 'broken' of broken-eval 0.1.0 (broken_eval) failed to load: "
+                      "ModuleNotFoundError: No module named 'a_module_that_is_not_installed'; fix or uninstall broken-eval"], done.stdout + done.stderr
 
 
 def test_the_schemas_read_the_registry_of_evals_not_models_json_code():
