@@ -58,6 +58,7 @@ Point = tuple[str, str, str | None]  # an entry point: (name, value, distributio
 
 
 _own_modules: set[str] = set()  # the modules the harness's own entry points name
+_found: list[Point] | None = None  # `entry_points_found`, once scanned
 _state = "unloaded"  # then "loading", then "loaded" (or "failed", `_failure` raised again)
 _failure: ExtensionError | None = None
 _loading = threading.RLock()  # reentrant: a module that asks a registry while it registers sees what is there
@@ -141,13 +142,28 @@ def harness_module(module: str) -> bool:
 
 def entry_points_found() -> list[Point]:
     """The group's entry points in the order `load` imports them: (name, value, distribution),
-    the harness's own first (a third party's eval may build on them), the same value once."""
-    found = sorted(importlib.metadata.entry_points(group=GROUP),
-                   key=lambda ep: (ep.dist is None or ep.dist.name != DISTRIBUTION, ep.name))
-    seen: dict[str, Point] = {}
-    for point in found:  # the same distribution twice on the path: once
-        seen.setdefault(point.value, (point.name, point.value, point.dist.name if point.dist else None))
-    return list(seen.values())
+    the harness's own first (a third party's eval may build on them), the same value once.
+    Scanned once per process, as `load` loads once: the scan reads every installed
+    distribution's entry points (pytest's start-up asks twice: the asking child's head start,
+    then the registries)."""
+    global _found
+    if _found is None:
+        names: dict[int, str] = {}  # by distribution: its name parses its METADATA, once each
+
+        def owner(point: importlib.metadata.EntryPoint) -> str | None:
+            if point.dist is None:
+                return None
+            if id(point.dist) not in names:
+                names[id(point.dist)] = point.dist.name
+            return names[id(point.dist)]
+
+        points = sorted(((point.name, point.value, owner(point)) for point in importlib.metadata.entry_points(group=GROUP)),
+                        key=lambda point: (point[2] != DISTRIBUTION, point[0]))
+        seen: dict[str, Point] = {}
+        for point in points:  # the same distribution twice on the path: once
+            seen.setdefault(point[1], point)
+        _found = list(seen.values())
+    return list(_found)
 
 
 def _same_names(found: list[Point]) -> None:
