@@ -115,7 +115,7 @@ def load(found: list[tuple[str, str, str | None]] | None = None) -> None:
 
 class Registry(Mapping[str, T]):
     """A read-only, lazily loaded view of one registry (`tasks()` and the like), for module
-    constants that used to be dicts: `TASKS["leetcode"]` keeps working."""
+    constants that used to be dicts: `TASKS[name]` keeps working."""
 
     def __init__(self, read: Callable[[], Mapping[str, T]]):
         self._read = read
