@@ -25,7 +25,7 @@ class RunConfig:
     prompt_version: str
     dataset: dict[str, Any]
     judges: tuple[dict[str, Any], ...] = ()
-    extra: dict[str, Any] = field(default_factory=dict)  # per-eval identity, e.g. leetcode work budget
+    extra: dict[str, Any] = field(default_factory=dict)  # per-eval identity (`Task.identity_extra`), e.g. a work budget
 
     def to_dict(self) -> dict[str, Any]:
         """camelCase, no unset values: the form stored in result files and hashed."""

@@ -236,7 +236,7 @@ def _load_one(point: Point) -> None:
 
 class Registry(Mapping[str, T]):
     """A read-only, lazily loaded view of one registry (`tasks()` and the like), for module
-    constants that used to be dicts: `TASKS["leetcode"]` keeps working."""
+    constants that used to be dicts: `TASKS[name]` keeps working."""
 
     def __init__(self, read: Callable[[], Mapping[str, T]]):
         self._read = read

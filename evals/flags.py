@@ -8,15 +8,16 @@ on: `evaluate --workers` is pytest's `--concurrency`, `evaluate --processes` is 
 `-n`, and the flags about where files go or what is published are pytest's own (`evaluate`
 decides them from its NAME and --data-dir).
 
-A provider's own flags (`--responses-api`, `--device`) and a power source's (`--energy-log`) are
-rows too, declared by the provider (`ProviderInfo.flags`) or the source (`PowerSourceInfo.flags`)
-where it registers, and gathered after these by `evals.command_line.how_to_run()`, which also
-gives --energy-source the registered power sources as its choices. This module reads no
-registry: it is the table, and what a row does."""
+An eval's own flags (`Task.flags`), a provider's (`--responses-api`, `--device`) and a power
+source's (`--energy-log`) are rows too, declared by the eval, the provider (`ProviderInfo.flags`)
+or the source (`PowerSourceInfo.flags`) where it registers, and gathered after these by
+`evals.command_line.how_to_run()`, which also gives --energy-source the registered power sources
+as its choices. This module reads no registry: it is the table, and what a row does."""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import os
 from collections.abc import Callable, Iterable
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 SAME = "same"  # evaluate_help: evaluate shows pytest's help
+OWN = "own"  # resume: as its owner's flags are (see `Flag.resume`)
 LONGEST_WAIT = 86_400.0  # seconds: a wait past a day is a typo, and past ~1e9 s the OS refuses it
 
 
@@ -87,13 +89,27 @@ class Flag:
     check: Callable[[Any], str | None] | None = None
     # A bare resume (`evaluate NAME`) passes it again, from the saved plan, so that the resumed
     # requests go out as the first ones did: "run", or "provider" when it belongs to the
-    # candidate's provider (dropped when --provider names another). Only a name, a path or a
-    # setting is ever remembered this way, never a secret (a key's variable, not its value).
-    resume: str | None = None
+    # candidate's provider (dropped when --provider names another); None: not kept. OWN, the
+    # default, is the owner's: a provider's own flag is "provider", a power source's or an
+    # eval's "run", and a row of this table None (`evals.command_line.how_to_run` decides).
+    # Only a name, a path or a setting is ever remembered this way, never a secret (a key's
+    # variable, not its value): a flag whose value may be one says resume=None.
+    resume: str | None = OWN
+    # An eval's own flag whose value can change how its rows are graded (a time limit): a run
+    # records a value other than `default` in its result file (`gradedWith`), and verify and
+    # `evaluate --regrade` rescore with what the file recorded (the default when it says none).
+    graded: bool = False
+    # How `refusal` words a value the check turns down: {name}, {value} and {problem}.
+    refused: str = "{name} {problem} (got {value})"
 
     @property
     def switch(self) -> bool:
         return self.type is None
+
+    @property
+    def unset(self) -> Any:
+        """Its value when not given, the environment aside: its default, False for a switch without one."""
+        return False if self.switch and self.default is None else self.default
 
     @property
     def dest(self) -> str:
@@ -134,7 +150,7 @@ class Flag:
     def refusal(self, value: Any, name: str | None = None) -> str | None:
         """The one line refusing `value` given as `name` (pytest's name unless evaluate's), or None."""
         problem = None if value is None or self.check is None else self.check(value)
-        return problem and f"{name or self.name} {problem} (got {value})"
+        return problem and self.refused.format(name=name or self.name, problem=problem, value=value)
 
     def forwarded(self, value: Any) -> list[str]:
         """What evaluate writes on a pytest command line for `value` (nothing when not given)."""
@@ -151,8 +167,9 @@ FLAGS: tuple[Flag, ...] = (
     Flag("--concurrency", "model requests in flight at once, across all workers (default 8)", int, 8,
          evaluate="--workers", evaluate_help="parallel model requests per eval (pytest --concurrency; default 8)", forward=True,
          check=at_least_one),
-    Flag("--processes", "pytest-xdist processes per eval (pytest -n); helps LeetCode grading only", int, pytest=False,
-         evaluate_help="pytest-xdist processes per eval (pytest -n); helps LeetCode grading only", forward=True, forward_as="-n",
+    # "{local}": the evals that grade locally (`Task.grades_locally`), filled in by `evals.command_line`.
+    Flag("--processes", "pytest-xdist processes per eval (pytest -n); helps {local} grading only", int, pytest=False,
+         evaluate_help="pytest-xdist processes per eval (pytest -n); helps {local} grading only", forward=True, forward_as="-n",
          check=at_least_one),
     Flag("--batch", "send the model calls through the provider's Batch API (half price): submit, then end; rerun the same command to collect",
          evaluate_help="through the provider's Batch API (half price): submit and end; rerun to collect", forward=True),
@@ -182,11 +199,8 @@ FLAGS: tuple[Flag, ...] = (
          evaluate_help="with --energy: rapl (default), nvml or hwinfo (with --energy-log)", forward=True, resume="run"),
     Flag("--request-timeout", "seconds one model request may take, connect to last byte, before it is retried (default 600)", float, 600.0,
          forward=True, check=seconds),
-    Flag("--luau-timeout", "wall-clock safety net per leetcode problem, seconds (default 10)", float, 10.0, forward=True,
-         check=seconds),
-    Flag("--jest-url", "run leetcode tests on a JestLuaTestServer (default $JEST_SERVER_URL; key from $JEST_SERVER_API_KEY)", str,
-         env="JEST_SERVER_URL", evaluate_help="JestLuaTestServer URL for leetcode (default $JEST_SERVER_URL)", forward=True),
 )
+FLAGS = tuple(dataclasses.replace(flag, resume=None) if flag.resume == OWN else flag for flag in FLAGS)  # the table's own: not kept
 
 
 def add_pytest_options(add: Callable[..., Any], flags: Iterable[Flag]) -> None:

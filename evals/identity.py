@@ -41,7 +41,7 @@ TABLE: tuple[Field, ...] = (  # the fields every provider shares (or none sends:
     Field("dtype", "dtype", "local: weights dtype, auto (the checkpoint's), float32, bfloat16 or float16"),
     Field("system_prompt_prefix", "systemPromptPrefix", "text put before the harness's system prompt", on_spec=False),
     Field("epochs", "epochs", "answer each item K times (distinct answers, each cached; a seed per epoch where the API takes one): "
-          "the summary gives the mean, its interval clustered by question, and leetcode's pass@1 and pass@K", kind=int, on_spec=False, slug="epochs{}"),
+          "the summary gives the mean, its interval clustered by question, and an eval's pass@1 and pass@K where it gives them", kind=int, on_spec=False, slug="epochs{}"),
     Field("limit", "limit", "smoke test: only the first N items of each eval (never published)", kind=int, on_spec=False, slug="limit{}"),
     Field("split", "split", "RobloxQA split: test (scores) or train (smoke tests; never published)", on_spec=False, slug="{}", default="test"),
 )
@@ -74,7 +74,7 @@ FIELD: Registry[Field] = Registry(lambda: {f.name: f for f in FIELDS})
 def model_keys() -> tuple[str, ...]:
     """The config keys that say which model answered and how: equal across a model's result files."""
     return tuple(f.key for f in FIELDS if f.name not in ("limit", "split"))
-JUDGE_HELP = "a freeform judge, PROVIDER:MODEL[@BASE_URL] (repeatable; default: three judges from different vendors)"
+JUDGE_HELP = "a judge of the judged evals, PROVIDER:MODEL[@BASE_URL] (repeatable; default: three judges from different vendors)"
 
 
 def dataset_help() -> str:

@@ -2,8 +2,8 @@
 
 Each entry: name, provider, url (http or https), releaseDate (YYYY-MM-DD), size (bytes or
 null), price ({"input", "output"} USD per million tokens, or {"electricity"} USD per kWh),
-optional kilowattHour (`KWH_KEYS`: freeform, multipleChoice, easy, medium, hard),
-resultFiles (`RESULT_KEYS`: freeform, multipleChoice, leetcode: file names under
+optional kilowattHour (`KWH_KEYS`: each board eval's key, or its bands),
+resultFiles (`RESULT_KEYS`: each board eval's key: file names under
 data/results/<eval>/), set only when every eval on the board has one (an entry is written
 only then: until something is published its metadata waits in the plan, `evals.evaluate.saved_plans`), and allowErrors (true when they were published with --allow-errors). The file keeps the
 hand-edited key order, two-space indent and a trailing newline, so that diffs stay small.

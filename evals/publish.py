@@ -130,7 +130,7 @@ def board_refusals(key: str, path: Path, result: dict[str, Any], *, allow_errors
 
 def identity_mismatch(configs: dict[str, dict[str, Any]]) -> tuple[str, str] | None:
     """The first result whose run identity differs from the first one's, and how:
-    ("leetcode", "model 'b' where freeform has 'a'"); None when they are one run."""
+    (its key, "model 'b' where KEY has 'a'"); None when they are one run."""
     (first, reference), *others = configs.items()
     for key, config in others:
         for field in model_keys():

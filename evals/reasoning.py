@@ -7,7 +7,7 @@ draft in it ("the answer is A", a first try at the code) is not the answer, and 
 it. Every reply is kept with it as its reasoning (`Completion.kept`, whichever provider sent
 it), and the letter extractor, the code extraction and the verdict parser split it off again
 (`Completion.apart`), so that a reply an older version recorded with the block in its text is
-read the same way. (The judges are shown the record's text: see `evals/tasks/freeform.py`.)
+read the same way. (The judges are shown the record's text: see a judged eval's `judge_request`.)
 
 The rule, in order:
 - an opening tag at the start (after white space) runs to its closing tag (any case);

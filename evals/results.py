@@ -11,6 +11,9 @@ field added to result files orphans no run folder and leaves every older file re
   row's `records`, a digest of the cache records it was scored from (`run.records_digest`);
 - format 3: a row whose judge call failed (an `apiError` after the candidate answered) keeps
   the candidate's `usage` and `finishReason`, so the summary's tokens and cost count them.
+Any format may hold `gradedWith`: the eval's own flags that can change a grade (`Flag.graded`)
+as the run set them, when not their defaults (`{"--my-limit": 20.0}`); verify rescores with
+them, and a file without it was graded with the defaults.
 `FORMATS` lists what each format added; `in_format` drops it, so today's rescoring compares
 with an older file field for field (evals/verify.py)."""
 
@@ -25,7 +28,7 @@ from typing import Any
 from evals import stats
 from evals.atomic import write_json_atomic
 from evals.errors import DataFileError
-from evals.tasks import TASKS, Task
+from evals.tasks import GRADED_WITH, TASKS, Task
 
 RESULT_FORMAT = 3
 # What each format added to the one before: top-level keys, and keys of every row.
@@ -60,7 +63,7 @@ class TokenPrices:
 
 
 def summarize(task: Task, rows: list[dict[str, Any]], prices: TokenPrices | None = None) -> dict[str, Any]:
-    """The summary of a run's rows; with bands (leetcode's difficulties) an `overall` summary
+    """The summary of a run's rows; with bands (`Task.bands`) an `overall` summary
     and one per band."""
     if not task.bands:
         return _summary(task, rows, prices)
@@ -113,7 +116,7 @@ def _epochs(rows: list[dict[str, Any]], by_question: dict[str, list[bool]]) -> d
 
 def failed_answers(summary: dict[str, Any]) -> int:
     """Answers the run failed to get or to grade: API errors plus unparseable judge verdicts.
-    A multiple-choice reply without a letter is the model's own wrong answer, not a failure."""
+    A reply a grader finds no answer in is the model's own wrong answer, not a failure."""
     summary = summary.get("overall", summary)
     return sum(summary.get(k) or 0 for k in GATED)
 
@@ -155,15 +158,19 @@ def not_publishable_reasons(config: dict[str, Any], summary: dict[str, Any], *, 
 
 
 def build_result(config: dict[str, Any], summary: dict[str, Any], rows: list[dict[str, Any]], *,
-                 prices: TokenPrices | None, timing: dict[str, Any], graders: dict[str, str] | None = None) -> dict[str, Any]:
+                 prices: TokenPrices | None, timing: dict[str, Any], graders: dict[str, str] | None = None,
+                 graded_with: dict[str, Any] | None = None) -> dict[str, Any]:
     """`publishable` says whether the run passes every rule by itself; --allow-errors is a
     decision taken when publishing, recorded in models.json, never in the result file, so
-    that rerunning an identity reproduces its file whatever the flags of the day."""
+    that rerunning an identity reproduces its file whatever the flags of the day.
+    `graded_with`: the eval's own graded flags set to other than their defaults
+    (`tasks.graded_with`), kept as `gradedWith` only when there is one."""
     reasons = not_publishable_reasons(config, summary, allow_errors=False)
     return {
         "resultFormat": RESULT_FORMAT,
         "config": config,
         "graders": graders or {},
+        **({GRADED_WITH: graded_with} if graded_with else {}),
         "summary": summary,
         "prices": dataclasses.asdict(prices) if prices else None,
         "publishable": not reasons,
@@ -174,10 +181,11 @@ def build_result(config: dict[str, Any], summary: dict[str, Any], rows: list[dic
 
 
 def result_of_run(task: Task, config: dict[str, Any], rows: list[dict[str, Any]], *, prices: TokenPrices | None,
-                  timing: dict[str, Any]) -> dict[str, Any]:
+                  timing: dict[str, Any], graded_with: dict[str, Any] | None = None) -> dict[str, Any]:
     """The result file of a run's rows: what a session writes and what verify recomputes.
     Each row is bound to the records it was scored from by `EvalRun.answer` (`records`)."""
-    return build_result(config, summarize(task, rows, prices), rows, prices=prices, timing=timing, graders=graders_of(task))
+    return build_result(config, summarize(task, rows, prices), rows, prices=prices, timing=timing, graders=graders_of(task),
+                        graded_with=graded_with)
 
 
 def graders_of(task: Task) -> dict[str, str]:

@@ -137,7 +137,7 @@ class EvalRun:
         self.policy = policy
         self.concurrency = concurrency
         # What the command configured for the task to score with, by kind (`Scoring.resource`):
-        # opaque to the run (the Luau sandbox a LeetCode task runs its tests in).
+        # opaque to the run (a sandbox an eval runs the model's code in).
         self.resources = dict(resources)
         self._stop = threading.Event()
         self._asking: dict[tuple[str, str], threading.Event] = {}  # calls in flight in this process
@@ -381,7 +381,7 @@ class EvalRun:
     def _prefetch_one(self, sample: Any) -> None:
         """The item's model calls only: the candidate, then each judge, asked what the task's
         `judge_request` makes of the reply, in the order its score asks them (one failing, the
-        next is not asked, as there). Scoring, and local grading (running Luau), stays with
+        next is not asked, as there). Scoring, and local grading (running code), stays with
         the item, off these threads: it reads these calls from the cache."""
         reply = self._call(sample.id, "candidate", self.candidate, self._candidate_request(sample), wait=False)
         if self.judges and (judged := self.task.judge_request(sample, reply)) is not None:

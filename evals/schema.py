@@ -293,7 +293,7 @@ class Result(BaseModel):
 def _banded_result(task: Any, prefix: str) -> type[Result]:
     """The result file of an eval with bands: its summary has `overall` and one per band, its
     rows their band (in `task.band_field`). Named `BandedResult` (`BandedRow`...) when it is
-    the only such eval, else by the eval (`LeetcodeBandedResult`)."""
+    the only such eval, else by the eval (`<Name>BandedResult`)."""
     name, field = task.name, task.band_field
     # Fields of the eval's name and bands, known at import: typed Any, as a type checker cannot read them.
     evals: dict[str, Any] = {"eval": (Annotated[Literal[name], _must(f"one of {EVALS}")], ...)}

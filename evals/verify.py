@@ -1,7 +1,8 @@
 """Offline rescoring of a published run from its run folder, with no model call.
 
-Multiple choice re-extracts the letters from the cached replies, freeform re-reads and
-re-votes the cached judge verdicts, leetcode re-executes the cached code in the sandbox.
+Each eval's `score` runs again on the cached replies: a judged eval re-reads and re-votes the
+cached verdicts, an eval that runs code runs it again in the sandbox its `resources` make from
+the values of its own flags the result file recorded (`gradedWith`; the defaults without it).
 `verify_published` is `evaluate --verify [NAME]`; `pytest --verify-published[=NAME]` runs the
 same `rescore` and `judge` as one snapshot test per published run (plugins/verify.py);
 `evals.evaluate.regrade` is `evaluate --regrade [NAME]`.
@@ -44,7 +45,7 @@ from evals.providers import Completion, Provider, Request
 from evals.results import TokenPrices, graders_of, graders_recorded, in_format, read_result, result_format, result_of_run, without_timing
 from evals.run import RunSpec, build_run
 from evals.scrub import printable
-from evals.tasks import TASKS, Task
+from evals.tasks import TASKS, Task, graded_with, recorded_values
 
 SHOWN_FIELDS = 4  # differing field paths a DIFF line names before "(+N more)"
 SHOWN_ITEMS = 5  # items a REGRADE line names before "(+N more)"
@@ -76,10 +77,11 @@ def _rescore(published: dict[str, Any], *, run_root: Path) -> dict[str, Any]:
     planned = plan(task, ident)
     spec = RunSpec(eval=task.name, config=planned.config, samples=planned.samples, candidate=ident.spec,
                    judges=[(j.name, j.provider_spec()) for j in ident.judges], redacted=(), folder=folder, session=None, published=True)
-    run = build_run(spec, lambda provider, role: CachedOnly(provider))
+    values = recorded_values(task, published)  # the eval's own flags as the run set them (the defaults: none recorded)
+    run = build_run(spec, lambda provider, role: CachedOnly(provider), resources=task.resources(values))
     rows = [run.answer(sample) for sample in planned.samples]
     prices = TokenPrices(**published["prices"]) if published.get("prices") else None
-    return result_of_run(task, planned.config.to_dict(), rows, prices=prices, timing={})
+    return result_of_run(task, planned.config.to_dict(), rows, prices=prices, timing={}, graded_with=graded_with(task, values))
 
 
 def differences(published: dict[str, Any], rescored: dict[str, Any]) -> list[str]:
@@ -189,7 +191,7 @@ class PublishedRun:
     """One result file a models.json entry names."""
 
     model: str
-    key: str  # its resultFiles key: freeform, multipleChoice, leetcode
+    key: str  # its resultFiles key (`Task.key`)
     path: Path
 
     def __str__(self) -> str:

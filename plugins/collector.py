@@ -23,10 +23,11 @@ from evals.publish import Stamp, add_command, finished_results, note_written, pu
 from evals.results import read_result, result_of_run, without_timing, write_result
 from evals.run import forced_in
 from evals.scrub import escape_surrogates, printable
-from evals.tasks import TASKS, Task
+from evals.words import either
+from evals.tasks import TASKS, Task, graded_with
 from evals.verify import REGRADE, judge
 
-from .items import ROW_PROPERTY, WAITING_PROPERTY, explanation, loaded, published
+from .items import ROW_PROPERTY, WAITING_PROPERTY, eval_flags, explanation, loaded, published
 from .options import settings
 from .state import is_worker, session_of
 
@@ -90,7 +91,8 @@ class ResultsCollector:
                 )
                 continue
             timing = {"wallSeconds": round(time.monotonic() - self.started, 3), "finishedAt": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
-            result = result_of_run(TASKS[name], item.config.to_dict(), list(rows.values()), prices=s.prices, timing=timing)
+            result = result_of_run(TASKS[name], item.config.to_dict(), list(rows.values()), prices=s.prices, timing=timing,
+                                   graded_with=graded_with(TASKS[name], eval_flags(self.config, name)))
             meter = self.config.pluginmanager.get_plugin("energy-meter")
             if meter and (measured := meter.energy_of(run_dir(s.run_root, item.config), TASKS[name].bands)):
                 result["energy"] = measured
@@ -110,8 +112,9 @@ class ResultsCollector:
             self.lines.extend(_describe(label, result, path))
 
         # An API-bound run gains nothing from workers (bench/workers.py), yet -n is a habit of pytest users.
+        local = either([task.title or task.name for task in TASKS.values() if task.grades_locally]) or "an eval that grades locally"
         why = ("their items wait on the model, --concurrency calls at a time whatever -n, and each worker would start pytest again; "
-               "-n helps LeetCode, whose grading runs Luau in each worker")
+               f"-n helps {local}, whose grading runs in each worker")
         if (skipped := session_of(self.config).workers_skipped) is not None:
             self.lines.append(f"-n {skipped}: these evals ran in one process ({why})")
         elif (workers := self.config.getoption("numprocesses", None)) and self.rows and not any(TASKS[name].grades_locally for name in self.rows):

@@ -27,7 +27,8 @@ from evals.plan import Planned, plan
 from evals.providers import PROVIDERS, Provider, check_keys
 from evals.run import EvalRun, RunSpec, build_run, start_over
 from evals.scrub import printable
-from evals.tasks import TASKS, builtin
+from evals.results import read_result
+from evals.tasks import TASKS, builtin, recorded_values
 from evals.verify import CachedOnly
 
 from .options import judge_provider, reachable_evals, settings, verifying
@@ -195,8 +196,20 @@ def eval_run(config: pytest.Config, name: str) -> EvalRun:
                     raise StorageError(f"--force: cannot set {spec.folder} aside ({error.strerror or error}); nothing was asked") from None
         remove_stale_temp_files(spec.folder, recursive=True)  # left by a run killed mid-write
         remove_stale_temp_files(results_path(s.results_root, item.config).parent)
-        runs[name] = build_run(spec, lambda _, role: made[role], asker=session_of(config).asker, resources=TASKS[name].resources(s))
+        runs[name] = build_run(spec, lambda _, role: made[role], asker=session_of(config).asker, resources=TASKS[name].resources(eval_flags(config, name)))
     return runs[name]
+
+
+def eval_flags(config: pytest.Config, name: str) -> dict[str, Any]:
+    """The eval's own flags' values its run grades with: today's, or for a published run
+    (only reproduced) those its result file recorded, as verify rescores it."""
+    s = settings(config)
+    if not published(config, name):
+        return s.eval_flags[name]
+    try:
+        return recorded_values(TASKS[name], read_result(results_path(s.results_root, loaded(config)[name].config)))
+    except EvalError:  # the file cannot be read: the reproduction says so, graded with the defaults
+        return recorded_values(TASKS[name], {})
 
 
 def run_spec(config: pytest.Config, name: str) -> RunSpec:

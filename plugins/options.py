@@ -112,8 +112,8 @@ def _in_one_process_when_workers_cannot_help(config: pytest.Config) -> None:
     """`-n N` for evals whose items only wait on the model: run them in this one process.
     Workers would keep no more requests in flight (--concurrency holds for the command) and
     each would start pytest again, ~1 s that an API-bound run cannot win back (`bench/workers.py`:
-    1.12-1.16 x the time of -n 0). They help where the items work themselves: LeetCode's
-    grading. Decided before xdist starts its workers (its configure hook runs last), from the
+    1.12-1.16 x the time of -n 0). They help where the items work themselves: an eval that
+    grades locally (`Task.grades_locally`). Decided before xdist starts its workers (its configure hook runs last), from the
     evals -m can reach; the run says so at its end."""
     workers = config.getoption("numprocesses", None)
     if (workers and config.getoption("dist", "no") != "no" and not is_worker(config)
@@ -239,9 +239,8 @@ def _settings(config: pytest.Config) -> Settings:
         run_root=run_root(config),
         results_root=results_root(config),
         prices=_prices(opt("price_input"), opt("price_output")),
-        luau_timeout=opt("luau_timeout"),
         request_timeout=opt("request_timeout"),
-        jest_url=opt("jest_url"),
+        eval_flags={name: {flag.dest: opt(flag.dest) for flag in task.flags} for name, task in TASKS.items()},
         energy=measured.name if measured else None,
         publish=opt("publish"),
         session=worker["testrunuid"] if worker else _session(config),
@@ -277,10 +276,8 @@ def _check_how_to_run(opt) -> None:
     for flag in how_to_run():
         if (owners := takers(flag.name)) and opt(flag.dest) and provider not in owners:  # a provider's own flag
             raise EvalError(f"{flag.name} applies to --provider {', '.join(owners)}, not {provider}")
-    if refused := refusals(opt, how_to_run()):  # nan, inf, 0 or 1e308 seconds; no request in flight
+    if refused := refusals(opt, how_to_run()):  # nan, inf, 0 or 1e308 seconds, a URL that is none; no request in flight
         raise EvalError(refused[0])
-    if opt("jest_url") and not opt("jest_url").startswith(("http://", "https://")):
-        raise EvalError(f"--jest-url {opt('jest_url')!r} is not an http(s) URL")
     if opt("allow_errors") and not opt("publish"):
         raise EvalError("--allow-errors is a decision taken when publishing: use it with --publish NAME (or `evaluate NAME --allow-errors`)")
     if opt("api_key_env") and provider == "reference":

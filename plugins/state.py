@@ -7,7 +7,7 @@ module, never the other way."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -36,9 +36,10 @@ class Settings:
     run_root: Path
     results_root: Path
     prices: TokenPrices | None
-    luau_timeout: float
     request_timeout: float
-    jest_url: str | None
+    # Each eval's own flags' values (`Task.flags`), by eval name, then the flag's dest: what
+    # its `Task.resources` is made from, and what its result file records (`graded_with`).
+    eval_flags: dict[str, dict[str, Any]]
     energy: str | None  # the power source measured (--energy-source), or None
     publish: str | None
     session: str

@@ -1,7 +1,7 @@
 """--verify-published[=NAME]: every published result file is a snapshot test.
 
 One item per result file named in data/models.json (or only model NAME's), with an id `-k`
-can select (`Student_1-multipleChoice`). The item rescores the run offline from its run
+can select (`MODEL-KEY`, as `Student_1-` and the eval's resultFiles key). The item rescores the run offline from its run
 folder and compares it with the published file through a syrupy extension whose snapshot
 *is* that file, so a difference shows field by field. Published files never change: the
 snapshot-update flags are refused, and the extension refuses to write or delete.

@@ -13,7 +13,7 @@ lock (so xdist workers take turns and each request is submitted once):
 
 1. polls each recorded batch not yet collected, and collects the ended ones into the cache;
 2. works out the calls the selected items still need: a candidate reply, or, once it is
-   cached, the judges' verdicts (freeform is two rounds);
+   cached, the judges' verdicts (a judged eval is two rounds);
 3. submits them, one batch per provider, split by the API's request and size limits.
 
 With `wait` it polls (backing off) and repeats until nothing is needed or waiting; without,

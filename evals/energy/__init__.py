@@ -3,7 +3,7 @@
 Two records, both in the run folder, are joined at the end:
 
 - Spans (`spans.py`: `Span`, `SpanLog`): the wall-clock start and end of every model request
-  or local generation, with its eval and LeetCode band, a file per process.
+  or local generation, with its eval and band, a file per process.
 - Energy (`_base.py`: `PowerSource.intervals`): how many joules the machine used between two
   instants.
 

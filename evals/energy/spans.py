@@ -1,5 +1,5 @@
 """Spans (`Span`, `SpanLog`): the wall-clock start and end (`time.time()`) of every model
-request or local generation, with its eval and LeetCode band: what the engine records
+request or local generation, with its eval and band: what the engine records
 (`evals.run`). Each process appends to a file of its own, `energy/spans-<pid>-<random>.jsonl`,
 one line per span, flushed; `read` gathers every process's files and skips a line cut short
 by a kill. The energy is a power source's (`evals.energy._base`); `evals.energy.attribution`
@@ -27,7 +27,7 @@ class Span:
     start: float
     end: float
     eval: str
-    band: str | None = None  # LeetCode difficulty, or None
+    band: str | None = None  # the sample's band (`Task.bands`), or None
 
 
 class SpanLog:

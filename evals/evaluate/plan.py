@@ -15,7 +15,7 @@ from typing import Any
 
 from evals import models_file, urls
 from evals.config import results_path, run_dir
-from evals.errors import UsageError
+from evals.errors import EvalError, UsageError
 from evals.evaluate import saved_plans
 from evals.command_line import how_to_run
 from evals.flags import forwarded, remembered, resume
@@ -24,9 +24,9 @@ from evals.identity import FIELDS, Identity, from_values, identity_from_config, 
 from evals.plan import Planned
 from evals.plan import plan as plan_run
 from evals.results import read_result
-from evals.tasks import TAGS, TASKS
+from evals.tasks import TAGS, TASKS, recorded_values
 
-EVALS = TAGS  # "ff" -> "freeform", in the order the evals run
+EVALS = TAGS  # tag -> eval name, in the order the evals run
 
 
 @dataclass
@@ -201,9 +201,14 @@ def _judge(text: str) -> JudgeSpec:
         raise UsageError(str(error)) from None
 
 
-# How-to-run flags that change what a finished run's result file says (its grading):
-# given today, the eval runs again from its cache to write it anew.
-RESULT_FLAGS = ("luau_timeout", "jest_url")
+def _regrades(e: Eval, args: argparse.Namespace, result: dict[str, Any]) -> bool:
+    """Whether a flag of the eval's own given today (`Task.flags`) may change what its result
+    file says: one that is not `graded` (where its tests run, say) whenever given, a graded
+    one when it is not the value the file was graded with. The eval then runs again, from its cache."""
+    task = TASKS[e.name]
+    recorded = recorded_values(task, result)
+    given = ((flag, getattr(args, flag.evaluate_dest, None)) for flag in task.flags if flag.evaluate_dest)
+    return any(value is not None and value is not False and (not flag.graded or value != recorded[flag.dest]) for flag, value in given)
 
 
 def _reproduced(e: Eval, args: argparse.Namespace, runs_dir: Path) -> bool:
@@ -211,11 +216,15 @@ def _reproduced(e: Eval, args: argparse.Namespace, runs_dir: Path) -> bool:
     folder reproduces the file now (verify's rescoring, which the publish step needs anyway),
     no API error is left for a rerun to retry, and no flag given today changes what the file
     says. Such an eval is not run again: a pytest start-up for nothing (issue 19.14)."""
-    if e.published or args.force or not e.result_file.is_file() or any(getattr(args, key) is not None for key in RESULT_FLAGS):
+    if e.published or args.force or not e.result_file.is_file():
         return False
     from evals.verify import compare
 
-    if compare(e.result_file, run_root=runs_dir)[0] != "ok":
+    try:
+        regrades = _regrades(e, args, read_result(e.result_file))
+    except EvalError:  # verify's rescoring says what is wrong with the file
+        regrades = False
+    if regrades or compare(e.result_file, run_root=runs_dir)[0] != "ok":
         return False
     summary = read_result(e.result_file)["summary"]
     return not summary.get("overall", summary)["apiErrors"]

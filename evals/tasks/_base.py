@@ -4,17 +4,22 @@ the versions of its graders).
 
 A `Task` knows nothing about pytest, caching or providers beyond the `Scoring` it is handed:
 `score` may make further model calls through it (the judges, cached like the candidate's) or
-run Luau in the sandbox. Concrete evals live in modules of their own and register themselves
-with `evals.tasks.register_task`; nothing outside them names one."""
+run code in a sandbox its module makes (`resources`). An eval may declare how-to-run flags of
+its own (`flags`, rows of `evals.flags.Flag`, as a provider declares its own): pytest and
+`evaluate` take them, and `resources` gets their values. Concrete evals live in modules of
+their own and register themselves with `evals.tasks.register_task`; nothing outside them names
+one."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from evals.flags import Flag
 from evals.names import attempt_key
 from evals.messages import Completion, Request
 
@@ -41,7 +46,7 @@ class Scoring(Protocol):
 
 @dataclass(frozen=True)
 class Column:
-    """A score on the leaderboard: its key in the board's data (`freeform`, `leetcodeEasy`),
+    """A score on the leaderboard: its key in the board's data (the eval's `key`, or one per band),
     its heading, the summary it is read from (None: the eval's own, or `overall` when the eval
     has bands; else a band), and whether it counts in the board's average."""
 
@@ -85,7 +90,7 @@ class Task(ABC):
     name: str  # the pytest marker, the results folder
     tag: str  # its short name in `evaluate --evals` and `--dataset TAG=SOURCE`
     key: str  # its key in a models.json entry's resultFiles
-    title: str = ""  # how people call it ("RobloxQA multiple choice"); default: the name
+    title: str = ""  # how people call it, in messages and on the board; default: the name
     description: str = ""  # a phrase for the leaderboard's introduction; default: the title
     marker_help: str = ""  # the pytest marker's description
     prompt_version: str
@@ -110,6 +115,10 @@ class Task(ABC):
     # The row fields the graders write (beside `status` and `correct`): what may change, and
     # nothing else, when today's graders rescore the same records (evals/verify.py).
     graded_fields: tuple[str, ...] = ()
+    # How-to-run flags of its own (`evals.flags.Flag` rows, as `ProviderInfo.flags`): pytest and
+    # `evaluate` take them beside every other eval's, and `resources` gets their values. A flag
+    # that can change a grade says `graded=True`: the result file records it, verify rescores with it.
+    flags: tuple[Flag, ...] = ()
 
     def serves(self, columns: set[str]) -> bool:
         """Whether a dataset file with these columns (of its first record) is one of this
@@ -156,9 +165,11 @@ class Task(ABC):
         """Fields every row of the sample carries, an API error's included (its band)."""
         return {}
 
-    def resources(self, settings: Any) -> dict[str, Any]:
-        """What the task scores with that the command's settings configure, by kind: handed to
-        the run and back to `score` through `Scoring.resource(kind)`. Made once per run."""
+    def resources(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """What the task scores with, made from its own flags' `values` (each flag's `dest`, as
+        `--my-limit` is `my_limit`, -> its value: given, or its default), by kind: handed to the
+        run and back to `score` through `Scoring.resource(kind)`. Made once per run; verify
+        makes them from the values the result file recorded (`recorded_values`)."""
         return {}
 
     def identity_extra(self, samples: list[Any]) -> dict[str, Any]:
@@ -178,3 +189,22 @@ class Task(ABC):
         return Request(prompt=self.prompt(sample), system=system, max_tokens=max_tokens, context={"gold": self.gold_reply(sample)})
 
 
+
+
+GRADED_WITH = "gradedWith"  # a result file's record of the graded flags' values other than their defaults
+
+
+def graded_with(task: Task, values: Mapping[str, Any]) -> dict[str, Any]:
+    """What a run's result file records of the eval's own flags (`GRADED_WITH`): each `graded`
+    one whose value is not its default, by flag name. Nothing for a run that sets none, so its
+    file is as it was before there was such a record."""
+    return {flag.name: values[flag.dest] for flag in task.flags if flag.graded and values.get(flag.dest) not in (None, flag.unset)}
+
+
+def recorded_values(task: Task, result: Mapping[str, Any]) -> dict[str, Any]:
+    """The eval's own flags' values a result file was graded with, as `resources` takes them:
+    a `graded` flag's as the file recorded it, else its default (a file written before the
+    record was kept was graded with the defaults). A flag that is not `graded` (where the tests
+    ran, say) is its default: verify rescores here, offline."""
+    recorded = result.get(GRADED_WITH) or {}
+    return {flag.dest: recorded.get(flag.name, flag.unset) if flag.graded else flag.unset for flag in task.flags}

@@ -49,7 +49,7 @@ def tasks() -> dict[str, Task]:
 
 
 def task_tags() -> dict[str, str]:
-    """Each eval's tag -> its name ("ff" -> "freeform")."""
+    """Each eval's tag -> its name (`Task.tag` -> `Task.name`)."""
     return {task.tag: task.name for task in tasks().values()}
 
 
@@ -65,7 +65,7 @@ def builtin(name: str) -> bool:
 
 
 def on_board_keys() -> dict[str, str]:
-    """The board evals' resultFiles keys -> their names ("multipleChoice" -> "multiple_choice")."""
+    """The board evals' resultFiles keys -> their names (`Task.key` -> `Task.name`)."""
     return {task.key: task.name for task in on_board().values()}
 
 

@@ -13,10 +13,23 @@ from evals.atomic import write_json_atomic
 from evals.datasets.leetcode import DIFFICULTIES, Problem, load_problems
 from evals.datasets.leetcode import source_of as leetcode_source_of
 from evals.errors import DatasetError
+from evals.flags import Flag, seconds
 from evals.grading.luau_code import extract_code
 from evals.luau import WORK_BUDGET_FACTOR, WORK_BUDGET_FLOOR, ReferenceFailed, measure_work, run_tests_isolated, start_method, work_budget_for
 from evals.names import file_name
 from evals.tasks import Column, Scoring, Task, question_of, register_task
+
+def http_url(value: str) -> str | None:
+    return None if value.startswith(("http://", "https://")) else "is not an http(s) URL"
+
+
+# Its own flags (`Task.flags`): the time limit changes what a slow solution scores, so the result
+# file records it (`graded`) and verify rescores with it; the server is only where the tests run.
+LUAU_TIMEOUT = Flag("--luau-timeout", "wall-clock safety net per leetcode problem, seconds (default 10)", float, 10.0, forward=True,
+                    check=seconds, graded=True)
+JEST_URL = Flag("--jest-url", "run leetcode tests on a JestLuaTestServer (default $JEST_SERVER_URL; key from $JEST_SERVER_API_KEY)", str,
+                env="JEST_SERVER_URL", evaluate_help="JestLuaTestServer URL for leetcode (default $JEST_SERVER_URL)", forward=True,
+                check=http_url, refused="{name} {value!r} {problem}", resume=None)  # an address may hold credentials: not kept
 
 SANDBOX = "luau"  # the resource kind: (solution, tests, *, work_budget) -> evals.luau.TestRun
 REFERENCE = "luau-reference"  # (solution, tests) -> the reference's work (evals.luau.measure_work)
@@ -42,6 +55,7 @@ class LeetCode(Task):
     # the code is taken from the reply without its reasoning block (evals.reasoning).
     graders = {"code": "2", "luau": "2", "jest": "1"}
     graded_fields = ("tests", "note", "work", "workBudget", "unmetered", "error")
+    flags = (LUAU_TIMEOUT, JEST_URL)
 
     def serves(self, columns):
         return "test" in columns
@@ -106,20 +120,20 @@ class LeetCode(Task):
     def sample_fields(self, sample: Problem) -> dict[str, Any]:
         return {"difficulty": sample.difficulty}
 
-    def resources(self, settings):
+    def resources(self, values):
         """Model-written Luau runs in an isolated worker process (a VM crash or a runaway C
         call cannot take the run down), or on a JestLuaTestServer with --jest-url. Reference
         solutions are measured in the same worker under the same --luau-timeout, always here:
         the work count is this meter's."""
         start_method()  # a wrong EVALS_START_METHOD is one line before anything is asked
-        reference = functools.partial(measure_work, timeout=settings.luau_timeout)
-        if settings.jest_url:
+        timeout, url = values.get(LUAU_TIMEOUT.dest, LUAU_TIMEOUT.default), values.get(JEST_URL.dest)
+        reference = functools.partial(measure_work, timeout=timeout)
+        if url:
             from evals.luau.remote import run_remote
 
-            sandbox = functools.partial(run_remote, url=settings.jest_url, api_key=os.environ.get("JEST_SERVER_API_KEY"),
-                                        timeout=max(60.0, settings.luau_timeout))
+            sandbox = functools.partial(run_remote, url=url, api_key=os.environ.get("JEST_SERVER_API_KEY"), timeout=max(60.0, timeout))
         else:
-            sandbox = functools.partial(run_tests_isolated, timeout=settings.luau_timeout)
+            sandbox = functools.partial(run_tests_isolated, timeout=timeout)
         return {SANDBOX: sandbox, REFERENCE: reference}
 
     def identity_extra(self, samples):

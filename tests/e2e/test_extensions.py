@@ -76,6 +76,48 @@ def test_an_installed_eval_runs_with_its_marker_and_a_rerun_asks_nothing(echo_en
     assert without_timing(read_result(results, "echo")) == without_timing(first)
 
 
+def test_an_installed_evals_own_flag_reaches_its_resources_and_verify_rescores_with_it(echo_env, tmp_path):
+    """echo declares `--echo-ignore-case` (`Task.flags`, as the eval guide shows): pytest takes it,
+    `Echo.resources` gets its value, the result file records it (`gradedWith`), and verify
+    rescores with what the file recorded, not with the default."""
+    runs, results = tmp_path / "runs", tmp_path / "results"
+    with OpenAIServer(lambda request: echo_replies(request).upper()) as server:
+        args = ["--provider=openai", "--model=m", f"--base-url={server.url}/v1", "-m", "echo"]
+        exact = run_harness(*args, run_dir=runs, results_dir=results, env=echo_env)
+        assert exact.returncode == 1 and "5 failed" in exact.stdout, exact.stdout[-3000:] + exact.stderr[-2000:]
+        assert "gradedWith" not in read_result(results, "echo")  # the default: nothing recorded
+        ignoring = run_harness(*args, "--echo-ignore-case", run_dir=runs, results_dir=results, env=echo_env)
+
+    assert ignoring.returncode == 0 and "5 passed" in ignoring.stdout, ignoring.stdout[-3000:] + ignoring.stderr[-2000:]
+    result = read_result(results, "echo")
+    assert result["gradedWith"] == {"--echo-ignore-case": True} and result["summary"]["accuracy"] == 1.0
+    (path,) = result_files(results, "echo")
+    probe = f"from pathlib import Path; from evals.verify import compare; print(*compare(Path({str(path)!r}), run_root=Path({str(runs)!r})))"
+    verified = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=echo_env, capture_output=True, text=True, check=True)
+    assert verified.stdout.strip() == "ok"  # before the record, verify rescored by exact match: DIFF
+
+
+def test_evaluate_takes_an_evals_and_a_providers_own_flags_and_a_bare_resume_keeps_them(tmp_path):
+    """Both packages written as the guides show, neither row saying `resume`: evaluate takes
+    and hands on each package's own flag, its plan keeps both (`howToRun`), and a bare
+    `evaluate NAME` passes them again."""
+    from tests.support.board import META, evaluate_command
+
+    env = installed(tmp_path, "echo-eval", "[roblox_evals]\necho = echo_eval\necho_provider = tests.support.echo_provider\n", EXAMPLE, ROOT)
+    data = tmp_path / "data"
+    first = run_cli(evaluate_command(data, "Parrot", "--provider=echo", "--model=parrot", *META, "--evals=echo", "--stutter",
+                                     "--echo-ignore-case", "--no-build"), env=env)
+    (plan,) = (data / "plans").glob("*.json")
+    assert json.loads(plan.read_text())["howToRun"] == {"--echo-ignore-case": True, "--stutter": True}, first.stdout[-3000:] + first.stderr[-2000:]
+    assert "--echo-ignore-case" in first.stdout and "--stutter" in first.stdout  # on echo's pytest command
+
+    resumed = run_cli(evaluate_command(data, "Parrot", "--evals=echo", "--force", "--dry-run"), env=env)  # --force: run again
+
+    commands = [line for line in resumed.stdout.splitlines() if line.strip().startswith("echo:")]
+    assert resumed.returncode == 0 and commands, resumed.stdout[-3000:] + resumed.stderr[-2000:]
+    assert all("--stutter" in line and "--echo-ignore-case" in line for line in commands), commands
+
+
 def test_an_installed_eval_verifies_and_stays_off_the_board(echo_env, tmp_path):
     """The reference provider answers its gold replies; verify rescores the run from its
     folder; models.json and the schemas ask no entry for an echo result."""

@@ -304,3 +304,23 @@ def test_a_start_method_the_sandbox_cannot_use_is_one_line(tmp_path):
     assert done.stderr.strip() == ("ERROR: EVALS_START_METHOD=fork: the Luau sandbox starts its workers with spawn or forkserver "
                                    "here; set one of those or unset it")
     assert not (tmp_path / "runs").exists()
+
+
+def test_verify_rescores_a_run_with_the_luau_timeout_it_was_graded_with(tmp_path):
+    """A run made with a non-default --luau-timeout records it in its result file (`gradedWith`),
+    and verify rescores with it: a solution that takes seconds is wrong under half a second, and
+    stays so when verified. Its seconds go into one C call (a pattern that backtracks), which the
+    work meter counts as one step, so only the wall clock stops it."""
+    from evals.verify import compare
+
+    slow = _with_statement(PROBLEMS[0]["solution"], "string.find(string.rep('a', 19), string.rep('.-', 12) .. 'b')")  # ~7 s here
+    runs, results = tmp_path / "runs", tmp_path / "results"
+    with OpenAIServer(lambda request: Answer(f"```luau\n{slow}\n```")) as server:
+        args = ["tests_evals", "--provider=openai", "--model=coder", f"--base-url={server.url}/v1", "-m", "leetcode", "--limit=1"]
+        done = run_harness(*args, "--luau-timeout=0.5", run_dir=runs, results_dir=results)
+        assert done.returncode == 1 and "1 failed" in done.stdout, done.stdout[-3000:] + done.stderr[-2000:]
+        result = read_result(results, "leetcode")
+        assert result["gradedWith"] == {"--luau-timeout": 0.5}
+        assert [(row["id"], row["note"]) for row in result["results"]] == [(PROBLEMS[0]["task_id"], "timed out after 0.5 s")]
+        (file,) = (results / "leetcode").glob("*.json")
+    assert compare(file, run_root=runs) == ("ok", "")  # before the record, verify rescored with 10 s: correct, or timed out after 10.0 s

@@ -17,6 +17,7 @@ from plugins.options import pytest_addoption
 # Decided by evaluate itself: where files go (--data-dir), what it publishes (its NAME, --verify).
 PYTEST_ONLY = {"--run-dir", "--results-dir", "--verify-published", "--publish"}
 TOGETHER = {"--price-input": ["--price-output=1"], "--price-output": ["--price-input=1"]}
+VALUES = {"--jest-url": "http://jest"}  # a value its check takes (else "1")
 
 
 def pytest_how_to_run() -> list[str]:
@@ -35,7 +36,7 @@ def test_every_how_to_run_flag_of_pytest_is_taken_by_evaluate_or_declared_pytest
         if name in PYTEST_ONLY:
             continue
         flag = rows[name]  # a pytest option declared outside the table fails here
-        value = [] if flag.switch else [flag.choices[0] if flag.choices else "1"]
+        value = [] if flag.switch else [flag.choices[0] if flag.choices else VALUES.get(name, "1")]
         args = parse_args(["Some Model", flag.evaluate_name, *value, *TOGETHER.get(name, [])])  # evaluate takes it (argparse exits otherwise)
         assert getattr(args, flag.evaluate_dest) not in (None, False), name
     for name in PYTEST_ONLY:
@@ -135,3 +136,26 @@ def test_a_registered_power_source_is_a_choice_with_its_own_flag(monkeypatch):
 # -- a provider of a third party ----------------------------------------------------------------
 
 
+
+
+# -- an eval's own flags, and what a bare resume keeps -------------------------------------------
+
+
+def test_an_owners_own_flag_is_kept_for_a_bare_resume_unless_its_row_says_not():
+    """A row that leaves `resume` as it is: kept when an eval, provider or power source declares
+    it (the provider's with its provider), never when the table does."""
+    rows = {flag.name: flag for flag in how_to_run()}
+    assert rows["--luau-timeout"].resume == "run"  # an eval's, its row silent
+    assert rows["--jest-url"].resume is None  # an eval's that says resume=None
+    assert rows["--device"].resume == "provider"  # a provider's
+    assert rows["--concurrency"].resume is None and rows["--force"].resume is None  # the table's
+
+
+def test_a_run_records_only_the_graded_flags_it_sets_to_other_than_their_defaults():
+    from evals.tasks import TASKS, graded_with, recorded_values
+
+    leetcode = TASKS["leetcode"]
+    assert graded_with(leetcode, {"luau_timeout": 10.0, "jest_url": "http://jest"}) == {}  # its file as before
+    assert graded_with(leetcode, {"luau_timeout": 5.0, "jest_url": None}) == {"--luau-timeout": 5.0}
+    assert recorded_values(leetcode, {}) == {"luau_timeout": 10.0, "jest_url": None}  # a file of before: the defaults
+    assert recorded_values(leetcode, {"gradedWith": {"--luau-timeout": 5.0}}) == {"luau_timeout": 5.0, "jest_url": None}

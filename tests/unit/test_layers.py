@@ -145,3 +145,49 @@ def test_the_walker_sees_imports_inside_functions_type_only_and_relative_ones(tm
                       "def f():\n    from evals import stats\n    from .results import x\n    import evals.luau.runner as r\n")
     known = {"evals", "evals.stats", "evals.results", "evals.luau", "evals.luau.runner", "evals.site"}
     assert imports_of("evals.m", source, known) == {"evals.site", "evals.stats", "evals.results", "evals.luau.runner"}
+
+
+# -- no module outside an eval's own names it ---------------------------------------------------
+
+# What the concrete evals are made of: their module names them, and so may these.
+EVALS_MATERIAL = ("evals/luau", "evals/datasets", "evals/grading")
+# Words of the built-in evals beside their names, keys and titles: LeetCode's sandbox and test layer.
+EVAL_WORDS = ("luau", "jest")
+# Not a mention of an eval: the platform's language, in the system prompt every eval's requests carry
+# (part of every request, so of every cached answer's key: changing it would orphan every run folder).
+NOT_A_MENTION = ("the Luau language",)
+
+
+def eval_mentions() -> list[str]:
+    """Each line of `evals/` and `plugins/`, outside an eval's own module and what evals are made
+    of, that names a built-in eval: its name, key, title or one of its own flags (help texts,
+    comments and docstrings included), or `EVAL_WORDS`."""
+    import re
+
+    from evals.tasks import TASKS, builtin
+
+    own, words = set(), set(EVAL_WORDS)
+    for name, task in TASKS.items():
+        if not builtin(name):
+            continue
+        own.add(Path(__import__(type(task).__module__, fromlist=["_"]).__file__).resolve())
+        words |= {name, task.key, task.title, *(flag.name.removeprefix("--") for flag in task.flags)}
+    pattern = re.compile("|".join(re.escape(word).replace("_", "[ _-]?").replace(r"\ ", "[ _-]?") for word in words if word), re.IGNORECASE)
+    found = []
+    for path in modules().values():
+        relative = path.relative_to(ROOT).as_posix()
+        if path.resolve() in own or relative.startswith(EVALS_MATERIAL):
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for allowed in NOT_A_MENTION:
+                line = line.replace(allowed, "")
+            if pattern.search(line):
+                found.append(f"{relative}:{number}: {line.strip()}")
+    return found
+
+
+def test_no_module_outside_an_eval_names_it():
+    """The harness reaches an eval through the `Task` interface and its registry, help texts
+    included: a line that names one (`--luau-timeout` in the generic table, "helps LeetCode")
+    belongs in its module, or is made from the registry."""
+    assert eval_mentions() == []

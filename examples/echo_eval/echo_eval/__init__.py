@@ -13,9 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evals.errors import DatasetError
+from evals.flags import Flag
 from evals.tasks import Task, register_task
 
 BUNDLED = Path(__file__).with_name("words.jsonl")
+# Its own how-to-run flag: pytest and `evaluate` take it, `resources` gets its value. It changes
+# how a reply is graded, so `graded=True`: the result file records it, verify rescores with it.
+IGNORE_CASE = Flag("--echo-ignore-case", "echo: a reply in other capitals is right too", forward=True, graded=True)
 
 
 @dataclass(frozen=True)
@@ -35,6 +39,7 @@ class Echo(Task):
     has_splits = False  # one set of words, whatever --split says
     on_board = False  # runs, writes result files and verifies, but is never on the leaderboard
     graders = {"exact": "1"}  # `score` below: bump it when it could grade a reply differently
+    flags = (IGNORE_CASE,)  # its own flags (a switch: no type)
 
     def load(self, source: str, split: str) -> tuple[list[Word], dict[str, str]]:
         """The words of `source` (`bundled`, or a JSONL file of {"id", "word"} records) and the
@@ -62,9 +67,14 @@ class Echo(Task):
     def gold_reply(self, sample: Word) -> str:
         return sample.word  # what `--provider reference` answers
 
+    def resources(self, values):
+        """What `score` grades with, made once per run from its own flags' values (by `dest`)."""
+        return {"match": str.casefold if values[IGNORE_CASE.dest] else str}
+
     def score(self, sample, completion, scoring):
         reply = completion.text.strip()
-        correct = reply == sample.word
+        match = scoring.resource("match") or str  # a Scoring of no run of this command: exact
+        correct = match(reply) == match(sample.word)
         return {"status": "correct" if correct else "wrong", "correct": correct, "expected": sample.word}
 
     def explain(self, row):
