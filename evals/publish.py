@@ -62,26 +62,13 @@ def publish(
 
     def mutate(entry: dict[str, Any] | None) -> dict[str, Any] | None:
         if entry is None and metadata is None:
-            hint = add_hint or shlex.join(["uv", "run", "evaluate", name, "--model=MODEL", "--provider=PROVIDER", *METADATA_TO_FILL])
-            raise DataFileError(f"{name!r} is not in {models_path.name}: add it first with `{hint}` (the upper-case values are yours to fill in)")
+            raise DataFileError(_not_in_models(name, models_path, add_hint))
         new = {**(entry or {"name": name, "size": None}), **(metadata or {})}
         if kwh:
             new["kilowattHour"] = {**(new.get("kilowattHour") or {}), **kwh}
-        missing = [key for key in models_file.RESULT_KEYS if key not in results]
-        if refusals:
-            lines.extend(f"not published: {reason}" for reason in refusals)
-            return None
-        if missing:
-            lines.append(f"not published yet: {', '.join(missing)} not finished; resultFiles is set once all {in_words(len(models_file.RESULT_KEYS))} exist")
-            return None
-        if others and not (republished and set(others) <= set(models_file.others(new))):
-            named = ", ".join(f"resultFiles.{key} of {model!r}" for key, model in others.items())
-            lines.append(f"not published: models.json names results of an eval no installed package puts on the board ({named}), "
-                         f"and every entry needs every eval's; install the package that registers it and run it for {name!r} too")
-            return None
-        if "electricity" in (new.get("price") or {}) and not set(models_file.KWH_KEYS) <= set(new.get("kilowattHour") or {}):
-            lines.append(f"not published: an electricity-priced model needs all {in_words(len(models_file.KWH_KEYS))} kilowattHour values "
-                         f"({', '.join(models_file.KWH_KEYS)}); measure them with --energy (an eval that ran without it: --force --energy)")
+        held = [f"not published: {reason}" for reason in refusals] or _not_yet(name, new, results, others, republished=republished)
+        if held:
+            lines.extend(held)
             return None
         new["resultFiles"] = {**(new.get("resultFiles") or {}), **{key: path.name for key, path in results.items()}}  # `others` kept
         if gate_waived:
@@ -96,6 +83,31 @@ def publish(
         return [f"not published: {reason}" for reason in refusals]
     models_file.update_entry(name, mutate, models_path, results=results_dir, render=rebuild)
     return lines
+
+
+def _not_in_models(name: str, models_path: Path, add_hint: str | None) -> str:
+    """The line for a model not yet in models.json published without metadata: the command that adds it."""
+    hint = add_hint or shlex.join(["uv", "run", "evaluate", name, "--model=MODEL", "--provider=PROVIDER", *METADATA_TO_FILL])
+    return f"{name!r} is not in {models_path.name}: add it first with `{hint}` (the upper-case values are yours to fill in)"
+
+
+def _not_yet(name: str, new: dict[str, Any], results: dict[str, Path], others: dict[str, str], *, republished: bool) -> list[str]:
+    """Why the entry `new` of the model `name` is not published with `results` although each can be on the board
+    (one line; none when it is): an eval on the board without its result yet; models.json
+    naming the result of an eval no installed package puts on the board (`others`: key -> a
+    model that names it), unless these are the same files again and that result is kept; an
+    electricity-priced model without every kilowattHour value."""
+    missing = [key for key in models_file.RESULT_KEYS if key not in results]
+    if missing:
+        return [f"not published yet: {', '.join(missing)} not finished; resultFiles is set once all {in_words(len(models_file.RESULT_KEYS))} exist"]
+    if others and not (republished and set(others) <= set(models_file.others(new))):
+        named = ", ".join(f"resultFiles.{key} of {model!r}" for key, model in others.items())
+        return [f"not published: models.json names results of an eval no installed package puts on the board ({named}), "
+                f"and every entry needs every eval's; install the package that registers it and run it for {name!r} too"]
+    if "electricity" in (new.get("price") or {}) and not set(models_file.KWH_KEYS) <= set(new.get("kilowattHour") or {}):
+        return [f"not published: an electricity-priced model needs all {in_words(len(models_file.KWH_KEYS))} kilowattHour values "
+                f"({', '.join(models_file.KWH_KEYS)}); measure them with --energy (an eval that ran without it: --force --energy)"]
+    return []
 
 
 # The metadata a new entry needs, each with a value the hint's reader fills in.

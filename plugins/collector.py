@@ -23,8 +23,8 @@ from evals.publish import Stamp, add_command, finished_results, note_written, pu
 from evals.results import read_result, result_of_run, without_timing, write_result
 from evals.run import forced_in
 from evals.scrub import escape_surrogates, printable
-from evals.words import either
 from evals.tasks import TASKS, Task, graded_with
+from evals.words import either
 from evals.verify import REGRADE, judge
 
 from .items import ROW_PROPERTY, WAITING_PROPERTY, eval_flags, explanation, loaded, published
@@ -72,44 +72,7 @@ class ResultsCollector:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         s = settings(self.config)
         for name, item in loaded(self.config).items():
-            rows = self.rows.get(name)
-            label = f"{name:<16}"
-            if waiting := self.waiting.get(name):
-                batches = sorted({b for b in waiting if b})
-                self.lines.append(f"{label} {len(waiting)} items wait in batches ({', '.join(batches[:3])}{', ...' * (len(batches) > 3)}): "
-                                  "no result file yet; run the same command again to collect them (evaluate NAME --status shows their progress)")
-                continue
-            if not rows:
-                continue
-            if kept := forced_in(run_dir(s.run_root, item.config), s.session):
-                self.lines.append(f"{label} --force: the previous run folder is kept as {kept}")
-            expected = {escape_surrogates(sample.id) for sample in item.samples}  # as rows carry them
-            if set(rows) != expected:
-                self.lines.append(
-                    f"{label} partial run: {len(rows)} of {len(expected)} items answered, no result file written "
-                    "(answers are cached; run every item of the eval to finish it)"
-                )
-                continue
-            timing = {"wallSeconds": round(time.monotonic() - self.started, 3), "finishedAt": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
-            result = result_of_run(TASKS[name], item.config.to_dict(), list(rows.values()), prices=s.prices, timing=timing,
-                                   graded_with=graded_with(TASKS[name], eval_flags(self.config, name)))
-            meter = self.config.pluginmanager.get_plugin("energy-meter")
-            if meter and (measured := meter.energy_of(run_dir(s.run_root, item.config), TASKS[name].bands)):
-                result["energy"] = measured
-            path = results_path(s.results_root, item.config)
-            if published(self.config, name):
-                self.lines.extend(self._reproduce(label, path, result, TASKS[name]))
-                continue
-            try:
-                write_result(path, result)
-                self.written[path] = stamp(path)
-                note_written(path, self.written[path])  # for `evaluate`, which started this pytest
-            except OSError as error:
-                self.unwritten = True
-                self.lines.append(f"{label} cannot write the result file {path} ({error.strerror or error}): every answer is "
-                                  "cached in its run folder; free space (or fix the folder) and run the same command again, which asks nothing again")
-                continue
-            self.lines.extend(_describe(label, result, path))
+            self.lines.extend(self._finish(name, item, s))
 
         # An API-bound run gains nothing from workers (bench/workers.py), yet -n is a habit of pytest users.
         local = either([task.title or task.name for task in TASKS.values() if task.grades_locally]) or "an eval that grades locally"
@@ -123,6 +86,44 @@ class ResultsCollector:
             self.lines.extend(f"publish: {line}" for line in self._publish(s))
         if not self.reproduced or self.unwritten:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def _finish(self, name: str, item, s) -> list[str]:
+        """The lines of eval `name` at the session's end: its items still waiting in batches; a
+        partial run (no result file); or its result file, written (a published one is never
+        rewritten: `_reproduce`) and described. Nothing when none of its items ran."""
+        rows = self.rows.get(name)
+        label = f"{name:<16}"
+        if waiting := self.waiting.get(name):
+            batches = sorted({b for b in waiting if b})
+            return [f"{label} {len(waiting)} items wait in batches ({', '.join(batches[:3])}{', ...' * (len(batches) > 3)}): "
+                    "no result file yet; run the same command again to collect them (evaluate NAME --status shows their progress)"]
+        if not rows:
+            return []
+        lines = []
+        if kept := forced_in(run_dir(s.run_root, item.config), s.session):
+            lines.append(f"{label} --force: the previous run folder is kept as {kept}")
+        expected = {escape_surrogates(sample.id) for sample in item.samples}  # as rows carry them
+        if set(rows) != expected:
+            return [*lines, f"{label} partial run: {len(rows)} of {len(expected)} items answered, no result file written "
+                            "(answers are cached; run every item of the eval to finish it)"]
+        timing = {"wallSeconds": round(time.monotonic() - self.started, 3), "finishedAt": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
+        result = result_of_run(TASKS[name], item.config.to_dict(), list(rows.values()), prices=s.prices, timing=timing,
+                               graded_with=graded_with(TASKS[name], eval_flags(self.config, name)))
+        meter = self.config.pluginmanager.get_plugin("energy-meter")
+        if meter and (measured := meter.energy_of(run_dir(s.run_root, item.config), TASKS[name].bands)):
+            result["energy"] = measured
+        path = results_path(s.results_root, item.config)
+        if published(self.config, name):
+            return [*lines, *self._reproduce(label, path, result, TASKS[name])]
+        try:
+            write_result(path, result)
+            self.written[path] = stamp(path)
+            note_written(path, self.written[path])  # for `evaluate`, which started this pytest
+        except OSError as error:
+            self.unwritten = True
+            return [*lines, f"{label} cannot write the result file {path} ({error.strerror or error}): every answer is "
+                            "cached in its run folder; free space (or fix the folder) and run the same command again, which asks nothing again"]
+        return [*lines, *_describe(label, result, path)]
 
     def _reproduce(self, label: str, path: Path, result: dict[str, Any], task: Task) -> list[str]:
         """A published result file is never rewritten: the run either reproduces it (in the

@@ -149,22 +149,13 @@ def parse_verdict(text: str) -> bool | None:
     verdicts = set() if found is None else {found}
     lead: tuple[int, str] | None = None  # a statement on the first line: its last line, the rest of it
     last = -1  # the last line of the last statement
-    for i, line in enumerate(lines):
-        label = _LABEL.match(line)
-        if not label:
+    for i in range(len(lines)):
+        statement = _statement_at(lines, i)
+        if statement is None:
             continue
-        at, end = label.end(), i
-        if at == len(line) and i + 1 < len(lines) and not _LABEL.match(lines[i + 1]):
-            end, line = i + 1, lines[i + 1]  # a heading: the verdict is the next line
-            at = _opening_end(line)
-        elif label.group("sep") is None:
-            continue  # "Verdict reasoning: ..."
-        said = _stated(line, at)
-        if said is None:
-            continue
-        if isinstance(said, _Unclear):
+        if isinstance(statement, _Unclear):
             return None
-        verdict, rest = said
+        end, verdict, rest = statement
         verdicts.add(verdict)
         follows = rest if rest and _LETTER.search(rest) else (lines[end + 1] if end + 1 < len(lines) else "")
         if len(verdicts) > 1 or _TAKEN_BACK.match(follows):
@@ -177,8 +168,34 @@ def parse_verdict(text: str) -> bool | None:
     (verdict,) = verdicts
     if found is not None or last == len(lines) - 1:
         return verdict
-    if lead is None:
+    return None if lead is None else _kept(verdict, lead, lines)
+
+
+def _statement_at(lines: list[str], i: int) -> tuple[int, bool, str] | _Unclear | None:
+    """The verdict labeled line `i` states, on that line or (a label alone on its line, a
+    heading) the next: (the statement's last line, the verdict, the rest of its line after
+    its sentence); _UNCLEAR when it names a verdict without stating it cleanly; None when the
+    line has no label with a separator ("Verdict reasoning: ...") or names no verdict."""
+    line = lines[i]
+    label = _LABEL.match(line)
+    if not label:
         return None
+    at, end = label.end(), i
+    if at == len(line) and i + 1 < len(lines) and not _LABEL.match(lines[i + 1]):
+        end, line = i + 1, lines[i + 1]  # a heading: the verdict is the next line
+        at = _opening_end(line)
+    elif label.group("sep") is None:
+        return None  # "Verdict reasoning: ..."
+    said = _stated(line, at)
+    if said is None or isinstance(said, _Unclear):
+        return said
+    return end, *said
+
+
+def _kept(verdict: bool, lead: tuple[int, str], lines: list[str]) -> bool | None:
+    """A verdict read from the first line only (`lead`: its statement's last line and the rest of
+    that line), when nothing after it takes it back (a sentence opening "Actually, ...") or
+    names the other verdict; else None."""
     after = "\n".join([lead[1], *lines[lead[0] + 1 :]])
     return None if _RETRACTION.search(after) or _OTHER_NAMED[verdict].search(after) else verdict
 

@@ -42,6 +42,7 @@ import json
 import random
 import re
 import time
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -94,56 +95,94 @@ def run_remote(
     """
     del work_budget  # the server limits time, not work
     started = time.perf_counter()
-    shown = _display_url(url)
-    endpoint = url.rstrip("/") + "/test"
-    body = build_model(solution, tests)
-    headers = {"Content-Type": "application/octet-stream", "Accept": "application/json"}
-    if api_key:
-        headers["X-API-Key"] = api_key
-    request_timeout = httpx.Timeout(timeout, connect=min(timeout, 10.0))
+    request = _Request.to(url, build_model(solution, tests), api_key=api_key, seconds=timeout)
     own_client = client is None
     if client is None:
-        client = httpx.Client(timeout=request_timeout)
+        client = httpx.Client(timeout=request.timeout)
     try:
-        response = None
-        for attempt in range(1, attempts + 1):
-            try:
-                response = client.post(endpoint, content=body, headers=headers, timeout=request_timeout)
-            except (httpx.UnsupportedProtocol, httpx.InvalidURL):
-                raise JestServerError(f"--jest-url {shown!r} is not a usable http(s) URL: fix it or drop --jest-url") from None
-            except (httpx.ConnectError, httpx.ConnectTimeout) as error:
-                raise JestServerError(
-                    f"cannot reach JestLuaTestServer at {shown} ({_clean(str(error), api_key) or type(error).__name__}): "
-                    "start JestLuaTestServer or drop --jest-url"
-                ) from None
-            except httpx.TimeoutException:
-                raise JestServerError(
-                    f"JestLuaTestServer at {shown} sent no reply within {timeout:.1f} s: "
-                    "it may be overloaded; lower --concurrency or raise --luau-timeout"
-                ) from None
-            except httpx.TransportError as error:  # dropped connection, garbled HTTP
-                if attempt == attempts:
-                    raise JestServerError(
-                        f"JestLuaTestServer at {shown} dropped the connection {attempts} times "
-                        f"({_clean(str(error), api_key) or type(error).__name__}): check the server's log"
-                    ) from None
-                time.sleep(_backoff(attempt, retry_delay))
-                continue
-            if response.status_code not in RETRY_STATUSES:
-                break
-            if attempt == attempts:
-                # A busy server is not the model's fault: no verdict, the item errors and a rerun retries it.
-                raise JestServerError(
-                    f"JestLuaTestServer at {shown} still busy (HTTP {response.status_code}) after {attempts} attempts: "
-                    "lower --concurrency or rerun later"
-                )
-            wait = _retry_after(response)
-            time.sleep(_backoff(attempt, retry_delay) if wait is None else wait)
-        assert response is not None
-        return _read_reply(response, shown, api_key, started)
+        response = _post_until_taken(client, request, attempts=attempts, retry_delay=retry_delay)
+        return _read_reply(response, request.shown, api_key, started)
     finally:
         if own_client:
             client.close()
+
+
+# -- the request ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Request:
+    """One test's POST: where, what and how long to wait, and how its messages name the server."""
+
+    endpoint: str
+    body: bytes
+    headers: dict[str, str]
+    seconds: float  # the wait for each reply
+    shown: str  # the server's URL as a message shows it (see _display_url)
+    api_key: str | None  # sent as X-API-Key when set, and blanked in every message
+
+    @classmethod
+    def to(cls, url: str, body: bytes, *, api_key: str | None, seconds: float) -> _Request:
+        """The POST of `body` (a model, see build_model) to the server at `url`."""
+        headers = {"Content-Type": "application/octet-stream", "Accept": "application/json"}
+        if api_key:
+            headers["X-API-Key"] = api_key
+        return cls(url.rstrip("/") + "/test", body, headers, seconds, _display_url(url), api_key)
+
+    @property
+    def timeout(self) -> httpx.Timeout:
+        """The wait for each reply, and at most 10 s of it to connect."""
+        return httpx.Timeout(self.seconds, connect=min(self.seconds, 10.0))
+
+
+def _post_until_taken(client: httpx.Client, request: _Request, *, attempts: int, retry_delay: float) -> httpx.Response:
+    """The server's reply to `request` once it is not busy: a busy reply (RETRY_STATUSES) and a
+    dropped connection are tried again, up to `attempts` requests, backing off between them;
+    raises JestServerError when every attempt was busy or dropped, or the server cannot be used."""
+    shown, api_key = request.shown, request.api_key
+    for attempt in range(1, attempts + 1):
+        try:
+            response = _post(client, request)
+        except httpx.TransportError as error:  # dropped connection, garbled HTTP
+            if attempt == attempts:
+                raise JestServerError(
+                    f"JestLuaTestServer at {shown} dropped the connection {attempts} times "
+                    f"({_clean(str(error), api_key) or type(error).__name__}): check the server's log"
+                ) from None
+            time.sleep(_backoff(attempt, retry_delay))
+            continue
+        if response.status_code not in RETRY_STATUSES:
+            return response
+        if attempt == attempts:
+            # A busy server is not the model's fault: no verdict, the item errors and a rerun retries it.
+            raise JestServerError(
+                f"JestLuaTestServer at {shown} still busy (HTTP {response.status_code}) after {attempts} attempts: "
+                "lower --concurrency or rerun later"
+            )
+        wait = _retry_after(response)
+        time.sleep(_backoff(attempt, retry_delay) if wait is None else wait)
+    raise AssertionError(f"attempts must be at least 1, not {attempts}")
+
+
+def _post(client: httpx.Client, request: _Request) -> httpx.Response:
+    """One POST of `request`: raises JestServerError when the server cannot be used (a bad URL,
+    nothing listening, no reply in time), and lets a dropped connection's error through to be
+    tried again."""
+    shown, api_key = request.shown, request.api_key
+    try:
+        return client.post(request.endpoint, content=request.body, headers=request.headers, timeout=request.timeout)
+    except (httpx.UnsupportedProtocol, httpx.InvalidURL):
+        raise JestServerError(f"--jest-url {shown!r} is not a usable http(s) URL: fix it or drop --jest-url") from None
+    except (httpx.ConnectError, httpx.ConnectTimeout) as error:
+        raise JestServerError(
+            f"cannot reach JestLuaTestServer at {shown} ({_clean(str(error), api_key) or type(error).__name__}): "
+            "start JestLuaTestServer or drop --jest-url"
+        ) from None
+    except httpx.TimeoutException:
+        raise JestServerError(
+            f"JestLuaTestServer at {shown} sent no reply within {request.seconds:.1f} s: "
+            "it may be overloaded; lower --concurrency or raise --luau-timeout"
+        ) from None
 
 
 # -- the reply -----------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from evals.providers import ProviderSpec, Request
 from evals.providers.anthropic import _result_outcome
 from evals.providers.openai import OpenAIBatch, OpenAIProvider
 from evals.run import Call
-from evals.site import _costs, _total
+from evals.site.board import _costs, _total
 
 # -- refusals: nothing left behind that blocks a later run ---------------------------------------
 

@@ -32,8 +32,9 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
                "evals.grading", "evals.grading.*", "evals.luau", "evals.luau.*", "evals.energy", "evals.energy.*")),
     ("identity", ("evals.identity", "evals.command_line", "evals.config", "evals.plan")),
     ("engine", ("evals.cache", "evals.run", "evals.askers", "evals.askers.*")),
-    ("outputs", ("evals.results", "evals.schema", "evals.models_file", "evals.verify", "evals.publish", "evals.site", "evals.metadata")),
-    ("commands", ("evals.evaluate", "evals.evaluate.*", "plugins", "plugins.*")),  # evaluate: a package of its phases
+    ("outputs", ("evals.results", "evals.schema", "evals.models_file", "evals.verify", "evals.publish", "evals.site.board", "evals.site.rendering", "evals.metadata")),
+    # evaluate: a package of its phases; the site's `build` command (evals.site, which re-exports the board and rendering above).
+    ("commands", ("evals.evaluate", "evals.evaluate.*", "evals.site", "evals.site.cli", "evals.site.__main__", "plugins", "plugins.*")),
 ]
 # Above the parts, only these modules of the parts may be named: the interfaces, never a
 # concrete eval, dataset loader, grader or provider (those are reached through the registries).
