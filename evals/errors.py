@@ -2,7 +2,7 @@
 module. An error a user is told of carries a one-line message that names the cause and the fix.
 The modules that raise them re-export them under the names they had there (`from
 evals.providers.http import Unreachable` and the like keep working). Private ones stay beside
-their code (`evals.run._Busy`, `evals.luau.runner._LimitReached`, the Luau lexer's `LexError`).
+their code (`evals.run._Busy`, a sandbox's `_LimitReached`, a lexer's `LexError`).
 
 The hierarchy (a class with two bases is drawn under each; tests/unit/test_names.py holds this
 drawing to the classes below):
@@ -16,7 +16,7 @@ drawing to the classes below):
     * DataFileError - models.json, a result file, a saved plan (`RegistryError`, its old name)
     * MetadataError
     * VerifyError
-    * JestServerError
+    * RemoteGraderError - a grading server (an eval's sandbox run elsewhere) cannot be used
     * ProviderError - a model call that failed for good; `kind` lands in result files
       * TransientError - worth retrying
         * Unreachable
@@ -71,8 +71,9 @@ class VerifyError(EvalError):
     model asked for is not published."""
 
 
-class JestServerError(EvalError):
-    """The JestLuaTestServer cannot be used: unreachable, key rejected, no reply, or a reply off the protocol."""
+class RemoteGraderError(EvalError):
+    """A grading server an eval runs model-written code on (its sandbox, elsewhere) cannot be
+    used: unreachable, key rejected, no reply, or a reply off its protocol."""
 
 
 class BatchUnsupported(UsageError):

@@ -48,7 +48,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from evals.errors import JestServerError
+from evals.errors import RemoteGraderError as JestServerError  # its name here, for the Jest-Lua server
 
 from .rbxm import folder_rbxm
 from .result import TestRun

@@ -95,5 +95,5 @@ OLD_PLACES = [
 
 @pytest.mark.parametrize(("module", "name"), OLD_PLACES)
 def test_an_exception_moved_into_errors_is_still_found_where_it_was(module, name):
-    new = "DataFileError" if name == "RegistryError" else name
+    new = {"RegistryError": "DataFileError", "JestServerError": "RemoteGraderError"}.get(name, name)
     assert getattr(importlib.import_module(module), name) is getattr(errors, new)
