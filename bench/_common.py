@@ -30,7 +30,10 @@ def parse_args(parser: argparse.ArgumentParser, smoke: dict[str, Any]) -> argpar
     if args.smoke:
         parser.set_defaults(**smoke)
         args = parser.parse_args()
-        print("--smoke: tiny sizes, a check that the bench runs; its figures are no measurement", flush=True)
+        print(
+            "--smoke: tiny sizes, a check that the bench runs; its figures are no measurement",
+            flush=True,
+        )
     return args
 
 
@@ -39,16 +42,40 @@ def write_dataset(path: Path, items: int) -> None:
     with path.open("w") as out:
         for i in range(items):
             choices = [f"Option {c} of question {i}" for c in "ABCD"]
-            out.write(json.dumps({"id": f"bench-{i:04d}", "question": f"Benchmark question {i}?", "choices": choices, "answer": "ABCD"[i % 4]}) + "\n")
+            out.write(
+                json.dumps(
+                    {
+                        "id": f"bench-{i:04d}",
+                        "question": f"Benchmark question {i}?",
+                        "choices": choices,
+                        "answer": "ABCD"[i % 4],
+                    }
+                )
+                + "\n"
+            )
 
 
-def run_harness(url: str, dataset: Path, work: Path, concurrency: int, workers: str) -> tuple[float, float]:
+def run_harness(
+    url: str, dataset: Path, work: Path, concurrency: int, workers: str
+) -> tuple[float, float]:
     """One `pytest --provider live` run of `dataset` against the loopback server at `url`:
     (wall seconds of the whole command, seconds of the pytest session it reports)."""
     command = [
-        sys.executable, "-m", "pytest", "-q", "--provider=live", "--model=bench-model",
-        f"--base-url={url}/v1", f"--dataset=mc={dataset}", "-m", "multiple_choice", f"--concurrency={concurrency}",
-        f"--run-dir={work / 'runs'}", f"--results-dir={work / 'results'}", "-n", workers,
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "--provider=live",
+        "--model=bench-model",
+        f"--base-url={url}/v1",
+        f"--dataset=mc={dataset}",
+        "-m",
+        "multiple_choice",
+        f"--concurrency={concurrency}",
+        f"--run-dir={work / 'runs'}",
+        f"--results-dir={work / 'results'}",
+        "-n",
+        workers,
     ]
     started = time.monotonic()
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)

@@ -37,11 +37,25 @@ def main() -> None:
         dataset = work / "mc.jsonl"
         write_dataset(dataset, args.items)
         log = work / "requests.jsonl"
-        with ServerProcess("openai", log_path=log, extra_args=["--batch-seconds", str(args.batch_seconds)]) as server:
+        with ServerProcess(
+            "openai", log_path=log, extra_args=["--batch-seconds", str(args.batch_seconds)]
+        ) as server:
             command = [
-                sys.executable, "-m", "pytest", "-q", "--provider=live", "--model=bench-model", f"--base-url={server.url}/v1",
-                f"--dataset=mc={dataset}", "-m", "multiple_choice", "--batch-wait", "-n", args.workers,
-                f"--run-dir={work / 'runs'}", f"--results-dir={work / 'results'}",
+                sys.executable,
+                "-m",
+                "pytest",
+                "-q",
+                "--provider=live",
+                "--model=bench-model",
+                f"--base-url={server.url}/v1",
+                f"--dataset=mc={dataset}",
+                "-m",
+                "multiple_choice",
+                "--batch-wait",
+                "-n",
+                args.workers,
+                f"--run-dir={work / 'runs'}",
+                f"--results-dir={work / 'results'}",
             ]
             started = time.monotonic()
             done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
@@ -57,7 +71,9 @@ def main() -> None:
         polls = sum(r["method"] == "GET" and r["path"].startswith("/v1/batches/") for r in requests)
     print(f"{args.items} items, batches complete in {args.batch_seconds:g} s, -n {args.workers}")
     print(f"  harness wall time  {wall:6.2f} s   (a rerun with every answer cached: {rerun:.2f} s)")
-    print(f"  batch phase        {wall - rerun:6.2f} s   (ideal {args.batch_seconds:g} s: ratio {(wall - rerun) / args.batch_seconds:.2f})")
+    print(
+        f"  batch phase        {wall - rerun:6.2f} s   (ideal {args.batch_seconds:g} s: ratio {(wall - rerun) / args.batch_seconds:.2f})"
+    )
     print(f"  batch creates      {creates}")
     print(f"  polls              {polls}")
     print(f"  direct requests    {direct}")

@@ -35,7 +35,9 @@ GOAL = 1.5
 NAME = "Bench Cached"
 
 
-def timed(command: list[str], root: Path, env: dict[str, str]) -> tuple[float, subprocess.CompletedProcess]:
+def timed(
+    command: list[str], root: Path, env: dict[str, str]
+) -> tuple[float, subprocess.CompletedProcess]:
     started = time.monotonic()
     done = subprocess.run(command, cwd=root, capture_output=True, text=True, env=env)
     return time.monotonic() - started, done
@@ -44,25 +46,52 @@ def timed(command: list[str], root: Path, env: dict[str, str]) -> tuple[float, s
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--root", type=Path, default=ROOT, help="the checkout whose evaluate and pytest are timed")
-    parser.add_argument("--limit", type=int, help="only the first N items of each eval (default: all)")
+    parser.add_argument(
+        "--root", type=Path, default=ROOT, help="the checkout whose evaluate and pytest are timed"
+    )
+    parser.add_argument(
+        "--limit", type=int, help="only the first N items of each eval (default: all)"
+    )
     args = parse_args(parser, SMOKE)
     root = args.root.resolve()
     python = str(root / ".venv" / "bin" / "python")
     env = {**os.environ, "OPENAI_API_KEY": "fake-bench-key", "PYTHONPYCACHEPREFIX": str(PYCACHE)}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as a user's second run: bytecode compiled once
     limit = [] if args.limit is None else [f"--limit={args.limit}"]
-    with tempfile.TemporaryDirectory() as tmp, ServerProcess("openai", log_path=Path(tmp) / "requests.jsonl") as server:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        ServerProcess("openai", log_path=Path(tmp) / "requests.jsonl") as server,
+    ):
         data = Path(tmp) / "data"
         url = f"{server.url}/v1"
-        first = [python, "-m", "evals.evaluate", NAME, "--provider=live", "--model=bench-model", f"--base-url={url}",
-                 f"--judge=live:bench-judge@{url}", "--no-build", f"--data-dir={data}", *limit]
+        first = [
+            python,
+            "-m",
+            "evals.evaluate",
+            NAME,
+            "--provider=live",
+            "--model=bench-model",
+            f"--base-url={url}",
+            f"--judge=live:bench-judge@{url}",
+            "--no-build",
+            f"--data-dir={data}",
+            *limit,
+        ]
         _, done = timed(first, root, env)
         if done.returncode != 0:
             sys.exit(f"the first run failed:\n{done.stdout[-3000:]}\n{done.stderr[-2000:]}")
         # Each eval's pytest command as the plan prints it (`  ff: -m freeform ...`).
-        pytests = {line.split(":", 1)[0].strip(): [python, "-m", "pytest", "-q", *shlex.split(line.split(":", 1)[1])]
-                   for line in done.stdout.splitlines() if line.startswith("  ") and ": -m " in line}
+        pytests = {
+            line.split(":", 1)[0].strip(): [
+                python,
+                "-m",
+                "pytest",
+                "-q",
+                *shlex.split(line.split(":", 1)[1]),
+            ]
+            for line in done.stdout.splitlines()
+            if line.startswith("  ") and ": -m " in line
+        }
         rerun = [python, "-m", "evals.evaluate", NAME, "--no-build", f"--data-dir={data}", *limit]
         asked = len(server.requests())
         walls: dict[str, list[float]] = {"evaluate": [], **{tag: [] for tag in pytests}}
@@ -79,10 +108,14 @@ def main() -> None:
     slowest = max(median[tag] for tag in pytests)
     print(f"cached rerun of a finished run, {args.runs} runs alternating, medians ({root}):")
     for key, value in median.items():
-        print(f"  {'evaluate ' + NAME if key == 'evaluate' else 'pytest ' + key:<24} {value:5.2f} s")
+        print(
+            f"  {'evaluate ' + NAME if key == 'evaluate' else 'pytest ' + key:<24} {value:5.2f} s"
+        )
     ratio = median["evaluate"] / slowest
-    print(f"evaluate / slowest single pytest: {ratio:.2f}x (goal <= {GOAL}: {'met' if ratio <= GOAL else 'NOT met'}); "
-          f"evaluate / the three pytest runs: {median['evaluate'] / sum(median[tag] for tag in pytests):.2f}x")
+    print(
+        f"evaluate / slowest single pytest: {ratio:.2f}x (goal <= {GOAL}: {'met' if ratio <= GOAL else 'NOT met'}); "
+        f"evaluate / the three pytest runs: {median['evaluate'] / sum(median[tag] for tag in pytests):.2f}x"
+    )
 
 
 if __name__ == "__main__":

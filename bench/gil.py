@@ -27,7 +27,10 @@ from tests.support.loopback import ServerProcess
 
 IN_FLIGHT = 64
 SMOKE = {"calls": IN_FLIGHT, "latency": 0.02}
-BODY = {"model": "bench-model", "messages": [{"role": "user", "content": "Benchmark question 1? A) a B) b C) c D) d"}]}
+BODY = {
+    "model": "bench-model",
+    "messages": [{"role": "user", "content": "Benchmark question 1? A) a B) b C) c D) d"}],
+}
 
 
 def with_threads(url: str, calls: int) -> float:
@@ -38,7 +41,9 @@ def with_threads(url: str, calls: int) -> float:
     def work() -> None:
         started = time.thread_time()
         for _ in range(calls // IN_FLIGHT):
-            json.loads(client.post("/chat/completions", body=BODY, cast_to=bytes, options={"timeout": 60}))
+            json.loads(
+                client.post("/chat/completions", body=BODY, cast_to=bytes, options={"timeout": 60})
+            )
         spent.append(time.thread_time() - started)
 
     threads = [threading.Thread(target=work) for _ in range(IN_FLIGHT)]
@@ -60,7 +65,11 @@ def with_event_loop(url: str, calls: int) -> float:
 
         async def one() -> None:
             async with slots:
-                json.loads(await client.post("/chat/completions", body=BODY, cast_to=bytes, options={"timeout": 60}))
+                json.loads(
+                    await client.post(
+                        "/chat/completions", body=BODY, cast_to=bytes, options={"timeout": 60}
+                    )
+                )
 
         started = time.thread_time()
         await asyncio.gather(*(one() for _ in range(calls)))
@@ -69,7 +78,9 @@ def with_event_loop(url: str, calls: int) -> float:
     return asyncio.run(main())
 
 
-def measure(label: str, ask: Callable[[str, int], float], url: str, calls: int, latency: float, busy: bool) -> None:
+def measure(
+    label: str, ask: Callable[[str, int], float], url: str, calls: int, latency: float, busy: bool
+) -> None:
     stop = threading.Event()
 
     def compute() -> None:  # pure Python, never waiting: it drops the GIL only when made to
@@ -94,18 +105,30 @@ def measure(label: str, ask: Callable[[str, int], float], url: str, calls: int, 
     if not result:
         raise SystemExit(f"{label}: the calls failed")
     ideal = calls * latency / IN_FLIGHT
-    print(f"{label:<12} {'beside a busy thread' if busy else 'alone':<21} {1000 * result[0] / calls:5.2f} ms CPU per call, "
-          f"wall {wall:5.1f} s ({wall / ideal:.1f} x ideal)", flush=True)
+    print(
+        f"{label:<12} {'beside a busy thread' if busy else 'alone':<21} {1000 * result[0] / calls:5.2f} ms CPU per call, "
+        f"wall {wall:5.1f} s ({wall / ideal:.1f} x ideal)",
+        flush=True,
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=1280)
-    parser.add_argument("--latency", type=float, default=0.2, help="seconds the server takes per reply")
-    parser.add_argument("--switch-interval", type=float, default=sys.getswitchinterval(), help="sys.setswitchinterval (default 0.005 s)")
+    parser.add_argument(
+        "--latency", type=float, default=0.2, help="seconds the server takes per reply"
+    )
+    parser.add_argument(
+        "--switch-interval",
+        type=float,
+        default=sys.getswitchinterval(),
+        help="sys.setswitchinterval (default 0.005 s)",
+    )
     args = parse_args(parser, SMOKE)
     sys.setswitchinterval(args.switch_interval)
-    print(f"{args.calls} calls, {IN_FLIGHT} in flight, {args.latency * 1000:g} ms each, switch interval {args.switch_interval * 1000:g} ms")
+    print(
+        f"{args.calls} calls, {IN_FLIGHT} in flight, {args.latency * 1000:g} ms each, switch interval {args.switch_interval * 1000:g} ms"
+    )
     with ServerProcess("openai", latency=args.latency) as server:
         for busy in (False, True):
             measure("64 threads", with_threads, server.url, args.calls, args.latency, busy)

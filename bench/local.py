@@ -27,9 +27,19 @@ SMOKE = {"prompts": 4, "max_new_tokens": 4, "layers": 1, "hidden": 64}
 
 
 def prompts(count: int, max_new: int) -> list[Request]:
-    rows = [json.loads(line) for line in (ROOT / "data" / "robloxqa" / "multiple_choice.jsonl").read_text().splitlines() if line.strip()]
-    return [Request(prompt=f"{row['question']}\n" + "\n".join(row["choices"]), system="You are a Roblox expert.", max_tokens=max_new)
-            for row in (rows * (count // len(rows) + 1))[:count]]
+    rows = [
+        json.loads(line)
+        for line in (ROOT / "data" / "robloxqa" / "multiple_choice.jsonl").read_text().splitlines()
+        if line.strip()
+    ]
+    return [
+        Request(
+            prompt=f"{row['question']}\n" + "\n".join(row["choices"]),
+            system="You are a Roblox expert.",
+            max_tokens=max_new,
+        )
+        for row in (rows * (count // len(rows) + 1))[:count]
+    ]
 
 
 def main() -> None:
@@ -43,8 +53,12 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["ROBLOX_EVALS_CACHE"] = str(Path(tmp) / "cache")
-        checkpoint = build_checkpoint(Path(tmp) / "checkpoint", layers=args.layers, hidden=args.hidden, vocab=2000)
-        provider = make_provider(effective_spec(ProviderSpec("local", str(checkpoint), device=args.device)))
+        checkpoint = build_checkpoint(
+            Path(tmp) / "checkpoint", layers=args.layers, hidden=args.hidden, vocab=2000
+        )
+        provider = make_provider(
+            effective_spec(ProviderSpec("local", str(checkpoint), device=args.device))
+        )
         requests = prompts(args.prompts, args.max_new_tokens)
         provider.complete_all(requests[:2])  # load and warm up
 
@@ -68,10 +82,14 @@ def main() -> None:
 
     tokens = sum(c.usage.output for c in alone)
     same = all(batched[i].text == alone[i].text for i in range(len(requests)))
-    print(f"model: {args.layers} layers, hidden {args.hidden}, device {provider.model.device}; {len(requests)} prompts, "
-          f"{tokens} generated tokens")
+    print(
+        f"model: {args.layers} layers, hidden {args.hidden}, device {provider.model.device}; {len(requests)} prompts, "
+        f"{tokens} generated tokens"
+    )
     print(f"one by one: {tokens / one_by_one:8.1f} tokens/s ({one_by_one:.2f} s)")
-    print(f"batched:    {tokens / together:8.1f} tokens/s ({together:.2f} s), batches of {provider.batches}")
+    print(
+        f"batched:    {tokens / together:8.1f} tokens/s ({together:.2f} s), batches of {provider.batches}"
+    )
     print(f"ratio batched / one by one: {one_by_one / together:.2f}; replies equal: {same}")
     if not same:
         sys.exit(1)

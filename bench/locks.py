@@ -44,30 +44,45 @@ def once(lock_class: type, folder: Path, records: int) -> tuple[float, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--records", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=5)
     args = parse_args(parser, SMOKE)
     if sys.platform == "win32":
         sys.exit("bench/locks.py compares flock with filelock: flock is POSIX only")
-    classes = {"FolderLock": locks.FolderLock, "FlockLock": locks.FlockLock, "PortableLock": locks.PortableLock}
+    classes = {
+        "FolderLock": locks.FolderLock,
+        "FlockLock": locks.FlockLock,
+        "PortableLock": locks.PortableLock,
+    }
     figures: dict[tuple[str, str], list[tuple[float, float]]] = {}
     for _ in range(args.repeat):
         for name, lock_class in classes.items():  # alternating, so machine load falls on both
             with tempfile.TemporaryDirectory() as folder:
-                figures.setdefault((name, "new"), []).append(once(lock_class, Path(folder), args.records))
-                figures.setdefault((name, "existing"), []).append(once(lock_class, Path(folder), args.records))
+                figures.setdefault((name, "new"), []).append(
+                    once(lock_class, Path(folder), args.records)
+                )
+                figures.setdefault((name, "existing"), []).append(
+                    once(lock_class, Path(folder), args.records)
+                )
     print(f"{args.records} record locks, median of {args.repeat} repeats, per lock:")
     median: dict[tuple[str, str], tuple[float, float]] = {}
     for (name, case), runs in figures.items():
-        median[name, case] = (statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs))
+        median[name, case] = (
+            statistics.median(r[0] for r in runs),
+            statistics.median(r[1] for r in runs),
+        )
         cpu, wall = median[name, case]
         print(f"  {name:13} {case:9} CPU {cpu * 1e6:7.1f} us   wall {wall * 1e6:7.1f} us")
     for case in ("new", "existing"):
         folder = median["FolderLock", case]
         for name in ("FlockLock", "PortableLock"):
             other = median[name, case]
-            print(f"  {name} / FolderLock, {case} items: CPU {other[0] / folder[0]:.2f} x, wall {other[1] / folder[1]:.2f} x")
+            print(
+                f"  {name} / FolderLock, {case} items: CPU {other[0] / folder[0]:.2f} x, wall {other[1] / folder[1]:.2f} x"
+            )
 
 
 if __name__ == "__main__":

@@ -41,7 +41,9 @@ from evals.luau import measure_work, run_tests
 from evals.luau.isolated import START_METHOD, stop_idle_workers
 
 # Compiled once, as the runner does, so that neither side pays for it per run.
-JEST_BYTECODE = bytes(Compiler(1, 1, 0, 0).compile((ROOT / "evals" / "luau" / "jest.luau").read_text()))
+JEST_BYTECODE = bytes(
+    Compiler(1, 1, 0, 0).compile((ROOT / "evals" / "luau" / "jest.luau").read_text())
+)
 PROBLEMS = ROOT / "data" / "leetcode" / "problems.jsonl"
 SMOKE = {"repeat": 1, "limit": 2}
 
@@ -64,7 +66,8 @@ function Solution.mix(n: number): number
 end
 return Solution
 """,
-        HEADER + """
+        HEADER
+        + """
 describe("tight loop", function()
     it("mixes", function() expect(Solution.mix(3000000)).toBeGreaterThan(0) end)
 end)
@@ -80,7 +83,8 @@ end
 Solution.fib = fib
 return Solution
 """,
-        HEADER + """
+        HEADER
+        + """
 describe("recursion", function()
     it.each({ {20, 6765}, {25, 75025} })("fib(%d)", function(n, expected)
         expect(Solution.fib(n)).toBe(expected)
@@ -118,7 +122,8 @@ function Solution.topWords(count: number): { string }
 end
 return Solution
 """,
-        HEADER + """
+        HEADER
+        + """
 describe("tables", function()
     it("counts primes", function() expect(Solution.primes(1000000)).toBe(78498) end)
     it("ranks words", function() expect(Solution.topWords(200000)).toEqual({"w0", "w1"}) end)
@@ -142,7 +147,8 @@ function Solution.rle(s: string): string
 end
 return Solution
 """,
-        HEADER + """
+        HEADER
+        + """
 describe("strings", function()
     it("encodes", function()
         local input = string.rep("aaabccdddd", 20000)
@@ -206,10 +212,16 @@ def load_problems(path: Path, limit: int | None = None) -> dict[str, tuple[str, 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=3, help="runs per problem and side; the best counts")
-    parser.add_argument("--problems", type=Path, default=PROBLEMS, help="JSONL with solution and test columns")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="runs per problem and side; the best counts"
+    )
+    parser.add_argument(
+        "--problems", type=Path, default=PROBLEMS, help="JSONL with solution and test columns"
+    )
     parser.add_argument("--limit", type=int, help="only the file's first N problems (default: all)")
-    parser.add_argument("--start-methods", action="store_true", help="only the start methods' figures")
+    parser.add_argument(
+        "--start-methods", action="store_true", help="only the start methods' figures"
+    )
     args = parse_args(parser, SMOKE)
 
     problems = load_problems(args.problems, args.limit)
@@ -219,13 +231,17 @@ def main() -> None:
 
 
 def compare(problems: dict[str, tuple[str, str]], repeat: int) -> None:
-    print(f"{'problem':44} {'runner ms':>10} {'worker ms':>10} {'bare ms':>9} {'ratio':>6} {'work':>10}")
+    print(
+        f"{'problem':44} {'runner ms':>10} {'worker ms':>10} {'bare ms':>9} {'ratio':>6} {'work':>10}"
+    )
     total_runner = total_worker = total_bare = 0.0
     for name, (solution, tests) in problems.items():
         check = run_tests(solution, tests, timeout=60)
         if not check.passed:
             raise SystemExit(f"{name}: the reference solution does not pass: {check.reason}")
-        measure_work(solution, tests, timeout=60)  # the worker (and the forkserver, the first time) started
+        measure_work(
+            solution, tests, timeout=60
+        )  # the worker (and the forkserver, the first time) started
         runner = best_of(repeat, functools.partial(run_tests, solution, tests, timeout=60))
         worker = best_of(repeat, functools.partial(measure_work, solution, tests, timeout=60))
         with stdout_silenced():
@@ -233,7 +249,9 @@ def compare(problems: dict[str, tuple[str, str]], repeat: int) -> None:
         total_runner += runner
         total_worker += worker
         total_bare += bare
-        print(f"{name[:44]:44} {runner * 1000:10.1f} {worker * 1000:10.1f} {bare * 1000:9.1f} {runner / bare:6.2f} {check.work:10}")
+        print(
+            f"{name[:44]:44} {runner * 1000:10.1f} {worker * 1000:10.1f} {bare * 1000:9.1f} {runner / bare:6.2f} {check.work:10}"
+        )
     print(
         f"\n{len(problems)} problems: runner {total_runner:.3f} s, bare {total_bare:.3f} s, "
         f"ratio {total_runner / total_bare:.2f} (target <= 3), "
@@ -248,22 +266,34 @@ def compare(problems: dict[str, tuple[str, str]], repeat: int) -> None:
 def by_start_method(problems: dict[str, tuple[str, str]], repeat: int) -> None:
     """A new worker's first problem, and each problem through a reused worker, per start method."""
     first_solution, first_tests = next(iter(problems.values()))
-    print(f"\n{'start method':14} {'new worker, 1st problem ms':>27} {'reused worker, per problem ms':>30} {'start-up per worker ms':>23}")
-    for method in [m for m in ("forkserver", "spawn") if m in multiprocessing.get_all_start_methods()]:
+    print(
+        f"\n{'start method':14} {'new worker, 1st problem ms':>27} {'reused worker, per problem ms':>30} {'start-up per worker ms':>23}"
+    )
+    for method in [
+        m for m in ("forkserver", "spawn") if m in multiprocessing.get_all_start_methods()
+    ]:
         os.environ[START_METHOD] = method
         stop_idle_workers()
-        measure_work(first_solution, first_tests, timeout=60)  # the forkserver itself, once per process, is not a worker's cost
+        measure_work(
+            first_solution, first_tests, timeout=60
+        )  # the forkserver itself, once per process, is not a worker's cost
         cold = []
         for _ in range(max(repeat, 3)):
             stop_idle_workers()
             started = time.perf_counter()
             measure_work(first_solution, first_tests, timeout=60)
             cold.append(time.perf_counter() - started)
-        first = best_of(repeat, functools.partial(measure_work, first_solution, first_tests, timeout=60))
-        total = first + sum(best_of(repeat, functools.partial(measure_work, solution, tests, timeout=60))
-                            for solution, tests in list(problems.values())[1:])
+        first = best_of(
+            repeat, functools.partial(measure_work, first_solution, first_tests, timeout=60)
+        )
+        total = first + sum(
+            best_of(repeat, functools.partial(measure_work, solution, tests, timeout=60))
+            for solution, tests in list(problems.values())[1:]
+        )
         new = statistics.median(cold)
-        print(f"{method:14} {new * 1000:27.1f} {total / len(problems) * 1000:30.1f} {(new - first) * 1000:23.1f}")
+        print(
+            f"{method:14} {new * 1000:27.1f} {total / len(problems) * 1000:30.1f} {(new - first) * 1000:23.1f}"
+        )
         stop_idle_workers()
 
 

@@ -29,16 +29,27 @@ SMOKE: dict[str, object] = {}  # a few hundred replies: a second as it is
 
 def report(name: str, rows: list[tuple[str, str, list[str], str | None, str]]) -> None:
     """rows: (id, reply, choices, expected, note); prints the agreement and each disagreement."""
-    wrong = [(id, reply, expected, got, note) for id, reply, choices, expected, note in rows if (got := graded(reply, choices)) != expected]
+    wrong = [
+        (id, reply, expected, got, note)
+        for id, reply, choices, expected, note in rows
+        if (got := graded(reply, choices)) != expected
+    ]
     print(f"{name}: agree {len(rows) - len(wrong)}/{len(rows)}")
     for id, reply, expected, got, note in wrong:
         shown = reply if len(reply) <= 100 else "..." + reply[-97:]
-        print(f"  {id}: expected {expected!r}, got {got!r}{f' ({note})' if note else ''}\n    {shown!r}")
+        print(
+            f"  {id}: expected {expected!r}, got {got!r}{f' ({note})' if note else ''}\n    {shown!r}"
+        )
 
 
 def reference_rows(path: Path) -> list[tuple[str, str, list[str], str | None, str]]:
-    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    return [(r["id"], r["response"], r["options"], r["expected"], ", ".join(r.get("tags", []))) for r in records]
+    records = [
+        json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
+    return [
+        (r["id"], r["response"], r["options"], r["expected"], ", ".join(r.get("tags", [])))
+        for r in records
+    ]
 
 
 def table_rows() -> list[tuple[str, str, list[str], str | None, str]]:
@@ -46,7 +57,15 @@ def table_rows() -> list[tuple[str, str, list[str], str | None, str]]:
     for case in CASES:
         reply, choices, expected = case.values
         xfail = next((m.kwargs.get("reason", "") for m in case.marks if m.name == "xfail"), None)
-        rows.append((case.id, reply, choices, expected, f"known misread: {xfail}" if xfail is not None else ""))
+        rows.append(
+            (
+                case.id,
+                reply,
+                choices,
+                expected,
+                f"known misread: {xfail}" if xfail is not None else "",
+            )
+        )
     return rows
 
 
@@ -60,12 +79,19 @@ def alphabet_rows() -> list[tuple[str, str, list[str], str | None, str]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("path", nargs="?", type=Path, default=Path(os.environ.get("ROBLOX_EVALS_MC_REFERENCE", DEFAULT_REFERENCE)))
+    parser.add_argument(
+        "path",
+        nargs="?",
+        type=Path,
+        default=Path(os.environ.get("ROBLOX_EVALS_MC_REFERENCE", DEFAULT_REFERENCE)),
+    )
     args = parse_args(parser, SMOKE)
     if args.path.is_file():
         report(f"MMLU-Pro reference ({args.path.name})", reference_rows(args.path))
     else:
-        print(f"MMLU-Pro reference: {args.path} is not there (pass its path, or set ROBLOX_EVALS_MC_REFERENCE)")
+        print(
+            f"MMLU-Pro reference: {args.path} is not there (pass its path, or set ROBLOX_EVALS_MC_REFERENCE)"
+        )
     report("case table (tests/support/answer_tables.py CASES)", table_rows())
     report(f"every letter in every shape ({len(SHAPES)} shapes x 26 letters)", alphabet_rows())
 

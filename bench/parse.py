@@ -45,14 +45,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="32,128,512,1024", help="reply sizes in KB, ascending")
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--budget", type=float, default=2.0, help="seconds; slower parsers skip the larger sizes")
+    parser.add_argument(
+        "--budget", type=float, default=2.0, help="seconds; slower parsers skip the larger sizes"
+    )
     parser.add_argument("--only", default="", help="comma-separated reply names")
     args = parse_args(parser, SMOKE)
     sizes = [int(kb) * 1024 for kb in args.sizes.split(",")]
     replies = [r for r in REPLIES if not args.only or r.name in args.only.split(",")]
 
     steps = " ".join(f"x{b / a:g}" for a, b in zip(sizes, sizes[1:]))
-    print(f"ms per MB at {', '.join(f'{s // 1024} KB' for s in sizes)}; growth from size to size (linear: {steps})")
+    print(
+        f"ms per MB at {', '.join(f'{s // 1024} KB' for s in sizes)}; growth from size to size (linear: {steps})"
+    )
     worst: dict[str, tuple[float, str]] = {}
     worst_growth: dict[str, tuple[float, str]] = {}
     for reply in replies:
@@ -66,7 +70,12 @@ def main() -> None:
             per_mb = [t * 1000 / (len(text) / MB) for t, text in zip(times, texts)]
             growth = [b / a if a > 0 else float("inf") for a, b in zip(times, times[1:])]
             cells = [f"{v:9.1f}" for v in per_mb] + ["        -"] * (len(sizes) - len(times))
-            print(f"{reply.name:28} {name:8}" + "".join(cells) + "   " + " ".join(f"x{g:<5.1f}" for g in growth))
+            print(
+                f"{reply.name:28} {name:8}"
+                + "".join(cells)
+                + "   "
+                + " ".join(f"x{g:<5.1f}" for g in growth)
+            )
             if len(times) == len(sizes) and per_mb[-1] > worst.get(name, (-1.0, ""))[0]:
                 worst[name] = (per_mb[-1], reply.name)
             if len(times) == len(sizes):
@@ -80,7 +89,9 @@ def main() -> None:
     for name in PARSERS:
         ms, where = worst.get(name, (0.0, "-"))
         growth, gwhere = worst_growth.get(name, (0.0, "-"))
-        print(f"{name:8} worst {ms:.1f} ms/MB at {sizes[-1] // 1024} KB ({where}); worst growth / size ratio {growth:.2f} ({gwhere})")
+        print(
+            f"{name:8} worst {ms:.1f} ms/MB at {sizes[-1] // 1024} KB ({where}); worst growth / size ratio {growth:.2f} ({gwhere})"
+        )
 
 
 if __name__ == "__main__":

@@ -49,8 +49,15 @@ def smoke(path: Path, timeout: float) -> tuple[str, str]:
     env = dict(os.environ)
     if env.pop("PYTHONDONTWRITEBYTECODE", None):
         env["PYTHONPYCACHEPREFIX"] = str(PYCACHE)
-    process = subprocess.Popen([sys.executable, str(path), "--smoke"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    process = subprocess.Popen(
+        [sys.executable, str(path), "--smoke"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     try:
         output, _ = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -77,8 +84,12 @@ def stop(process: subprocess.Popen) -> None:
 def main() -> None:
     found = scripts()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("names", nargs="*", metavar="NAME", help=f"only these ({', '.join(found)}); default: all")
-    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per script (default 120)")
+    parser.add_argument(
+        "names", nargs="*", metavar="NAME", help=f"only these ({', '.join(found)}); default: all"
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=120.0, help="seconds per script (default 120)"
+    )
     parser.add_argument("--verbose", "-v", action="store_true", help="print every script's output")
     args = parser.parse_args()
     unknown = [name for name in args.names if name not in found]
@@ -90,7 +101,10 @@ def main() -> None:
     for name in args.names or found:
         began = time.monotonic()
         problem, output = smoke(found[name], args.timeout)
-        print(f"{name:<14} {time.monotonic() - began:6.1f} s  {'FAILED (' + problem + ')' if problem else 'ok'}", flush=True)
+        print(
+            f"{name:<14} {time.monotonic() - began:6.1f} s  {'FAILED (' + problem + ')' if problem else 'ok'}",
+            flush=True,
+        )
         if problem or args.verbose:
             lines = output.splitlines()
             shown = lines if args.verbose else lines[-TAIL:]
@@ -99,7 +113,10 @@ def main() -> None:
             failed.append(name)
     total = time.monotonic() - started
     ran = len(args.names or found)
-    print(f"{ran} scripts in {total:.1f} s: " + (f"{len(failed)} FAILED ({', '.join(failed)})" if failed else "all ok"))
+    print(
+        f"{ran} scripts in {total:.1f} s: "
+        + (f"{len(failed)} FAILED ({', '.join(failed)})" if failed else "all ok")
+    )
     if failed:
         sys.exit(1)
 

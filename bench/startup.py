@@ -33,8 +33,15 @@ SMOKE = {"runs": 1, "before": None}
 
 
 def _env() -> dict[str, str]:
-    env = {**os.environ, "OPENAI_API_KEY": "fake-bench-key", "ANTHROPIC_API_KEY": "fake-bench-key", "PYTHONPYCACHEPREFIX": str(PYCACHE)}
-    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as a user's second run: bytecode compiled once, not at every launch
+    env = {
+        **os.environ,
+        "OPENAI_API_KEY": "fake-bench-key",
+        "ANTHROPIC_API_KEY": "fake-bench-key",
+        "PYTHONPYCACHEPREFIX": str(PYCACHE),
+    }
+    env.pop(
+        "PYTHONDONTWRITEBYTECODE", None
+    )  # as a user's second run: bytecode compiled once, not at every launch
     env.pop("VIRTUAL_ENV", None)
     return env
 
@@ -45,24 +52,51 @@ def _python(root: Path) -> str:
 
 def to_first_request(root: Path, url: str, log: Path, work: Path, provider: str) -> float:
     before = len(log.read_text().splitlines()) if log.exists() else 0
-    command = [_python(root), "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--provider={provider}", "--model=bench-model",
-               f"--base-url={url}/v1" if provider == "openai" else f"--base-url={url}", "-m", "multiple_choice", "--limit=1",
-               f"--run-dir={work / 'runs'}", f"--results-dir={work / 'results'}", "--force"]
+    command = [
+        _python(root),
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        f"--provider={provider}",
+        "--model=bench-model",
+        f"--base-url={url}/v1" if provider == "openai" else f"--base-url={url}",
+        "-m",
+        "multiple_choice",
+        "--limit=1",
+        f"--run-dir={work / 'runs'}",
+        f"--results-dir={work / 'results'}",
+        "--force",
+    ]
     launched = time.time()
     done = subprocess.run(command, cwd=root, capture_output=True, text=True, env=_env())
     lines = log.read_text().splitlines()[before:]
     if not lines:
-        sys.exit(f"no request reached the server from {root}:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
+        sys.exit(
+            f"no request reached the server from {root}:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+        )
     return json.loads(lines[0])["timestamp"] - launched
 
 
 def collect_only(root: Path) -> float:
-    command = [_python(root), "-m", "pytest", "-q", "-p", "no:cacheprovider", "--provider=reference", "--collect-only"]
+    command = [
+        _python(root),
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "--provider=reference",
+        "--collect-only",
+    ]
     launched = time.monotonic()
     done = subprocess.run(command, cwd=root, capture_output=True, text=True, env=_env())
     elapsed = time.monotonic() - launched
     if done.returncode:
-        sys.exit(f"--collect-only failed in {root} (exit {done.returncode}):\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
+        sys.exit(
+            f"--collect-only failed in {root} (exit {done.returncode}):\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+        )
     return elapsed
 
 
@@ -75,7 +109,11 @@ def bare_pytest_import() -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--before", type=Path, help="another checkout (with its .venv), timed alternately with this one")
+    parser.add_argument(
+        "--before",
+        type=Path,
+        help="another checkout (with its .venv), timed alternately with this one",
+    )
     args = parse_args(parser, SMOKE)
     roots = {"now": ROOT, **({"before": args.before.resolve()} if args.before else {})}
     figures: dict[tuple[str, str], list[float]] = {}
@@ -87,17 +125,24 @@ def main() -> None:
                 for name, root in roots.items():  # warm-up: compiles each checkout's bytecode once
                     to_first_request(root, server.url, log, work / name / kind, kind)
                 for i in range(args.runs):
-                    for name, root in (list(roots.items()) if i % 2 == 0 else list(roots.items())[::-1]):
+                    for name, root in (
+                        list(roots.items()) if i % 2 == 0 else list(roots.items())[::-1]
+                    ):
                         figures.setdefault((f"{kind}: launch to first request", name), []).append(
-                            to_first_request(root, server.url, log, work / name / kind, kind))
+                            to_first_request(root, server.url, log, work / name / kind, kind)
+                        )
         for name, root in roots.items():
             collect_only(root)
         for i in range(args.runs):
-            for name, root in (list(roots.items()) if i % 2 == 0 else list(roots.items())[::-1]):
-                figures.setdefault(("pytest --provider reference --collect-only", name), []).append(collect_only(root))
+            for name, root in list(roots.items()) if i % 2 == 0 else list(roots.items())[::-1]:
+                figures.setdefault(("pytest --provider reference --collect-only", name), []).append(
+                    collect_only(root)
+                )
     for what in dict.fromkeys(what for what, _ in figures):
         medians = {name: statistics.median(figures[what, name]) for name in roots}
-        line = f"{what}: " + ", ".join(f"{name} {m:.2f} s (min {min(figures[what, name]):.2f})" for name, m in medians.items())
+        line = f"{what}: " + ", ".join(
+            f"{name} {m:.2f} s (min {min(figures[what, name]):.2f})" for name, m in medians.items()
+        )
         if "before" in medians:
             line += f"; now / before {medians['now'] / medians['before']:.2f}"
         if "first request" in what:

@@ -46,16 +46,29 @@ def main() -> None:
         write_dataset(dataset, args.items)
         with ServerProcess("openai", latency=args.latency) as server:
             clean, _ = session(server.url, dataset, work / "clean", args.concurrency)
-        storm_args = ["--storm", str(args.storm), "--stall", str(args.stall), "--seed", str(args.seed)]
-        with ServerProcess("openai", latency=args.latency, extra_args=storm_args, log_path=work / "storm.jsonl") as server:
+        storm_args = [
+            "--storm",
+            str(args.storm),
+            "--stall",
+            str(args.stall),
+            "--seed",
+            str(args.seed),
+        ]
+        with ServerProcess(
+            "openai", latency=args.latency, extra_args=storm_args, log_path=work / "storm.jsonl"
+        ) as server:
             stormy, summary = session(server.url, dataset, work / "storm", args.concurrency)
             requests = len(server.requests())
 
     floor = max(clean, args.stall)  # no run can beat its slowest stall
-    print(f"items {args.items}, latency {args.latency} s, concurrency {args.concurrency}, storm {args.storm:.0%}, stalls {args.stall} s")
+    print(
+        f"items {args.items}, latency {args.latency} s, concurrency {args.concurrency}, storm {args.storm:.0%}, stalls {args.stall} s"
+    )
     print(f"clean session: {clean:.2f} s")
     print(f"storm session: {stormy:.2f} s, {requests} requests, apiErrors {summary['apiErrors']}")
-    print(f"storm / clean: {stormy / clean:.2f};  storm / max(clean, one stall): {stormy / floor:.2f}")
+    print(
+        f"storm / clean: {stormy / clean:.2f};  storm / max(clean, one stall): {stormy / floor:.2f}"
+    )
     if summary["apiErrors"]:
         raise SystemExit("errors were left in the result file: every fault must be retried")
 

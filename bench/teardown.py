@@ -34,7 +34,17 @@ def write_dataset(path: Path, items: int, wrong: bool) -> None:
         for i in range(items):
             choices = [f"Option {c} of question {i}" for c in "ABCD"]
             answer = "C" if wrong and i % 2 else "B"
-            out.write(json.dumps({"id": f"bench-{i:05d}", "question": f"Benchmark question {i}. Final answer: B", "choices": choices, "answer": answer}) + "\n")
+            out.write(
+                json.dumps(
+                    {
+                        "id": f"bench-{i:05d}",
+                        "question": f"Benchmark question {i}. Final answer: B",
+                        "choices": choices,
+                        "answer": answer,
+                    }
+                )
+                + "\n"
+            )
 
 
 def run(url: str, items: int, wrong: bool, work: Path) -> tuple[float, float, str]:
@@ -42,16 +52,34 @@ def run(url: str, items: int, wrong: bool, work: Path) -> tuple[float, float, st
     dataset = work / f"bench-{wrong}.jsonl"
     write_dataset(dataset, items, wrong)
     probe = work / "probe.json"
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "bench.probes.teardown_probe", "--provider=live", "--model=bench-model",
-               f"--base-url={url}/v1", f"--dataset=mc={dataset}", "-m", "multiple_choice", "--concurrency=64",
-               f"--run-dir={work / 'runs'}", f"--results-dir={work / 'results'}"]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "bench.probes.teardown_probe",
+        "--provider=live",
+        "--model=bench-model",
+        f"--base-url={url}/v1",
+        f"--dataset=mc={dataset}",
+        "-m",
+        "multiple_choice",
+        "--concurrency=64",
+        f"--run-dir={work / 'runs'}",
+        f"--results-dir={work / 'results'}",
+    ]
     env = {**os.environ, "TEARDOWN_PROBE": str(probe), "OPENAI_API_KEY": "fake-bench-key"}
     started = time.monotonic()
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=env)
     elapsed = time.monotonic() - started
     if "result file:" not in done.stdout:
         sys.exit(f"the harness run failed:\n{done.stdout[-3000:]}\n{done.stderr[-2000:]}")
-    last = [line for line in done.stdout.splitlines() if " in " in line and ("passed" in line or "failed" in line)][-1]
+    last = [
+        line
+        for line in done.stdout.splitlines()
+        if " in " in line and ("passed" in line or "failed" in line)
+    ][-1]
     return json.loads(probe.read_text())["teardown"], elapsed, last.strip("= ")
 
 
@@ -66,9 +94,11 @@ def main() -> None:
                 with tempfile.TemporaryDirectory() as tmp:
                     figures[wrong] = run(server.url, items, wrong, Path(tmp))
             right, half = figures[False], figures[True]
-            print(f"{items} items: after the last item {right[0]:.2f} s all right, {half[0]:.2f} s half wrong "
-                  f"(goal < 0.3 s); extra per wrong answer {1000 * (half[0] - right[0]) / (items / 2):.3f} ms; "
-                  f"whole command {right[1]:.1f} s / {half[1]:.1f} s; {half[2]}")
+            print(
+                f"{items} items: after the last item {right[0]:.2f} s all right, {half[0]:.2f} s half wrong "
+                f"(goal < 0.3 s); extra per wrong answer {1000 * (half[0] - right[0]) / (items / 2):.3f} ms; "
+                f"whole command {right[1]:.1f} s / {half[1]:.1f} s; {half[2]}"
+            )
 
 
 if __name__ == "__main__":

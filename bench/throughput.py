@@ -36,16 +36,24 @@ def main() -> None:
         write_dataset(dataset, args.items)
         log = work / "requests.jsonl"
         with ServerProcess("openai", latency=args.latency, log_path=log) as server:
-            cold, cold_session = run_harness(server.url, dataset, work, args.concurrency, args.workers)
+            cold, cold_session = run_harness(
+                server.url, dataset, work, args.concurrency, args.workers
+            )
             cold_requests = len(server.requests())
             warm, _ = run_harness(server.url, dataset, work, args.concurrency, args.workers)
             rerun_requests = len(server.requests()) - cold_requests
 
     ideal = args.items * args.latency / args.concurrency
-    print(f"items {args.items}, latency {args.latency} s, concurrency {args.concurrency}, xdist -n {args.workers}")
-    print(f"cold run: {cold:.2f} s wall, ideal {ideal:.2f} s, ratio {cold / ideal:.2f} (target <= 1.5), {cold_requests} requests")
-    print(f"  of which start-up (interpreter, pytest, SDK imports): {cold - cold_session:.2f} s;"
-          f" the session itself: {cold_session:.2f} s, ratio {cold_session / ideal:.2f}")
+    print(
+        f"items {args.items}, latency {args.latency} s, concurrency {args.concurrency}, xdist -n {args.workers}"
+    )
+    print(
+        f"cold run: {cold:.2f} s wall, ideal {ideal:.2f} s, ratio {cold / ideal:.2f} (target <= 1.5), {cold_requests} requests"
+    )
+    print(
+        f"  of which start-up (interpreter, pytest, SDK imports): {cold - cold_session:.2f} s;"
+        f" the session itself: {cold_session:.2f} s, ratio {cold_session / ideal:.2f}"
+    )
     print(f"rerun of the finished run: {warm:.2f} s wall, {rerun_requests} requests (must be 0)")
     if rerun_requests:
         raise SystemExit("a rerun made requests")

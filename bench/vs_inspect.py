@@ -70,7 +70,7 @@ FAKE_KEY = "fake-openai-key-for-the-loopback"
 
 # The inspect task: the harness's own prompts (written by `write_inspect_samples`), one
 # generate() each, scored by the answer line the prompt asks for.
-TASK_FILE = '''
+TASK_FILE = """
 import json
 from pathlib import Path
 
@@ -90,28 +90,42 @@ def bench():
         for r in map(json.loads, lines)
     ]
     return Task(dataset=MemoryDataset(samples), solver=generate(), scorer=pattern(r"Answer:\\s*([A-Z])"))
-'''
+"""
 
 # Run in inspect's venv after a run (untimed): the log's status.
-READ_LOG = '''
+READ_LOG = """
 import json, sys
 from inspect_ai.log import list_eval_logs, read_eval_log
 (info,) = list_eval_logs(sys.argv[1])
 log = read_eval_log(info, header_only=True)
 print(json.dumps({"status": log.status, "error": str(log.error.message) if log.error else None}))
-'''
+"""
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scenarios", default="400x16,400x64,2000x64,10000x256", help="ITEMSxIN_FLIGHT, comma-separated")
+    parser.add_argument(
+        "--scenarios",
+        default="400x16,400x64,2000x64,10000x256",
+        help="ITEMSxIN_FLIGHT, comma-separated",
+    )
     parser.add_argument("--repetitions", type=int, default=3, help="runs of each side per scenario")
-    parser.add_argument("--latency", type=float, default=0.2, help="seconds the server takes per reply")
+    parser.add_argument(
+        "--latency", type=float, default=0.2, help="seconds the server takes per reply"
+    )
     parser.add_argument("--inspect-version", default="0.3.285")
-    parser.add_argument("--venv", type=Path, default=CACHE / "bench-inspect-venv", help="inspect_ai's venv (made once)")
-    parser.add_argument("--inspect-args", default="--no-log-realtime",
-                        help="more arguments for `inspect eval` (default: %(default)s, its lighter logging;"
-                             " --inspect-args= runs it with its defaults)")
+    parser.add_argument(
+        "--venv",
+        type=Path,
+        default=CACHE / "bench-inspect-venv",
+        help="inspect_ai's venv (made once)",
+    )
+    parser.add_argument(
+        "--inspect-args",
+        default="--no-log-realtime",
+        help="more arguments for `inspect eval` (default: %(default)s, its lighter logging;"
+        " --inspect-args= runs it with its defaults)",
+    )
     args = parse_args(parser, SMOKE)
     scenarios = [tuple(map(int, s.lower().split("x"))) for s in args.scenarios.split(",")]
 
@@ -121,22 +135,41 @@ def main() -> None:
     inspect_bin = args.venv / "bin" / "inspect"
     if args.smoke and inspect_version(inspect_bin) != args.inspect_version:
         inspect = "not installed"
-        print(f"inspect side skipped: inspect_ai {args.inspect_version} is not installed in {args.venv}"
-              " (--smoke makes no venv; a run without it does)", flush=True)
+        print(
+            f"inspect side skipped: inspect_ai {args.inspect_version} is not installed in {args.venv}"
+            " (--smoke makes no venv; a run without it does)",
+            flush=True,
+        )
     else:
         inspect_bin, inspect = inspect_venv(args.venv, args.inspect_version)
         sides["inspect"] = Inspect(inspect_bin, env, shlex.split(args.inspect_args))
-    print(f"inspect_ai {inspect} ({args.venv}), openai {installed_version('openai')} on both sides,"
-          f" pytest {installed_version('pytest')}, Python {sys.version.split()[0]}, {os.cpu_count()} cores,"
-          f" load average {os.getloadavg()[0]:.1f} at the start; inspect eval {args.inspect_args}", flush=True)
+    print(
+        f"inspect_ai {inspect} ({args.venv}), openai {installed_version('openai')} on both sides,"
+        f" pytest {installed_version('pytest')}, Python {sys.version.split()[0]}, {os.cpu_count()} cores,"
+        f" load average {os.getloadavg()[0]:.1f} at the start; inspect eval {args.inspect_args}",
+        flush=True,
+    )
 
     with tempfile.TemporaryDirectory(prefix="vs-inspect-") as tmp:
-        print("warm-up (untimed): one small run each, to fill the bytecode and file caches", flush=True)
+        print(
+            "warm-up (untimed): one small run each, to fill the bytecode and file caches",
+            flush=True,
+        )
         run_scenario(Path(tmp) / "warm-up", sides, 16, 16, 1, args.latency, quiet=True)
         table = []
         for items, in_flight in scenarios:
-            print(f"\n{items} items, {in_flight} in flight, {args.latency * 1000:.0f} ms per reply", flush=True)
-            runs = run_scenario(Path(tmp) / f"{items}x{in_flight}", sides, items, in_flight, args.repetitions, args.latency)
+            print(
+                f"\n{items} items, {in_flight} in flight, {args.latency * 1000:.0f} ms per reply",
+                flush=True,
+            )
+            runs = run_scenario(
+                Path(tmp) / f"{items}x{in_flight}",
+                sides,
+                items,
+                in_flight,
+                args.repetitions,
+                args.latency,
+            )
             table.append(summarize(items, in_flight, args.latency, runs))
     print_table(table, args.repetitions, inspect)
 
@@ -152,9 +185,22 @@ def inspect_venv(venv: Path, wanted: str) -> tuple[Path, str]:
         if not uv:
             sys.exit("uv not found (run this script with `uv run`)")
         print(f"making {venv}: inspect_ai=={wanted}", flush=True)
-        subprocess.run([uv, "venv", "--quiet", "--clear", "--python", "3.12", str(venv)], check=True)
-        subprocess.run([uv, "pip", "install", "--quiet", "--python", str(venv / "bin" / "python"),
-                        f"inspect_ai=={wanted}", f"openai=={installed_version('openai')}"], check=True)
+        subprocess.run(
+            [uv, "venv", "--quiet", "--clear", "--python", "3.12", str(venv)], check=True
+        )
+        subprocess.run(
+            [
+                uv,
+                "pip",
+                "install",
+                "--quiet",
+                "--python",
+                str(venv / "bin" / "python"),
+                f"inspect_ai=={wanted}",
+                f"openai=={installed_version('openai')}",
+            ],
+            check=True,
+        )
     return inspect_bin, inspect_version(inspect_bin)
 
 
@@ -191,8 +237,15 @@ class Run:
         return first - self.started, last_reply - first, self.ended - last_reply
 
 
-def run_scenario(work: Path, sides: dict, items: int, in_flight: int, repetitions: int, latency: float,
-                 quiet: bool = False) -> list[Run]:
+def run_scenario(
+    work: Path,
+    sides: dict,
+    items: int,
+    in_flight: int,
+    repetitions: int,
+    latency: float,
+    quiet: bool = False,
+) -> list[Run]:
     work.mkdir(parents=True)
     dataset = work / "questions.jsonl"
     write_dataset(dataset, items)
@@ -208,15 +261,23 @@ def run_scenario(work: Path, sides: dict, items: int, in_flight: int, repetition
                 run = Run(name, started, ended, cpu, peak_mb, server.requests()[seen:], latency)
                 runs.append(run)
                 if not quiet:
-                    print(f"  {name:8} {run.wall:6.2f} s wall, {run.wall / (items * latency / in_flight):5.2f} x ideal"
-                          " (start-up {:.1f} s, requests {:.1f} s, finish {:.1f} s),".format(*run.phases),
-                          f" {cpu:5.1f} s CPU ({cpu / items * 1000:.2f} ms per item), {peak_mb:4.0f} MB over the tree,"
-                          f" {len(run.requests)} requests,"
-                          f" at most {peak_in_flight(run.requests, latency)} in flight,"
-                          f" load {os.getloadavg()[0]:.1f}", flush=True)
-            check_same_work(runs[-len(sides):], items)
+                    print(
+                        f"  {name:8} {run.wall:6.2f} s wall, {run.wall / (items * latency / in_flight):5.2f} x ideal"
+                        " (start-up {:.1f} s, requests {:.1f} s, finish {:.1f} s),".format(
+                            *run.phases
+                        ),
+                        f" {cpu:5.1f} s CPU ({cpu / items * 1000:.2f} ms per item), {peak_mb:4.0f} MB over the tree,"
+                        f" {len(run.requests)} requests,"
+                        f" at most {peak_in_flight(run.requests, latency)} in flight,"
+                        f" load {os.getloadavg()[0]:.1f}",
+                        flush=True,
+                    )
+            check_same_work(runs[-len(sides) :], items)
             if not quiet and len(sides) == 2:
-                print(f"  harness / inspect {runs[-2].wall / runs[-1].wall:.2f} (goal <= {GOAL})", flush=True)
+                print(
+                    f"  harness / inspect {runs[-2].wall / runs[-1].wall:.2f} (goal <= {GOAL})",
+                    flush=True,
+                )
     return runs
 
 
@@ -227,11 +288,22 @@ def write_inspect_samples(dataset: Path, out: Path) -> None:
     with out.open("w") as f:
         for question in questions:
             request = task.request(question, system_prompt_prefix=None, max_tokens=None)
-            f.write(json.dumps({"id": question.id, "system": request.system, "prompt": request.prompt,
-                                "answer": question.answer}) + "\n")
+            f.write(
+                json.dumps(
+                    {
+                        "id": question.id,
+                        "system": request.system,
+                        "prompt": request.prompt,
+                        "answer": question.answer,
+                    }
+                )
+                + "\n"
+            )
 
 
-def measure(command: list[str], cwd: Path, env: dict, folder: Path) -> tuple[float, float, float, float]:
+def measure(
+    command: list[str], cwd: Path, env: dict, folder: Path
+) -> tuple[float, float, float, float]:
     """(start time, end time, CPU seconds, peak MB over the process tree) of a command; its
     output goes to folder/out.txt."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -275,7 +347,9 @@ class TreeMemory:
                     stat = Path(entry.path, "stat").read_text()
                 except OSError:
                     continue  # ended meanwhile
-                parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])  # the field after the state
+                parents[int(entry.name)] = int(
+                    stat.rsplit(")", 1)[1].split()[1]
+                )  # the field after the state
         tree, grown = {self.root}, True
         while grown:
             more = {pid for pid, parent in parents.items() if parent in tree} - tree
@@ -294,12 +368,26 @@ class Harness:
     def __init__(self, env: dict):
         self.env = env
 
-    def run(self, url: str, work: Path, folder: Path, in_flight: int) -> tuple[float, float, float, float]:
+    def run(
+        self, url: str, work: Path, folder: Path, in_flight: int
+    ) -> tuple[float, float, float, float]:
         """measure()'s figures of one cold run."""
         command = [
-            sys.executable, "-m", "pytest", "-q", "--provider=live", f"--model={MODEL}", f"--base-url={url}/v1",
-            f"--dataset=mc={work / 'questions.jsonl'}", "-m", "multiple_choice", f"--concurrency={in_flight}",
-            f"--run-dir={folder / 'runs'}", f"--results-dir={folder / 'results'}", "-n", "0",
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "--provider=live",
+            f"--model={MODEL}",
+            f"--base-url={url}/v1",
+            f"--dataset=mc={work / 'questions.jsonl'}",
+            "-m",
+            "multiple_choice",
+            f"--concurrency={in_flight}",
+            f"--run-dir={folder / 'runs'}",
+            f"--results-dir={folder / 'results'}",
+            "-n",
+            "0",
         ]
         figures = measure(command, ROOT, self.env, folder)
         output = (folder / "out.txt").read_text()
@@ -318,16 +406,27 @@ class Inspect:
         # The provider `openai-api/loopback/...` reads LOOPBACK_BASE_URL and LOOPBACK_API_KEY.
         self.env = {k: v for k, v in env.items() if not k.startswith(("INSPECT_", "OPENAI_"))}
 
-    def run(self, url: str, work: Path, folder: Path, in_flight: int) -> tuple[float, float, float, float]:
+    def run(
+        self, url: str, work: Path, folder: Path, in_flight: int
+    ) -> tuple[float, float, float, float]:
         """measure()'s figures of one run with a fresh log dir."""
         command = [
-            str(self.bin), "eval", "task.py", f"--model=openai-api/loopback/{MODEL}", f"--max-connections={in_flight}",
-            f"--log-dir={folder / 'logs'}", "--display=none", *self.extra_args,
+            str(self.bin),
+            "eval",
+            "task.py",
+            f"--model=openai-api/loopback/{MODEL}",
+            f"--max-connections={in_flight}",
+            f"--log-dir={folder / 'logs'}",
+            "--display=none",
+            *self.extra_args,
         ]
         env = {**self.env, "LOOPBACK_BASE_URL": f"{url}/v1", "LOOPBACK_API_KEY": FAKE_KEY}
         figures = measure(command, work, env, folder)
-        done = subprocess.run([str(self.bin.parent / "python"), "-c", READ_LOG, str(folder / "logs")],
-                              capture_output=True, text=True)
+        done = subprocess.run(
+            [str(self.bin.parent / "python"), "-c", READ_LOG, str(folder / "logs")],
+            capture_output=True,
+            text=True,
+        )
         log = json.loads(done.stdout) if done.returncode == 0 else {"status": done.stderr[-2000:]}
         if log["status"] != "success":
             output = (folder / "out.txt").read_text()
@@ -338,8 +437,11 @@ class Inspect:
 def check_same_work(runs: list[Run], items: int) -> None:
     """Each side's run made `items` requests, and both sides the same ones: to the same path,
     with the same message lists."""
+
     def work(run: Run) -> list[str]:
-        return sorted(json.dumps([r["method"], r["path"], r["body"].get("messages")]) for r in run.requests)
+        return sorted(
+            json.dumps([r["method"], r["path"], r["body"].get("messages")]) for r in run.requests
+        )
 
     counts = {run.side: len(run.requests) for run in runs}
     if set(counts.values()) != {items}:
@@ -367,40 +469,65 @@ def summarize(items: int, in_flight: int, latency: float, runs: list[Run]) -> di
     median = {}
     for side in dict.fromkeys(run.side for run in runs):  # the harness, and inspect where it ran
         mine = [run for run in runs if run.side == side]
-        median[side] = {field: statistics.median(getattr(run, field) for run in mine) for field in ("wall", "cpu", "peak_mb")}
-        median[side]["phases"] = [statistics.median(phase) for phase in zip(*(run.phases for run in mine))]
+        median[side] = {
+            field: statistics.median(getattr(run, field) for run in mine)
+            for field in ("wall", "cpu", "peak_mb")
+        }
+        median[side]["phases"] = [
+            statistics.median(phase) for phase in zip(*(run.phases for run in mine))
+        ]
         median[side]["requests"] = len(mine[0].requests)
     # Each harness run / the inspect run after it.
-    ratios = [h.wall / i.wall for h, i in zip(runs[0::2], runs[1::2])] if "inspect" in median else []
-    return {"scenario": f"{items:,}/{in_flight}", "items": items, "ideal": ideal, **median, "ratios": ratios}
+    ratios = (
+        [h.wall / i.wall for h, i in zip(runs[0::2], runs[1::2])] if "inspect" in median else []
+    )
+    return {
+        "scenario": f"{items:,}/{in_flight}",
+        "items": items,
+        "ideal": ideal,
+        **median,
+        "ratios": ratios,
+    }
 
 
 def cells(side: dict | None, ideal: float, items: int) -> dict[str, str]:
     """One side's cells of the table: "-" each where the side did not run."""
     if side is None:
         return dict.fromkeys(("wall", "cpu", "per_item", "peak", "phases"), "-")
-    return {"wall": f"{side['wall']:.1f} s ({side['wall'] / ideal:.2f})", "cpu": f"{side['cpu']:.1f}",
-            "per_item": f"{side['cpu'] / items * 1000:.2f}", "peak": f"{side['peak_mb']:.0f}",
-            "phases": "{:.1f} + {:.1f} + {:.1f} s".format(*side["phases"])}
+    return {
+        "wall": f"{side['wall']:.1f} s ({side['wall'] / ideal:.2f})",
+        "cpu": f"{side['cpu']:.1f}",
+        "per_item": f"{side['cpu'] / items * 1000:.2f}",
+        "peak": f"{side['peak_mb']:.0f}",
+        "phases": "{:.1f} + {:.1f} + {:.1f} s".format(*side["phases"]),
+    }
 
 
 def print_table(table: list[dict], repetitions: int, version: str) -> None:
-    print(f"\nmedians of {repetitions} alternating runs each (harness / inspect: the median and the spread of the"
-          f" pairs); inspect_ai {version}; goal: harness wall <= {GOAL} x inspect's")
-    print("| scenario | ideal | harness wall (x ideal) | inspect wall (x ideal) | harness / inspect (goal <= 0.5) |"
-          " CPU s harness / inspect (ms per item) | peak MB over the tree, harness / inspect | start-up + requests + finish, harness |"
-          " the same, inspect | requests each |")
+    print(
+        f"\nmedians of {repetitions} alternating runs each (harness / inspect: the median and the spread of the"
+        f" pairs); inspect_ai {version}; goal: harness wall <= {GOAL} x inspect's"
+    )
+    print(
+        "| scenario | ideal | harness wall (x ideal) | inspect wall (x ideal) | harness / inspect (goal <= 0.5) |"
+        " CPU s harness / inspect (ms per item) | peak MB over the tree, harness / inspect | start-up + requests + finish, harness |"
+        " the same, inspect | requests each |"
+    )
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for row in table:
         h, i = (cells(row.get(side), row["ideal"], row["items"]) for side in ("harness", "inspect"))
         ratio = "-"
         if row["ratios"]:
             median = statistics.median(row["ratios"])
-            ratio = (f"{median:.2f} ({min(row['ratios']):.2f}-{max(row['ratios']):.2f};"
-                     f" {'met' if median <= GOAL else 'NOT met'})")
-        print(f"| {row['scenario']} | {row['ideal']:.1f} s | {h['wall']} | {i['wall']} | {ratio} |"
-              f" {h['cpu']} / {i['cpu']} ({h['per_item']} / {i['per_item']}) | {h['peak']} / {i['peak']} |"
-              f" {h['phases']} | {i['phases']} | {row['harness']['requests']} |")
+            ratio = (
+                f"{median:.2f} ({min(row['ratios']):.2f}-{max(row['ratios']):.2f};"
+                f" {'met' if median <= GOAL else 'NOT met'})"
+            )
+        print(
+            f"| {row['scenario']} | {row['ideal']:.1f} s | {h['wall']} | {i['wall']} | {ratio} |"
+            f" {h['cpu']} / {i['cpu']} ({h['per_item']} / {i['per_item']}) | {h['peak']} / {i['peak']} |"
+            f" {h['phases']} | {i['phases']} | {row['harness']['requests']} |"
+        )
 
 
 if __name__ == "__main__":

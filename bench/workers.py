@@ -34,7 +34,15 @@ from pathlib import Path
 from bench._common import PYCACHE, ROOT, parse_args, write_dataset
 from tests.support.loopback import Answer, OpenAIServer, ServerProcess, last_user_text
 
-SMOKE = {"repeat": 1, "mc_items": 8, "concurrency": 4, "epochs": 1, "lc_latency": 0.05, "lc_problems": 2, "workers": "0,2"}
+SMOKE = {
+    "repeat": 1,
+    "mc_items": 8,
+    "concurrency": 4,
+    "epochs": 1,
+    "lc_latency": 0.05,
+    "lc_problems": 2,
+    "workers": "0,2",
+}
 
 
 def reference_solutions(request) -> Answer:
@@ -42,17 +50,37 @@ def reference_solutions(request) -> Answer:
     prompt = last_user_text(request.body)
     for problem in PROBLEMS:
         if problem["problem_description"].strip() in prompt:
-            return Answer(f"```luau\n{problem['solution']}\n```", input_tokens=400, output_tokens=250)
+            return Answer(
+                f"```luau\n{problem['solution']}\n```", input_tokens=400, output_tokens=250
+            )
     return Answer("I do not know this problem.")
 
 
-PROBLEMS = [json.loads(line) for line in (ROOT / "data" / "leetcode" / "problems.jsonl").read_text().splitlines() if line.strip()]
+PROBLEMS = [
+    json.loads(line)
+    for line in (ROOT / "data" / "leetcode" / "problems.jsonl").read_text().splitlines()
+    if line.strip()
+]
 
 
 def run(url: str, work: Path, workers: str, args: list[str]) -> float:
     """Wall seconds of one harness command, cold cache."""
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--provider=live", "--model=bench-model",
-               f"--base-url={url}/v1", f"--run-dir={work / 'runs'}", f"--results-dir={work / 'results'}", "-n", workers, *args]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "--provider=live",
+        "--model=bench-model",
+        f"--base-url={url}/v1",
+        f"--run-dir={work / 'runs'}",
+        f"--results-dir={work / 'results'}",
+        "-n",
+        workers,
+        *args,
+    ]
     env = {**os.environ, "OPENAI_API_KEY": "fake-bench-key", "PYTHONPYCACHEPREFIX": str(PYCACHE)}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     started = time.monotonic()
@@ -63,7 +91,9 @@ def run(url: str, work: Path, workers: str, args: list[str]) -> float:
     return wall
 
 
-def compare(label: str, url: str, args: list[str], workers: list[str], repeat: int, work: Path, goal: str) -> None:
+def compare(
+    label: str, url: str, args: list[str], workers: list[str], repeat: int, work: Path, goal: str
+) -> None:
     walls: dict[str, list[float]] = {n: [] for n in workers}
     for r in range(repeat):
         for n in workers:
@@ -72,7 +102,10 @@ def compare(label: str, url: str, args: list[str], workers: list[str], repeat: i
     for n in workers:
         median = statistics.median(walls[n])
         runs = ", ".join(f"{w:.1f}" for w in walls[n])
-        print(f"{label:<12} -n {n}: {median:6.2f} s (runs {runs}), / -n 0: {median / base:.2f}{f' (goal {goal})' if n != '0' else ''}", flush=True)
+        print(
+            f"{label:<12} -n {n}: {median:6.2f} s (runs {runs}), / -n 0: {median / base:.2f}{f' (goal {goal})' if n != '0' else ''}",
+            flush=True,
+        )
 
 
 def main() -> None:
@@ -80,10 +113,20 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--mc-items", type=int, default=400)
     parser.add_argument("--concurrency", type=int, default=16)
-    parser.add_argument("--epochs", type=int, default=4, help="each LeetCode problem asked this many times")
-    parser.add_argument("--lc-latency", type=float, default=1.0, help="seconds the LeetCode model takes per reply")
-    parser.add_argument("--lc-problems", type=int, help="only the first N LeetCode problems (default: all)")
-    parser.add_argument("--workers", default="0,1,2", help="the -n values, comma-separated, 0 among them (default 0,1,2)")
+    parser.add_argument(
+        "--epochs", type=int, default=4, help="each LeetCode problem asked this many times"
+    )
+    parser.add_argument(
+        "--lc-latency", type=float, default=1.0, help="seconds the LeetCode model takes per reply"
+    )
+    parser.add_argument(
+        "--lc-problems", type=int, help="only the first N LeetCode problems (default: all)"
+    )
+    parser.add_argument(
+        "--workers",
+        default="0,1,2",
+        help="the -n values, comma-separated, 0 among them (default 0,1,2)",
+    )
     args = parse_args(parser, SMOKE)
     workers = args.workers.split(",")
     if "0" not in workers:
@@ -96,16 +139,45 @@ def main() -> None:
         write_dataset(dataset, args.mc_items)
         with ServerProcess("openai", latency=0.2) as server:
             ideal = args.mc_items * 0.2 / args.concurrency
-            print(f"API-bound: {args.mc_items} multiple-choice items, 200 ms each, {args.concurrency} in flight (ideal {ideal:.1f} s)")
-            compare("API-bound", server.url, [f"--dataset=mc={dataset}", "-m", "multiple_choice", f"--concurrency={args.concurrency}"],
-                    workers, args.repeat, work, "<= 1.05")
+            print(
+                f"API-bound: {args.mc_items} multiple-choice items, 200 ms each, {args.concurrency} in flight (ideal {ideal:.1f} s)"
+            )
+            compare(
+                "API-bound",
+                server.url,
+                [
+                    f"--dataset=mc={dataset}",
+                    "-m",
+                    "multiple_choice",
+                    f"--concurrency={args.concurrency}",
+                ],
+                workers,
+                args.repeat,
+                work,
+                "<= 1.05",
+            )
         with OpenAIServer(reference_solutions, latency=args.lc_latency) as server:
-            problems = len(PROBLEMS[:args.lc_problems])
+            problems = len(PROBLEMS[: args.lc_problems])
             limit = [] if args.lc_problems is None else [f"--limit={args.lc_problems}"]
-            print(f"grading-bound: {problems} LeetCode problems x {args.epochs} epochs = {problems * args.epochs} items, "
-                  f"{args.lc_latency:g} s each, {args.concurrency} in flight")
-            compare("LeetCode", server.url, ["-m", "leetcode", f"--epochs={args.epochs}", f"--concurrency={args.concurrency}", *limit],
-                    workers, args.repeat, work, "< 1 from -n 2 on, with the cores")
+            print(
+                f"grading-bound: {problems} LeetCode problems x {args.epochs} epochs = {problems * args.epochs} items, "
+                f"{args.lc_latency:g} s each, {args.concurrency} in flight"
+            )
+            compare(
+                "LeetCode",
+                server.url,
+                [
+                    "-m",
+                    "leetcode",
+                    f"--epochs={args.epochs}",
+                    f"--concurrency={args.concurrency}",
+                    *limit,
+                ],
+                workers,
+                args.repeat,
+                work,
+                "< 1 from -n 2 on, with the cores",
+            )
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
 
 

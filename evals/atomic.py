@@ -31,15 +31,19 @@ def write_text_atomic(path: Path, text: str, *, durable: bool = True) -> None:
     mid-write leaves the previous file intact; `durable`: fsync before the rename, so a power
     cut does too (see the module's docstring for what may skip it)."""
     try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")  # TEMP_FILE
-    except FileNotFoundError:  # the folder's first file: made now (not before every write, as it mostly exists)
+        fd, tmp = tempfile.mkstemp(
+            dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
+        )  # TEMP_FILE
+    except (
+        FileNotFoundError
+    ):  # the folder's first file: made now (not before every write, as it mostly exists)
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         try:
             data = memoryview(text.encode("utf-8"))
             while data:
-                data = data[os.write(fd, data):]
+                data = data[os.write(fd, data) :]
             if durable:
                 os.fsync(fd)
             if sys.platform != "win32":  # Windows has no mode bits to set: the folder's ACL decides
@@ -52,7 +56,9 @@ def write_text_atomic(path: Path, text: str, *, durable: bool = True) -> None:
         raise
 
 
-def write_json_atomic(path: Path, data: Any, *, indent: int | None = None, durable: bool = True) -> None:
+def write_json_atomic(
+    path: Path, data: Any, *, indent: int | None = None, durable: bool = True
+) -> None:
     text = to_json(data, path, indent=indent)
     if not text.isascii():
         try:
@@ -71,16 +77,27 @@ def to_json(data: Any, path: Path | str, *, indent: int | None = None) -> str:
         where = _non_finite(data)
         if where is None:
             raise
-        raise ValueError(f"{path}: {where or 'the value'} is not a finite number, which JSON cannot hold; nothing was written") from None
+        raise ValueError(
+            f"{path}: {where or 'the value'} is not a finite number, which JSON cannot hold; nothing was written"
+        ) from None
 
 
 def _non_finite(value: Any, where: str = "") -> str | None:
     """The path ("summary.cost", "rows[3].latency") to the first NaN or infinity in `value`."""
     if isinstance(value, float) and not math.isfinite(value):
         return where
-    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, (list, tuple)) else ()
+    items = (
+        value.items()
+        if isinstance(value, dict)
+        else enumerate(value)
+        if isinstance(value, (list, tuple))
+        else ()
+    )
     for key, item in items:
-        found = _non_finite(item, f"{where}[{key}]" if isinstance(key, int) else f"{where}.{key}" if where else str(key))
+        found = _non_finite(
+            item,
+            f"{where}[{key}]" if isinstance(key, int) else f"{where}.{key}" if where else str(key),
+        )
         if found is not None:
             return found
     return None
@@ -95,7 +112,11 @@ def why_unwritable(folder: Path) -> str | None:
         while not existing.exists() and existing != existing.parent:
             existing = existing.parent
         if not existing.is_dir():
-            return f"{existing} is a file, not a folder" if existing == folder else f"{existing} is a file, so {folder} cannot be a folder"
+            return (
+                f"{existing} is a file, not a folder"
+                if existing == folder
+                else f"{existing} is a file, so {folder} cannot be a folder"
+            )
         fd, probe = tempfile.mkstemp(dir=existing, prefix=".write-check.", suffix=".tmp")
         try:
             os.write(fd, bytes(4096))
@@ -108,7 +129,9 @@ def why_unwritable(folder: Path) -> str | None:
     return None
 
 
-def remove_stale_temp_files(folder: Path, *, recursive: bool = False, older_than: float = STALE_AFTER) -> int:
+def remove_stale_temp_files(
+    folder: Path, *, recursive: bool = False, older_than: float = STALE_AFTER
+) -> int:
     """Remove the temporary files that writes killed midway (SIGKILL, a power cut) left in
     `folder`: only those named as `write_text_atomic` names them, and only those untouched for
     `older_than` seconds, never one that another process is writing now. How many it removed."""

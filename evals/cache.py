@@ -43,7 +43,10 @@ class RunCache:
         records are written into (`evals.locks`), or on a lock file where there is no flock.
         Lock files are all in one folder, so a record's first lock makes no folder of its
         own; a role holds no `.`, so no two records share a lock file."""
-        return record_lock(self.record_path(item_id, role).parent, self.root / "locks" / f"{file_name(item_id)}.{file_name(role)}.lock")
+        return record_lock(
+            self.record_path(item_id, role).parent,
+            self.root / "locks" / f"{file_name(item_id)}.{file_name(role)}.lock",
+        )
 
     def read(self, item_id: str, role: str, *, aside: bool = True) -> dict[str, Any] | None:
         """The usable record, or None when there is none (missing, corrupt, stale). A record
@@ -52,7 +55,11 @@ class RunCache:
         for path in self._paths(item_id, role):
             record = self._load(path, aside=aside)
             # Compared as stored: the record's item and role went through the scrub too.
-            if record is not None and record.get("item") == self.scrub.text(item_id) and record.get("role") == self.scrub.text(role):
+            if (
+                record is not None
+                and record.get("item") == self.scrub.text(item_id)
+                and record.get("role") == self.scrub.text(role)
+            ):
                 return record
         return None
 
@@ -84,30 +91,47 @@ class RunCache:
                 return None
             moved = path.with_suffix(f".corrupt-{os.getpid()}")
             os.replace(path, moved)
-            message = self.scrub.text(f"{path}: corrupt cache record ({error}); moved to {moved.name} and asking again")
+            message = self.scrub.text(
+                f"{path}: corrupt cache record ({error}); moved to {moved.name} and asking again"
+            )
             warnings.warn(CacheWarning(message), stacklevel=3)
             return None
         return record
 
-    def lookup(self, item_id: str, role: str, request: dict[str, Any]) -> Completion | ProviderError | None:
+    def lookup(
+        self, item_id: str, role: str, request: dict[str, Any]
+    ) -> Completion | ProviderError | None:
         """A cached answer to exactly this request; a final error only if this session made it."""
         record = self.read(item_id, role)
         if record is None:
             return None
-        record = self.scrub(record)  # a record written before keys were scrubbed hands on none either
+        record = self.scrub(
+            record
+        )  # a record written before keys were scrubbed hands on none either
         if record["request"] != self.scrub(request):
             return None
         if "error" in record and self.session is not None and record.get("session") != self.session:
             return None  # a new session retries what failed before
         return _outcome(record)
 
-    def store(self, item_id: str, role: str, request: dict[str, Any], outcome: Completion | ProviderError) -> Completion | ProviderError:
+    def store(
+        self, item_id: str, role: str, request: dict[str, Any], outcome: Completion | ProviderError
+    ) -> Completion | ProviderError:
         """Write the record, scrubbed; the outcome as written, which is what later reads get."""
-        record: dict[str, Any] = {"format": FORMAT, "item": item_id, "role": role, "request": request}
+        record: dict[str, Any] = {
+            "format": FORMAT,
+            "item": item_id,
+            "role": role,
+            "request": request,
+        }
         if isinstance(outcome, Completion):
             record["response"] = outcome.to_record()
         else:
-            record["error"] = {"kind": outcome.kind, "status": outcome.status, "message": str(outcome)}
+            record["error"] = {
+                "kind": outcome.kind,
+                "status": outcome.status,
+                "message": str(outcome),
+            }
             record["session"] = self.session
         record = self.scrub(record)
         write_json_atomic(self.record_path(item_id, role), record, durable=False)
@@ -145,7 +169,6 @@ def _check(record: Any) -> None:
         raise ValueError(f"error.status is {kind_of(status)}, not an HTTP status")
     if not isinstance(record.get("session"), (str, type(None))):
         raise ValueError(f"session is {kind_of(record.get('session'))}, not a string")
-
 
 
 def _before(name: str) -> str:

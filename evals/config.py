@@ -25,7 +25,9 @@ class RunConfig:
     prompt_version: str
     dataset: dict[str, Any]
     judges: tuple[dict[str, Any], ...] = ()
-    extra: dict[str, Any] = field(default_factory=dict)  # per-eval identity (`Task.identity_extra`), e.g. a work budget
+    extra: dict[str, Any] = field(
+        default_factory=dict
+    )  # per-eval identity (`Task.identity_extra`), e.g. a work budget
 
     def to_dict(self) -> dict[str, Any]:
         """camelCase, no unset values: the form stored in result files and hashed."""
@@ -52,7 +54,9 @@ class RunConfig:
 
 def run_name(config: dict[str, Any]) -> str:
     """A readable slug plus a short stable hash of the whole identity."""
-    digest = hashlib.sha256(json.dumps(config, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:10]
+    digest = hashlib.sha256(
+        json.dumps(config, sort_keys=True, separators=(",", ":")).encode()
+    ).hexdigest()[:10]
     slug = re.sub(r"[^a-z0-9.]+", "-", "-".join(slug_parts(config)).lower()).strip("-.")[:80]
     return f"{slug}-{digest}"
 

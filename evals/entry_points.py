@@ -61,12 +61,18 @@ _own_modules: set[str] = set()  # the modules the harness's own entry points nam
 _found: list[Point] | None = None  # `entry_points_found`, once scanned
 _state = "unloaded"  # then "loading", then "loaded" (or "failed", `_failure` raised again)
 _failure: ExtensionError | None = None
-_loading = threading.RLock()  # reentrant: a module that asks a registry while it registers sees what is there
+_loading = (
+    threading.RLock()
+)  # reentrant: a module that asks a registry while it registers sees what is there
 _current: Point | None = None  # the entry point `load` is importing now
-_registered_by: dict[str, Point | None] = {}  # a module that registered something -> the entry point then imported
+_registered_by: dict[
+    str, Point | None
+] = {}  # a module that registered something -> the entry point then imported
 
 
-def register_in(table: dict[str, tuple[str, Any]], kind: str, name: str, info: Any, info_type: type) -> Any:
+def register_in(
+    table: dict[str, tuple[str, Any]], kind: str, name: str, info: Any, info_type: type
+) -> Any:
     """Put `info` in a registry's `table` under `name`, beside the module that registers it
     (the caller of the registry's `register_*`), in the order of `info.position` (then name).
     The same name again from the same module (imported again) replaces it; from another
@@ -75,7 +81,9 @@ def register_in(table: dict[str, tuple[str, Any]], kind: str, name: str, info: A
     if not isinstance(name, str) or not name.strip():
         raise UsageError(f"{module} registers a {kind} whose name is {name!r}, not a word")
     if not isinstance(info, info_type):
-        raise UsageError(f"{module} registers the {kind} {name!r} with a {type(info).__name__}, not a {info_type.__name__}")
+        raise UsageError(
+            f"{module} registers the {kind} {name!r} with a {type(info).__name__}, not a {info_type.__name__}"
+        )
     if name in table and table[name][0] != module:
         raise clash(f"the {kind} {name!r}", table[name][0], module)
     registered(module)
@@ -122,7 +130,9 @@ def _package(module: str, registering: bool = False) -> tuple[str | None, str]:
     point = _point_of(module, registering)
     if point is None or point[2] is None:
         return None, f"the module {module} (of no installed package)"
-    return point[2], f"{_distribution(point[2])} ({'built in: ' if point[2] == DISTRIBUTION else ''}{module})"
+    return point[
+        2
+    ], f"{_distribution(point[2])} ({'built in: ' if point[2] == DISTRIBUTION else ''}{module})"
 
 
 def clash(what: str, held_by: str, claimed_by: str) -> ExtensionError:
@@ -130,8 +140,12 @@ def clash(what: str, held_by: str, claimed_by: str) -> ExtensionError:
     module `held_by` has registered already: both packages, and which to uninstall."""
     (first, held), (second, claimed) = _package(held_by), _package(claimed_by, registering=True)
     if first is not None and first == second:
-        return ExtensionError(f"{_distribution(first)} registers {what} twice ({held_by} and {claimed_by}); fix the package")
-    return ExtensionError(f"two installed packages register {what}: {held} and {claimed}; {_fix(first, second)}")
+        return ExtensionError(
+            f"{_distribution(first)} registers {what} twice ({held_by} and {claimed_by}); fix the package"
+        )
+    return ExtensionError(
+        f"two installed packages register {what}: {held} and {claimed}; {_fix(first, second)}"
+    )
 
 
 def harness_module(module: str) -> bool:
@@ -157,8 +171,13 @@ def entry_points_found() -> list[Point]:
                 names[id(point.dist)] = point.dist.name
             return names[id(point.dist)]
 
-        points = sorted(((point.name, point.value, owner(point)) for point in importlib.metadata.entry_points(group=GROUP)),
-                        key=lambda point: (point[2] != DISTRIBUTION, point[0]))
+        points = sorted(
+            (
+                (point.name, point.value, owner(point))
+                for point in importlib.metadata.entry_points(group=GROUP)
+            ),
+            key=lambda point: (point[2] != DISTRIBUTION, point[0]),
+        )
         seen: dict[str, Point] = {}
         for point in points:  # the same distribution twice on the path: once
             seen.setdefault(point[1], point)
@@ -172,9 +191,13 @@ def _same_names(found: list[Point]) -> None:
     for point in found:
         first = seen.setdefault(point[0], point)
         if first[1] != point[1]:
-            held, claimed = (f"{_distribution(p[2]) or 'an installed package'} ({p[1]})" for p in (first, point))
-            raise ExtensionError(f"two installed packages declare the {GROUP} entry point {point[0]!r}: {held} and {claimed}; "
-                                 f"{_fix(first[2], point[2])}")
+            held, claimed = (
+                f"{_distribution(p[2]) or 'an installed package'} ({p[1]})" for p in (first, point)
+            )
+            raise ExtensionError(
+                f"two installed packages declare the {GROUP} entry point {point[0]!r}: {held} and {claimed}; "
+                f"{_fix(first[2], point[2])}"
+            )
 
 
 def _fix(first: str | None, second: str | None) -> str:
@@ -230,8 +253,14 @@ def _load_one(point: Point) -> None:
     except (Exception, SystemExit) as error:
         package = _distribution(owner) or "an installed package"
         said = " ".join(str(error).split())  # one line, whatever the module raised
-        why = f"registers something invalid: {said}" if isinstance(error, UsageError) else f"failed to load: {type(error).__name__}: {said}"
-        raise ExtensionError(f"the {GROUP} entry point {name!r} of {package} ({value}) {why}; fix or uninstall {owner or 'it'}") from None
+        why = (
+            f"registers something invalid: {said}"
+            if isinstance(error, UsageError)
+            else f"failed to load: {type(error).__name__}: {said}"
+        )
+        raise ExtensionError(
+            f"the {GROUP} entry point {name!r} of {package} ({value}) {why}; fix or uninstall {owner or 'it'}"
+        ) from None
 
 
 class Registry(Mapping[str, T]):

@@ -95,7 +95,14 @@ class ProviderError(EvalError):
 class TransientError(ProviderError):
     """A failure worth retrying: 429, 5xx, timeouts, dropped connections, garbled bodies."""
 
-    def __init__(self, message: str, *, kind: str, status: int | None = None, retry_after: float | None = None):
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: str,
+        status: int | None = None,
+        retry_after: float | None = None,
+    ):
         super().__init__(message, kind=kind, status=status)
         self.retry_after = retry_after
 

@@ -10,9 +10,36 @@ Each kind's registry now sits beside its interface, and new code imports from th
 from evals.energy import register_source, sources
 from evals.entry_points import DISTRIBUTION, GROUP, Registry, entry_points_found, load
 from evals.providers import provider_ahead, providers, register_provider
-from evals.tasks import builtin, kilowatt_hour_keys, on_board, on_board_keys, register_task, task_tags, tasks
+from evals.tasks import (
+    builtin,
+    kilowatt_hour_keys,
+    on_board,
+    on_board_keys,
+    register_task,
+    task_tags,
+    tasks,
+)
 from evals.words import NUMBERS, either, in_words
 
-__all__ = ["DISTRIBUTION", "GROUP", "NUMBERS", "Registry", "builtin", "either", "entry_points_found", "in_words", "kilowatt_hour_keys", "load",
-           "on_board", "on_board_keys", "provider_ahead", "providers", "register_provider", "register_source", "register_task", "sources",
-           "task_tags", "tasks"]
+__all__ = [
+    "DISTRIBUTION",
+    "GROUP",
+    "NUMBERS",
+    "Registry",
+    "builtin",
+    "either",
+    "entry_points_found",
+    "in_words",
+    "kilowatt_hour_keys",
+    "load",
+    "on_board",
+    "on_board_keys",
+    "provider_ahead",
+    "providers",
+    "register_provider",
+    "register_source",
+    "register_task",
+    "sources",
+    "task_tags",
+    "tasks",
+]

@@ -42,7 +42,9 @@ def at_least_one(value: int) -> str | None:
 
 
 def usd(value: float) -> str | None:
-    return None if math.isfinite(value) and value >= 0 else "must be a finite number of USD, 0 or more"
+    return (
+        None if math.isfinite(value) and value >= 0 else "must be a finite number of USD, 0 or more"
+    )
 
 
 @dataclass(frozen=True)
@@ -118,7 +120,13 @@ class Flag:
 
     @property
     def evaluate_name(self) -> str | None:
-        return None if self.evaluate is False else self.name if self.evaluate is True else self.evaluate
+        return (
+            None
+            if self.evaluate is False
+            else self.name
+            if self.evaluate is True
+            else self.evaluate
+        )
 
     @property
     def evaluate_dest(self) -> str | None:
@@ -129,9 +137,20 @@ class Flag:
         """The keyword arguments of pytest's `addoption` (argparse's `add_argument`)."""
         default = os.environ.get(self.env) if self.env else self.default
         if self.switch:
-            return {"action": "store_true", "default": False if default is None else default, "help": self.help}
-        attrs = {"type": self.type, "default": default, "help": self.help, "choices": self.choices,
-                 "metavar": self.metavar, "nargs": self.nargs, "const": self.const}
+            return {
+                "action": "store_true",
+                "default": False if default is None else default,
+                "help": self.help,
+            }
+        attrs = {
+            "type": self.type,
+            "default": default,
+            "help": self.help,
+            "choices": self.choices,
+            "metavar": self.metavar,
+            "nargs": self.nargs,
+            "const": self.const,
+        }
         if self.type is str:
             del attrs["type"]
         return {k: v for k, v in attrs.items() if v is not None or k == "default"}
@@ -162,45 +181,127 @@ class Flag:
 
 
 FLAGS: tuple[Flag, ...] = (
-    Flag("--api-key-env", "environment variable holding the API key (OPENROUTER_API_KEY is picked for openrouter.ai)", str,
-         forward=True, resume="provider"),
-    Flag("--concurrency", "model requests in flight at once, across all workers (default 8)", int, 8,
-         evaluate="--workers", evaluate_help="parallel model requests per eval (pytest --concurrency; default 8)", forward=True,
-         check=at_least_one),
+    Flag(
+        "--api-key-env",
+        "environment variable holding the API key (OPENROUTER_API_KEY is picked for openrouter.ai)",
+        str,
+        forward=True,
+        resume="provider",
+    ),
+    Flag(
+        "--concurrency",
+        "model requests in flight at once, across all workers (default 8)",
+        int,
+        8,
+        evaluate="--workers",
+        evaluate_help="parallel model requests per eval (pytest --concurrency; default 8)",
+        forward=True,
+        check=at_least_one,
+    ),
     # "{local}": the evals that grade locally (`Task.grades_locally`), filled in by `evals.command_line`.
-    Flag("--processes", "pytest-xdist processes per eval (pytest -n); helps {local} grading only", int, pytest=False,
-         evaluate_help="pytest-xdist processes per eval (pytest -n); helps {local} grading only", forward=True, forward_as="-n",
-         check=at_least_one),
-    Flag("--batch", "send the model calls through the provider's Batch API (half price): submit, then end; rerun the same command to collect",
-         evaluate_help="through the provider's Batch API (half price): submit and end; rerun to collect", forward=True),
-    Flag("--batch-wait", "--batch, waiting for the batches (polling, with backoff) to finish the run",
-         evaluate_help="--batch, waiting for the batches to finish", forward=True),
-    Flag("--force", "start the run over; the old run folder is kept, renamed",
-         evaluate_help="start the runs over (the old run folders and result files are kept, renamed)", forward=True),
+    Flag(
+        "--processes",
+        "pytest-xdist processes per eval (pytest -n); helps {local} grading only",
+        int,
+        pytest=False,
+        evaluate_help="pytest-xdist processes per eval (pytest -n); helps {local} grading only",
+        forward=True,
+        forward_as="-n",
+        check=at_least_one,
+    ),
+    Flag(
+        "--batch",
+        "send the model calls through the provider's Batch API (half price): submit, then end; rerun the same command to collect",
+        evaluate_help="through the provider's Batch API (half price): submit and end; rerun to collect",
+        forward=True,
+    ),
+    Flag(
+        "--batch-wait",
+        "--batch, waiting for the batches (polling, with backoff) to finish the run",
+        evaluate_help="--batch, waiting for the batches to finish",
+        forward=True,
+    ),
+    Flag(
+        "--force",
+        "start the run over; the old run folder is kept, renamed",
+        evaluate_help="start the runs over (the old run folders and result files are kept, renamed)",
+        forward=True,
+    ),
     # evaluate publishes itself, after its pytest processes: it decides on the errors there.
-    Flag("--allow-errors", "with --publish: publish despite more than 5%% API errors or unparseable verdicts",
-         evaluate_help="publish despite more than 5%% API errors or unparseable judge verdicts"),
+    Flag(
+        "--allow-errors",
+        "with --publish: publish despite more than 5%% API errors or unparseable verdicts",
+        evaluate_help="publish despite more than 5%% API errors or unparseable judge verdicts",
+    ),
     # evaluate puts them under --data-dir.
-    Flag("--run-dir", "where run folders live (default data/runs); write --run-dir=PATH", Path, evaluate=False),
-    Flag("--results-dir", "where result files are written (default data/results); write --results-dir=PATH", Path, evaluate=False),
+    Flag(
+        "--run-dir",
+        "where run folders live (default data/runs); write --run-dir=PATH",
+        Path,
+        evaluate=False,
+    ),
+    Flag(
+        "--results-dir",
+        "where result files are written (default data/results); write --results-dir=PATH",
+        Path,
+        evaluate=False,
+    ),
     # evaluate: the price models.json records (and the cost of its summary).
-    Flag("--price-input", "USD per million input tokens, for the cost in the summary", float,
-         evaluate_help="USD per million input tokens", evaluate_group="meta", check=usd),
-    Flag("--price-output", "USD per million output tokens", float, evaluate_group="meta", check=usd),
+    Flag(
+        "--price-input",
+        "USD per million input tokens, for the cost in the summary",
+        float,
+        evaluate_help="USD per million input tokens",
+        evaluate_group="meta",
+        check=usd,
+    ),
+    Flag(
+        "--price-output", "USD per million output tokens", float, evaluate_group="meta", check=usd
+    ),
     # evaluate's own: --verify [NAME], and its NAME.
-    Flag("--verify-published", "rescore every published run (or only model NAME's: --verify-published=NAME) offline and compare it with its result file",
-         str, nargs="?", const=True, metavar="NAME", evaluate=False),
-    Flag("--publish", "at the end, publish the finished results into data/models.json as model NAME", str, metavar="NAME", evaluate=False),
-    Flag("--energy", "measure the energy the model's requests used (local models), into the result files as kWh",
-         evaluate_help="measure the energy of the model's requests (local models) and publish the five kWh figures", forward=True,
-         resume="run"),
-    Flag("--energy-source", "with --energy: Linux RAPL counters (default), NVIDIA's GPU energy counters, or a HWiNFO CSV log (--energy-log)",
-         str,  # its choices: the registered power sources; none named: the one whose flags are given (evals.energy.chosen)
-         evaluate_help="with --energy: rapl (default), nvml or hwinfo (with --energy-log)", forward=True, resume="run"),
-    Flag("--request-timeout", "seconds one model request may take, connect to last byte, before it is retried (default 600)", float, 600.0,
-         forward=True, check=seconds),
+    Flag(
+        "--verify-published",
+        "rescore every published run (or only model NAME's: --verify-published=NAME) offline and compare it with its result file",
+        str,
+        nargs="?",
+        const=True,
+        metavar="NAME",
+        evaluate=False,
+    ),
+    Flag(
+        "--publish",
+        "at the end, publish the finished results into data/models.json as model NAME",
+        str,
+        metavar="NAME",
+        evaluate=False,
+    ),
+    Flag(
+        "--energy",
+        "measure the energy the model's requests used (local models), into the result files as kWh",
+        evaluate_help="measure the energy of the model's requests (local models) and publish the five kWh figures",
+        forward=True,
+        resume="run",
+    ),
+    Flag(
+        "--energy-source",
+        "with --energy: Linux RAPL counters (default), NVIDIA's GPU energy counters, or a HWiNFO CSV log (--energy-log)",
+        str,  # its choices: the registered power sources; none named: the one whose flags are given (evals.energy.chosen)
+        evaluate_help="with --energy: rapl (default), nvml or hwinfo (with --energy-log)",
+        forward=True,
+        resume="run",
+    ),
+    Flag(
+        "--request-timeout",
+        "seconds one model request may take, connect to last byte, before it is retried (default 600)",
+        float,
+        600.0,
+        forward=True,
+        check=seconds,
+    ),
 )
-FLAGS = tuple(dataclasses.replace(flag, resume=None) if flag.resume == OWN else flag for flag in FLAGS)  # the table's own: not kept
+FLAGS = tuple(
+    dataclasses.replace(flag, resume=None) if flag.resume == OWN else flag for flag in FLAGS
+)  # the table's own: not kept
 
 
 def add_pytest_options(add: Callable[..., Any], flags: Iterable[Flag]) -> None:
@@ -215,25 +316,48 @@ def add_evaluate_arguments(add: Callable[..., Any], flags: Iterable[Flag], group
             add(flag.evaluate_name, **flag.evaluate_attrs())
 
 
-def refusals(value_of: Callable[[str], Any], flags: Iterable[Flag], evaluate: bool = False) -> list[str]:
+def refusals(
+    value_of: Callable[[str], Any], flags: Iterable[Flag], evaluate: bool = False
+) -> list[str]:
     """The refusal of every value given that its flag's check turns down: pytest's options
     (`value_of(dest)`), or with `evaluate` evaluate's arguments, under evaluate's names."""
-    named = ((flag, flag.evaluate_name, flag.evaluate_dest) if evaluate else (flag, flag.name if flag.pytest else None, flag.dest)
-             for flag in flags if flag.check)
-    return [line for flag, name, dest in named if name and dest and (line := flag.refusal(value_of(dest), name))]
+    named = (
+        (flag, flag.evaluate_name, flag.evaluate_dest)
+        if evaluate
+        else (flag, flag.name if flag.pytest else None, flag.dest)
+        for flag in flags
+        if flag.check
+    )
+    return [
+        line
+        for flag, name, dest in named
+        if name and dest and (line := flag.refusal(value_of(dest), name))
+    ]
 
 
 def remembered(args: argparse.Namespace, flags: Iterable[Flag]) -> dict[str, Any]:
     """The `resume` flags given in evaluate's `args`, as a plan keeps them: name -> value (a path as text)."""
-    given = ((flag, getattr(args, flag.evaluate_dest)) for flag in flags if flag.resume and flag.evaluate_dest)
-    return {flag.name: str(value) if isinstance(value, Path) else value for flag, value in given if value is not None and value is not False}
+    given = (
+        (flag, getattr(args, flag.evaluate_dest))
+        for flag in flags
+        if flag.resume and flag.evaluate_dest
+    )
+    return {
+        flag.name: str(value) if isinstance(value, Path) else value
+        for flag, value in given
+        if value is not None and value is not False
+    }
 
 
-def resume(args: argparse.Namespace, flags: Iterable[Flag], kept: dict[str, Any], *, same_provider: bool) -> None:
+def resume(
+    args: argparse.Namespace, flags: Iterable[Flag], kept: dict[str, Any], *, same_provider: bool
+) -> None:
     """Give evaluate's `args` the `resume` flags a plan kept (`remembered`) that they leave
     out; a provider's own only while the candidate's provider is the one they were given for."""
     for flag in flags:
-        if not (flag.resume and flag.evaluate_dest and flag.name in kept) or getattr(args, flag.evaluate_dest) not in (None, False):
+        if not (flag.resume and flag.evaluate_dest and flag.name in kept) or getattr(
+            args, flag.evaluate_dest
+        ) not in (None, False):
             continue
         if flag.resume == "provider" and not same_provider:
             continue
@@ -242,4 +366,9 @@ def resume(args: argparse.Namespace, flags: Iterable[Flag], kept: dict[str, Any]
 
 def forwarded(args: argparse.Namespace, flags: Iterable[Flag]) -> list[str]:
     """The pytest flags that pass evaluate's `args` on to an eval's pytest process."""
-    return [part for flag in flags if flag.forward and flag.evaluate_dest for part in flag.forwarded(getattr(args, flag.evaluate_dest))]
+    return [
+        part
+        for flag in flags
+        if flag.forward and flag.evaluate_dest
+        for part in flag.forwarded(getattr(args, flag.evaluate_dest))
+    ]

@@ -40,7 +40,9 @@ def _redact_its_log(logger: logging.Logger) -> None:
     """Its warnings (a retry, a slow download) on stderr as before, through a handler of its
     own that redacts them: a logger's filter would miss its modules' loggers, and the root's
     handlers are pytest's or none."""
-    if not any(isinstance(f, _EndpointCredentials) for handler in logger.handlers for f in handler.filters):
+    if not any(
+        isinstance(f, _EndpointCredentials) for handler in logger.handlers for f in handler.filters
+    ):
         handler = logging.StreamHandler()
         handler.addFilter(_EndpointCredentials())
         logger.addHandler(handler)
@@ -61,8 +63,16 @@ def offline() -> bool:
     return bool(library().constants.is_offline_mode())
 
 
-def problem(error: BaseException, *, kind: str, repo: str, revision: str, path: str = "", instead: str = "",
-            base: str | None = None) -> str | None:
+def problem(
+    error: BaseException,
+    *,
+    kind: str,
+    repo: str,
+    revision: str,
+    path: str = "",
+    instead: str = "",
+    base: str | None = None,
+) -> str | None:
     """One line "cause; fix" for an error the Hub client raised while reading `path` of the `kind`
     ("model" or "dataset") repo `repo` at `revision` from `base` (default: `endpoint()`), or
     None when `error` is not one of its. `instead` ends the fix with what else the user can do
@@ -78,43 +88,66 @@ def problem(error: BaseException, *, kind: str, repo: str, revision: str, path: 
         return f"{repo!r} is not a {kind} repo id the Hub accepts; expected ORG/NAME{alternative}"
     if isinstance(error, errors.GatedRepoError):
         if token:
-            return (f"{kind} repo {repo} is gated and the token in use (HF_TOKEN or `hf auth login`) has no access "
-                    f"({label}); accept the repo's terms on its Hub page, or use a token that has{alternative}")
-        return (f"{kind} repo {repo} is gated ({label}); accept its terms on its Hub page, then set HF_TOKEN "
-                f"or run `hf auth login`{alternative}")
+            return (
+                f"{kind} repo {repo} is gated and the token in use (HF_TOKEN or `hf auth login`) has no access "
+                f"({label}); accept the repo's terms on its Hub page, or use a token that has{alternative}"
+            )
+        return (
+            f"{kind} repo {repo} is gated ({label}); accept its terms on its Hub page, then set HF_TOKEN "
+            f"or run `hf auth login`{alternative}"
+        )
     if isinstance(error, errors.RepositoryNotFoundError):
-        hint = ("check the name, or that the token in use (HF_TOKEN or `hf auth login`) can see it" if token
-                else "check the name; if the repo is private, set HF_TOKEN or run `hf auth login`")
+        hint = (
+            "check the name, or that the token in use (HF_TOKEN or `hf auth login`) can see it"
+            if token
+            else "check the name; if the repo is private, set HF_TOKEN or run `hf auth login`"
+        )
         return f"no {kind} repo {repo} on the Hub at {base} ({label}); {hint}{alternative}"
     if isinstance(error, errors.RevisionNotFoundError):
-        return (f"{kind} repo {repo} has no revision {revision!r} ({label}); name a branch, tag or commit "
-                f"that exists{alternative}")
+        return (
+            f"{kind} repo {repo} has no revision {revision!r} ({label}); name a branch, tag or commit "
+            f"that exists{alternative}"
+        )
     if isinstance(error, errors.RemoteEntryNotFoundError):
         return f"{kind} repo {repo} has no file {path!r} at {revision} ({label}); check the file name{alternative}"
     cause = error.__cause__
     if offline() and isinstance(error, errors.LocalEntryNotFoundError):
-        return (f"HF_HUB_OFFLINE is set and {where} is not in the Hub cache ({cache_folder()}); unset HF_HUB_OFFLINE "
-                f"to download it once{alternative}")
+        return (
+            f"HF_HUB_OFFLINE is set and {where} is not in the Hub cache ({cache_folder()}); unset HF_HUB_OFFLINE "
+            f"to download it once{alternative}"
+        )
     if isinstance(error, errors.OfflineModeIsEnabled):
         return f"HF_HUB_OFFLINE is set, so the Hub is not asked for {where}; unset HF_HUB_OFFLINE{alternative}"
     if isinstance(cause, errors.FileMetadataError):
-        return (f"{base} does not answer as the Hub does (no commit or ETag for {where}); check HF_ENDPOINT"
-                f"{alternative}")
-    if isinstance(error, errors.LocalEntryNotFoundError) and isinstance(cause, errors.HfHubHTTPError):
-        return (f"the Hub at {base} answered {_label(cause)} and {where} is not in the Hub cache ({cache_folder()}); "
-                f"try again later, or check HF_ENDPOINT{alternative}")
+        return (
+            f"{base} does not answer as the Hub does (no commit or ETag for {where}); check HF_ENDPOINT"
+            f"{alternative}"
+        )
+    if isinstance(error, errors.LocalEntryNotFoundError) and isinstance(
+        cause, errors.HfHubHTTPError
+    ):
+        return (
+            f"the Hub at {base} answered {_label(cause)} and {where} is not in the Hub cache ({cache_folder()}); "
+            f"try again later, or check HF_ENDPOINT{alternative}"
+        )
     if isinstance(error, errors.LocalEntryNotFoundError):
         reason = _describe(_root_cause(cause)) if cause is not None else "no answer"
-        return (f"could not reach the Hub at {base} ({reason}) and {where} is not in the Hub cache "
-                f"({cache_folder()}); check the network, or HF_ENDPOINT{alternative}")
+        return (
+            f"could not reach the Hub at {base} ({reason}) and {where} is not in the Hub cache "
+            f"({cache_folder()}); check the network, or HF_ENDPOINT{alternative}"
+        )
     if isinstance(error, errors.HfHubHTTPError):
         return f"the Hub at {base} answered {label} for {where}; try again later, or check HF_ENDPOINT{alternative}"
     if isinstance(error, http.HTTPError):
-        return (f"could not reach the Hub at {base} ({_describe(error)}); check the network, or set HF_ENDPOINT"
-                f"{alternative}")
+        return (
+            f"could not reach the Hub at {base} ({_describe(error)}); check the network, or set HF_ENDPOINT"
+            f"{alternative}"
+        )
     if isinstance(error, OSError):  # the cache folder: not writable, full, not a folder
-        return (f"could not keep {where} in the Hub cache {cache_folder()} ({_describe(error)}); free space there, "
-                f"or point HF_HOME (or HF_HUB_CACHE) at a writable folder{alternative}")
+        return (
+            f"could not keep {where} in the Hub cache {cache_folder()} ({_describe(error)}); free space there, "
+            f"or point HF_HOME (or HF_HUB_CACHE) at a writable folder{alternative}"
+        )
     return None
 
 

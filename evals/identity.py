@@ -30,20 +30,80 @@ SPLITS = ("test", "train")
 
 
 TABLE: tuple[Field, ...] = (  # the fields every provider shares (or none sends: the items')
-    Field("provider", "provider", "one of {providers}", slug="{}"),  # the registered ones, when the flag is declared
-    Field("model", "model", "model id, as the provider names it; local: a checkpoint folder (write --model=DIR)", slug="{}"),
-    Field("base_url", "baseUrl", "endpoint URL: required for live (OpenRouter, vLLM, llama.cpp), optional for openai and anthropic"),
-    Field("effort", "effort", "reasoning effort (openai, live: none ... xhigh; anthropic: low ... max)", slug="{}"),
-    Field("thinking", "thinking", "extended thinking (anthropic) or enable_thinking (live)", kind=bool, slug="thinking", default=False),
-    Field("route", "route", "live on OpenRouter: pin one upstream provider, e.g. deepinfra", slug="{}"),
+    Field(
+        "provider", "provider", "one of {providers}", slug="{}"
+    ),  # the registered ones, when the flag is declared
+    Field(
+        "model",
+        "model",
+        "model id, as the provider names it; local: a checkpoint folder (write --model=DIR)",
+        slug="{}",
+    ),
+    Field(
+        "base_url",
+        "baseUrl",
+        "endpoint URL: required for live (OpenRouter, vLLM, llama.cpp), optional for openai and anthropic",
+    ),
+    Field(
+        "effort",
+        "effort",
+        "reasoning effort (openai, live: none ... xhigh; anthropic: low ... max)",
+        slug="{}",
+    ),
+    Field(
+        "thinking",
+        "thinking",
+        "extended thinking (anthropic) or enable_thinking (live)",
+        kind=bool,
+        slug="thinking",
+        default=False,
+    ),
+    Field(
+        "route", "route", "live on OpenRouter: pin one upstream provider, e.g. deepinfra", slug="{}"
+    ),
     Field("max_tokens", "maxTokens", "cap on the candidate's completion tokens", kind=int),
-    Field("adapter", "adapter", "local: a PEFT (LoRA) adapter folder put on the checkpoint (write --adapter=DIR)", slug="adapter"),
-    Field("dtype", "dtype", "local: weights dtype, auto (the checkpoint's), float32, bfloat16 or float16"),
-    Field("system_prompt_prefix", "systemPromptPrefix", "text put before the harness's system prompt", on_spec=False),
-    Field("epochs", "epochs", "answer each item K times (distinct answers, each cached; a seed per epoch where the API takes one): "
-          "the summary gives the mean, its interval clustered by question, and an eval's pass@1 and pass@K where it gives them", kind=int, on_spec=False, slug="epochs{}"),
-    Field("limit", "limit", "smoke test: only the first N items of each eval (never published)", kind=int, on_spec=False, slug="limit{}"),
-    Field("split", "split", "RobloxQA split: test (scores) or train (smoke tests; never published)", on_spec=False, slug="{}", default="test"),
+    Field(
+        "adapter",
+        "adapter",
+        "local: a PEFT (LoRA) adapter folder put on the checkpoint (write --adapter=DIR)",
+        slug="adapter",
+    ),
+    Field(
+        "dtype",
+        "dtype",
+        "local: weights dtype, auto (the checkpoint's), float32, bfloat16 or float16",
+    ),
+    Field(
+        "system_prompt_prefix",
+        "systemPromptPrefix",
+        "text put before the harness's system prompt",
+        on_spec=False,
+    ),
+    Field(
+        "epochs",
+        "epochs",
+        "answer each item K times (distinct answers, each cached; a seed per epoch where the API takes one): "
+        "the summary gives the mean, its interval clustered by question, and an eval's pass@1 and pass@K where it gives them",
+        kind=int,
+        on_spec=False,
+        slug="epochs{}",
+    ),
+    Field(
+        "limit",
+        "limit",
+        "smoke test: only the first N items of each eval (never published)",
+        kind=int,
+        on_spec=False,
+        slug="limit{}",
+    ),
+    Field(
+        "split",
+        "split",
+        "RobloxQA split: test (scores) or train (smoke tests; never published)",
+        on_spec=False,
+        slug="{}",
+        default="test",
+    ),
 )
 
 
@@ -54,7 +114,9 @@ class _Fields(Sequence[Field]):
 
     def _all(self) -> tuple[Field, ...]:
         shared = {f.name for f in TABLE}
-        own = {f.name: f for info in PROVIDERS.values() for f in info.fields if f.name not in shared}
+        own = {
+            f.name: f for info in PROVIDERS.values() for f in info.fields if f.name not in shared
+        }
         return (*TABLE, *own.values())
 
     def __getitem__(self, index):
@@ -74,6 +136,8 @@ FIELD: Registry[Field] = Registry(lambda: {f.name: f for f in FIELDS})
 def model_keys() -> tuple[str, ...]:
     """The config keys that say which model answered and how: equal across a model's result files."""
     return tuple(f.key for f in FIELDS if f.name not in ("limit", "split"))
+
+
 JUDGE_HELP = "a judge of the judged evals, PROVIDER:MODEL[@BASE_URL] (repeatable; default: three judges from different vendors)"
 
 
@@ -119,24 +183,63 @@ def add_identity_options(add: Callable[..., Any], *, defaults: bool) -> None:
             add(f.flag, action="store_true", default=default, help=help)
         else:
             add(f.flag, type=f.kind, default=default, help=help)
-    add("--dataset", action="append", default=[] if defaults else None, metavar="[EVAL=]SOURCE", help=dataset_help())
-    add("--judge", action="append", default=[] if defaults else None, metavar="PROVIDER:MODEL[@BASE_URL]", help=JUDGE_HELP)
+    add(
+        "--dataset",
+        action="append",
+        default=[] if defaults else None,
+        metavar="[EVAL=]SOURCE",
+        help=dataset_help(),
+    )
+    add(
+        "--judge",
+        action="append",
+        default=[] if defaults else None,
+        metavar="PROVIDER:MODEL[@BASE_URL]",
+        help=JUDGE_HELP,
+    )
 
 
-def from_values(values: dict[str, Any], *, datasets=(), judges=(), api_key_env=None, responses_api=False, device=None, options=()) -> Identity:
+def from_values(
+    values: dict[str, Any],
+    *,
+    datasets=(),
+    judges=(),
+    api_key_env=None,
+    responses_api=False,
+    device=None,
+    options=(),
+) -> Identity:
     """An identity from field name -> value (None: the field's default), checked; then with
     what the provider will really call (`effective_spec`: an endpoint, a checkpoint's hash)."""
-    given: dict[str, Any] = {f.name: (values.get(f.name) if values.get(f.name) is not None else f.default) for f in FIELDS}
-    given["base_url"] = without_credentials(given["base_url"])  # a secret, kept apart (`evals.urls`)
+    given: dict[str, Any] = {
+        f.name: (values.get(f.name) if values.get(f.name) is not None else f.default)
+        for f in FIELDS
+    }
+    given["base_url"] = without_credentials(
+        given["base_url"]
+    )  # a secret, kept apart (`evals.urls`)
     if given["epochs"] == 1:  # one answer per item is the run without the flag
         given["epochs"] = None
     if given["provider"] == "reference" and not given["model"]:
         given["model"] = "gold"
-    spec = ProviderSpec(given["provider"], given["model"], api_key_env=api_key_env, responses_api=responses_api, device=device,
-                        options=tuple(options)).with_values(**{f.name: given[f.name] for f in FIELDS if f.on_spec})
-    ident = Identity(spec=spec, **{f.name: given[f.name] for f in FIELDS if not f.on_spec}, datasets=tuple(datasets), judges=tuple(judges))
+    spec = ProviderSpec(
+        given["provider"],
+        given["model"],
+        api_key_env=api_key_env,
+        responses_api=responses_api,
+        device=device,
+        options=tuple(options),
+    ).with_values(**{f.name: given[f.name] for f in FIELDS if f.on_spec})
+    ident = Identity(
+        spec=spec,
+        **{f.name: given[f.name] for f in FIELDS if not f.on_spec},
+        datasets=tuple(datasets),
+        judges=tuple(judges),
+    )
     check(ident)
-    return dataclasses.replace(ident, spec=effective_spec(ident.spec), judges=tuple(j.effective() for j in ident.judges))
+    return dataclasses.replace(
+        ident, spec=effective_spec(ident.spec), judges=tuple(j.effective() for j in ident.judges)
+    )
 
 
 def check(ident: Identity) -> None:
@@ -145,26 +248,43 @@ def check(ident: Identity) -> None:
     if spec.provider is None:
         raise UsageError(f"--provider is required: one of {', '.join(PROVIDERS)}")
     if spec.provider not in PROVIDERS:
-        raise UsageError(f"--provider {spec.provider!r} is unknown; choose one of {', '.join(PROVIDERS)}")
+        raise UsageError(
+            f"--provider {spec.provider!r} is unknown; choose one of {', '.join(PROVIDERS)}"
+        )
     info = PROVIDERS[spec.provider]
     if not spec.model:
         example = "a checkpoint folder: --model=DIR" if info.recorder else "e.g. --model gpt-5.5"
-        raise UsageError(f"--model is required with --provider {spec.provider} ({example}), or use --provider reference for an offline run")
+        raise UsageError(
+            f"--model is required with --provider {spec.provider} ({example}), or use --provider reference for an offline run"
+        )
     if spec.effort and spec.thinking:
         raise UsageError("--effort and --thinking exclude each other: pass one")
     for f in FIELDS:
         value = ident.value(f)
-        if f.on_spec and f.name not in ("provider", "model") and value not in (None, False) and f.name not in sent_by(info):
+        if (
+            f.on_spec
+            and f.name not in ("provider", "model")
+            and value not in (None, False)
+            and f.name not in sent_by(info)
+        ):
             takers = [name for name, other in PROVIDERS.items() if f.name in sent_by(other)]
-            raise UsageError(f"{f.flag} is not sent by --provider {spec.provider}, so it cannot be part of its run; it applies to {', '.join(takers) or 'no provider'}")
+            raise UsageError(
+                f"{f.flag} is not sent by --provider {spec.provider}, so it cannot be part of its run; it applies to {', '.join(takers) or 'no provider'}"
+            )
     if spec.effort and spec.effort not in info.efforts:
-        raise UsageError(f"--effort {spec.effort!r} is not one {spec.provider} takes; choose one of {', '.join(info.efforts)}")
+        raise UsageError(
+            f"--effort {spec.effort!r} is not one {spec.provider} takes; choose one of {', '.join(info.efforts)}"
+        )
     if info.needs_base_url and not spec.base_url:
-        raise UsageError(f"--provider {spec.provider} needs --base-url (e.g. https://openrouter.ai/api/v1 or http://127.0.0.1:8000/v1)")
+        raise UsageError(
+            f"--provider {spec.provider} needs --base-url (e.g. https://openrouter.ai/api/v1 or http://127.0.0.1:8000/v1)"
+        )
     if spec.base_url and not _is_http_url(spec.base_url):
         raise UsageError(f"--base-url {spec.base_url!r} is not an http(s) URL")
     if spec.route and not is_openrouter(spec.base_url):
-        raise UsageError("--route pins an OpenRouter upstream: it needs --provider live --base-url https://openrouter.ai/api/v1")
+        raise UsageError(
+            "--route pins an OpenRouter upstream: it needs --provider live --base-url https://openrouter.ai/api/v1"
+        )
     for name in ("max_tokens", "epochs", "limit"):
         value = ident.value(FIELD[name])
         if value is not None and value < 1:
@@ -173,7 +293,9 @@ def check(ident: Identity) -> None:
         raise UsageError(f"--split {ident.split!r} is unknown; choose {' or '.join(SPLITS)}")
     for judge in ident.judges:
         if judge.provider not in PROVIDERS:
-            raise UsageError(f"--judge {judge.name}: provider {judge.provider!r} is unknown; choose one of {', '.join(PROVIDERS)}")
+            raise UsageError(
+                f"--judge {judge.name}: provider {judge.provider!r} is unknown; choose one of {', '.join(PROVIDERS)}"
+            )
 
 
 def sent_by(info: ProviderInfo) -> frozenset[str]:
@@ -196,8 +318,10 @@ def slug_parts(config: dict[str, Any]) -> list[str]:
     for f in FIELDS:
         value = config.get(f.key)
         if f.slug and value not in (None, False) and value != f.default:
-            if isinstance(value, str) and value.startswith("sha256:"):  # a checkpoint's content hash: its head
-                value = value[len("sha256:"):][:12]
+            if isinstance(value, str) and value.startswith(
+                "sha256:"
+            ):  # a checkpoint's content hash: its head
+                value = value[len("sha256:") :][:12]
             parts.append(f.slug.format(value))
     return parts
 
@@ -207,15 +331,28 @@ def identity_from_config(config: dict[str, Any], dataset_source: str | None = No
     cannot be named again (a local file known only by its name and hash) and no
     `dataset_source` says where it is."""
     values: dict[str, Any] = {f.name: config.get(f.key) for f in FIELDS}
-    judges = tuple(JudgeSpec(j["provider"], j["model"], j.get("baseUrl")) for j in config.get("judges", ()))
+    judges = tuple(
+        JudgeSpec(j["provider"], j["model"], j.get("baseUrl")) for j in config.get("judges", ())
+    )
     source = dataset_source or source_of(config["dataset"])
     if source is None:
-        raise DatasetError(f"the run used the dataset file {config['dataset']['name']!r}, which cannot be found again; pass it with --dataset")
+        raise DatasetError(
+            f"the run used the dataset file {config['dataset']['name']!r}, which cannot be found again; pass it with --dataset"
+        )
     info = PROVIDERS.get(values["provider"])
     recorded = tuple((key, config[key]) for key in (info.records if info else ()) if key in config)
     spec = ProviderSpec(values["provider"], values["model"], recorded=recorded).with_values(
-        **{f.name: values[f.name] if values[f.name] is not None else f.default for f in FIELDS if f.on_spec})
-    rest: dict[str, Any] = {f.name: values[f.name] if values[f.name] is not None else f.default for f in FIELDS if not f.on_spec}
+        **{
+            f.name: values[f.name] if values[f.name] is not None else f.default
+            for f in FIELDS
+            if f.on_spec
+        }
+    )
+    rest: dict[str, Any] = {
+        f.name: values[f.name] if values[f.name] is not None else f.default
+        for f in FIELDS
+        if not f.on_spec
+    }
     return Identity(spec=spec, **rest, datasets=((config["eval"], source),), judges=judges)
 
 
@@ -227,7 +364,9 @@ def to_flags(ident: Identity) -> list[str]:
         if value is None or value == f.default:
             continue
         flags.append(f.flag if f.kind is bool else f"{f.flag}={value}")
-    flags += [f"--dataset={name}={source}" for name, source in ident.datasets if source != "bundled"]
+    flags += [
+        f"--dataset={name}={source}" for name, source in ident.datasets if source != "bundled"
+    ]
     flags += [f"--judge={judge.name}" for judge in ident.judges]
     return flags
 
@@ -240,8 +379,12 @@ def parse_datasets(values: list[str] | None) -> dict[str, str]:
         tag, sep, source = value.partition("=")
         if sep and (tag in TAGS or tag in TAGS.values()):
             chosen[TAGS.get(tag, tag)] = source
-        elif sep and len(tag) <= 16 and not any(c in tag for c in "/\\:"):  # C:\runs=old\q.jsonl is a path
-            raise UsageError(f"--dataset {value}: unknown eval {tag!r}; prefix with {', '.join(f'{t}=' for t in TAGS)}")
+        elif (
+            sep and len(tag) <= 16 and not any(c in tag for c in "/\\:")
+        ):  # C:\runs=old\q.jsonl is a path
+            raise UsageError(
+                f"--dataset {value}: unknown eval {tag!r}; prefix with {', '.join(f'{t}=' for t in TAGS)}"
+            )
         else:
             for name in evals_served(value):
                 chosen.setdefault(name, value)

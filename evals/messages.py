@@ -24,7 +24,13 @@ def kind_of(value: Any) -> str:
     if isinstance(value, bool):
         return "a boolean"
     if isinstance(value, (int, float)):
-        return "a negative number" if value < 0 else "a number" if isinstance(value, int) else "a decimal number"
+        return (
+            "a negative number"
+            if value < 0
+            else "a number"
+            if isinstance(value, int)
+            else "a decimal number"
+        )
     return _KINDS.get(type(value), type(value).__name__)
 
 
@@ -65,7 +71,9 @@ class Usage:
                 raise ValueError(f"usage.{name} is {kind_of(value)}, not a token count")
 
     def __add__(self, other: Usage) -> Usage:
-        return Usage(*(a + b for a, b in zip(dataclasses.astuple(self), dataclasses.astuple(other))))
+        return Usage(
+            *(a + b for a, b in zip(dataclasses.astuple(self), dataclasses.astuple(other)))
+        )
 
 
 # The most characters of a reply's text (and of its reasoning) the harness keeps: 1 MB, the
@@ -89,14 +97,23 @@ class Completion:
     cut: bool = False  # the text or the reasoning was longer than REPLY_LIMIT and is kept cut there (`kept`)
 
     def __post_init__(self) -> None:
-        fields = (("text", self.text, False), ("reasoning", self.reasoning, True),
-                  ("finish_reason", self.finish_reason, True), ("model", self.model, True), ("batch", self.batch, True))
+        fields = (
+            ("text", self.text, False),
+            ("reasoning", self.reasoning, True),
+            ("finish_reason", self.finish_reason, True),
+            ("model", self.model, True),
+            ("batch", self.batch, True),
+        )
         for name, value, optional in fields:
             if not (isinstance(value, str) or (optional and value is None)):
                 raise ValueError(f"{name} is {kind_of(value)}, not a string")
         if not isinstance(self.usage, Usage):
             raise ValueError(f"usage is {kind_of(self.usage)}, not token counts")
-        if isinstance(self.latency, bool) or not isinstance(self.latency, (int, float)) or not 0 <= self.latency < math.inf:
+        if (
+            isinstance(self.latency, bool)
+            or not isinstance(self.latency, (int, float))
+            or not 0 <= self.latency < math.inf
+        ):
             raise ValueError(f"latency is {kind_of(self.latency)}, not a number of seconds")
         if not isinstance(self.cut, bool):
             raise ValueError(f"cut is {kind_of(self.cut)}, not a boolean")
@@ -117,8 +134,12 @@ class Completion:
         reply = self.apart()
         if len(reply.text) <= REPLY_LIMIT and len(reply.reasoning or "") <= REPLY_LIMIT:
             return reply
-        return dataclasses.replace(reply, text=reply.text[:REPLY_LIMIT], cut=True,
-                                   reasoning=None if reply.reasoning is None else reply.reasoning[:REPLY_LIMIT])
+        return dataclasses.replace(
+            reply,
+            text=reply.text[:REPLY_LIMIT],
+            cut=True,
+            reasoning=None if reply.reasoning is None else reply.reasoning[:REPLY_LIMIT],
+        )
 
     def apart(self) -> Completion:
         """The reply with the reasoning block at the start of its text (`evals.reasoning`)

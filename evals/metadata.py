@@ -45,13 +45,33 @@ USER_AGENT = "roblox-evals (model metadata lookup)"
 
 # OpenRouter vendor slug -> the display name the leaderboard uses.
 VENDORS = {
-    "openai": "OpenAI", "anthropic": "Anthropic", "google": "Google", "meta-llama": "Meta",
-    "qwen": "Qwen", "deepseek": "DeepSeek", "mistralai": "Mistral", "x-ai": "xAI",
-    "moonshotai": "Moonshot AI", "z-ai": "Z.ai", "microsoft": "Microsoft", "nvidia": "NVIDIA",
-    "cohere": "Cohere", "amazon": "Amazon", "minimax": "MiniMax", "baidu": "Baidu",
-    "tencent": "Tencent", "bytedance": "ByteDance", "ai21": "AI21", "perplexity": "Perplexity",
-    "nousresearch": "Nous Research", "ibm-granite": "IBM", "arcee-ai": "Arcee AI",
-    "allenai": "Ai2", "inception": "Inception", "liquid": "Liquid", "stepfun-ai": "StepFun",
+    "openai": "OpenAI",
+    "anthropic": "Anthropic",
+    "google": "Google",
+    "meta-llama": "Meta",
+    "qwen": "Qwen",
+    "deepseek": "DeepSeek",
+    "mistralai": "Mistral",
+    "x-ai": "xAI",
+    "moonshotai": "Moonshot AI",
+    "z-ai": "Z.ai",
+    "microsoft": "Microsoft",
+    "nvidia": "NVIDIA",
+    "cohere": "Cohere",
+    "amazon": "Amazon",
+    "minimax": "MiniMax",
+    "baidu": "Baidu",
+    "tencent": "Tencent",
+    "bytedance": "ByteDance",
+    "ai21": "AI21",
+    "perplexity": "Perplexity",
+    "nousresearch": "Nous Research",
+    "ibm-granite": "IBM",
+    "arcee-ai": "Arcee AI",
+    "allenai": "Ai2",
+    "inception": "Inception",
+    "liquid": "Liquid",
+    "stepfun-ai": "StepFun",
     "openrouter": "OpenRouter",
 }
 # Providers whose bare model names are OpenRouter ids once the vendor is put in front.
@@ -59,23 +79,48 @@ VENDOR_PREFIXED = ("openai", "anthropic")
 
 WEIGHT_SUFFIXES = (".safetensors", ".gguf", ".bin", ".pt", ".pth")
 # Files with a weight suffix that are not weights: trainer state saved next to a checkpoint.
-NOT_WEIGHTS = re.compile(r"(?:^|/)(?:training_args\.bin|optimizer[^/]*\.(?:pt|bin)|scheduler[^/]*\.pt"
-                         r"|scaler\.pt|rng_state[^/]*\.pth|trainer_state[^/]*)$")
+NOT_WEIGHTS = re.compile(
+    r"(?:^|/)(?:training_args\.bin|optimizer[^/]*\.(?:pt|bin)|scheduler[^/]*\.pt"
+    r"|scaler\.pt|rng_state[^/]*\.pth|trainer_state[^/]*)$"
+)
 SPLIT_GGUF = re.compile(r"^(?P<stem>.+)-(?P<part>\d{5})-of-(?P<total>\d{5})\.gguf$")
 DATE_SUFFIX = re.compile(r"-(?:20\d{6}|20\d\d-\d\d-\d\d)$")
 # First path segments of huggingface.co pages that are not model repositories.
-NOT_MODEL_PAGES = frozenset({"datasets", "spaces", "collections", "papers", "docs", "blog", "models",
-                             "organizations", "settings", "api", "login", "join", "pricing", "tasks",
-                             "learn", "posts", "chat", "search"})
+NOT_MODEL_PAGES = frozenset(
+    {
+        "datasets",
+        "spaces",
+        "collections",
+        "papers",
+        "docs",
+        "blog",
+        "models",
+        "organizations",
+        "settings",
+        "api",
+        "login",
+        "join",
+        "pricing",
+        "tasks",
+        "learn",
+        "posts",
+        "chat",
+        "search",
+    }
+)
 HF_HOSTS = frozenset({"huggingface.co", "www.huggingface.co", "hf.co"})
-LINK_SHAPES = ("https://huggingface.co/ORG/REPO (the whole repo), .../blob/REV/FILE or .../resolve/REV/FILE "
-               "(one file, or part 1 of a split GGUF) or .../tree/REV/FOLDER")
+LINK_SHAPES = (
+    "https://huggingface.co/ORG/REPO (the whole repo), .../blob/REV/FILE or .../resolve/REV/FILE "
+    "(one file, or part 1 of a split GGUF) or .../tree/REV/FOLDER"
+)
 
 
 # --- OpenRouter ------------------------------------------------------------------------------
 
 
-def lookup(config: dict[str, Any], url: str | None = None, *, client: httpx.Client | None = None) -> dict[str, Any]:
+def lookup(
+    config: dict[str, Any], url: str | None = None, *, client: httpx.Client | None = None
+) -> dict[str, Any]:
     """What can be looked up for a run `config` (keys provider, model, baseUrl), in models.json
     terms (provider, url, releaseDate, price, size): OpenRouter's entry for the model (live runs
     on openrouter.ai use the model id as is; openai / anthropic runs use "<vendor>/<model>"),
@@ -106,8 +151,13 @@ def openrouter_id(config: dict[str, Any]) -> str | None:
     return None
 
 
-def lookup_openrouter(model_id: str, *, base_url: str = OPENROUTER_API, client: httpx.Client | None = None,
-                      sizes: bool = True) -> dict[str, Any]:
+def lookup_openrouter(
+    model_id: str,
+    *,
+    base_url: str = OPENROUTER_API,
+    client: httpx.Client | None = None,
+    sizes: bool = True,
+) -> dict[str, Any]:
     """OpenRouter's facts about `model_id` in models.json terms: provider (display vendor), url
     (its openrouter.ai page), releaseDate (from `created`, UTC), price (USD per million tokens)
     and, when `sizes` and the model names a `hugging_face_id` whose weights the Hub sizes,
@@ -117,12 +167,18 @@ def lookup_openrouter(model_id: str, *, base_url: str = OPENROUTER_API, client: 
     overrides the default base URL."""
     base = _openrouter_base(base_url)
     with _client(client) as http:
-        listing = _get_json(http, f"{base}/models", what="the OpenRouter model list",
-                            fix="check the network, or set OPENROUTER_API_BASE")
+        listing = _get_json(
+            http,
+            f"{base}/models",
+            what="the OpenRouter model list",
+            fix="check the network, or set OPENROUTER_API_BASE",
+        )
         data = listing.get("data") if isinstance(listing, dict) else None
         if not isinstance(data, list):
-            raise MetadataError(f"{base}/models did not answer OpenRouter's model list ({{\"data\": [...]}}); "
-                                "check OPENROUTER_API_BASE")
+            raise MetadataError(
+                f'{base}/models did not answer OpenRouter\'s model list ({{"data": [...]}}); '
+                "check OPENROUTER_API_BASE"
+            )
         model = find_model(data, model_id)
         if model is None:
             return {}
@@ -139,7 +195,9 @@ def lookup_openrouter(model_id: str, *, base_url: str = OPENROUTER_API, client: 
 def find_model(models: list[Any], model_id: str) -> dict[str, Any] | None:
     """The entry of OpenRouter's `data` list that `model_id` names, by the tiers `lookup_openrouter` lists;
     within a tier the id without a ":variant" suffix, then the shortest, wins."""
-    entries = [m for m in models if isinstance(m, dict) and isinstance(m.get("id"), str) and m["id"]]
+    entries = [
+        m for m in models if isinstance(m, dict) and isinstance(m.get("id"), str) and m["id"]
+    ]
     wanted = model_id.strip()
     tiers = (
         lambda i: i == wanted,
@@ -168,7 +226,10 @@ def describe(model: dict[str, Any]) -> dict[str, Any]:
         found["releaseDate"] = released
     pricing = model.get("pricing")
     if isinstance(pricing, dict):
-        price_in, price_out = per_million(pricing.get("prompt")), per_million(pricing.get("completion"))
+        price_in, price_out = (
+            per_million(pricing.get("prompt")),
+            per_million(pricing.get("completion")),
+        )
         if price_in is not None and price_out is not None:
             found["price"] = {"input": price_in, "output": price_out}
     return found
@@ -222,7 +283,10 @@ def _openrouter_base(base_url: str) -> str:
 
 def _is_openrouter(base_url: Any) -> bool:
     """OpenRouter by host name (the providers' rule), or the stand-in OPENROUTER_API_BASE names."""
-    return is_openrouter(base_url) or (isinstance(base_url, str) and base_url.strip().rstrip("/") == _openrouter_base(OPENROUTER_API))
+    return is_openrouter(base_url) or (
+        isinstance(base_url, str)
+        and base_url.strip().rstrip("/") == _openrouter_base(OPENROUTER_API)
+    )
 
 
 def _base_id(model_id: str) -> str:
@@ -264,21 +328,29 @@ def weights_size(link: str, *, endpoint: str = HF_ENDPOINT) -> int:
         if SPLIT_GGUF.match(posixpath.basename(ref.path)):
             return _split_gguf_size(files, ref)
         if ref.path not in files:
-            raise MetadataError(f"{ref.link}: {_where(ref)} not found; expected a file in a model repo")
+            raise MetadataError(
+                f"{ref.link}: {_where(ref)} not found; expected a file in a model repo"
+            )
         return _size_of(files, ref.path, ref)
     if ref.kind == "folder":
         inside = [p for p in files if p.startswith(ref.path + "/")]
         if not inside:
-            raise MetadataError(f"{ref.link}: {_where(ref)} not found; expected a folder in a model repo")
+            raise MetadataError(
+                f"{ref.link}: {_where(ref)} not found; expected a folder in a model repo"
+            )
         chosen = _pick_weights(inside, ref, whole_repo=False)
         if not chosen:
-            raise MetadataError(f"{ref.link}: no weight files ({', '.join(WEIGHT_SUFFIXES)}) in folder {ref.path}; "
-                                f"expected a folder that holds the weights")
+            raise MetadataError(
+                f"{ref.link}: no weight files ({', '.join(WEIGHT_SUFFIXES)}) in folder {ref.path}; "
+                f"expected a folder that holds the weights"
+            )
         return sum(_size_of(files, p, ref) for p in chosen)
     chosen = _pick_weights(list(files), ref, whole_repo=True)
     if not chosen:
-        raise MetadataError(f"{ref.link}: no weight files ({', '.join(WEIGHT_SUFFIXES)}) in {ref.repo} at "
-                            f"{ref.revision}; expected a repo that holds the weights, or link the file")
+        raise MetadataError(
+            f"{ref.link}: no weight files ({', '.join(WEIGHT_SUFFIXES)}) in {ref.repo} at "
+            f"{ref.revision}; expected a repo that holds the weights, or link the file"
+        )
     return sum(_size_of(files, p, ref) for p in chosen)
 
 
@@ -297,7 +369,7 @@ def parse_hf_link(link: str, endpoint: str = HF_ENDPOINT) -> HubLink:
     path = parts.path
     prefix = base.path.rstrip("/")
     if host == base.netloc.lower() and prefix and (path == prefix or path.startswith(prefix + "/")):
-        path = path[len(prefix):]  # an endpoint served under a path prefix
+        path = path[len(prefix) :]  # an endpoint served under a path prefix
     segments = [unquote(s) for s in path.split("/") if s]
     if len(segments) < 2 or segments[0].lower() in NOT_MODEL_PAGES:
         raise MetadataError(f"{link!r} is not a link to a model repo's weights; {expected}")
@@ -321,7 +393,9 @@ def _is_model_link(url: str) -> bool:
     parts = urlsplit(text if "://" in text else f"https://{text}")
     hosts = HF_HOSTS | {urlsplit(_hf_base(HF_ENDPOINT)).netloc.lower()}
     segments = [s for s in parts.path.split("/") if s]
-    return (parts.netloc or "").lower() in hosts and not (segments and segments[0].lower() in NOT_MODEL_PAGES)
+    return (parts.netloc or "").lower() in hosts and not (
+        segments and segments[0].lower() in NOT_MODEL_PAGES
+    )
 
 
 def _hf_base(endpoint: str) -> str:
@@ -334,10 +408,13 @@ def _repo_files(ref: HubLink, base: str) -> dict[str, int | None]:
     library = hub.library()
     try:
         info = library.HfApi(endpoint=base, library_name="roblox-evals").model_info(
-            ref.repo, revision=ref.revision, files_metadata=True, timeout=TIMEOUT_SECONDS)
+            ref.repo, revision=ref.revision, files_metadata=True, timeout=TIMEOUT_SECONDS
+        )
     except (KeyError, TypeError, AttributeError):
-        raise MetadataError(f"{ref.link}: the model info {base} sent for {ref.repo} is not the Hub's; "
-                            "check HF_ENDPOINT") from None
+        raise MetadataError(
+            f"{ref.link}: the model info {base} sent for {ref.repo} is not the Hub's; "
+            "check HF_ENDPOINT"
+        ) from None
     except Exception as error:
         message = hub.problem(error, kind="model", repo=ref.repo, revision=ref.revision, base=base)
         if message is None:
@@ -347,7 +424,11 @@ def _repo_files(ref: HubLink, base: str) -> dict[str, int | None]:
 
 
 def _where(ref: HubLink) -> str:
-    return f"{ref.repo}" + (f" at {ref.revision}" if ref.revision != "main" else "") + (f": {ref.path}" if ref.path else "")
+    return (
+        f"{ref.repo}"
+        + (f" at {ref.revision}" if ref.revision != "main" else "")
+        + (f": {ref.path}" if ref.path else "")
+    )
 
 
 def _size_of(files: dict[str, int | None], path: str, ref: HubLink) -> int:
@@ -365,18 +446,29 @@ def _split_gguf_size(files: dict[str, int | None], ref: HubLink) -> int:
     parts: dict[int, int] = {}
     for path in files:
         other = SPLIT_GGUF.match(posixpath.basename(path))
-        if posixpath.dirname(path) == folder and other and other["stem"] == match["stem"] and int(other["total"]) == total:
+        if (
+            posixpath.dirname(path) == folder
+            and other
+            and other["stem"] == match["stem"]
+            and int(other["total"]) == total
+        ):
             parts[int(other["part"])] = _size_of(files, path, ref)
     missing = [f"{n:05d}" for n in range(1, total + 1) if n not in parts]
     if missing:
-        raise MetadataError(f"{ref.link}: split GGUF part(s) {', '.join(missing)} of {total:05d} not found "
-                            f"in {folder or 'the repo root'} at {ref.revision}; expected all {total} parts side by side")
+        raise MetadataError(
+            f"{ref.link}: split GGUF part(s) {', '.join(missing)} of {total:05d} not found "
+            f"in {folder or 'the repo root'} at {ref.revision}; expected all {total} parts side by side"
+        )
     return sum(parts.values())
 
 
 def _pick_weights(files: list[str], ref: HubLink, *, whole_repo: bool) -> list[str]:
     """The files that are the model: weight suffixes only, trainer state dropped, one format."""
-    weights = [p for p in files if p.lower().endswith(WEIGHT_SUFFIXES) and not NOT_WEIGHTS.search(p.lower())]
+    weights = [
+        p
+        for p in files
+        if p.lower().endswith(WEIGHT_SUFFIXES) and not NOT_WEIGHTS.search(p.lower())
+    ]
     if whole_repo:
         weights = [p for p in weights if "/" not in p] or weights
     for suffixes in ((".safetensors",), (".gguf",), (".bin",), (".pt", ".pth")):
@@ -385,14 +477,20 @@ def _pick_weights(files: list[str], ref: HubLink, *, whole_repo: bool) -> list[s
             continue
         if suffixes == (".safetensors",):
             # Mistral-style repos ship the same weights twice: consolidated.safetensors and shards.
-            rest = [p for p in chosen if not posixpath.basename(p).lower().startswith("consolidated")]
+            rest = [
+                p for p in chosen if not posixpath.basename(p).lower().startswith("consolidated")
+            ]
             chosen = rest or chosen
         if suffixes == (".gguf",) and whole_repo:
             models = sorted({_gguf_model(p) for p in chosen if not _is_projector(p)})
             if len(models) > 1:
-                shown = ", ".join(models[:3]) + (f" and {len(models) - 3} more" if len(models) > 3 else "")
-                raise MetadataError(f"{ref.link}: {ref.repo} holds {len(models)} GGUF models ({shown}); "
-                                    "expected a link to the file (or part 1 of the split file) that ran")
+                shown = ", ".join(models[:3]) + (
+                    f" and {len(models) - 3} more" if len(models) > 3 else ""
+                )
+                raise MetadataError(
+                    f"{ref.link}: {ref.repo} holds {len(models)} GGUF models ({shown}); "
+                    "expected a link to the file (or part 1 of the split file) that ran"
+                )
             chosen = [p for p in chosen if not _is_projector(p)] or chosen
         return chosen
     return []
@@ -415,8 +513,9 @@ def _client(client: httpx.Client | None) -> Iterator[httpx.Client]:
     if client is not None:
         yield client
         return
-    with httpx.Client(timeout=TIMEOUT, follow_redirects=False, headers={"User-Agent": USER_AGENT},
-                      verify=_tls()) as own:
+    with httpx.Client(
+        timeout=TIMEOUT, follow_redirects=False, headers={"User-Agent": USER_AGENT}, verify=_tls()
+    ) as own:
         yield own
 
 
@@ -430,9 +529,13 @@ def _get_json(http: httpx.Client, url: str, *, what: str, fix: str) -> Any:
     try:
         response = http.get(url, headers={"Accept": "application/json"}, follow_redirects=True)
     except httpx.HTTPError as error:
-        raise MetadataError(f"could not fetch {what} from {_origin(url)} ({_describe(error)}); {fix}") from None
+        raise MetadataError(
+            f"could not fetch {what} from {_origin(url)} ({_describe(error)}); {fix}"
+        ) from None
     if response.status_code != 200:
-        raise MetadataError(f"fetching {what} from {url} failed: HTTP {response.status_code}; {fix}")
+        raise MetadataError(
+            f"fetching {what} from {url} failed: HTTP {response.status_code}; {fix}"
+        )
     return _json(response, f"{what} from {url}")
 
 
@@ -440,7 +543,9 @@ def _json(response: httpx.Response, what: str) -> Any:
     try:
         return response.json()
     except ValueError:
-        raise MetadataError(f"{what} is not JSON (HTTP {response.status_code}); check the server address") from None
+        raise MetadataError(
+            f"{what} is not JSON (HTTP {response.status_code}); check the server address"
+        ) from None
 
 
 def _origin(url: str) -> str:

@@ -40,12 +40,24 @@ from evals.tasks import on_board, on_board_keys, tasks
 DATA = Path(__file__).resolve().parents[1] / "data"
 MODELS = DATA / "models.json"
 RESULTS = DATA / "results"
-ENTRY_ORDER = ("name", "provider", "url", "releaseDate", "size", "price", "kilowattHour", "resultFiles", "allowErrors")
+ENTRY_ORDER = (
+    "name",
+    "provider",
+    "url",
+    "releaseDate",
+    "size",
+    "price",
+    "kilowattHour",
+    "resultFiles",
+    "allowErrors",
+)
 # The evals on the board (`Task.on_board`), read from the registry of evals at first use:
 # resultFiles key -> the eval's results folder (its name)
 RESULT_KEYS: Registry[str] = Registry(on_board_keys)
 # kilowattHour key (a band, or the eval's key) -> its eval's name, in the board's order
-KWH_KEYS: Registry[str] = Registry(lambda: {key: task.name for task in on_board().values() for key in task.kilowatt_hour_keys()})
+KWH_KEYS: Registry[str] = Registry(
+    lambda: {key: task.name for task in on_board().values() for key in task.kilowatt_hour_keys()}
+)
 
 # The models list after an update -> what writes the site with it (data.js and the model pages),
 # computed in full (every error raised) before it is called.
@@ -61,9 +73,13 @@ def load_models(path: Path = MODELS, *, results: Path = RESULTS) -> list[dict[st
     except UnicodeDecodeError:
         raise DataFileError(f"{path}: not UTF-8 text; fix or restore it from git") from None
     except json.JSONDecodeError as error:
-        raise DataFileError(f"{path}: not valid JSON ({error.msg} at line {error.lineno}); fix or restore it from git") from None
+        raise DataFileError(
+            f"{path}: not valid JSON ({error.msg} at line {error.lineno}); fix or restore it from git"
+        ) from None
     except ValueError as error:  # e.g. a number of more than 4300 digits
-        raise DataFileError(f"{path}: not valid JSON ({error}); fix or restore it from git") from None
+        raise DataFileError(
+            f"{path}: not valid JSON ({error}); fix or restore it from git"
+        ) from None
     if not isinstance(models, list):
         raise DataFileError(f"{path}: expected a JSON array of model entries")
     names = set()
@@ -78,7 +94,11 @@ def load_models(path: Path = MODELS, *, results: Path = RESULTS) -> list[dict[st
 
 def others(entry: dict[str, Any]) -> dict[str, str]:
     """The entry's resultFiles of evals not on the board (key -> file name): kept, left out."""
-    return {key: file for key, file in (entry.get("resultFiles") or {}).items() if key not in RESULT_KEYS}
+    return {
+        key: file
+        for key, file in (entry.get("resultFiles") or {}).items()
+        if key not in RESULT_KEYS
+    }
 
 
 # The warnings said, as digests, in the environment: said once by a command and not again by
@@ -96,12 +116,19 @@ def warn_others(path: Path, models: list[dict[str, Any]]) -> list[str]:
             by_key.setdefault(key, []).append(f"{entry['name']!r} {file}")
     lines = []
     for key, named in by_key.items():
-        shown = ", ".join(named[:SHOWN_ENTRIES]) + (f" and {len(named) - SHOWN_ENTRIES} more" if len(named) > SHOWN_ENTRIES else "")
+        shown = ", ".join(named[:SHOWN_ENTRIES]) + (
+            f" and {len(named) - SHOWN_ENTRIES} more" if len(named) > SHOWN_ENTRIES else ""
+        )
         task = next((t for t in tasks().values() if t.key == key), None)
-        why = (f"eval {task.name!r} ({type(task).__module__}) is installed but not on the board" if task
-               else "no installed package registers an eval with that key")
-        lines.append(f"{path}: resultFiles.{key} ({shown}) is left out: {why}; "
-                     f"it is kept, and installing the package that puts it on the board brings it back")
+        why = (
+            f"eval {task.name!r} ({type(task).__module__}) is installed but not on the board"
+            if task
+            else "no installed package registers an eval with that key"
+        )
+        lines.append(
+            f"{path}: resultFiles.{key} ({shown}) is left out: {why}; "
+            f"it is kept, and installing the package that puts it on the board brings it back"
+        )
     said = os.environ.get(WARNED, "").split()
     for line in lines:
         digest = hashlib.sha256(line.encode()).hexdigest()[:16]
@@ -129,7 +156,9 @@ def check_entry(entry: Any, *, results: Path | None = None, label: str | None = 
     if files and results is not None:
         for key, folder in RESULT_KEYS.items():
             if not (results / folder / files[key]).is_file():
-                raise DataFileError(f"{where}: resultFiles.{key}: names {files[key]}, which is not in {results / folder}")
+                raise DataFileError(
+                    f"{where}: resultFiles.{key}: names {files[key]}, which is not in {results / folder}"
+                )
 
 
 def find_entry(models: list[dict[str, Any]], name: str) -> dict[str, Any] | None:
@@ -138,15 +167,26 @@ def find_entry(models: list[dict[str, Any]], name: str) -> dict[str, Any] | None
 
 def published_files(path: Path = MODELS, *, results: Path = RESULTS) -> set[Path]:
     """Every result file models.json names: published, so never overwritten or rerun."""
-    return {result_path(entry, key, results) for entry in load_models(path, results=results) if entry.get("resultFiles") for key in RESULT_KEYS}
+    return {
+        result_path(entry, key, results)
+        for entry in load_models(path, results=results)
+        if entry.get("resultFiles")
+        for key in RESULT_KEYS
+    }
 
 
 def result_path(entry: dict[str, Any], key: str, results: Path = RESULTS) -> Path:
     return results / RESULT_KEYS[key] / entry["resultFiles"][key]
 
 
-def update_entry(name: str, mutate: Callable[[dict[str, Any] | None], dict[str, Any] | None], path: Path = MODELS, *,
-                 results: Path = RESULTS, render: Render | None = None) -> dict[str, Any] | None:
+def update_entry(
+    name: str,
+    mutate: Callable[[dict[str, Any] | None], dict[str, Any] | None],
+    path: Path = MODELS,
+    *,
+    results: Path = RESULTS,
+    render: Render | None = None,
+) -> dict[str, Any] | None:
     """Replace (or add) the entry `name` with `mutate(old entry or None)`, all or nothing, under
     the file lock (a `mutate` that returns None leaves every file as it is): the new list is validated and `render(new list)` (the site's files) computed
     before anything is written; an error in either (DataFileError, one line) writes nothing.
@@ -154,7 +194,9 @@ def update_entry(name: str, mutate: Callable[[dict[str, Any] | None], dict[str, 
     written, models.json is put back (and `build --write` brings the site back in line)."""
     with lock(path):
         models = load_models(path, results=results)
-        before = path.read_text(encoding="utf-8") if path.is_file() else None  # valid UTF-8: it loaded
+        before = (
+            path.read_text(encoding="utf-8") if path.is_file() else None
+        )  # valid UTF-8: it loaded
         old = find_entry(models, name)
         new = mutate(dict(old) if old else None)
         if new is None:
@@ -185,7 +227,9 @@ def lock(path: Path = MODELS) -> FileLock:
 
 def ordered(entry: dict[str, Any]) -> dict[str, Any]:
     """The hand-edited key order, so a new entry reads like the others."""
-    return {k: entry[k] for k in ENTRY_ORDER if k in entry} | {k: v for k, v in entry.items() if k not in ENTRY_ORDER}
+    return {k: entry[k] for k in ENTRY_ORDER if k in entry} | {
+        k: v for k, v in entry.items() if k not in ENTRY_ORDER
+    }
 
 
 def _check_in(path: Path, index: int, entry: Any, results: Path) -> None:

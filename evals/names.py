@@ -69,8 +69,10 @@ def windows_path_note(path: Path, platform: str = sys.platform) -> str:
     longest = len(str(path.parent)) + len(path.name) + 15  # the separator, ".", ".xxxxxxxx.tmp"
     if platform != "win32" or longest < WINDOWS_MAX_PATH:
         return ""
-    return (f"; its temporary file's path is {longest} characters, past Windows' {WINDOWS_MAX_PATH - 1}: enable long paths "
-            "(LongPathsEnabled, then sign in again) or pass a shorter --run-dir=PATH")
+    return (
+        f"; its temporary file's path is {longest} characters, past Windows' {WINDOWS_MAX_PATH - 1}: enable long paths "
+        "(LongPathsEnabled, then sign in again) or pass a shorter --run-dir=PATH"
+    )
 
 
 def attempt_key(item_id: str, epoch: int | None = None) -> str:

@@ -29,7 +29,9 @@ def plan(task: Task, ident: Identity) -> Planned:
         samples = samples[: ident.limit]
     extra = task.identity_extra(samples)
     if ident.epochs:  # each epoch of a sample is an item of its own
-        samples = [Attempt(sample, epoch) for sample in samples for epoch in range(1, ident.epochs + 1)]
+        samples = [
+            Attempt(sample, epoch) for sample in samples for epoch in range(1, ident.epochs + 1)
+        ]
     config = RunConfig(
         eval=task.name,
         identity=ident.replace(split=split),

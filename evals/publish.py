@@ -50,12 +50,24 @@ def publish(
     loaded = {key: read_result(path) for key, path in results.items()}
     models = models_file.load_models(models_path, results=results_dir)
     current = models_file.find_entry(models, name)
-    on_board = {key: file for key, file in ((current or {}).get("resultFiles") or {}).items() if key in models_file.RESULT_KEYS}
-    republished = current is not None and bool(on_board) and on_board == {key: path.name for key, path in results.items()}
-    others = {key: entry["name"] for entry in models for key in models_file.others(entry)}  # key -> a model that names it
+    on_board = {
+        key: file
+        for key, file in ((current or {}).get("resultFiles") or {}).items()
+        if key in models_file.RESULT_KEYS
+    }
+    republished = (
+        current is not None
+        and bool(on_board)
+        and on_board == {key: path.name for key, path in results.items()}
+    )
+    others = {
+        key: entry["name"] for entry in models for key in models_file.others(entry)
+    }  # key -> a model that names it
     # The same files again keep the decision they were published with: --allow-errors is
     # taken once, when publishing, not on every rerun that reproduces them.
-    allow_errors = allow_errors or (current is not None and republished and bool(current.get("allowErrors")))
+    allow_errors = allow_errors or (
+        current is not None and republished and bool(current.get("allowErrors"))
+    )
     refusals = _refusals(results, loaded, allow_errors)
     gate_waived = allow_errors and not refusals and bool(_refusals(results, loaded, False))
     lines: list[str] = []
@@ -66,17 +78,25 @@ def publish(
         new = {**(entry or {"name": name, "size": None}), **(metadata or {})}
         if kwh:
             new["kilowattHour"] = {**(new.get("kilowattHour") or {}), **kwh}
-        held = [f"not published: {reason}" for reason in refusals] or _not_yet(name, new, results, others, republished=republished)
+        held = [f"not published: {reason}" for reason in refusals] or _not_yet(
+            name, new, results, others, republished=republished
+        )
         if held:
             lines.extend(held)
             return None
-        new["resultFiles"] = {**(new.get("resultFiles") or {}), **{key: path.name for key, path in results.items()}}  # `others` kept
+        new["resultFiles"] = {
+            **(new.get("resultFiles") or {}),
+            **{key: path.name for key, path in results.items()},
+        }  # `others` kept
         if gate_waived:
             new["allowErrors"] = True  # build judges the error gate the way this publish did
         else:
             new.pop("allowErrors", None)
         verb = "still published" if republished else "published"
-        lines.append(f"{verb} {name!r}: " + ", ".join(f"{key} {path.name}" for key, path in sorted(results.items())))
+        lines.append(
+            f"{verb} {name!r}: "
+            + ", ".join(f"{key} {path.name}" for key, path in sorted(results.items()))
+        )
         return new
 
     if refusals and metadata is None:
@@ -87,11 +107,20 @@ def publish(
 
 def _not_in_models(name: str, models_path: Path, add_hint: str | None) -> str:
     """The line for a model not yet in models.json published without metadata: the command that adds it."""
-    hint = add_hint or shlex.join(["uv", "run", "evaluate", name, "--model=MODEL", "--provider=PROVIDER", *METADATA_TO_FILL])
+    hint = add_hint or shlex.join(
+        ["uv", "run", "evaluate", name, "--model=MODEL", "--provider=PROVIDER", *METADATA_TO_FILL]
+    )
     return f"{name!r} is not in {models_path.name}: add it first with `{hint}` (the upper-case values are yours to fill in)"
 
 
-def _not_yet(name: str, new: dict[str, Any], results: dict[str, Path], others: dict[str, str], *, republished: bool) -> list[str]:
+def _not_yet(
+    name: str,
+    new: dict[str, Any],
+    results: dict[str, Path],
+    others: dict[str, str],
+    *,
+    republished: bool,
+) -> list[str]:
     """Why the entry `new` of the model `name` is not published with `results` although each can be on the board
     (one line; none when it is): an eval on the board without its result yet; models.json
     naming the result of an eval no installed package puts on the board (`others`: key -> a
@@ -99,20 +128,33 @@ def _not_yet(name: str, new: dict[str, Any], results: dict[str, Path], others: d
     electricity-priced model without every kilowattHour value."""
     missing = [key for key in models_file.RESULT_KEYS if key not in results]
     if missing:
-        return [f"not published yet: {', '.join(missing)} not finished; resultFiles is set once all {in_words(len(models_file.RESULT_KEYS))} exist"]
+        return [
+            f"not published yet: {', '.join(missing)} not finished; resultFiles is set once all {in_words(len(models_file.RESULT_KEYS))} exist"
+        ]
     if others and not (republished and set(others) <= set(models_file.others(new))):
         named = ", ".join(f"resultFiles.{key} of {model!r}" for key, model in others.items())
-        return [f"not published: models.json names results of an eval no installed package puts on the board ({named}), "
-                f"and every entry needs every eval's; install the package that registers it and run it for {name!r} too"]
-    if "electricity" in (new.get("price") or {}) and not set(models_file.KWH_KEYS) <= set(new.get("kilowattHour") or {}):
-        return [f"not published: an electricity-priced model needs all {in_words(len(models_file.KWH_KEYS))} kilowattHour values "
-                f"({', '.join(models_file.KWH_KEYS)}); measure them with --energy (an eval that ran without it: --force --energy)"]
+        return [
+            f"not published: models.json names results of an eval no installed package puts on the board ({named}), "
+            f"and every entry needs every eval's; install the package that registers it and run it for {name!r} too"
+        ]
+    if "electricity" in (new.get("price") or {}) and not set(models_file.KWH_KEYS) <= set(
+        new.get("kilowattHour") or {}
+    ):
+        return [
+            f"not published: an electricity-priced model needs all {in_words(len(models_file.KWH_KEYS))} kilowattHour values "
+            f"({', '.join(models_file.KWH_KEYS)}); measure them with --energy (an eval that ran without it: --force --energy)"
+        ]
     return []
 
 
 # The metadata a new entry needs, each with a value the hint's reader fills in.
-METADATA_TO_FILL = ("--provider-name=PROVIDER_NAME", "--url=MODEL_PAGE", "--release-date=YYYY-MM-DD",
-                    "--price-input=USD_PER_MILLION_INPUT", "--price-output=USD_PER_MILLION_OUTPUT")
+METADATA_TO_FILL = (
+    "--provider-name=PROVIDER_NAME",
+    "--url=MODEL_PAGE",
+    "--release-date=YYYY-MM-DD",
+    "--price-input=USD_PER_MILLION_INPUT",
+    "--price-output=USD_PER_MILLION_OUTPUT",
+)
 
 
 def add_command(name: str, flags: list[str], data_dir: Path) -> str:
@@ -124,7 +166,9 @@ def add_command(name: str, flags: list[str], data_dir: Path) -> str:
     return shlex.join(["uv", "run", "evaluate", name, *flags, *where, *METADATA_TO_FILL])
 
 
-def board_refusals(key: str, path: Path, result: dict[str, Any], *, allow_errors: bool) -> list[str]:
+def board_refusals(
+    key: str, path: Path, result: dict[str, Any], *, allow_errors: bool
+) -> list[str]:
     """Why the result file at `path` cannot be an entry's resultFiles[key]: the publish reasons,
     recomputed from its config and summary (never its stored `publishable`), or it is not the
     run it claims to be: another eval's result, or a name that is not its run's (the file was
@@ -147,18 +191,34 @@ def identity_mismatch(configs: dict[str, dict[str, Any]]) -> tuple[str, str] | N
     for key, config in others:
         for field in model_keys():
             if config.get(field) != reference.get(field):
-                return key, f"{field} {config.get(field)!r} where {first} has {reference.get(field)!r}"
+                return (
+                    key,
+                    f"{field} {config.get(field)!r} where {first} has {reference.get(field)!r}",
+                )
     return None
 
 
-def _refusals(paths: dict[str, Path], loaded: dict[str, dict[str, Any]], allow_errors: bool) -> list[str]:
+def _refusals(
+    paths: dict[str, Path], loaded: dict[str, dict[str, Any]], allow_errors: bool
+) -> list[str]:
     """Why the results cannot be published: a reason every result shares once ("--limit 5
     makes it a smoke test"), any other with the eval it is about."""
-    by_key = {key: board_refusals(key, paths[key], r, allow_errors=allow_errors) for key, r in sorted(loaded.items())}
-    shared = set.intersection(*(set(reasons) for reasons in by_key.values())) if len(by_key) > 1 else set()
+    by_key = {
+        key: board_refusals(key, paths[key], r, allow_errors=allow_errors)
+        for key, r in sorted(loaded.items())
+    }
+    shared = (
+        set.intersection(*(set(reasons) for reasons in by_key.values()))
+        if len(by_key) > 1
+        else set()
+    )
     reasons = sorted(shared)
-    reasons += [f"{key}: {reason}" for key, own in by_key.items() for reason in own if reason not in shared]
-    mismatch = identity_mismatch({key: r["config"] for key, r in loaded.items()}) if loaded else None
+    reasons += [
+        f"{key}: {reason}" for key, own in by_key.items() for reason in own if reason not in shared
+    ]
+    mismatch = (
+        identity_mismatch({key: r["config"] for key, r in loaded.items()}) if loaded else None
+    )
     if mismatch:
         reasons.append(f"the results come from different runs ({mismatch[0]}: {mismatch[1]})")
     return reasons
@@ -207,7 +267,9 @@ def stamp(path: Path) -> Stamp | None:
     return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
 
 
-def finished_results(files: dict[str, Path], *, run_root: Path, written: Mapping[Path, Stamp | None] = {}) -> tuple[dict[str, Path], list[str]]:
+def finished_results(
+    files: dict[str, Path], *, run_root: Path, written: Mapping[Path, Stamp | None] = {}
+) -> tuple[dict[str, Path], list[str]]:
     """The result files (resultFiles key -> path) that count as finished: those their run
     folder reproduces now, offline, in the file's own format (a file of an older format
     included), or whose intact records today's graders only score differently (a regrade:
@@ -223,7 +285,9 @@ def finished_results(files: dict[str, Path], *, run_root: Path, written: Mapping
     for key, path in files.items():
         if not path.is_file():
             continue
-        if (written_then := written.get(path) or written.get(path.resolve())) is not None and written_then == stamp(path):
+        if (
+            written_then := written.get(path) or written.get(path.resolve())
+        ) is not None and written_then == stamp(path):
             finished[key] = path
             continue
         status, detail = compare(path, run_root=run_root)
@@ -231,9 +295,13 @@ def finished_results(files: dict[str, Path], *, run_root: Path, written: Mapping
             finished[key] = path
         elif status == "REGRADE":
             finished[key] = path
-            notes.append(f"{key}: {path.name}: regrade available ({detail}); `evaluate --regrade` rescores it")
+            notes.append(
+                f"{key}: {path.name}: regrade available ({detail}); `evaluate --regrade` rescores it"
+            )
         elif status == "DIFF":
-            notes.append(f"{key}: {path.name} is older than its run folder's answers ({detail}); rerun the eval to finish it")
+            notes.append(
+                f"{key}: {path.name} is older than its run folder's answers ({detail}); rerun the eval to finish it"
+            )
         else:
             notes.append(f"{key}: {path.name} is not reproduced by its run folder ({detail})")
     return finished, notes

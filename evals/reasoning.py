@@ -54,7 +54,7 @@ def split(text: str) -> tuple[str | None, str]:
             if closing is None:  # never closed: all of the rest is reasoning
                 thoughts.append(text[at:])
                 return _joined(thoughts), ""
-            thoughts.append(text[at: closing.start()])
+            thoughts.append(text[at : closing.start()])
             at = closing.end()
     return _joined(thoughts), text[at:].lstrip()
 

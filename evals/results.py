@@ -62,7 +62,9 @@ class TokenPrices:
         return round((listed["input"] * self.input + listed["output"] * self.output) / 1e6, 6)
 
 
-def summarize(task: Task, rows: list[dict[str, Any]], prices: TokenPrices | None = None) -> dict[str, Any]:
+def summarize(
+    task: Task, rows: list[dict[str, Any]], prices: TokenPrices | None = None
+) -> dict[str, Any]:
     """The summary of a run's rows; with bands (`Task.bands`) an `overall` summary
     and one per band."""
     if not task.bands:
@@ -101,7 +103,11 @@ def _summary(task: Task, rows: list[dict[str, Any]], prices: TokenPrices | None)
         summary["judgeTokens"] = _token_totals(judge_tokens)
     batched = [r.get("usage") for r in all_rows if "candidate" in r.get("batched", ())]
     if batched:  # the run went through a Batch API: its candidate tokens there cost BATCH_PRICE of the list price
-        summary["batch"] = {"calls": len(batched), "tokens": _token_totals(batched), "priceFactor": BATCH_PRICE}
+        summary["batch"] = {
+            "calls": len(batched),
+            "tokens": _token_totals(batched),
+            "priceFactor": BATCH_PRICE,
+        }
     if prices:
         summary["cost"] = prices.cost(tokens, summary["batch"]["tokens"] if batched else None)
     return summary
@@ -144,7 +150,9 @@ def gate_reason(summary: dict[str, Any]) -> str:
     return f"{failures(summary)}, over the {MAX_ERROR_RATE:.0%} gate: {'; '.join(advice)}; --allow-errors publishes it anyway"
 
 
-def not_publishable_reasons(config: dict[str, Any], summary: dict[str, Any], *, allow_errors: bool) -> list[str]:
+def not_publishable_reasons(
+    config: dict[str, Any], summary: dict[str, Any], *, allow_errors: bool
+) -> list[str]:
     reasons = []
     if config["provider"] == "reference":
         reasons.append("the reference provider answers with the gold answers")
@@ -157,9 +165,16 @@ def not_publishable_reasons(config: dict[str, Any], summary: dict[str, Any], *, 
     return reasons
 
 
-def build_result(config: dict[str, Any], summary: dict[str, Any], rows: list[dict[str, Any]], *,
-                 prices: TokenPrices | None, timing: dict[str, Any], graders: dict[str, str] | None = None,
-                 graded_with: dict[str, Any] | None = None) -> dict[str, Any]:
+def build_result(
+    config: dict[str, Any],
+    summary: dict[str, Any],
+    rows: list[dict[str, Any]],
+    *,
+    prices: TokenPrices | None,
+    timing: dict[str, Any],
+    graders: dict[str, str] | None = None,
+    graded_with: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """`publishable` says whether the run passes every rule by itself; --allow-errors is a
     decision taken when publishing, recorded in models.json, never in the result file, so
     that rerunning an identity reproduces its file whatever the flags of the day.
@@ -180,12 +195,26 @@ def build_result(config: dict[str, Any], summary: dict[str, Any], rows: list[dic
     }
 
 
-def result_of_run(task: Task, config: dict[str, Any], rows: list[dict[str, Any]], *, prices: TokenPrices | None,
-                  timing: dict[str, Any], graded_with: dict[str, Any] | None = None) -> dict[str, Any]:
+def result_of_run(
+    task: Task,
+    config: dict[str, Any],
+    rows: list[dict[str, Any]],
+    *,
+    prices: TokenPrices | None,
+    timing: dict[str, Any],
+    graded_with: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """The result file of a run's rows: what a session writes and what verify recomputes.
     Each row is bound to the records it was scored from by `EvalRun.answer` (`records`)."""
-    return build_result(config, summarize(task, rows, prices), rows, prices=prices, timing=timing, graders=graders_of(task),
-                        graded_with=graded_with)
+    return build_result(
+        config,
+        summarize(task, rows, prices),
+        rows,
+        prices=prices,
+        timing=timing,
+        graders=graders_of(task),
+        graded_with=graded_with,
+    )
 
 
 def graders_of(task: Task) -> dict[str, str]:
@@ -214,7 +243,9 @@ def in_format(result: dict[str, Any], version: int) -> dict[str, Any]:
     if "resultFormat" in shaped:
         shaped["resultFormat"] = version
     if row and isinstance(shaped.get("results"), list):
-        shaped["results"] = [{k: v for k, v in r.items() if k not in row} for r in shaped["results"]]
+        shaped["results"] = [
+            {k: v for k, v in r.items() if k not in row} for r in shaped["results"]
+        ]
     if version < 3:
         shaped = _without_failed_rows_usage(shaped)
     return shaped
@@ -227,9 +258,18 @@ def _without_failed_rows_usage(result: dict[str, Any]) -> dict[str, Any]:
     failed = [r for r in rows if r.get("status") == "apiError" and "usage" in r]
     if not failed:
         return result
-    rows = [{k: v for k, v in r.items() if k not in FAILED_ROW_USAGE} if r.get("status") == "apiError" else r for r in rows]
+    rows = [
+        {k: v for k, v in r.items() if k not in FAILED_ROW_USAGE}
+        if r.get("status") == "apiError"
+        else r
+        for r in rows
+    ]
     prices = TokenPrices(**result["prices"]) if result.get("prices") else None
-    return {**result, "results": rows, "summary": summarize(TASKS[result["config"]["eval"]], rows, prices)}
+    return {
+        **result,
+        "results": rows,
+        "summary": summarize(TASKS[result["config"]["eval"]], rows, prices),
+    }
 
 
 def write_result(path: Path, result: dict[str, Any]) -> None:
@@ -245,16 +285,26 @@ def read_result(path: Path) -> dict[str, Any]:
     except FileNotFoundError:
         raise DataFileError(f"{path}: result file not found") from None
     except json.JSONDecodeError as error:
-        raise DataFileError(f"{path}: truncated or corrupt result file ({error.msg}); rerun its eval to write it again") from None
+        raise DataFileError(
+            f"{path}: truncated or corrupt result file ({error.msg}); rerun its eval to write it again"
+        ) from None
     except UnicodeDecodeError:
-        raise DataFileError(f"{path}: not a text file, so not a result file; rerun its eval to write it again") from None
+        raise DataFileError(
+            f"{path}: not a text file, so not a result file; rerun its eval to write it again"
+        ) from None
     except ValueError as error:  # e.g. a number of more than 4300 digits
-        raise DataFileError(f"{path}: corrupt result file ({error}); rerun its eval to write it again") from None
+        raise DataFileError(
+            f"{path}: corrupt result file ({error}); rerun its eval to write it again"
+        ) from None
     version = result.get("resultFormat", 1) if isinstance(result, dict) else 1
     if not (isinstance(version, int) and not isinstance(version, bool) and 1 <= version):
-        raise DataFileError(f"{path}: resultFormat must be a format number from 1 (got {version!r}); rerun its eval to write it again")
+        raise DataFileError(
+            f"{path}: resultFormat must be a format number from 1 (got {version!r}); rerun its eval to write it again"
+        )
     if version > RESULT_FORMAT:
-        raise DataFileError(f"{path}: a result file of format {version}, newer than this code reads (up to {RESULT_FORMAT}); update the harness")
+        raise DataFileError(
+            f"{path}: a result file of format {version}, newer than this code reads (up to {RESULT_FORMAT}); update the harness"
+        )
     from evals import schema
 
     if problem := schema.problem(schema.result_model(result), result):

@@ -34,8 +34,18 @@ from evals.config import RunConfig
 from evals.energy.spans import Span, SpanLog
 from evals.errors import BatchWaiting, FatalError, FatalProviderError, ProviderError, StorageError
 from evals.names import windows_path_note
-from evals.providers import (PROVIDERS, Completion, Provider, ProviderSpec, Request, RetryPolicy, Throttle, call_with_retries, configured_secrets,
-                             endpoint_throttle)
+from evals.providers import (
+    PROVIDERS,
+    Completion,
+    Provider,
+    ProviderSpec,
+    Request,
+    RetryPolicy,
+    Throttle,
+    call_with_retries,
+    configured_secrets,
+    endpoint_throttle,
+)
 from evals.scrub import Scrub
 from evals.tasks import TASKS, Attempt, Task, row_identity
 
@@ -64,11 +74,20 @@ class RunSpec:
     concurrency: int = 8
     energy: bool = False
     published: bool = False  # every answer comes from the run folder: nothing is asked ahead
-    request_timeout: float = RetryPolicy.timeout  # one attempt of a model call, connect to last byte
+    request_timeout: float = (
+        RetryPolicy.timeout
+    )  # one attempt of a model call, connect to last byte
 
 
-def build_run(spec: RunSpec, providers: Callable[[ProviderSpec, str], Provider], *, asker: Asker[EvalRun] | None = None,
-              resources: Mapping[str, Any] = {}, items_here: bool = True, policy: RetryPolicy | None = None) -> EvalRun:
+def build_run(
+    spec: RunSpec,
+    providers: Callable[[ProviderSpec, str], Provider],
+    *,
+    asker: Asker[EvalRun] | None = None,
+    resources: Mapping[str, Any] = {},
+    items_here: bool = True,
+    policy: RetryPolicy | None = None,
+) -> EvalRun:
     """The run `spec` describes; `providers(spec, role)` makes the provider of the candidate
     (role "candidate") or of a judge ("judge-0"...). `items_here`: False where no item runs
     (a child asking ahead), so no answer is kept in memory for one."""
@@ -77,7 +96,10 @@ def build_run(spec: RunSpec, providers: Callable[[ProviderSpec, str], Provider],
         spec.config,
         spec.samples,
         candidate=providers(spec.candidate, "candidate"),
-        judges=[(name, providers(judge, f"judge-{index}")) for index, (name, judge) in enumerate(spec.judges)],
+        judges=[
+            (name, providers(judge, f"judge-{index}"))
+            for index, (name, judge) in enumerate(spec.judges)
+        ],
         folder=spec.folder,
         session=spec.session,
         concurrency=spec.concurrency,
@@ -132,7 +154,16 @@ class EvalRun:
         self.folder = folder
         # Every configured key, the candidate's and each judge's (`secrets`: also those of judges
         # this eval does not call): none is written, whoever echoes it.
-        self.scrub = Scrub([*secrets, *(secret for provider in (candidate, *(p for _, p in self.judges)) for secret in provider.secrets)])
+        self.scrub = Scrub(
+            [
+                *secrets,
+                *(
+                    secret
+                    for provider in (candidate, *(p for _, p in self.judges))
+                    for secret in provider.secrets
+                ),
+            ]
+        )
         self.cache = RunCache(folder, session, scrub=self.scrub)
         self.policy = policy
         self.concurrency = concurrency
@@ -144,11 +175,17 @@ class EvalRun:
         # What this process stored, kept for the item that reads it next (a prefetch thread
         # asked, the item takes it): the answer as the cache wrote it, without reading it back.
         self._stored: dict[tuple[str, str], tuple[dict[str, Any], Completion | ProviderError]] = {}
-        self._hands_over = items_here  # False where no item runs (a child asking ahead): nothing is kept
+        self._hands_over = (
+            items_here  # False where no item runs (a child asking ahead): nothing is kept
+        )
         self.fatal: FatalError | None = None
         # --energy: takes the wall-clock span of each candidate request
         self.spans = spans
-        self._bands = {sample.id: task.band(task.sample_fields(sample)) for sample in self.samples} if spans and task.bands else {}
+        self._bands = (
+            {sample.id: task.band(task.sample_fields(sample)) for sample in self.samples}
+            if spans and task.bands
+            else {}
+        )
         # How calls are asked ahead of the items: waited for before an item's first cache
         # read, and asked where a call waits in a Batch API batch before making it directly.
         self.asker: Asker[EvalRun] = asker if asker is not None else Threads()
@@ -169,15 +206,24 @@ class EvalRun:
         completion = None
         try:
             completion = self._call(sample.id, "candidate", self.candidate, request, wait=wait)
-            scoring.calls.append(("candidate", self.call_record(self.candidate, request), completion))
+            scoring.calls.append(
+                ("candidate", self.call_record(self.candidate, request), completion)
+            )
             scored = self.task.score(sample, completion, scoring)
         except FatalError:
             raise
         except ProviderError as error:
             scoring.calls.append(("error", {}, error))
             scored = {"status": "apiError", "correct": False, "error": f"{error.kind}: {error}"}
-            if completion is None:  # the candidate's own call failed: nothing was answered, nothing is counted
-                return {**row_identity(sample), **self.task.sample_fields(sample), **scored, "records": records_digest(scoring.calls)}
+            if (
+                completion is None
+            ):  # the candidate's own call failed: nothing was answered, nothing is counted
+                return {
+                    **row_identity(sample),
+                    **self.task.sample_fields(sample),
+                    **scored,
+                    "records": records_digest(scoring.calls),
+                }
             # A later call failed (a judge's): the candidate's answer was paid for all the same, and is counted.
         batched = ["candidate"] * bool(completion.batch) + scoring.batched
         return {
@@ -187,8 +233,12 @@ class EvalRun:
             "finishReason": completion.finish_reason,
             "usage": dataclasses.asdict(completion.usage),
             "latency": completion.latency,
-            **({"batched": batched} if batched else {}),  # the calls a Batch API answered, at its price
-            "records": records_digest(scoring.calls),  # what it was scored from: verify tells a changed record from a regrade
+            **(
+                {"batched": batched} if batched else {}
+            ),  # the calls a Batch API answered, at its price
+            "records": records_digest(
+                scoring.calls
+            ),  # what it was scored from: verify tells a changed record from a regrade
         }
 
     def needed_calls(self, sample: Any) -> list[Call]:
@@ -198,10 +248,18 @@ class EvalRun:
         reply = self.cache.lookup(sample.id, "candidate", self.call_record(self.candidate, request))
         if reply is None:
             return [Call(sample.id, "candidate", self.candidate, request)]
-        if isinstance(reply, ProviderError) or not self.judges or (judged := self.task.judge_request(sample, reply)) is None:
+        if (
+            isinstance(reply, ProviderError)
+            or not self.judges
+            or (judged := self.task.judge_request(sample, reply)) is None
+        ):
             return []
-        return [Call(sample.id, f"judge-{i}", provider, judged) for i, (_, provider) in enumerate(self.judges)
-                if self.cache.lookup(sample.id, f"judge-{i}", self.call_record(provider, judged)) is None]
+        return [
+            Call(sample.id, f"judge-{i}", provider, judged)
+            for i, (_, provider) in enumerate(self.judges)
+            if self.cache.lookup(sample.id, f"judge-{i}", self.call_record(provider, judged))
+            is None
+        ]
 
     @staticmethod
     def call_record(provider: Provider, request: Request) -> dict[str, Any]:
@@ -209,9 +267,15 @@ class EvalRun:
         return {"provider": provider.spec.identity(), **request.to_record()}
 
     def _candidate_request(self, sample: Any) -> Request:
-        request = self.task.request(sample, system_prompt_prefix=self.config.identity.system_prompt_prefix, max_tokens=self.config.identity.spec.max_tokens)
+        request = self.task.request(
+            sample,
+            system_prompt_prefix=self.config.identity.system_prompt_prefix,
+            max_tokens=self.config.identity.spec.max_tokens,
+        )
         info = PROVIDERS.get(self.candidate.spec.provider)
-        if isinstance(sample, Attempt) and info and info.sampling:  # each epoch its own seed, where the API takes one
+        if (
+            isinstance(sample, Attempt) and info and info.sampling
+        ):  # each epoch its own seed, where the API takes one
             request = dataclasses.replace(request, seed=sample.epoch)
         return request
 
@@ -219,7 +283,9 @@ class EvalRun:
         _, provider = self.judges[index]
         return self._call(item_id, f"judge-{index}", provider, request, wait=wait)
 
-    def _call(self, item_id: str, role: str, provider: Provider, request: Request, *, wait: bool) -> Completion:
+    def _call(
+        self, item_id: str, role: str, provider: Provider, request: Request, *, wait: bool
+    ) -> Completion:
         """The answer to `request`: looked up where it may be already, else asked and stored.
         `wait`: False on a thread asking ahead, which skips a call someone else is making."""
         record = self.call_record(provider, request)
@@ -231,7 +297,9 @@ class EvalRun:
             raise answer
         return answer
 
-    def _look_up(self, key: tuple[str, str], record: dict[str, Any], *, wait: bool) -> Completion | ProviderError | None:
+    def _look_up(
+        self, key: tuple[str, str], record: dict[str, Any], *, wait: bool
+    ) -> Completion | ProviderError | None:
         """The answer to `record` already made, or None: once whoever asks ahead of the items is
         done with the item (`wait`), the answer this process stored, else the cache's; for a
         call that waits in a Batch API batch, the cache's or `BatchWaiting`; for one a thread
@@ -247,7 +315,9 @@ class EvalRun:
         if answer is not None:
             return answer
         if waiting := self.asker.waiting(self, key):
-            answer = self.cache.lookup(item_id, role, record)  # collected meanwhile, by another process
+            answer = self.cache.lookup(
+                item_id, role, record
+            )  # collected meanwhile, by another process
             if answer is None:
                 raise BatchWaiting(waiting.batch, waiting.status)
             return answer
@@ -258,8 +328,15 @@ class EvalRun:
                 answer = self.cache.lookup(item_id, role, record)
         return answer
 
-    def _ask_and_store(self, key: tuple[str, str], record: dict[str, Any], provider: Provider, request: Request, *,
-                       wait: bool) -> Completion | ProviderError:
+    def _ask_and_store(
+        self,
+        key: tuple[str, str],
+        record: dict[str, Any],
+        provider: Provider,
+        request: Request,
+        *,
+        wait: bool,
+    ) -> Completion | ProviderError:
         """Ask `provider` under the record's lock (the cache's answer, if another process
         stored one while the lock was waited for) and store the answer: from then on, the
         answer as the cache wrote it, the same text a rerun reads. `_Busy` when not `wait` and
@@ -280,7 +357,9 @@ class EvalRun:
             answer = self._ask(provider, request)
             if self.spans is not None and role == "candidate":
                 self._record_span(self.spans, item_id, started)
-            if isinstance(answer, FatalProviderError):  # the run's end: this error, or the one that ended it first
+            if isinstance(
+                answer, FatalProviderError
+            ):  # the run's end: this error, or the one that ended it first
                 raise self.end_with(self.scrub.error(answer))
             with self.storing(path):
                 answer = self.cache.store(item_id, role, record, answer)
@@ -292,14 +371,18 @@ class EvalRun:
             self._asking.pop(key, None)
             done.set()
 
-    def _stored_here(self, key: tuple[str, str], record: dict[str, Any]) -> Completion | ProviderError | None:
+    def _stored_here(
+        self, key: tuple[str, str], record: dict[str, Any]
+    ) -> Completion | ProviderError | None:
         """The answer to `record` this process stored, taken once."""
         stored = self._stored.pop(key, None)
         return stored[1] if stored is not None and stored[0] == record else None
 
     def _record_span(self, spans: SpanLog, item_id: str, started: float) -> None:
         with self.storing(self.folder):
-            spans.record(Span(started, time.time(), self.energy_label(self.folder), self._bands.get(item_id)))
+            spans.record(
+                Span(started, time.time(), self.energy_label(self.folder), self._bands.get(item_id))
+            )
 
     @staticmethod
     def energy_label(folder: Path) -> str:
@@ -320,12 +403,18 @@ class EvalRun:
         try:
             yield
         except OSError as error:
-            raise self.end_with(StorageError(f"cannot write {path} ({error.strerror or error}{windows_path_note(path)}): every answer "
-                                         f"kept so far is in {self.folder}; free space (or fix the folder) and run the same command again")) from None
+            raise self.end_with(
+                StorageError(
+                    f"cannot write {path} ({error.strerror or error}{windows_path_note(path)}): every answer "
+                    f"kept so far is in {self.folder}; free space (or fix the folder) and run the same command again"
+                )
+            ) from None
 
     def _ask(self, provider: Provider, request: Request) -> Completion | ProviderError:
         try:
-            return call_with_retries(provider, request, throttle=self._throttle(provider), policy=self.policy)
+            return call_with_retries(
+                provider, request, throttle=self._throttle(provider), policy=self.policy
+            )
         except ProviderError as error:
             return error
 
@@ -334,7 +423,9 @@ class EvalRun:
 
     # -- ahead of the items ------------------------------------------------------------
 
-    def prefetch(self, samples: Sequence[Any], *, threads: int, done: Callable[[Any], None] | None = None) -> list[threading.Thread]:
+    def prefetch(
+        self, samples: Sequence[Any], *, threads: int, done: Callable[[Any], None] | None = None
+    ) -> list[threading.Thread]:
         """Answer `samples` on background threads; items then find their calls cached.
         `done(sample)` is told of each sample once its calls are made, failed or skipped.
         Returns the thread that ends once every sample is answered (or the run stopped)."""
@@ -361,14 +452,19 @@ class EvalRun:
         # instead of 1.5-1.6, `bench/cpu.py`; too few made a storm of 30 s stalls 25% slower,
         # `bench/storm.py`).
         base = threads + threads // 4 + 1
-        throttles = {id(t): t for t in (self._throttle(p) for p in (self.candidate, *(p for _, p in self.judges)))}.values()
+        throttles = {
+            id(t): t
+            for t in (self._throttle(p) for p in (self.candidate, *(p for _, p in self.judges)))
+        }.values()
 
         def supervise() -> None:
             workers: list[threading.Thread] = []
             while pending and not self._stop.is_set():
                 alive = sum(worker.is_alive() for worker in workers)
                 for _ in range(base + sum(t.set_aside() for t in throttles) - alive):
-                    workers.append(threading.Thread(target=work, name=f"prefetch-{len(workers)}", daemon=True))
+                    workers.append(
+                        threading.Thread(target=work, name=f"prefetch-{len(workers)}", daemon=True)
+                    )
                     workers[-1].start()
                 self._stop.wait(0.25)
             for worker in workers:
@@ -383,7 +479,9 @@ class EvalRun:
         `judge_request` makes of the reply, in the order its score asks them (one failing, the
         next is not asked, as there). Scoring, and local grading (running code), stays with
         the item, off these threads: it reads these calls from the cache."""
-        reply = self._call(sample.id, "candidate", self.candidate, self._candidate_request(sample), wait=False)
+        reply = self._call(
+            sample.id, "candidate", self.candidate, self._candidate_request(sample), wait=False
+        )
         if self.judges and (judged := self.task.judge_request(sample, reply)) is not None:
             for index in range(len(self.judges)):
                 self.judge(sample.id, index, judged, wait=False)
@@ -421,7 +519,11 @@ def forced_in(folder: Path, session: str) -> Path | None:
         record = json.loads((folder / FORCED).read_text())
     except (FileNotFoundError, ValueError):
         return None
-    return Path(record["kept"]) if isinstance(record, dict) and record.get("session") == session and record.get("kept") else None
+    return (
+        Path(record["kept"])
+        if isinstance(record, dict) and record.get("session") == session and record.get("kept")
+        else None
+    )
 
 
 class _Scoring:
@@ -435,11 +537,19 @@ class _Scoring:
         self.judge_names = run.judge_names
         self.folder = run.folder
         self.batched: list[str] = []  # the judge calls a Batch API answered
-        self.calls: list[tuple[str, dict[str, Any], Completion | ProviderError]] = []  # what the row is scored from
+        self.calls: list[
+            tuple[str, dict[str, Any], Completion | ProviderError]
+        ] = []  # what the row is scored from
 
     def judge(self, item_id: str, index: int, request: Request) -> Completion:
         completion = self._run.judge(item_id, index, request, wait=self._wait)
-        self.calls.append((f"judge-{index}", self._run.call_record(self._run.judges[index][1], request), completion))
+        self.calls.append(
+            (
+                f"judge-{index}",
+                self._run.call_record(self._run.judges[index][1], request),
+                completion,
+            )
+        )
         if completion.batch:
             self.batched.append(f"judge-{index}")
         return completion.apart()  # a verdict is read without the judge's reasoning, as a reply is
@@ -465,7 +575,11 @@ def records_digest(calls: list[tuple[str, dict[str, Any], Completion | ProviderE
         if isinstance(outcome, Completion):
             answer = {k: v for k, v in outcome.to_record().items() if k not in ("latency", "batch")}
         else:
-            answer = {"error": {"kind": outcome.kind, "status": outcome.status, "message": str(outcome)}}
-        line = json.dumps([role, request, answer], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+            answer = {
+                "error": {"kind": outcome.kind, "status": outcome.status, "message": str(outcome)}
+            }
+        line = json.dumps(
+            [role, request, answer], sort_keys=True, ensure_ascii=False, separators=(",", ":")
+        )
         digest.update(line.encode("utf-8", "surrogatepass") + b"\n")
     return digest.hexdigest()[:DIGEST_DIGITS]

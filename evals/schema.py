@@ -24,7 +24,18 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from urllib.parse import urlsplit
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, TypeAdapter, ValidationError, WrapValidator, create_model, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    Strict,
+    TypeAdapter,
+    ValidationError,
+    WrapValidator,
+    create_model,
+    model_validator,
+)
 from pydantic.json_schema import GenerateJsonSchema
 from pydantic_core import PydanticCustomError
 
@@ -47,7 +58,9 @@ def _must(should: str) -> Any:
             raise PydanticCustomError("invalid", "must be {should}", {"should": should}) from None
 
     described = Field(description=should)
-    described.metadata.append(WrapValidator(must))  # pydantic applies it where it applies the description
+    described.metadata.append(
+        WrapValidator(must)
+    )  # pydantic applies it where it applies the description
     return described
 
 
@@ -76,8 +89,12 @@ String = Annotated[str, Strict(), _must("a string")]
 Flag = Annotated[bool, Strict(), _must("true or false")]
 Count = Annotated[int, Strict(), Field(ge=0, lt=MAX_EXACT), _must("a count from 0 to 2**53 - 1")]
 Epoch = Annotated[int, Strict(), Field(ge=1, lt=MAX_EXACT), _must("a count from 1 to 2**53 - 1")]
-Fraction = Annotated[float, Strict(), Field(ge=0, le=1, allow_inf_nan=False), _must("a fraction from 0 to 1")]
-Finite = Annotated[float, Strict(), Field(ge=0, allow_inf_nan=False)]  # an amount, `Annotated[Finite, _in(unit)]`
+Fraction = Annotated[
+    float, Strict(), Field(ge=0, le=1, allow_inf_nan=False), _must("a fraction from 0 to 1")
+]
+Finite = Annotated[
+    float, Strict(), Field(ge=0, allow_inf_nan=False)
+]  # an amount, `Annotated[Finite, _in(unit)]`
 Amount = Annotated[Finite, _must("a finite number >= 0")]
 OptionalString = Annotated[Annotated[str, Strict()] | None, _must("a string or null")]
 
@@ -103,10 +120,15 @@ PRICES = ({"input", "output"}, {"electricity"})
 class Price(BaseModel):
     """{"input", "output"} in USD per million tokens or {"electricity"} in USD per kWh"""
 
-    model_config = ConfigDict(**CLOSED, json_schema_extra={"oneOf": [
-        {"required": ["input", "output"], "not": {"required": ["electricity"]}},
-        {"required": ["electricity"], "maxProperties": 1},
-    ]})
+    model_config = ConfigDict(
+        **CLOSED,
+        json_schema_extra={
+            "oneOf": [
+                {"required": ["input", "output"], "not": {"required": ["electricity"]}},
+                {"required": ["electricity"], "maxProperties": 1},
+            ]
+        },
+    )
 
     input: Annotated[Finite, _in("USD per million input tokens")] = _absent()
     output: Annotated[Finite, _in("USD per million output tokens")] = _absent()
@@ -123,11 +145,24 @@ class Price(BaseModel):
 # The evals on the board: a models.json entry has a result file and kWh figures of each.
 # Their fields are the registered evals' keys: models made at import, which a type checker
 # takes as plain BaseModels (hence the ignores where they are used).
-_kwh: dict[str, Any] = {key: (Annotated[Finite, _in("kWh")], _absent()) for key in kilowatt_hour_keys()}
+_kwh: dict[str, Any] = {
+    key: (Annotated[Finite, _in("kWh")], _absent()) for key in kilowatt_hour_keys()
+}
 KilowattHour = create_model(
-    "KilowattHour", __doc__=f"a map of some of {', '.join(kilowatt_hour_keys())} to kWh", __config__=CLOSED, **_kwh)
-_files: dict[str, Any] = {key: (Annotated[str, Strict(), AfterValidator(_file_name), _must(f"a file name in results/{folder}/")], ...)
-                          for key, folder in on_board_keys().items()}
+    "KilowattHour",
+    __doc__=f"a map of some of {', '.join(kilowatt_hour_keys())} to kWh",
+    __config__=CLOSED,
+    **_kwh,
+)
+_files: dict[str, Any] = {
+    key: (
+        Annotated[
+            str, Strict(), AfterValidator(_file_name), _must(f"a file name in results/{folder}/")
+        ],
+        ...,
+    )
+    for key, folder in on_board_keys().items()
+}
 
 
 class _OthersKept(BaseModel):
@@ -136,12 +171,20 @@ class _OthersKept(BaseModel):
     (`models_file.others`) until a package puts it on the board again."""
 
     model_config = ConfigDict(extra="allow")
-    __pydantic_extra__: dict[str, Annotated[str, Strict(), AfterValidator(_file_name),
-                                            _must("a file name in results/<its eval>/")]] = Field(init=False)
+    __pydantic_extra__: dict[
+        str,
+        Annotated[
+            str, Strict(), AfterValidator(_file_name), _must("a file name in results/<its eval>/")
+        ],
+    ] = Field(init=False)
 
 
 ResultFiles = create_model(
-    "ResultFiles", __doc__=f"a map of all of {', '.join(on_board_keys())} to file names", __base__=_OthersKept, **_files)
+    "ResultFiles",
+    __doc__=f"a map of all of {', '.join(on_board_keys())} to file names",
+    __base__=_OthersKept,
+    **_files,
+)
 
 
 def _is_kwh(value: Any) -> bool:
@@ -153,10 +196,24 @@ class Entry(BaseModel):
 
     name: Text
     provider: Text
-    url: Annotated[str, Strict(), AfterValidator(_web_url), Field(json_schema_extra={"format": "uri"}), _must("an http(s) URL with a host")]
-    releaseDate: Annotated[str, Strict(), Field(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"), AfterValidator(_real_date),
-                           _must("a real date written YYYY-MM-DD")]
-    size: Annotated[Annotated[int, Strict(), Field(gt=0, lt=MAX_EXACT)] | None, _must("a byte count from 1 to 2**53 - 1, or null")] = None
+    url: Annotated[
+        str,
+        Strict(),
+        AfterValidator(_web_url),
+        Field(json_schema_extra={"format": "uri"}),
+        _must("an http(s) URL with a host"),
+    ]
+    releaseDate: Annotated[
+        str,
+        Strict(),
+        Field(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"),
+        AfterValidator(_real_date),
+        _must("a real date written YYYY-MM-DD"),
+    ]
+    size: Annotated[
+        Annotated[int, Strict(), Field(gt=0, lt=MAX_EXACT)] | None,
+        _must("a byte count from 1 to 2**53 - 1, or null"),
+    ] = None
     price: Price
     kilowattHour: KilowattHour | None = None  # type: ignore[valid-type]  # made at import (above)
     resultFiles: ResultFiles | None = None  # type: ignore[valid-type]  # made at import (above)
@@ -168,10 +225,19 @@ class Entry(BaseModel):
         """An entry that names the result of an eval not on the board (`_OthersKept`) may hold
         that eval's kilowattHour figures too: a key of no eval on the board is then taken when
         its value is a kWh figure (an entry of the board's evals only has none: a typo)."""
-        files, kwh = (value.get("resultFiles"), value.get("kilowattHour")) if isinstance(value, dict) else (None, None)
+        files, kwh = (
+            (value.get("resultFiles"), value.get("kilowattHour"))
+            if isinstance(value, dict)
+            else (None, None)
+        )
         if isinstance(files, dict) and isinstance(kwh, dict) and set(files) - set(on_board_keys()):
             known = set(kilowatt_hour_keys())
-            return {**value, "kilowattHour": {key: v for key, v in kwh.items() if key in known or not _is_kwh(v)}}
+            return {
+                **value,
+                "kilowattHour": {
+                    key: v for key, v in kwh.items() if key in known or not _is_kwh(v)
+                },
+            }
         return value
 
 
@@ -182,7 +248,9 @@ class Entry(BaseModel):
 EVALS = ", ".join(tasks())
 UNBANDED = tuple(name for name, task in tasks().items() if not task.bands)
 BANDED = [task for task in tasks().values() if task.bands]
-BANDS = tuple(dict.fromkeys(band for task in BANDED for band in task.bands))  # every eval's, for `Energy`
+BANDS = tuple(
+    dict.fromkeys(band for task in BANDED for band in task.bands)
+)  # every eval's, for `Energy`
 
 
 class Config(BaseModel):
@@ -195,7 +263,10 @@ class Config(BaseModel):
     effort: OptionalString = None
     route: OptionalString = None
     split: OptionalString = None
-    limit: Annotated[Annotated[int, Strict(), Field(gt=0, lt=MAX_EXACT)] | None, _must("a count from 1 to 2**53 - 1, or null")] = None
+    limit: Annotated[
+        Annotated[int, Strict(), Field(gt=0, lt=MAX_EXACT)] | None,
+        _must("a count from 1 to 2**53 - 1, or null"),
+    ] = None
 
 
 class Tokens(BaseModel):
@@ -228,15 +299,22 @@ class Summary(BaseModel):
     n: Count
     correct: Count
     accuracy: Fraction
-    ci95: Annotated[list[Fraction], Field(min_length=2, max_length=2), AfterValidator(_ordered),
-                    _must("a [low, high] pair of fractions, low <= high")]
+    ci95: Annotated[
+        list[Fraction],
+        Field(min_length=2, max_length=2),
+        AfterValidator(_ordered),
+        _must("a [low, high] pair of fractions, low <= high"),
+    ]
     epochs: Epoch = 1
     questions: Count = _absent()
     apiErrors: Count = 0
     unparseable: Count = 0
     judgeUnparseable: Count = 0
     datasetErrors: Count = 0
-    passAt: Annotated[dict[Annotated[str, Field(pattern=r"^[1-9][0-9]*$")], Fraction], _must("an object of fractions by k (1, 2, ...)")] = _absent()
+    passAt: Annotated[
+        dict[Annotated[str, Field(pattern=r"^[1-9][0-9]*$")], Fraction],
+        _must("an object of fractions by k (1, 2, ...)"),
+    ] = _absent()
     tokens: Tokens
     judgeTokens: Tokens = _absent()
     batch: Batch = _absent()
@@ -269,10 +347,12 @@ class Timing(BaseModel):
 
 
 class Energy(BaseModel):
-    __doc__ = f"""an object with kWh, source and method, and bands ({', '.join(t.name for t in BANDED)}): the energy the run's requests used"""
+    __doc__ = f"""an object with kWh, source and method, and bands ({", ".join(t.name for t in BANDED)}): the energy the run's requests used"""
 
     kWh: Annotated[Finite, _in("kWh")]
-    bands: Annotated[dict[Literal[BANDS], Amount], _must(f"an object of kWh by band ({', '.join(BANDS)})")] = _absent()  # type: ignore[valid-type]  # the registered bands
+    bands: Annotated[
+        dict[Literal[BANDS], Amount], _must(f"an object of kWh by band ({', '.join(BANDS)})")
+    ] = _absent()  # type: ignore[valid-type]  # the registered bands
     source: String
     method: String
 
@@ -300,21 +380,38 @@ def _banded_result(task: Any, prefix: str) -> type[Result]:
     config = create_model(f"{prefix}Config", __base__=Config, **evals)
     parts: dict[str, Any] = {part: (Summary, ...) for part in ("overall", *task.bands)}
     summary = create_model(
-        f"{prefix}Summary", __doc__=f"a {name} summary: an object with overall, {', '.join(task.bands)}, each a summary", **parts)
-    bands: dict[str, Any] = {field: (Annotated[Literal[task.bands], _must(f"one of {', '.join(task.bands)}")], ...)}
+        f"{prefix}Summary",
+        __doc__=f"a {name} summary: an object with overall, {', '.join(task.bands)}, each a summary",
+        **parts,
+    )
+    bands: dict[str, Any] = {
+        field: (Annotated[Literal[task.bands], _must(f"one of {', '.join(task.bands)}")], ...)
+    }
     row = create_model(
-        f"{prefix}Row", __base__=Row,
+        f"{prefix}Row",
+        __base__=Row,
         __doc__=f"a {name} row: an object with a string id and status, a true/false correct, its {field}, and an epoch from 1 when there",
-        **bands)
-    rows: dict[str, Any] = {"results": (list[row], Field(description=f"a list of {name} rows, one per answer"))}  # type: ignore[valid-type]  # made just above
+        **bands,
+    )
+    rows: dict[str, Any] = {
+        "results": (list[row], Field(description=f"a list of {name} rows, one per answer"))
+    }  # type: ignore[valid-type]  # made just above
     return create_model(
-        f"{prefix}Result", __base__=Result,
+        f"{prefix}Result",
+        __base__=Result,
         __doc__=f"a {name} result file: a result file whose summary has overall and one per {field},\n    and whose rows have their {field}",
-        config=(config, ...), summary=(summary, ...), **rows)
+        config=(config, ...),
+        summary=(summary, ...),
+        **rows,
+    )
 
 
-BANDED_RESULTS = {task.name: _banded_result(task, "Banded" if len(BANDED) == 1 else f"{task.name.title().replace('_', '')}Banded")
-                  for task in BANDED}
+BANDED_RESULTS = {
+    task.name: _banded_result(
+        task, "Banded" if len(BANDED) == 1 else f"{task.name.title().replace('_', '')}Banded"
+    )
+    for task in BANDED
+}
 
 
 def result_model(result: Any) -> type[Result]:
@@ -373,7 +470,12 @@ def _description(tp: Any, loc: tuple[str | int, ...]) -> str | None:
     description = None
     for part in loc:
         tp = _inner(tp)
-        if isinstance(tp, type) and issubclass(tp, BaseModel) and isinstance(part, str) and part in tp.model_fields:
+        if (
+            isinstance(tp, type)
+            and issubclass(tp, BaseModel)
+            and isinstance(part, str)
+            and part in tp.model_fields
+        ):
             field = tp.model_fields[part]
             tp, description = field.annotation, field.description
         elif get_origin(tp) in (list, dict):
@@ -400,7 +502,9 @@ def _inner(tp: Any) -> Any:
 
 def _annotated_description(tp: Any) -> str | None:
     if get_origin(tp) is Annotated:
-        return next((m.description for m in get_args(tp)[1:] if getattr(m, "description", None)), None)
+        return next(
+            (m.description for m in get_args(tp)[1:] if getattr(m, "description", None)), None
+        )
     return None
 
 
@@ -410,7 +514,7 @@ def _shown(value: Any) -> str:
         text = json.dumps(value, ensure_ascii=False)
     except ValueError:  # an int of more than 4300 digits
         text = "a number too long to print"
-    return text if len(text) <= SHOWN else text[:SHOWN - 3] + "..."
+    return text if len(text) <= SHOWN else text[: SHOWN - 3] + "..."
 
 
 # ---- JSON Schemas ----------------------------------------------------------------------------
@@ -432,16 +536,28 @@ class _JsonSchema(GenerateJsonSchema):
 
 def _schema(tp: Any, title: str, description: str) -> dict[str, Any]:
     generated = TypeAdapter(tp).json_schema(schema_generator=_JsonSchema)
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": title, "description": description, **generated}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": title,
+        "description": description,
+        **generated,
+    }
 
 
 def models_schema() -> dict[str, Any]:
-    return _schema(list[Entry], "data/models.json", "The leaderboard's models: an array of entries, names unique.")
+    return _schema(
+        list[Entry],
+        "data/models.json",
+        "The leaderboard's models: an array of entries, names unique.",
+    )
 
 
 def result_schema() -> dict[str, Any]:
-    return _schema(Union[Result, *BANDED_RESULTS.values()], "result file",
-                   "A run's result file, data/results/<eval>/<run>.json: the fields the harness reads.")
+    return _schema(
+        Union[Result, *BANDED_RESULTS.values()],
+        "result file",
+        "A run's result file, data/results/<eval>/<run>.json: the fields the harness reads.",
+    )
 
 
 # site/schema/<name> -> its schema

@@ -84,13 +84,21 @@ def _escape(c: str) -> str:
     if c in _SHAPING or unicodedata.category(c)[0] not in "CZ" or unicodedata.category(c) == "Zs":
         return c
     code = ord(c)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+    return (
+        f"\\x{code:02x}"
+        if code < 0x100
+        else f"\\u{code:04x}"
+        if code < 0x10000
+        else f"\\U{code:08x}"
+    )
 
 
 class Scrub:
     def __init__(self, secrets: Iterable[str] = ()):
         # Longest first: a key that contains another is redacted whole.
-        self.secrets = tuple(sorted({s for s in secrets if s and len(s) >= MIN_SECRET}, key=len, reverse=True))
+        self.secrets = tuple(
+            sorted({s for s in secrets if s and len(s) >= MIN_SECRET}, key=len, reverse=True)
+        )
 
     def text(self, text: str) -> str:
         return redact(escape_surrogates(text), self.secrets)

@@ -46,7 +46,9 @@ def wilson(correct: float, n: float) -> tuple[float, float]:
     centre = (p + z2 / (2 * n)) / (1 + z2 / n)
     half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
     # At 0 and n the bound is exactly 0 or 1; the formula lands an ulp away.
-    return (0.0 if correct <= 0 else _clip(centre - half)), (1.0 if correct >= n else _clip(centre + half))
+    return (0.0 if correct <= 0 else _clip(centre - half)), (
+        1.0 if correct >= n else _clip(centre + half)
+    )
 
 
 def clustered(by_question: Sequence[Sequence[bool]]) -> tuple[float, float]:
@@ -97,11 +99,17 @@ def pass_at_k(n: int, c: int, k: int) -> float:
 
 def mean_pass_at_k(by_question: Mapping[str, Sequence[bool]], k: int) -> float:
     """pass@k averaged over problems, rounded; problems with fewer than k samples are left out."""
-    values = [pass_at_k(len(rows), sum(map(bool, rows)), k) for rows in by_question.values() if len(rows) >= k]
+    values = [
+        pass_at_k(len(rows), sum(map(bool, rows)), k)
+        for rows in by_question.values()
+        if len(rows) >= k
+    ]
     return round(math.fsum(values) / len(values), DIGITS) if values else 0.0
 
 
-def paired(a: Mapping[str, Sequence[bool]], b: Mapping[str, Sequence[bool]]) -> dict[str, Any] | None:
+def paired(
+    a: Mapping[str, Sequence[bool]], b: Mapping[str, Sequence[bool]]
+) -> dict[str, Any] | None:
     """A vs B on the questions both answered, each question's answers (its epochs) as
     `per_question` gives them, scored by their mean: the difference in points with its 95%
     interval (see the module's docstring), whether it is distinguishable from zero, and for
@@ -131,7 +139,9 @@ def paired(a: Mapping[str, Sequence[bool]], b: Mapping[str, Sequence[bool]]) -> 
     if plain:
         only_a = sum(x > y for x, y in zip(*scores))
         only_b = sum(y > x for x, y in zip(*scores))
-        result.update(onlyA=only_a, onlyB=only_b, mcnemarP=round(mcnemar_exact(only_a, only_b), DIGITS))
+        result.update(
+            onlyA=only_a, onlyB=only_b, mcnemarP=round(mcnemar_exact(only_a, only_b), DIGITS)
+        )
     return result
 
 

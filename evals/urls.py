@@ -27,7 +27,9 @@ VARIABLE = "ROBLOX_EVALS_URL_CREDENTIALS"  # a JSON list of the URLs given with 
 
 # A query parameter is a credential by its name, compared without case, "-" or "_":
 # api-key, apikey, x-api-key, key, token, access_token, auth, sig, signature, code, password...
-_CREDENTIAL_NAME = re.compile(r"(.*(key|token|secret|password|passwd|signature|credentials?)|auth|authorization|pwd|pass|sig|code|jwt|session|sessionid)")
+_CREDENTIAL_NAME = re.compile(
+    r"(.*(key|token|secret|password|passwd|signature|credentials?)|auth|authorization|pwd|pass|sig|code|jwt|session|sessionid)"
+)
 
 
 @dataclass(frozen=True)
@@ -79,7 +81,11 @@ def connection(url: str | None) -> Connection | None:
     userinfo, host = _userinfo(parts.netloc)
     query = dict(pair.partition("=")[::2] for pair in _pairs(parts.query))
     headers = {"Authorization": _basic(userinfo)} if userinfo is not None else {}
-    return Connection(urlunsplit((parts.scheme, host, parts.path, "", "")), {unquote(k): unquote(v) for k, v in query.items()}, headers)
+    return Connection(
+        urlunsplit((parts.scheme, host, parts.path, "", "")),
+        {unquote(k): unquote(v) for k, v in query.items()},
+        headers,
+    )
 
 
 def secrets(url: str | None) -> tuple[str, ...]:
@@ -96,7 +102,12 @@ def credentials_in(full: str | None) -> tuple[str, ...]:
     found = []
     userinfo, _ = _userinfo(parts.netloc)
     if userinfo is not None:
-        found += [userinfo, unquote(userinfo), *userinfo.split(":", 1), *(unquote(p) for p in userinfo.split(":", 1))]
+        found += [
+            userinfo,
+            unquote(userinfo),
+            *userinfo.split(":", 1),
+            *(unquote(p) for p in userinfo.split(":", 1)),
+        ]
         found += _basic(userinfo).split()[1:]
     for pair in _pairs(parts.query):
         name, _, value = pair.partition("=")

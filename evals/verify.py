@@ -42,7 +42,16 @@ from evals.errors import EvalError, RescoreFailed, VerifyError
 from evals.names import row_key
 from evals.plan import identity_from_config, plan
 from evals.providers import Completion, Provider, Request
-from evals.results import TokenPrices, graders_of, graders_recorded, in_format, read_result, result_format, result_of_run, without_timing
+from evals.results import (
+    TokenPrices,
+    graders_of,
+    graders_recorded,
+    in_format,
+    read_result,
+    result_format,
+    result_of_run,
+    without_timing,
+)
 from evals.run import RunSpec, build_run
 from evals.scrub import printable
 from evals.tasks import TASKS, Task, graded_with, recorded_values
@@ -59,7 +68,9 @@ class CachedOnly(Provider):
     """Stands in for a provider during verify: every answer must come from the cache."""
 
     def complete(self, request: Request, *, timeout: float) -> Completion:
-        raise VerifyError(f"a {self.spec.provider}:{self.spec.model} call is not in the run folder; verify makes no model calls")
+        raise VerifyError(
+            f"a {self.spec.provider}:{self.spec.model} call is not in the run folder; verify makes no model calls"
+        )
 
 
 def rescore(result_file: Path, *, run_root: Path) -> dict[str, Any]:
@@ -73,15 +84,37 @@ def _rescore(published: dict[str, Any], *, run_root: Path) -> dict[str, Any]:
     ident = identity_from_config(config)
     folder = run_root / task.name / run_name(config)
     if not folder.is_dir():
-        raise VerifyError(f"the run folder {folder} is missing: verify rescores from it; restore it (or --run-dir=PATH)")
+        raise VerifyError(
+            f"the run folder {folder} is missing: verify rescores from it; restore it (or --run-dir=PATH)"
+        )
     planned = plan(task, ident)
-    spec = RunSpec(eval=task.name, config=planned.config, samples=planned.samples, candidate=ident.spec,
-                   judges=[(j.name, j.provider_spec()) for j in ident.judges], redacted=(), folder=folder, session=None, published=True)
-    values = recorded_values(task, published)  # the eval's own flags as the run set them (the defaults: none recorded)
-    run = build_run(spec, lambda provider, role: CachedOnly(provider), resources=task.resources(values))
+    spec = RunSpec(
+        eval=task.name,
+        config=planned.config,
+        samples=planned.samples,
+        candidate=ident.spec,
+        judges=[(j.name, j.provider_spec()) for j in ident.judges],
+        redacted=(),
+        folder=folder,
+        session=None,
+        published=True,
+    )
+    values = recorded_values(
+        task, published
+    )  # the eval's own flags as the run set them (the defaults: none recorded)
+    run = build_run(
+        spec, lambda provider, role: CachedOnly(provider), resources=task.resources(values)
+    )
     rows = [run.answer(sample) for sample in planned.samples]
     prices = TokenPrices(**published["prices"]) if published.get("prices") else None
-    return result_of_run(task, planned.config.to_dict(), rows, prices=prices, timing={}, graded_with=graded_with(task, values))
+    return result_of_run(
+        task,
+        planned.config.to_dict(),
+        rows,
+        prices=prices,
+        timing={},
+        graded_with=graded_with(task, values),
+    )
 
 
 def differences(published: dict[str, Any], rescored: dict[str, Any]) -> list[str]:
@@ -94,7 +127,9 @@ def differing_fields(published: dict[str, Any], rescored: dict[str, Any]) -> lis
     return [".".join(path) for path, _ in _differences(published, rescored, ())]
 
 
-def _differences(published: Any, rescored: Any, path: tuple[str, ...]) -> list[tuple[tuple[str, ...], str]]:
+def _differences(
+    published: Any, rescored: Any, path: tuple[str, ...]
+) -> list[tuple[tuple[str, ...], str]]:
     if isinstance(published, dict) and isinstance(rescored, dict):
         found = []
         for key in sorted(set(published) | set(rescored), key=str):
@@ -104,9 +139,19 @@ def _differences(published: Any, rescored: Any, path: tuple[str, ...]) -> list[t
             else:
                 found.append((where, "only published" if key in published else "only rescored"))
         return found
-    if isinstance(published, list) and isinstance(rescored, list) and all(isinstance(r, dict) and "id" in r for r in published + rescored):
-        return _differences({row_key(r): r for r in published}, {row_key(r): r for r in rescored}, path)
-    return [] if published == rescored else [(path, f"published {published!r} -> rescored {rescored!r}")]
+    if (
+        isinstance(published, list)
+        and isinstance(rescored, list)
+        and all(isinstance(r, dict) and "id" in r for r in published + rescored)
+    ):
+        return _differences(
+            {row_key(r): r for r in published}, {row_key(r): r for r in rescored}, path
+        )
+    return (
+        []
+        if published == rescored
+        else [(path, f"published {published!r} -> rescored {rescored!r}")]
+    )
 
 
 @dataclass(frozen=True)
@@ -128,22 +173,39 @@ class Verdict:
         if self.status == "ok":
             return ""
         if self.status != REGRADE:
-            more = f" (+{len(self.fields) - SHOWN_FIELDS} more)" if len(self.fields) > SHOWN_FIELDS else ""
+            more = (
+                f" (+{len(self.fields) - SHOWN_FIELDS} more)"
+                if len(self.fields) > SHOWN_FIELDS
+                else ""
+            )
             return ", ".join(self.fields[:SHOWN_FIELDS]) + more
         return regrade_detail(self.graders, self.items, self.regraded_rows, self.accuracy)
 
 
-def regrade_detail(graders: dict[str, tuple[str | None, str | None]], items: list[str], rows: int,
-                   accuracy: tuple[float, float] | None) -> str:
+def regrade_detail(
+    graders: dict[str, tuple[str | None, str | None]],
+    items: list[str],
+    rows: int,
+    accuracy: tuple[float, float] | None,
+) -> str:
     """`today's graders differ (letters 1 -> 2): 3 items score differently (mc-001, mc-006,
     mc-011); accuracy 80.00% -> 65.00%`"""
-    parts = ", ".join(f"{part} {old or 'none'} -> {new or 'none'}" for part, (old, new) in sorted(graders.items()))
+    parts = ", ".join(
+        f"{part} {old or 'none'} -> {new or 'none'}" for part, (old, new) in sorted(graders.items())
+    )
     more = f" (+{len(items) - SHOWN_ITEMS} more)" if len(items) > SHOWN_ITEMS else ""
-    scored = (f"{len(items)} item{'s' * (len(items) != 1)} score{'s' * (len(items) == 1)} differently ({', '.join(items[:SHOWN_ITEMS])}{more})"
-              if items else "no item's score changes")
+    scored = (
+        f"{len(items)} item{'s' * (len(items) != 1)} score{'s' * (len(items) == 1)} differently ({', '.join(items[:SHOWN_ITEMS])}{more})"
+        if items
+        else "no item's score changes"
+    )
     others = rows - len(items)
     graded = f", {others}{' more' * bool(items)} graded differently" if others > 0 else ""
-    change = f"; accuracy {accuracy[0]:.2%} -> {accuracy[1]:.2%}" if accuracy and accuracy[0] != accuracy[1] else ""
+    change = (
+        f"; accuracy {accuracy[0]:.2%} -> {accuracy[1]:.2%}"
+        if accuracy and accuracy[0] != accuracy[1]
+        else ""
+    )
     return f"today's graders differ ({parts}): {scored}{graded}{change}"
 
 
@@ -151,16 +213,26 @@ def judge(task: Task, published: dict[str, Any], rescored: dict[str, Any]) -> Ve
     """`published` (a result file) against `rescored` (today's rescoring of its run folder, in
     today's format), both without timing: the rule of the module's docstring."""
     shaped = in_format(rescored, result_format(published))
-    found = [(path, what) for path, what in _differences(published, shaped, ()) if path[0] != "graders"]
+    found = [
+        (path, what) for path, what in _differences(published, shaped, ()) if path[0] != "graders"
+    ]
     if not found:
         return Verdict("ok")
     lines = [f"{'.'.join(path)}: {what}" for path, what in found]
     fields = [".".join(path) for path, _ in found]
     before, today = graders_recorded(task, published), graders_of(task)
-    changed = {part: (before.get(part), today.get(part)) for part in sorted(set(before) | set(today)) if before.get(part) != today.get(part)}
+    changed = {
+        part: (before.get(part), today.get(part))
+        for part in sorted(set(before) | set(today))
+        if before.get(part) != today.get(part)
+    }
     changed_rows = sorted({path[1] for path, _ in found if path[0] == "results"})
     # Without a row that scores differently, only new statistics can change the summary.
-    if not changed or not all(_graded(task, path) for path, _ in found) or not (changed_rows or "stats" in changed):
+    if (
+        not changed
+        or not all(_graded(task, path) for path, _ in found)
+        or not (changed_rows or "stats" in changed)
+    ):
         return Verdict("DIFF", lines, fields)
     rows = {row_key(r): r for r in published["results"]}
     redone = {row_key(r): r for r in shaped["results"]}
@@ -206,18 +278,26 @@ class PublishedRun:
         return without_timing(read_result(self.path))
 
 
-def published_runs(models_path: Path, results_dir: Path, name: str | None = None) -> list[PublishedRun]:
+def published_runs(
+    models_path: Path, results_dir: Path, name: str | None = None
+) -> list[PublishedRun]:
     """Every result file of every published model in models.json, or only of the model `name`
     (an unknown or unpublished name is a VerifyError listing the published names). A
     malformed models.json is a DataFileError."""
-    published = [m for m in models_file.load_models(models_path, results=results_dir) if m.get("resultFiles")]
+    published = [
+        m for m in models_file.load_models(models_path, results=results_dir) if m.get("resultFiles")
+    ]
     if name is not None:
         chosen = [m for m in published if m["name"] == name]
         if not chosen:
             names = ", ".join(repr(m["name"]) for m in published) or "none yet"
             raise VerifyError(f"{name!r} is not published in {models_path}; published: {names}")
         published = chosen
-    return [PublishedRun(m["name"], key, models_file.result_path(m, key, results_dir)) for m in published for key in models_file.RESULT_KEYS]
+    return [
+        PublishedRun(m["name"], key, models_file.result_path(m, key, results_dir))
+        for m in published
+        for key in models_file.RESULT_KEYS
+    ]
 
 
 @dataclass(frozen=True)
@@ -252,14 +332,20 @@ def verdict_of(path: Path, *, run_root: Path) -> tuple[Verdict, dict[str, Any]]:
     try:
         published = read_result(path)
         rescored = _rescore(published, run_root=run_root)
-        return judge(TASKS[published["config"]["eval"]], without_timing(published), without_timing(rescored)), rescored
+        return judge(
+            TASKS[published["config"]["eval"]], without_timing(published), without_timing(rescored)
+        ), rescored
     except EvalError as error:
         raise RescoreFailed(" ".join(str(error).split())) from None
-    except Exception as error:  # a hand-edited config this code cannot read: this run fails, the others still run
+    except (
+        Exception
+    ) as error:  # a hand-edited config this code cannot read: this run fails, the others still run
         raise RescoreFailed(" ".join(f"{type(error).__name__}: {error}".split())) from None
 
 
-def verify_published(models_path: Path, results_dir: Path, run_root: Path, name: str | None = None) -> int:
+def verify_published(
+    models_path: Path, results_dir: Path, run_root: Path, name: str | None = None
+) -> int:
     """`evaluate --verify [NAME]`: one line per published run (ok, REGRADE, DIFF or FAIL) as it is
     checked, then the tally. The exit code: 0 all reproduce or only regrade (or nothing is
     published), 1 some do not, 2 models.json or NAME is wrong, 130 interrupted (the lines so far are printed)."""
@@ -294,8 +380,10 @@ def tally(runs: int, failed: int, regrades: int, name: str | None = None) -> str
     if not failed:
         line = f"{runs - regrades} of {runs} runs reproduce"
     command = "evaluate --regrade" + (f" {_quoted(name)}" if name else "")
-    return (f"{line}; {regrades} regrade{'s' * (regrades != 1)} available (records intact, scored differently by today's graders): "
-            f"`{command}` rescores {'them' if regrades != 1 else 'it'}")
+    return (
+        f"{line}; {regrades} regrade{'s' * (regrades != 1)} available (records intact, scored differently by today's graders): "
+        f"`{command}` rescores {'them' if regrades != 1 else 'it'}"
+    )
 
 
 def _quoted(name: str) -> str:

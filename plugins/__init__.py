@@ -8,7 +8,14 @@ import os
 import shlex
 import sys
 
-pytest_plugins = ["plugins.options", "plugins.items", "plugins.collector", "plugins.energy", "plugins.verify", "plugins.session"]
+pytest_plugins = [
+    "plugins.options",
+    "plugins.items",
+    "plugins.collector",
+    "plugins.energy",
+    "plugins.verify",
+    "plugins.session",
+]
 
 
 def pytest_addoption(parser, pluginmanager) -> None:

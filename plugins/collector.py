@@ -44,13 +44,19 @@ class ResultsCollector:
     def __init__(self, config: pytest.Config):
         self.config = config
         self.rows: dict[str, dict[str, dict[str, Any]]] = {}
-        self.waiting: dict[str, list[str | None]] = {}  # eval -> the batch each waiting item waits in
+        self.waiting: dict[
+            str, list[str | None]
+        ] = {}  # eval -> the batch each waiting item waits in
         self.started = time.monotonic()
         self.lines: list[str] = []
         self.reproduced = True
-        self.written: dict[Path, Stamp | None] = {}  # the result files this session wrote, as it wrote them
+        self.written: dict[
+            Path, Stamp | None
+        ] = {}  # the result files this session wrote, as it wrote them
         self.unwritten = False
-        self.wrong: list[tuple[str, str, dict[str, Any]]] = []  # (node id, eval, row) of the first wrong answers
+        self.wrong: list[
+            tuple[str, str, dict[str, Any]]
+        ] = []  # (node id, eval, row) of the first wrong answers
         self.wrong_count = 0
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -75,13 +81,24 @@ class ResultsCollector:
             self.lines.extend(self._finish(name, item, s))
 
         # An API-bound run gains nothing from workers (bench/workers.py), yet -n is a habit of pytest users.
-        local = either([task.title or task.name for task in TASKS.values() if task.grades_locally]) or "an eval that grades locally"
-        why = ("their items wait on the model, --concurrency calls at a time whatever -n, and each worker would start pytest again; "
-               f"-n helps {local}, whose grading runs in each worker")
+        local = (
+            either([task.title or task.name for task in TASKS.values() if task.grades_locally])
+            or "an eval that grades locally"
+        )
+        why = (
+            "their items wait on the model, --concurrency calls at a time whatever -n, and each worker would start pytest again; "
+            f"-n helps {local}, whose grading runs in each worker"
+        )
         if (skipped := session_of(self.config).workers_skipped) is not None:
             self.lines.append(f"-n {skipped}: these evals ran in one process ({why})")
-        elif (workers := self.config.getoption("numprocesses", None)) and self.rows and not any(TASKS[name].grades_locally for name in self.rows):
-            self.lines.append(f"-n {workers}: xdist does not speed up these evals ({why}): run them without -n")
+        elif (
+            (workers := self.config.getoption("numprocesses", None))
+            and self.rows
+            and not any(TASKS[name].grades_locally for name in self.rows)
+        ):
+            self.lines.append(
+                f"-n {workers}: xdist does not speed up these evals ({why}): run them without -n"
+            )
         if s.publish:
             self.lines.extend(f"publish: {line}" for line in self._publish(s))
         if not self.reproduced or self.unwritten:
@@ -95,8 +112,10 @@ class ResultsCollector:
         label = f"{name:<16}"
         if waiting := self.waiting.get(name):
             batches = sorted({b for b in waiting if b})
-            return [f"{label} {len(waiting)} items wait in batches ({', '.join(batches[:3])}{', ...' * (len(batches) > 3)}): "
-                    "no result file yet; run the same command again to collect them (evaluate NAME --status shows their progress)"]
+            return [
+                f"{label} {len(waiting)} items wait in batches ({', '.join(batches[:3])}{', ...' * (len(batches) > 3)}): "
+                "no result file yet; run the same command again to collect them (evaluate NAME --status shows their progress)"
+            ]
         if not rows:
             return []
         lines = []
@@ -104,13 +123,27 @@ class ResultsCollector:
             lines.append(f"{label} --force: the previous run folder is kept as {kept}")
         expected = {escape_surrogates(sample.id) for sample in item.samples}  # as rows carry them
         if set(rows) != expected:
-            return [*lines, f"{label} partial run: {len(rows)} of {len(expected)} items answered, no result file written "
-                            "(answers are cached; run every item of the eval to finish it)"]
-        timing = {"wallSeconds": round(time.monotonic() - self.started, 3), "finishedAt": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
-        result = result_of_run(TASKS[name], item.config.to_dict(), list(rows.values()), prices=s.prices, timing=timing,
-                               graded_with=graded_with(TASKS[name], eval_flags(self.config, name)))
+            return [
+                *lines,
+                f"{label} partial run: {len(rows)} of {len(expected)} items answered, no result file written "
+                "(answers are cached; run every item of the eval to finish it)",
+            ]
+        timing = {
+            "wallSeconds": round(time.monotonic() - self.started, 3),
+            "finishedAt": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        }
+        result = result_of_run(
+            TASKS[name],
+            item.config.to_dict(),
+            list(rows.values()),
+            prices=s.prices,
+            timing=timing,
+            graded_with=graded_with(TASKS[name], eval_flags(self.config, name)),
+        )
         meter = self.config.pluginmanager.get_plugin("energy-meter")
-        if meter and (measured := meter.energy_of(run_dir(s.run_root, item.config), TASKS[name].bands)):
+        if meter and (
+            measured := meter.energy_of(run_dir(s.run_root, item.config), TASKS[name].bands)
+        ):
             result["energy"] = measured
         path = results_path(s.results_root, item.config)
         if published(self.config, name):
@@ -121,8 +154,11 @@ class ResultsCollector:
             note_written(path, self.written[path])  # for `evaluate`, which started this pytest
         except OSError as error:
             self.unwritten = True
-            return [*lines, f"{label} cannot write the result file {path} ({error.strerror or error}): every answer is "
-                            "cached in its run folder; free space (or fix the folder) and run the same command again, which asks nothing again"]
+            return [
+                *lines,
+                f"{label} cannot write the result file {path} ({error.strerror or error}): every answer is "
+                "cached in its run folder; free space (or fix the folder) and run the same command again, which asks nothing again",
+            ]
         return [*lines, *_describe(label, result, path)]
 
     def _reproduce(self, label: str, path: Path, result: dict[str, Any], task: Task) -> list[str]:
@@ -137,11 +173,15 @@ class ResultsCollector:
         if verdict and verdict.status == "ok":
             return [f"{label} reproduces the published result file {path} (left as it is)"]
         if verdict and verdict.status == REGRADE:
-            return [f"{label} regrade available: the records of the published result file {path} (left as it is) are intact, "
-                    f"{verdict.detail}; `evaluate --regrade` rescores it"]
+            return [
+                f"{label} regrade available: the records of the published result file {path} (left as it is) are intact, "
+                f"{verdict.detail}; `evaluate --regrade` rescores it"
+            ]
         self.reproduced = False
         shown = "; ".join(diffs[:5]) + (f"; and {len(diffs) - 5} more" if len(diffs) > 5 else "")
-        return [f"{label} DIFF: differs from the published result file {path}, which is left as it is: {shown}"]
+        return [
+            f"{label} DIFF: differs from the published result file {path}, which is left as it is: {shown}"
+        ]
 
     def _publish(self, s) -> list[str]:
         """The results of this identity's board evals that their run folders reproduce:
@@ -149,16 +189,37 @@ class ResultsCollector:
         earlier ones, rescored offline (an eval off the board is never published)."""
         from evals.site import rebuild_site  # only when publishing: the site brings pydantic
 
-        files = {TASKS[name].key: results_path(s.results_root, item.config) for name, item in loaded(self.config).items() if TASKS[name].on_board}
-        finished, notes = finished_results(files, run_root=s.run_root, written=self.written)  # this session's not rescored
+        files = {
+            TASKS[name].key: results_path(s.results_root, item.config)
+            for name, item in loaded(self.config).items()
+            if TASKS[name].on_board
+        }
+        finished, notes = finished_results(
+            files, run_root=s.run_root, written=self.written
+        )  # this session's not rescored
         # The flags a resume needs are those evaluate must be given to send the run's requests alike.
-        given = {flag: self.config.getoption(flag.dest) for flag in how_to_run() if flag.resume and flag.pytest}
-        how = [part for flag, value in given.items() if value != flag.default for part in flag.forwarded(value)]
+        given = {
+            flag: self.config.getoption(flag.dest)
+            for flag in how_to_run()
+            if flag.resume and flag.pytest
+        }
+        how = [
+            part
+            for flag, value in given.items()
+            if value != flag.default
+            for part in flag.forwarded(value)
+        ]
         hint = add_command(s.publish, [*to_flags(s.identity), *how], s.results_root.parent)
         try:
-            return notes + publish(s.publish, finished, allow_errors=s.allow_errors, results_dir=s.results_root,
-                                   models_path=s.results_root.parent / "models.json", rebuild=rebuild_site(s.results_root.parent),
-                                   add_hint=hint)
+            return notes + publish(
+                s.publish,
+                finished,
+                allow_errors=s.allow_errors,
+                results_dir=s.results_root,
+                models_path=s.results_root.parent / "models.json",
+                rebuild=rebuild_site(s.results_root.parent),
+                add_hint=hint,
+            )
         except EvalError as error:
             return [*notes, f"not published: {error}"]
 
@@ -171,7 +232,9 @@ class ResultsCollector:
         include them."""
         reports = terminalreporter.stats.get("failed")
         if reports:
-            terminalreporter.stats["failed"] = [r for r in reports if not getattr(r, "wrong_answer", False)]
+            terminalreporter.stats["failed"] = [
+                r for r in reports if not getattr(r, "wrong_answer", False)
+            ]
         try:
             return (yield)
         finally:
@@ -187,20 +250,26 @@ class ResultsCollector:
         if self.lines:
             terminalreporter.section("eval results")
             for line in self.lines:
-                terminalreporter.write_line(printable(line))  # verify's differences and publish's notes quote rows
+                terminalreporter.write_line(
+                    printable(line)
+                )  # verify's differences and publish's notes quote rows
 
     def _wrong_answers(self) -> list[str]:
         """One line for each of the first wrong answers; every row is in the result files."""
         lines = [f"WRONG {nodeid} - {explanation(name, row)}" for nodeid, name, row in self.wrong]
         if self.wrong_count > len(self.wrong):
-            lines.append(f"... and {self.wrong_count - len(self.wrong)} more: every answer is a row of its eval's result file")
+            lines.append(
+                f"... and {self.wrong_count - len(self.wrong)} more: every answer is a row of its eval's result file"
+            )
         return lines
 
 
 def _describe(label: str, result: dict[str, Any], path: Path) -> list[str]:
     overall = result["summary"].get("overall", result["summary"])
     low, high = overall["ci95"]
-    parts = [f"accuracy {overall['accuracy']:.2%} ({overall['correct']}/{overall['n']}, 95% CI {low:.1%}-{high:.1%})"]
+    parts = [
+        f"accuracy {overall['accuracy']:.2%} ({overall['correct']}/{overall['n']}, 95% CI {low:.1%}-{high:.1%})"
+    ]
     if "epochs" in overall:
         parts.append(f"{overall['epochs']} epochs of {overall['questions']} questions")
     for k, value in overall.get("passAt", {}).items():
@@ -216,7 +285,9 @@ def _describe(label: str, result: dict[str, Any], path: Path) -> list[str]:
     tokens = overall["tokens"]
     parts.append(f"tokens in {tokens['input']:,} out {tokens['output']:,}")
     if batch := overall.get("batch"):
-        parts.append(f"{batch['calls']} answered by a Batch API (at {batch['priceFactor']:.0%} of the price)")
+        parts.append(
+            f"{batch['calls']} answered by a Batch API (at {batch['priceFactor']:.0%} of the price)"
+        )
     if "cost" in overall:
         parts.append(f"cost ${overall['cost']:.4f}")
     if measured := result.get("energy"):

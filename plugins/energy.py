@@ -25,6 +25,7 @@ from evals.scrub import printable
 from .options import settings
 from .state import is_worker, session_of
 
+
 def configure(config: pytest.Config) -> None:
     """Step 3 of `plugins.session`'s configure."""
     if session_of(config).settings is None or is_worker(config) or not settings(config).energy:
@@ -62,14 +63,21 @@ class EnergyMeter:
         # To the millijoule (kWh to 9 places): a short run on a quiet machine uses a few joules.
         figures: dict[str, Any] = {"kWh": round(shares["kWh"], 9)}
         if bands:
-            figures["bands"] = {band: round(shares.get("bands", {}).get(band, 0.0), 9) for band in bands}
+            figures["bands"] = {
+                band: round(shares.get("bands", {}).get(band, 0.0), 9) for band in bands
+            }
         return {**figures, "source": self.source.name, "method": self.source.method}
 
     def _attribution(self) -> dict[str, dict]:
         """Every run's share, worked out once per session (reading every run folder's spans and
         every store): the evals of one command ask in turn."""
         if self._shares is None:
-            spans = [span for folder in self.run_root.glob("*/*/") if (folder / "energy").is_dir() for span in energy.SpanLog.read(folder)]
+            spans = [
+                span
+                for folder in self.run_root.glob("*/*/")
+                if (folder / "energy").is_dir()
+                for span in energy.SpanLog.read(folder)
+            ]
             stores = sorted((self.run_root / "energy").glob(f"{self.source.name}-*.jsonl"))
             self._shares = energy.attribute(spans, self.source.intervals(stores))
         return self._shares

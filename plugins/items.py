@@ -57,13 +57,21 @@ def configure(config: pytest.Config) -> None:
     state.asker = config.hook.pytest_evals_make_asker(config=config)
     try:
         state.planned = {name: plan(TASKS[name], s.identity) for name in reachable}
-        published = models_file.published_files(s.results_root.parent / "models.json", results=s.results_root)
+        published = models_file.published_files(
+            s.results_root.parent / "models.json", results=s.results_root
+        )
     except EvalError as error:
         raise pytest.UsageError(printable(str(error))) from None
-    state.published = {name for name, item in state.planned.items() if results_path(s.results_root, item.config) in published}
+    state.published = {
+        name
+        for name, item in state.planned.items()
+        if results_path(s.results_root, item.config) in published
+    }
     if s.force and state.published:
         names = ", ".join(sorted(state.published))
-        raise pytest.UsageError(f"--force: the {names} run is published in models.json and stays as it is (remove its resultFiles there first)")
+        raise pytest.UsageError(
+            f"--force: the {names} run is published in models.json and stays as it is (remove its resultFiles there first)"
+        )
 
 
 @pytest.hookimpl(trylast=True)
@@ -73,8 +81,12 @@ def pytest_evals_make_asker(config: pytest.Config) -> Asker:
     otherwise: Asker = Threads()
     if fetching(config, reachable_evals(config)):
         try:
-            otherwise = ChildProcesses(Fetchers([settings(config).identity.spec], settings(config).concurrency))
-        except OSError:  # no process can be started (a process limit): this one asks, on its threads
+            otherwise = ChildProcesses(
+                Fetchers([settings(config).identity.spec], settings(config).concurrency)
+            )
+        except (
+            OSError
+        ):  # no process can be started (a process limit): this one asks, on its threads
             discard_prestarted()
     else:
         discard_prestarted()
@@ -97,8 +109,12 @@ def fetching(config: pytest.Config, reachable: list[str]) -> bool:
     s = settings(config)
     judged = any(TASKS[name].uses_judges for name in reachable)
     specs = [s.identity.spec, *(j.provider_spec() for j in s.identity.judges if judged)]
-    return (s.candidate is not None and not s.batch and not config.option.collectonly
-            and all(spec.provider in PROVIDERS and PROVIDERS[spec.provider].network for spec in specs))
+    return (
+        s.candidate is not None
+        and not s.batch
+        and not config.option.collectonly
+        and all(spec.provider in PROVIDERS and PROVIDERS[spec.provider].network for spec in specs)
+    )
 
 
 def loaded(config: pytest.Config) -> dict[str, Planned]:
@@ -115,7 +131,10 @@ def published(config: pytest.Config, name: str) -> bool:
 def pytest_report_header(config: pytest.Config) -> list[str]:
     if is_worker(config):
         return []
-    return [f"{name}: published in models.json; reproduced from its run folder, no model is asked" for name in sorted(session_of(config).published)]
+    return [
+        f"{name}: published in models.json; reproduced from its run folder, no model is asked"
+        for name in sorted(session_of(config).published)
+    ]
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -124,7 +143,11 @@ def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: Any) 
     planned): parametrized with no sample, it made one empty item that -m then deselected,
     "collected 43 items / 3 deselected" for a user to wonder about."""
     planned = session_of(collector.config).planned
-    if planned is None or not inspect.isfunction(obj) or "graded" not in inspect.signature(obj).parameters:
+    if (
+        planned is None
+        or not inspect.isfunction(obj)
+        or "graded" not in inspect.signature(obj).parameters
+    ):
         return None
     if not (isinstance(collector, pytest.Module | pytest.Class) and collector.funcnamefilter(name)):
         return None
@@ -145,11 +168,19 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("sample", [])  # deselected: verify mode runs only the verify items
         return
     if session_of(metafunc.config).planned is None:
-        raise pytest.UsageError("eval items need the run identity: pass --model and --provider (or --provider reference)")
-    planned = loaded(metafunc.config)  # the evals -m can reach: one that it deselects has nothing planned
+        raise pytest.UsageError(
+            "eval items need the run identity: pass --model and --provider (or --provider reference)"
+        )
+    planned = loaded(
+        metafunc.config
+    )  # the evals -m can reach: one that it deselects has nothing planned
     if not names:
-        params = [pytest.param(s, marks=getattr(pytest.mark, name), id=f"{name}:{s.id}")
-                  for name, item in planned.items() if not builtin(name) for s in item.samples]
+        params = [
+            pytest.param(s, marks=getattr(pytest.mark, name), id=f"{name}:{s.id}")
+            for name, item in planned.items()
+            if not builtin(name)
+            for s in item.samples
+        ]
         if not params:  # -m reaches none of them: its one empty item is deselected as theirs are
             for name in (name for name in TASKS if not builtin(name)):
                 metafunc.definition.add_marker(name)
@@ -162,14 +193,18 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 def _eval_markers(node: pytest.Item) -> list[str]:
     names = [m.name for m in node.iter_markers() if m.name in TASKS]
     if len(names) > 1:
-        raise pytest.UsageError(f"{node.nodeid}: an eval item needs exactly one eval marker ({', '.join(TASKS)})")
+        raise pytest.UsageError(
+            f"{node.nodeid}: an eval item needs exactly one eval marker ({', '.join(TASKS)})"
+        )
     return names
 
 
 def _task_name(node: pytest.Item) -> str:
     names = _eval_markers(node)
     if not names:
-        raise pytest.UsageError(f"{node.nodeid}: an eval item needs exactly one eval marker ({', '.join(TASKS)})")
+        raise pytest.UsageError(
+            f"{node.nodeid}: an eval item needs exactly one eval marker ({', '.join(TASKS)})"
+        )
     return names[0]
 
 
@@ -183,20 +218,37 @@ def eval_run(config: pytest.Config, name: str) -> EvalRun:
         spec = run_spec(config, name)
         made: dict[str, Provider]
         if spec.published:
-            made = {"candidate": CachedOnly(spec.candidate), **{f"judge-{i}": CachedOnly(judge) for i, (_, judge) in enumerate(spec.judges)}}
+            made = {
+                "candidate": CachedOnly(spec.candidate),
+                **{f"judge-{i}": CachedOnly(judge) for i, (_, judge) in enumerate(spec.judges)},
+            }
         else:  # made before --force sets anything aside: the judges' missing keys stop the command first
             if spec.judges:
                 check_keys(judge.flagged() for judge in s.identity.judges)
             assert s.candidate is not None  # None only in an xdist controller, which builds no run
-            made = {"candidate": s.candidate, **{f"judge-{i}": judge_provider(j)[1] for i, j in enumerate(s.identity.judges) if spec.judges}}
+            made = {
+                "candidate": s.candidate,
+                **{
+                    f"judge-{i}": judge_provider(j)[1]
+                    for i, j in enumerate(s.identity.judges)
+                    if spec.judges
+                },
+            }
             if s.force:
                 try:
                     start_over(spec.folder, results_path(s.results_root, item.config), s.session)
                 except OSError as error:
-                    raise StorageError(f"--force: cannot set {spec.folder} aside ({error.strerror or error}); nothing was asked") from None
+                    raise StorageError(
+                        f"--force: cannot set {spec.folder} aside ({error.strerror or error}); nothing was asked"
+                    ) from None
         remove_stale_temp_files(spec.folder, recursive=True)  # left by a run killed mid-write
         remove_stale_temp_files(results_path(s.results_root, item.config).parent)
-        runs[name] = build_run(spec, lambda _, role: made[role], asker=session_of(config).asker, resources=TASKS[name].resources(eval_flags(config, name)))
+        runs[name] = build_run(
+            spec,
+            lambda _, role: made[role],
+            asker=session_of(config).asker,
+            resources=TASKS[name].resources(eval_flags(config, name)),
+        )
     return runs[name]
 
 
@@ -207,7 +259,9 @@ def eval_flags(config: pytest.Config, name: str) -> dict[str, Any]:
     if not published(config, name):
         return s.eval_flags[name]
     try:
-        return recorded_values(TASKS[name], read_result(results_path(s.results_root, loaded(config)[name].config)))
+        return recorded_values(
+            TASKS[name], read_result(results_path(s.results_root, loaded(config)[name].config))
+        )
     except EvalError:  # the file cannot be read: the reproduction says so, graded with the defaults
         return recorded_values(TASKS[name], {})
 
@@ -216,23 +270,41 @@ def run_spec(config: pytest.Config, name: str) -> RunSpec:
     """What the eval's run in this process is built from."""
     s = settings(config)
     item = loaded(config)[name]
-    judges = [(j.name, j.provider_spec()) for j in s.identity.judges] if TASKS[name].uses_judges else []
-    return RunSpec(eval=name, config=item.config, samples=item.samples, candidate=s.identity.spec, judges=judges,
-                   redacted=[j.provider_spec() for j in s.identity.judges], folder=run_dir(s.run_root, item.config),
-                   session=None if published(config, name) else s.session, concurrency=s.concurrency, energy=bool(s.energy),
-                   published=published(config, name), request_timeout=s.request_timeout)
+    judges = (
+        [(j.name, j.provider_spec()) for j in s.identity.judges] if TASKS[name].uses_judges else []
+    )
+    return RunSpec(
+        eval=name,
+        config=item.config,
+        samples=item.samples,
+        candidate=s.identity.spec,
+        judges=judges,
+        redacted=[j.provider_spec() for j in s.identity.judges],
+        folder=run_dir(s.run_root, item.config),
+        session=None if published(config, name) else s.session,
+        concurrency=s.concurrency,
+        energy=bool(s.energy),
+        published=published(config, name),
+        request_timeout=s.request_timeout,
+    )
 
 
 @pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
     """Build the runs of the evals whose items are selected, now that -m, -k and file
     arguments have chosen them: a judge's missing API key stops the command here, before
     anything is asked, and only when a judged eval really runs."""
     state = session_of(config)
-    if state.planned is None or state.asker is None or config.option.collectonly:  # both set in pytest_configure
+    if (
+        state.planned is None or state.asker is None or config.option.collectonly
+    ):  # both set in pytest_configure
         return
     try:
-        for name in sorted({_task_name(item) for item in items if "sample" in getattr(item, "fixturenames", ())}):
+        for name in sorted(
+            {_task_name(item) for item in items if "sample" in getattr(item, "fixturenames", ())}
+        ):
             eval_run(config, name)
         # Start answering this process's selected items in the background, in their order
         # (with a Batch API pass first where one is used; an xdist worker that comes second
@@ -243,7 +315,12 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         # waited for): the answers come in the order some worker needs them. (Workers that
         # started at different points each answered items no worker would run for a while:
         # at 2,000 items, half of them were still to run when the last answer came.)
-        state.asker.start([(eval_run(config, name), samples) for name, samples in _selected_samples(items).items()])
+        state.asker.start(
+            [
+                (eval_run(config, name), samples)
+                for name, samples in _selected_samples(items).items()
+            ]
+        )
     except EvalError as error:
         if not is_worker(config):  # pytest's own form of a usage error, as the options' are
             raise pytest.UsageError(printable(str(error))) from None
@@ -270,7 +347,9 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     for run in state.runs.values():
         run.stop()
     if state.asker is not None and (problem := state.asker.stop()):
-        problem = next(iter(state.runs.values())).scrub.text(problem)  # its last line may quote anything
+        problem = next(iter(state.runs.values())).scrub.text(
+            problem
+        )  # its last line may quote anything
         _say(session.config, f"note: {problem}")
 
 
@@ -282,7 +361,11 @@ def _a_workers_usage_error_ends_the_command_as_one(session: pytest.Session) -> N
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     memo = getattr(reporter, "_keyboardinterrupt_memo", None)  # what the reporter prints at its end
     line = str(getattr(getattr(memo, "reprcrash", None), "message", ""))
-    if not is_worker(session.config) and session.exitstatus == pytest.ExitCode.INTERRUPTED and "Interrupted: ERROR: " in line:
+    if (
+        not is_worker(session.config)
+        and session.exitstatus == pytest.ExitCode.INTERRUPTED
+        and "Interrupted: ERROR: " in line
+    ):
         session.exitstatus = pytest.ExitCode.USAGE_ERROR
 
 
@@ -315,7 +398,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
 
 
 @pytest.hookimpl(tryfirst=True, specname="pytest_runtest_makereport")
-def pytest_runtest_makereport_of_wrong_answer(item: pytest.Item, call: pytest.CallInfo) -> pytest.TestReport | None:
+def pytest_runtest_makereport_of_wrong_answer(
+    item: pytest.Item, call: pytest.CallInfo
+) -> pytest.TestReport | None:
     """A wrong answer's report, made as pytest makes it but with its one line as the failure:
     pytest's own would filter and format the failure's traceback (a stat of every file in
     it), ~1 ms of CPU per wrong answer, for a traceback nobody sees (the collector lists
@@ -323,9 +408,20 @@ def pytest_runtest_makereport_of_wrong_answer(item: pytest.Item, call: pytest.Ca
     if call.when != "call" or call.excinfo is None or not call.excinfo.errisinstance(WrongAnswer):
         return None
     sections = [(f"Captured {key} {when}", content) for when, key, content in item._report_sections]
-    report = pytest.TestReport(item.nodeid, item.location, dict.fromkeys(item.keywords, 1), "failed", str(call.excinfo.value), "call",
-                               sections, call.duration, call.start, call.stop, user_properties=item.user_properties,
-                               wrong_answer=True)  # the model's wrong answer (rides to the xdist controller with the report)
+    report = pytest.TestReport(
+        item.nodeid,
+        item.location,
+        dict.fromkeys(item.keywords, 1),
+        "failed",
+        str(call.excinfo.value),
+        "call",
+        sections,
+        call.duration,
+        call.start,
+        call.stop,
+        user_properties=item.user_properties,
+        wrong_answer=True,
+    )  # the model's wrong answer (rides to the xdist controller with the report)
     return report
 
 
@@ -339,14 +435,18 @@ def graded(request: pytest.FixtureRequest, sample: Any) -> ItemOutcome:
         request.session.shouldstop = printable(f"stopped: {error}")
         raise
     except BatchWaiting as waiting:
-        request.node.user_properties.append((WAITING_PROPERTY, json.dumps({"eval": name, "batch": waiting.batch})))
+        request.node.user_properties.append(
+            (WAITING_PROPERTY, json.dumps({"eval": name, "batch": waiting.batch}))
+        )
         pytest.skip(str(waiting))
     request.node.user_properties.append((ROW_PROPERTY, json.dumps({"eval": name, "row": row})))
     if row["status"] == "apiError":
         raise ApiError(row["error"])
     if row["status"] == "datasetError":  # an error of the item, never the model's wrong answer
         origin = getattr(sample, "origin", "")
-        raise DatasetError(f"{origin} ({sample.id}): {row['error']}" if origin else f"{sample.id}: {row['error']}")
+        raise DatasetError(
+            f"{origin} ({sample.id}): {row['error']}" if origin else f"{sample.id}: {row['error']}"
+        )
     return ItemOutcome(row, explanation(name, row))
 
 

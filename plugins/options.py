@@ -26,7 +26,17 @@ from evals.errors import EvalError
 from evals.grading.judge_spec import JudgeSpec, default_judges
 from evals.identity import FIELD, add_identity_options, from_values, parse_datasets
 from evals.flags import add_pytest_options, refusals
-from evals.providers import PROVIDERS, Provider, ProviderSpec, batch_providers, check_keys, deferred_provider, keys_message, limit_share, missing_keys
+from evals.providers import (
+    PROVIDERS,
+    Provider,
+    ProviderSpec,
+    batch_providers,
+    check_keys,
+    deferred_provider,
+    keys_message,
+    limit_share,
+    missing_keys,
+)
 from evals.results import TokenPrices
 from evals.scrub import printable
 from evals.tasks import TASKS
@@ -40,12 +50,18 @@ EVALS_DIR = ROOT / "tests_evals"
 def pytest_addoption(parser: pytest.Parser) -> None:
     try:  # the evals' tags are in the help: an eval that cannot be loaded is one line, here
         load_evals()
-    except ExtensionError as error:  # the installed packages, not the command line: exit 2, as evaluate and build do
+    except (
+        ExtensionError
+    ) as error:  # the installed packages, not the command line: exit 2, as evaluate and build do
         print(printable(f"ERROR: {error}"), file=sys.stderr)
         raise SystemExit(2) from None
     except EvalError as error:
         raise pytest.UsageError(printable(str(error))) from None
-    ident = _declare(parser.getgroup("run identity", "which model answers, and how (a different value is a different run)"))
+    ident = _declare(
+        parser.getgroup(
+            "run identity", "which model answers, and how (a different value is a different run)"
+        )
+    )
     add_identity_options(ident, defaults=True)
 
     how = _declare(parser.getgroup("how to run", "not part of the run identity"))
@@ -83,7 +99,9 @@ def targets_eval_items(config: pytest.Config) -> bool:
 def configure(config: pytest.Config) -> None:
     """Step 1 of `plugins.session`'s configure."""
     for task in TASKS.values():  # each eval's items carry its marker
-        config.addinivalue_line("markers", f"{task.name}: {task.marker_help or f'{task.title or task.name} items'}")
+        config.addinivalue_line(
+            "markers", f"{task.name}: {task.marker_help or f'{task.title or task.name} items'}"
+        )
     _check_values_apart(config)
     if verifying(config) or not targets_eval_items(config):
         return
@@ -105,7 +123,11 @@ def reachable_evals(config: pytest.Config) -> list[str]:
         expression = Expression.compile(config.option.markexpr)
     except SyntaxError:  # pytest reports it
         return list(TASKS)
-    return [name for name in TASKS if expression.evaluate(MarkMatcher.from_markers([getattr(pytest.mark, name).mark]))]
+    return [
+        name
+        for name in TASKS
+        if expression.evaluate(MarkMatcher.from_markers([getattr(pytest.mark, name).mark]))
+    ]
 
 
 def _in_one_process_when_workers_cannot_help(config: pytest.Config) -> None:
@@ -116,8 +138,13 @@ def _in_one_process_when_workers_cannot_help(config: pytest.Config) -> None:
     grades locally (`Task.grades_locally`). Decided before xdist starts its workers (its configure hook runs last), from the
     evals -m can reach; the run says so at its end."""
     workers = config.getoption("numprocesses", None)
-    if (workers and config.getoption("dist", "no") != "no" and not is_worker(config)
-            and not config.option.collectonly and not any(TASKS[name].grades_locally for name in reachable_evals(config))):
+    if (
+        workers
+        and config.getoption("dist", "no") != "no"
+        and not is_worker(config)
+        and not config.option.collectonly
+        and not any(TASKS[name].grades_locally for name in reachable_evals(config))
+    ):
         config.option.dist = "no"
         session_of(config).workers_skipped = workers
 
@@ -136,9 +163,15 @@ def _check_values_apart(config: pytest.Config) -> None:
     '='. A folder the harness writes (--run-dir) always, as it exists from the second run on."""
     args = [*shlex.split(os.environ.get("PYTEST_ADDOPTS", "")), *config.invocation_params.args]
     for flag, value in zip(args, args[1:]):
-        if flag in VALUE_OPTIONS and not value.startswith("-") and (flag in FOLDER_OPTIONS or _moves_pytest(config, value)):
-            raise pytest.UsageError(f"write {flag}={value} with '=': pytest decides its root directory and settings "
-                                    f"before it knows {flag}, so a separate {value} counts as a test path there")
+        if (
+            flag in VALUE_OPTIONS
+            and not value.startswith("-")
+            and (flag in FOLDER_OPTIONS or _moves_pytest(config, value))
+        ):
+            raise pytest.UsageError(
+                f"write {flag}={value} with '=': pytest decides its root directory and settings "
+                f"before it knows {flag}, so a separate {value} counts as a test path there"
+            )
 
 
 def _moves_pytest(config: pytest.Config, value: str) -> bool:
@@ -158,8 +191,13 @@ def _pytest_setup(config: pytest.Config, extra: list[str]) -> tuple[Path, Path |
     from _pytest.config.findpaths import determine_setup
 
     ns = config.known_args_namespace
-    given = {"inifile": ns.inifilename, "override_ini": ns.override_ini, "args": [*ns.file_or_dir, *extra],
-             "rootdir_cmd_arg": ns.rootdir or None, "invocation_dir": config.invocation_params.dir}
+    given = {
+        "inifile": ns.inifilename,
+        "override_ini": ns.override_ini,
+        "args": [*ns.file_or_dir, *extra],
+        "rootdir_cmd_arg": ns.rootdir or None,
+        "invocation_dir": config.invocation_params.dir,
+    }
     takes = inspect.signature(determine_setup).parameters
     rootpath, inipath, *_ = determine_setup(**{k: v for k, v in given.items() if k in takes})
     return rootpath, inipath
@@ -194,9 +232,13 @@ def settings(config: pytest.Config) -> Settings:
 def _settings(config: pytest.Config) -> Settings:
     opt = config.getoption
     if opt("provider") is None:
-        raise EvalError(f"--provider is required to run the evals: one of {', '.join(PROVIDERS)} (or run `pytest tests` for the harness's own tests)")
+        raise EvalError(
+            f"--provider is required to run the evals: one of {', '.join(PROVIDERS)} (or run `pytest tests` for the harness's own tests)"
+        )
     _check_how_to_run(opt)
-    measured = energy.chosen(opt)  # its mistakes (a log without --energy): one line, here, not an INTERNALERROR later
+    measured = energy.chosen(
+        opt
+    )  # its mistakes (a log without --energy): one line, here, not an INTERNALERROR later
     try:
         judges = tuple(JudgeSpec.parse(j) for j in opt("judge")) or default_judges(opt("provider"))
     except ValueError as error:
@@ -211,9 +253,13 @@ def _settings(config: pytest.Config) -> Settings:
         options=_own_options(opt),
     )
     worker = getattr(config, "workerinput", None)
-    if PROVIDERS[identity.spec.provider].in_process and (worker or config.getoption("numprocesses", None)):
-        raise EvalError(f"--provider {identity.spec.provider} loads the model once per process and batches prompts in it: "
-                        "run it without -n (or -n 0)")
+    if PROVIDERS[identity.spec.provider].in_process and (
+        worker or config.getoption("numprocesses", None)
+    ):
+        raise EvalError(
+            f"--provider {identity.spec.provider} loads the model once per process and batches prompts in it: "
+            "run it without -n (or -n 0)"
+        )
     batch = opt("batch") or opt("batch_wait")
     # An xdist controller asks nothing (with --batch, it asks whether there is a Batch API):
     # making the provider there would import its SDK (~0.7 s of CPU for openai's) before the
@@ -222,11 +268,21 @@ def _settings(config: pytest.Config) -> Settings:
     # A missing API key: fail now, not on every item; with the judges' that are missing too,
     # when the evals -m picks use them (-k may pick none: then the selection decides, later).
     if missing := missing_keys([(f"--provider {identity.spec.provider}", identity.spec)]):
-        judged = not opt("keyword") and any(TASKS[name].uses_judges for name in reachable_evals(config))
-        raise EvalError(keys_message(missing + (missing_keys(judge.flagged() for judge in judges) if judged else [])))
+        judged = not opt("keyword") and any(
+            TASKS[name].uses_judges for name in reachable_evals(config)
+        )
+        raise EvalError(
+            keys_message(
+                missing + (missing_keys(judge.flagged() for judge in judges) if judged else [])
+            )
+        )
     candidate = None if controller else deferred_provider(identity.spec)
-    if batch and candidate is not None and candidate.batch_api() is None:  # never None with --batch: no controller then
-        raise EvalError(f"--batch: --provider {identity.spec.provider} has no Batch API ({batch_providers()} have one); run without --batch")
+    if (
+        batch and candidate is not None and candidate.batch_api() is None
+    ):  # never None with --batch: no controller then
+        raise EvalError(
+            f"--batch: --provider {identity.spec.provider} has no Batch API ({batch_providers()} have one); run without --batch"
+        )
     if not worker:
         _check_folders({"--run-dir": run_root(config), "--results-dir": results_root(config)})
     return Settings(
@@ -240,7 +296,9 @@ def _settings(config: pytest.Config) -> Settings:
         results_root=results_root(config),
         prices=_prices(opt("price_input"), opt("price_output")),
         request_timeout=opt("request_timeout"),
-        eval_flags={name: {flag.dest: opt(flag.dest) for flag in task.flags} for name, task in TASKS.items()},
+        eval_flags={
+            name: {flag.dest: opt(flag.dest) for flag in task.flags} for name, task in TASKS.items()
+        },
         energy=measured.name if measured else None,
         publish=opt("publish"),
         session=worker["testrunuid"] if worker else _session(config),
@@ -274,12 +332,20 @@ def _check_how_to_run(opt) -> None:
     """The flags that are not identity (those are checked by `evals.identity.check`)."""
     provider = opt("provider")
     for flag in how_to_run():
-        if (owners := takers(flag.name)) and opt(flag.dest) and provider not in owners:  # a provider's own flag
-            raise EvalError(f"{flag.name} applies to --provider {', '.join(owners)}, not {provider}")
-    if refused := refusals(opt, how_to_run()):  # nan, inf, 0 or 1e308 seconds, a URL that is none; no request in flight
+        if (
+            (owners := takers(flag.name)) and opt(flag.dest) and provider not in owners
+        ):  # a provider's own flag
+            raise EvalError(
+                f"{flag.name} applies to --provider {', '.join(owners)}, not {provider}"
+            )
+    if refused := refusals(
+        opt, how_to_run()
+    ):  # nan, inf, 0 or 1e308 seconds, a URL that is none; no request in flight
         raise EvalError(refused[0])
     if opt("allow_errors") and not opt("publish"):
-        raise EvalError("--allow-errors is a decision taken when publishing: use it with --publish NAME (or `evaluate NAME --allow-errors`)")
+        raise EvalError(
+            "--allow-errors is a decision taken when publishing: use it with --publish NAME (or `evaluate NAME --allow-errors`)"
+        )
     if opt("api_key_env") and provider == "reference":
         raise EvalError("--api-key-env has no use with --provider reference")
 
@@ -288,11 +354,20 @@ def _own_options(opt) -> tuple[tuple[str, Any], ...]:
     """The provider's own flags that `ProviderSpec` has no field for, given: `spec.option(name)`."""
     info = PROVIDERS.get(opt("provider"))
     fields = ProviderSpec.__dataclass_fields__
-    return tuple((flag.dest, opt(flag.dest)) for flag in (info.flags if info else ())
-                 if flag.dest not in fields and opt(flag.dest) not in (None, False))
+    return tuple(
+        (flag.dest, opt(flag.dest))
+        for flag in (info.flags if info else ())
+        if flag.dest not in fields and opt(flag.dest) not in (None, False)
+    )
 
 
 def _prices(price_input: float | None, price_output: float | None) -> TokenPrices | None:
     if (price_input is None) != (price_output is None):
-        raise EvalError("--price-input and --price-output go together: pass both, in USD per million tokens")
-    return TokenPrices(price_input, price_output) if price_input is not None and price_output is not None else None
+        raise EvalError(
+            "--price-input and --price-output go together: pass both, in USD per million tokens"
+        )
+    return (
+        TokenPrices(price_input, price_output)
+        if price_input is not None and price_output is not None
+        else None
+    )

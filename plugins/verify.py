@@ -33,8 +33,12 @@ from .state import is_worker, session_of
 # nodeid -> the published result file that is its snapshot
 _SNAPSHOT_FILES: dict[str, Path] = {}
 REGRADE_PROPERTY = "regrade"  # a user property: the item's run is a regrade, and how
-SNAPSHOT_WRITERS = {"update_snapshots": "--snapshot-update", "update_new_snapshots_only": "--snapshot-update-new-only"}
+SNAPSHOT_WRITERS = {
+    "update_snapshots": "--snapshot-update",
+    "update_new_snapshots_only": "--snapshot-update-new-only",
+}
 IMMUTABLE = "published result files never change; a different result is a new run, published with `uv run evaluate NAME`"
+
 
 def configure(config: pytest.Config) -> None:
     """Step 2 of `plugins.session`'s configure. In verify mode: refuse the snapshot writers, read models.json (a bad file or an
@@ -48,7 +52,9 @@ def configure(config: pytest.Config) -> None:
         if config.getoption(dest, default=False):
             raise pytest.UsageError(f"{flag} is refused with --verify-published: {IMMUTABLE}")
     try:
-        session_of(config).published_runs = published_runs(_models_path(config), results_root(config), verified_name(config))
+        session_of(config).published_runs = published_runs(
+            _models_path(config), results_root(config), verified_name(config)
+        )
     except EvalError as error:
         raise pytest.UsageError(printable(str(error))) from None
     if not is_worker(config):
@@ -76,7 +82,15 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if runs:
         params = [pytest.param(r, id=r.id) for r in runs]
     else:
-        params = [pytest.param(None, marks=pytest.mark.skip(reason=f"nothing published in {_models_path(metafunc.config)}"), id="nothing-published")]
+        params = [
+            pytest.param(
+                None,
+                marks=pytest.mark.skip(
+                    reason=f"nothing published in {_models_path(metafunc.config)}"
+                ),
+                id="nothing-published",
+            )
+        ]
     metafunc.parametrize("published_run", params)
 
 
@@ -85,7 +99,11 @@ def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: Any) 
     """In verify mode only the verify items are made, otherwise only the eval items: the other
     mode's test function makes none. (Deselected, they left "collected 43 items / 3
     deselected" for a user to wonder about.)"""
-    if not (inspect.isfunction(obj) and collector.path.is_relative_to(ROOT / "tests_evals") and _is_test(collector, name)):
+    if not (
+        inspect.isfunction(obj)
+        and collector.path.is_relative_to(ROOT / "tests_evals")
+        and _is_test(collector, name)
+    ):
         return None
     is_verify = "published_run" in inspect.signature(obj).parameters
     return [] if is_verify != verifying(collector.config) else None
@@ -105,10 +123,14 @@ class NothingToVerify:
     def pytest_terminal_summary(self, terminalreporter, exitstatus: int) -> None:
         runs = session_of(self.config).published_runs
         if not runs:
-            terminalreporter.write_line(f"nothing published in {_models_path(self.config)}: nothing to verify")
+            terminalreporter.write_line(
+                f"nothing published in {_models_path(self.config)}: nothing to verify"
+            )
         elif exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
             ids = ", ".join(r.id for r in runs)
-            terminalreporter.write_line(f"no published run matched the selection; the published runs are: {ids}")
+            terminalreporter.write_line(
+                f"no published run matched the selection; the published runs are: {ids}"
+            )
 
 
 class Regrades:
@@ -118,22 +140,32 @@ class Regrades:
         self.lines: list[str] = []
 
     def pytest_report_teststatus(self, report: pytest.TestReport, config: pytest.Config):
-        detail = next((value for name, value in report.user_properties if name == REGRADE_PROPERTY), None)
+        detail = next(
+            (value for name, value in report.user_properties if name == REGRADE_PROPERTY), None
+        )
         if detail is not None and report.when == "call" and report.passed:
             return "regrade", "R", (REGRADE, {"yellow": True})
         return None
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when == "call" and report.passed:
-            self.lines.extend(f"{REGRADE} {value}" for name, value in report.user_properties if name == REGRADE_PROPERTY)
+            self.lines.extend(
+                f"{REGRADE} {value}"
+                for name, value in report.user_properties
+                if name == REGRADE_PROPERTY
+            )
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
         if self.lines:
             terminalreporter.section("regrades")
             for line in self.lines:
-                terminalreporter.write_line(printable(line))  # it names the items that score differently, by their dataset ids
-            terminalreporter.write_line(f"{len(self.lines)} regrade{'s' * (len(self.lines) != 1)} available: the records are intact, "
-                                        "today's graders score them differently; `evaluate --regrade` rescores them")
+                terminalreporter.write_line(
+                    printable(line)
+                )  # it names the items that score differently, by their dataset ids
+            terminalreporter.write_line(
+                f"{len(self.lines)} regrade{'s' * (len(self.lines) != 1)} available: the records are intact, "
+                "today's graders score them differently; `evaluate --regrade` rescores them"
+            )
 
 
 class PublishedResultFile(SingleFileSnapshotExtension):
@@ -153,7 +185,9 @@ class PublishedResultFile(SingleFileSnapshotExtension):
     def serialize(self, data: Any, **kwargs: Any) -> str:
         return _canonical(data)
 
-    def read_snapshot_data_from_location(self, *, snapshot_location: str, snapshot_name: str, session_id: str) -> str | None:
+    def read_snapshot_data_from_location(
+        self, *, snapshot_location: str, snapshot_name: str, session_id: str
+    ) -> str | None:
         try:
             return _canonical(read_result(Path(snapshot_location)))
         except EvalError:
@@ -189,10 +223,14 @@ def rescored(request: pytest.FixtureRequest, published_run: PublishedRun) -> dic
     except RescoreFailed as failed:
         pytest.fail(printable(f"{published_run}: {failed.detail}"), pytrace=False)
     if verdict.status == REGRADE:
-        request.node.user_properties.append((REGRADE_PROPERTY, f"{published_run}: {verdict.detail}"))
+        request.node.user_properties.append(
+            (REGRADE_PROPERTY, f"{published_run}: {verdict.detail}")
+        )
         return published_run.result()
     published = published_run.result()
     shaped = in_format(without_timing(rescoring), result_format(published))
-    if "graders" in published:  # no other difference (ok) is a regrade either: the graders as recorded
+    if (
+        "graders" in published
+    ):  # no other difference (ok) is a regrade either: the graders as recorded
         shaped["graders"] = published["graders"]
     return shaped

@@ -114,14 +114,18 @@ def pytest_unconfigure(config):
 
 def pytest_collection_finish(session):
     if (folder := os.environ.get(WORLDS)) and (worker := os.environ.get("PYTEST_XDIST_WORKER")):
-        modules = sorted({item.nodeid.split("::", 1)[0] for item in session.items if _shares_a_world(item)})
+        modules = sorted(
+            {item.nodeid.split("::", 1)[0] for item in session.items if _shares_a_world(item)}
+        )
         # Whole before the worker reports its collection, when the controller may read it.
         write_text_atomic(Path(folder, f"{worker}.json"), json.dumps(modules), durable=False)
 
 
 def _shares_a_world(item) -> bool:
     info = getattr(item, "_fixtureinfo", None)
-    return bool(info) and any(d.scope == "module" for defs in info.name2fixturedefs.values() for d in defs)
+    return bool(info) and any(
+        d.scope == "module" for defs in info.name2fixturedefs.values() for d in defs
+    )
 
 
 def pytest_xdist_make_scheduler(config, log):
@@ -135,8 +139,12 @@ def pytest_xdist_make_scheduler(config, log):
         modules: set[str] | None = None
 
         def _split_scope(self, nodeid: str) -> str:
-            if self.modules is None:  # asked once every worker has collected, so each has written its list
-                self.modules = {m for path in Path(folder).glob("*.json") for m in json.loads(path.read_text())}
+            if (
+                self.modules is None
+            ):  # asked once every worker has collected, so each has written its list
+                self.modules = {
+                    m for path in Path(folder).glob("*.json") for m in json.loads(path.read_text())
+                }
             module = nodeid.split("::", 1)[0]
             return module if module in self.modules else nodeid
 

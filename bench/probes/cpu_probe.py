@@ -67,8 +67,12 @@ def pytest_collection_finish(session) -> None:
 def pytest_sessionfinish(session) -> None:
     if hasattr(session.config, "workerinput") or not os.environ.get("CPU_PROBE") or not _started:
         return
-    figures = {"items": session.testscollected, "session": time.process_time() - _started["process"],
-               "main thread": time.thread_time() - _started["main"], **_spent}
+    figures = {
+        "items": session.testscollected,
+        "session": time.process_time() - _started["process"],
+        "main thread": time.thread_time() - _started["main"],
+        **_spent,
+    }
     with open(os.environ["CPU_PROBE"], "w") as out:
         json.dump(figures, out)
 

@@ -22,8 +22,17 @@ if TYPE_CHECKING:
     from .protocol import Asker
     from .threads import Threads
 
-_MODULE = {"Asker": "protocol", "Threads": "threads", "Fetcher": "processes", "Fetchers": "processes", "ChildProcesses": "processes",
-           "Ledger": "batch", "Batcher": "batch", "Batches": "batch", "Waiting": "batch"}
+_MODULE = {
+    "Asker": "protocol",
+    "Threads": "threads",
+    "Fetcher": "processes",
+    "Fetchers": "processes",
+    "ChildProcesses": "processes",
+    "Ledger": "batch",
+    "Batcher": "batch",
+    "Batches": "batch",
+    "Waiting": "batch",
+}
 __all__ = sorted(_MODULE)
 
 

@@ -70,9 +70,17 @@ class Waiting:
 class Ledger:
     """A run folder's `batches/`: one file per submission, written whole (atomically)."""
 
-    def __init__(self, run_folder: Path, storing: Callable[[Path], contextlib.AbstractContextManager[Any]] = lambda path: contextlib.nullcontext()):
+    def __init__(
+        self,
+        run_folder: Path,
+        storing: Callable[[Path], contextlib.AbstractContextManager[Any]] = lambda path: (
+            contextlib.nullcontext()
+        ),
+    ):
         self.folder = run_folder / "batches"
-        self._storing = storing  # EvalRun.storing: a write that fails ends the run with a clear line
+        self._storing = (
+            storing  # EvalRun.storing: a write that fails ends the run with a clear line
+        )
 
     def lock(self) -> FileLock:
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -85,13 +93,22 @@ class Ledger:
                 continue
             try:
                 entry = json.loads(path.read_text(encoding="utf-8"))
-                if not (isinstance(entry, dict) and entry.get("format") == FORMAT and isinstance(entry.get("calls"), dict)):
+                if not (
+                    isinstance(entry, dict)
+                    and entry.get("format") == FORMAT
+                    and isinstance(entry.get("calls"), dict)
+                ):
                     raise ValueError("not a batch record of this harness version")
             except (OSError, ValueError) as error:
                 aside = path.with_suffix(f".corrupt-{os.getpid()}")
                 os.replace(path, aside)
-                warnings.warn(LedgerWarning(f"{path}: unreadable batch record ({error}); moved to {aside.name}; "
-                                            "its requests are submitted again"), stacklevel=2)
+                warnings.warn(
+                    LedgerWarning(
+                        f"{path}: unreadable batch record ({error}); moved to {aside.name}; "
+                        "its requests are submitted again"
+                    ),
+                    stacklevel=2,
+                )
                 continue
             entries.append(entry)
         return entries
@@ -129,7 +146,9 @@ class WaitingCalls:
     def get(self, key: tuple[str, str]) -> Waiting | None:
         with self.ledger.lock():
             # Every write replaces a file by renaming a new one over it: a new inode.
-            seen = sorted((path.name, path.stat().st_ino) for path in self.ledger.folder.glob("*.json"))
+            seen = sorted(
+                (path.name, path.stat().st_ino) for path in self.ledger.folder.glob("*.json")
+            )
             if seen != self._seen:
                 self._waiting = waiting_calls(self.ledger.entries())
                 self._seen = seen
@@ -143,8 +162,12 @@ def has_batches(run_folder: Path) -> bool:
 
 def waiting_calls(entries: Sequence[dict[str, Any]]) -> dict[tuple[str, str], Waiting]:
     """(item, role) -> its batch, for every call in a submission not yet collected."""
-    return {(call["item"], call["role"]): Waiting(entry.get("batch"), entry.get("status", "prepared"))
-            for entry in entries if not entry.get("collected") for call in entry["calls"].values()}
+    return {
+        (call["item"], call["role"]): Waiting(entry.get("batch"), entry.get("status", "prepared"))
+        for entry in entries
+        if not entry.get("collected")
+        for call in entry["calls"].values()
+    }
 
 
 class Batches:
@@ -154,7 +177,9 @@ class Batches:
     directly: that would pay twice). Those runs pass through a `Batcher` pass, then ask the
     rest on threads; every other run is handed to `otherwise` (threads, child processes)."""
 
-    def __init__(self, mode: str | None, otherwise: Any, *, say: Callable[[str], None] = lambda line: None):
+    def __init__(
+        self, mode: str | None, otherwise: Any, *, say: Callable[[str], None] = lambda line: None
+    ):
         self.mode = mode
         self.otherwise = otherwise
         self.say = say
@@ -162,13 +187,21 @@ class Batches:
         self._threads: Threads | None = None
 
     def start(self, runs: Sequence[tuple[EvalRun, Sequence[Any]]]) -> None:
-        batched = [(run, samples) for run, samples in runs if not run.published and (self.mode or has_batches(run.folder))]
+        batched = [
+            (run, samples)
+            for run, samples in runs
+            if not run.published and (self.mode or has_batches(run.folder))
+        ]
         if batched:
-            Batcher(batched, wait=self.mode == "wait", submit=self.mode is not None, say=self.say).run()
+            Batcher(
+                batched, wait=self.mode == "wait", submit=self.mode is not None, say=self.say
+            ).run()
             self._waiting = {id(run): WaitingCalls(run.folder) for run, _ in batched}
             self._threads = Threads()
             self._threads.start(batched)
-        self.otherwise.start([(run, samples) for run, samples in runs if id(run) not in self._waiting])
+        self.otherwise.start(
+            [(run, samples) for run, samples in runs if id(run) not in self._waiting]
+        )
 
     def wait(self, run: EvalRun, item_id: str) -> None:
         if id(run) not in self._waiting:
@@ -185,13 +218,23 @@ class Batches:
 
 
 class Batcher:
-    def __init__(self, runs: Sequence[tuple[EvalRun, Sequence[Any]]], *, wait: bool, submit: bool = True,
-                 say: Callable[[str], None] = lambda line: None,
-                 policy: RetryPolicy = RetryPolicy(), sleep: Callable[[float], None] = time.sleep,
-                 first_poll: float = 0.5, max_poll: float = 30.0):
+    def __init__(
+        self,
+        runs: Sequence[tuple[EvalRun, Sequence[Any]]],
+        *,
+        wait: bool,
+        submit: bool = True,
+        say: Callable[[str], None] = lambda line: None,
+        policy: RetryPolicy = RetryPolicy(),
+        sleep: Callable[[float], None] = time.sleep,
+        first_poll: float = 0.5,
+        max_poll: float = 30.0,
+    ):
         self.runs = [(run, list(samples), Ledger(run.folder, run.storing)) for run, samples in runs]
         self.wait = wait
-        self.submit = submit  # False: only finish what earlier --batch runs began (a run without --batch)
+        self.submit = (
+            submit  # False: only finish what earlier --batch runs began (a run without --batch)
+        )
         self.say = say
         self.policy = policy
         self.sleep = sleep
@@ -211,7 +254,9 @@ class Batcher:
             delay, first = self.first_poll, True
             while True:
                 changed, collected = self._poll_and_collect()
-                if first or collected:  # only a collected reply can make a new call needed (a judge's)
+                if (
+                    first or collected
+                ):  # only a collected reply can make a new call needed (a judge's)
                     changed |= self._submit_needed()
                 first = False
                 waiting = {id(run): waiting_calls(ledger.entries()) for run, _, ledger in self.runs}
@@ -235,7 +280,9 @@ class Batcher:
                 try:
                     state = self._call(lambda: api.retrieve(entry["batch"]))
                 except ProviderError as error:  # refused for good (gone, not the account's): it will answer nothing more
-                    self._lost(run, ledger, entry, [], f"batch {entry['batch']} cannot be retrieved", error)
+                    self._lost(
+                        run, ledger, entry, [], f"batch {entry['batch']} cannot be retrieved", error
+                    )
                     collected = True
                     continue
                 if state is None:
@@ -248,7 +295,9 @@ class Batcher:
         return changed or collected, collected
 
     def _record_state(self, ledger: Ledger, entry: dict[str, Any], state: BatchState) -> None:
-        entry.update(status=state.status, ended=state.ended, counts=state.counts, problem=state.problem)
+        entry.update(
+            status=state.status, ended=state.ended, counts=state.counts, problem=state.problem
+        )
         ledger.write(entry)
         counts = state.counts
         line = f"batch {state.id}: {state.status}, {counts.get('completed', 0)} completed, {counts.get('failed', 0)} failed of {counts.get('total', 0)}"
@@ -256,7 +305,9 @@ class Batcher:
             self._shown[state.id] = line
             self.say(line)
 
-    def _collect(self, run: EvalRun, ledger: Ledger, entry: dict[str, Any], api: BatchAPI, state: BatchState) -> bool:
+    def _collect(
+        self, run: EvalRun, ledger: Ledger, entry: dict[str, Any], api: BatchAPI, state: BatchState
+    ) -> bool:
         """Every request of an ended batch becomes a cache record, or is left to be submitted
         again (not run, or refused with a 429 or 5xx) until its attempts are spent."""
         results: list[tuple[str, RequestOutcome]] = []
@@ -270,23 +321,59 @@ class Batcher:
         try:
             if self._call(download) is None:
                 return False  # the results cannot be fetched now: collected at the next poll
-        except ProviderError as error:  # refused for good: asked again at every poll, it would be refused forever
-            self._lost(run, ledger, entry, results, f"the results of batch {state.id} cannot be downloaded", error)
+        except (
+            ProviderError
+        ) as error:  # refused for good: asked again at every poll, it would be refused forever
+            self._lost(
+                run,
+                ledger,
+                entry,
+                results,
+                f"the results of batch {state.id} cannot be downloaded",
+                error,
+            )
             return True
-        self._settle(run, ledger, entry, results, not_run(state.problem or f"the batch ended {state.status}"))
+        self._settle(
+            run, ledger, entry, results, not_run(state.problem or f"the batch ended {state.status}")
+        )
         return True
 
-    def _lost(self, run: EvalRun, ledger: Ledger, entry: dict[str, Any], results: Sequence[tuple[str, RequestOutcome]], what: str,
-              error: ProviderError) -> None:
+    def _lost(
+        self,
+        run: EvalRun,
+        ledger: Ledger,
+        entry: dict[str, Any],
+        results: Sequence[tuple[str, RequestOutcome]],
+        what: str,
+        error: ProviderError,
+    ) -> None:
         """The API refused for good to tell how the requests ended: each one without a result
         has that refusal as its outcome, which, like any refusal that is not a 429 or 5xx, is
         its item's API error. One line says so."""
         missing = len(set(entry["calls"]) - {custom_id for custom_id, _ in results})
-        self.say(run.scrub.text(printable(f"{what} ({error}); its {missing} requests without a result are recorded as their items' API errors")))
-        self._settle(run, ledger, entry, results, ProviderError(f"{what} ({error})", kind=error.kind, status=error.status))
+        self.say(
+            run.scrub.text(
+                printable(
+                    f"{what} ({error}); its {missing} requests without a result are recorded as their items' API errors"
+                )
+            )
+        )
+        self._settle(
+            run,
+            ledger,
+            entry,
+            results,
+            ProviderError(f"{what} ({error})", kind=error.kind, status=error.status),
+        )
 
-    def _settle(self, run: EvalRun, ledger: Ledger, entry: dict[str, Any], results: Sequence[tuple[str, RequestOutcome]],
-                without: ProviderError) -> None:
+    def _settle(
+        self,
+        run: EvalRun,
+        ledger: Ledger,
+        entry: dict[str, Any],
+        results: Sequence[tuple[str, RequestOutcome]],
+        without: ProviderError,
+    ) -> None:
         """The submission is done with: each call becomes its outcome's cache record (`without`
         for a call that has no result), or, a 429, a 5xx or not run, is left to be submitted
         again while its attempts last."""
@@ -304,9 +391,15 @@ class Batcher:
                 attempts[key] = attempts.get(key, 0) + 1
                 if attempts[key] < self.policy.batch_attempts:
                     continue  # needed again: the next submission carries it
-                outcome = ProviderError(f"{outcome} (in {attempts[key]} batches)", kind=outcome.kind, status=outcome.status)
+                outcome = ProviderError(
+                    f"{outcome} (in {attempts[key]} batches)",
+                    kind=outcome.kind,
+                    status=outcome.status,
+                )
             elif isinstance(outcome, Completion):
-                outcome = dataclasses.replace(outcome.kept(), batch=entry["batch"])  # cut at the limit, as a direct reply is
+                outcome = dataclasses.replace(
+                    outcome.kept(), batch=entry["batch"]
+                )  # cut at the limit, as a direct reply is
             attempts.pop(key, None)
             path = run.cache.record_path(call["item"], call["role"])
             with run.storing(path):
@@ -323,11 +416,18 @@ class Batcher:
             entries = ledger.entries()
             if not self.submit:
                 continue
-            for entry in entries:  # prepared by a run killed before the API answered the create call
+            for (
+                entry
+            ) in entries:  # prepared by a run killed before the API answered the create call
                 if entry.get("batch") is None and not entry.get("collected"):
                     progressed |= self._submit(run, ledger, entry)
             waiting = waiting_calls(entries)
-            needed = [call for sample in samples for call in run.needed_calls(sample) if (call.item, call.role) not in waiting]
+            needed = [
+                call
+                for sample in samples
+                for call in run.needed_calls(sample)
+                if (call.item, call.role) not in waiting
+            ]
             groups: dict[str, list[Call]] = {}
             for call in needed:
                 groups.setdefault(_provider_key(call.provider), []).append(call)
@@ -341,10 +441,20 @@ class Batcher:
                     progressed |= self._submit(run, ledger, entry)
         return progressed
 
-    def _prepare(self, run: EvalRun, ledger: Ledger, chunk: list[tuple[str, Call]], *, sequence: int) -> dict[str, Any]:
-        calls = {custom_id: {"item": call.item, "role": call.role, "request": run.call_record(call.provider, call.request)}
-                 for custom_id, call in chunk}
-        content = hashlib.sha256(json.dumps(calls, sort_keys=True).encode("utf-8", "surrogatepass")).hexdigest()
+    def _prepare(
+        self, run: EvalRun, ledger: Ledger, chunk: list[tuple[str, Call]], *, sequence: int
+    ) -> dict[str, Any]:
+        calls = {
+            custom_id: {
+                "item": call.item,
+                "role": call.role,
+                "request": run.call_record(call.provider, call.request),
+            }
+            for custom_id, call in chunk
+        }
+        content = hashlib.sha256(
+            json.dumps(calls, sort_keys=True).encode("utf-8", "surrogatepass")
+        ).hexdigest()
         entry = {
             "format": FORMAT,
             "name": f"{run.folder.name[-10:]}-{sequence:04d}-{content[:12]}",
@@ -364,16 +474,27 @@ class Batcher:
         api = self._api(run, entry)
         if api is None:
             return False
-        lines = [api.line(custom_id, _request_of(call["request"])) for custom_id, call in entry["calls"].items()]
+        lines = [
+            api.line(custom_id, _request_of(call["request"]))
+            for custom_id, call in entry["calls"].items()
+        ]
         try:
-            state = self._call(lambda: api.submit(entry["name"], lines, since=_since(entry)), persist=True)
+            state = self._call(
+                lambda: api.submit(entry["name"], lines, since=_since(entry)), persist=True
+            )
         except (ProviderError, BatchUnsupported) as refused:
             # The API made no batch of them: a record left behind would have every later run,
             # with --batch or without, submit them again and end the same way.
             ledger.remove(entry)
             if isinstance(refused, BatchUnsupported):
                 raise
-            raise FatalError(run.scrub.text(printable(f"--batch: the API refused the batch ({refused}); nothing was submitted"))) from None
+            raise FatalError(
+                run.scrub.text(
+                    printable(
+                        f"--batch: the API refused the batch ({refused}); nothing was submitted"
+                    )
+                )
+            ) from None
         self._adopted(ledger, entry, state)
         return True
 
@@ -383,26 +504,39 @@ class Batcher:
         or else is forgotten and its calls are asked directly."""
         for run, _, ledger in self.runs:
             for entry in ledger.entries():
-                if entry.get("batch") is None and not entry.get("collected") and (api := self._api(run, entry)):
+                if (
+                    entry.get("batch") is None
+                    and not entry.get("collected")
+                    and (api := self._api(run, entry))
+                ):
                     self._adopt(ledger, entry, api)
 
     def _adopt(self, ledger: Ledger, entry: dict[str, Any], api: BatchAPI) -> None:
         try:
-            found = self._call(lambda: (api.find(entry["name"], since=_since(entry)),))  # a tuple: None is "the API is unwell"
-        except (ProviderError, BatchUnsupported):  # no Batch API, or none that will look: it made nothing of them
+            found = self._call(
+                lambda: (api.find(entry["name"], since=_since(entry)),)
+            )  # a tuple: None is "the API is unwell"
+        except (
+            ProviderError,
+            BatchUnsupported,
+        ):  # no Batch API, or none that will look: it made nothing of them
             found = (None,)
         if found is None:
             return  # looked for again by the next run; meanwhile its calls wait
         (state,) = found
         if state is None:
             ledger.remove(entry)
-            self.say(f"{entry['name']}: never submitted; its {len(entry['calls'])} requests are asked directly")
+            self.say(
+                f"{entry['name']}: never submitted; its {len(entry['calls'])} requests are asked directly"
+            )
         else:
             self._adopted(ledger, entry, state)
 
     def _adopted(self, ledger: Ledger, entry: dict[str, Any], state: BatchState) -> None:
         entry.update(batch=state.id, submittedAt=_now())
-        self._record_state(ledger, entry, state)  # at once: the batch id is on disk before anything else happens
+        self._record_state(
+            ledger, entry, state
+        )  # at once: the batch id is on disk before anything else happens
 
     # -- providers --------------------------------------------------------------------------
 
@@ -415,7 +549,9 @@ class Batcher:
     def _api(self, run: EvalRun, entry: dict[str, Any]) -> BatchAPI | None:
         """The API of the provider a recorded submission went to: the candidate's or a judge's."""
         for provider in (run.candidate, *(p for _, p in run.judges)):
-            if provider.spec.identity() == entry["provider"] and provider.spec.responses_api == entry.get("responsesApi", False):
+            if provider.spec.identity() == entry[
+                "provider"
+            ] and provider.spec.responses_api == entry.get("responsesApi", False):
                 return self._provider_api(provider)
         return None
 
@@ -431,10 +567,16 @@ class Batcher:
             except TransientError as error:
                 if attempt == self.policy.attempts:
                     if persist:
-                        raise FatalError(f"--batch: cannot submit ({error}); what was asked so far is recorded in the run folder: "
-                                         "run the same command again later") from None
+                        raise FatalError(
+                            f"--batch: cannot submit ({error}); what was asked so far is recorded in the run folder: "
+                            "run the same command again later"
+                        ) from None
                     return None
-                self.sleep(error.retry_after if error.retry_after is not None else self.policy.backoff(attempt, rng))
+                self.sleep(
+                    error.retry_after
+                    if error.retry_after is not None
+                    else self.policy.backoff(attempt, rng)
+                )
             except FatalError as error:
                 raise FatalError(f"--batch: {error}") from None
         raise AssertionError("unreachable: the last attempt returns or raises")
@@ -458,7 +600,11 @@ def _chunks(api: BatchAPI, calls: list[Call]) -> Iterator[list[tuple[str, Call]]
 
 def _next_sequence(entries: Sequence[dict[str, Any]]) -> int:
     """Submissions are numbered, so that one made again after its batches failed has another name."""
-    numbers = [int(part) for entry in entries if len(parts := str(entry["name"]).split("-")) > 1 and (part := parts[1]).isdigit()]
+    numbers = [
+        int(part)
+        for entry in entries
+        if len(parts := str(entry["name"]).split("-")) > 1 and (part := parts[1]).isdigit()
+    ]
     return max(numbers, default=-1) + 1
 
 
@@ -494,7 +640,9 @@ def describe(run_folder: Path, api_for: Callable[[dict[str, Any]], BatchAPI | No
     lines = []
     for entry in Ledger(run_folder).entries():
         if entry.get("batch") is None:
-            lines.append(f"{entry['name']}: prepared, not yet submitted ({len(entry['calls'])} requests)")
+            lines.append(
+                f"{entry['name']}: prepared, not yet submitted ({len(entry['calls'])} requests)"
+            )
             continue
         state = entry
         if not entry.get("collected") and (api := api_for(entry)):
@@ -502,9 +650,20 @@ def describe(run_folder: Path, api_for: Callable[[dict[str, Any]], BatchAPI | No
                 fresh = api.retrieve(entry["batch"])
                 state = {"status": fresh.status, "ended": fresh.ended, "counts": fresh.counts}
             except ProviderError as error:
-                state = {**entry, "status": f"{entry['status']} (as last seen; asking now failed: {error})"}
+                state = {
+                    **entry,
+                    "status": f"{entry['status']} (as last seen; asking now failed: {error})",
+                }
         counts = state.get("counts") or {}
-        done = "collected" if entry.get("collected") else "to collect" if state.get("ended") else "waiting"
-        lines.append(f"batch {entry['batch']}: {state.get('status')}, {counts.get('completed', 0)} completed, "
-                     f"{counts.get('failed', 0)} failed of {counts.get('total', len(entry['calls']))}; {done}")
+        done = (
+            "collected"
+            if entry.get("collected")
+            else "to collect"
+            if state.get("ended")
+            else "waiting"
+        )
+        lines.append(
+            f"batch {entry['batch']}: {state.get('status')}, {counts.get('completed', 0)} completed, "
+            f"{counts.get('failed', 0)} failed of {counts.get('total', len(entry['calls']))}; {done}"
+        )
     return lines

@@ -52,10 +52,14 @@ if TYPE_CHECKING:  # a child's first job is to import the SDK: the rest of the h
     from evals.providers import ProviderSpec
     from evals.run import EvalRun, RunSpec
 
-CHILD_MODULE = "evals.askers.processes"  # what the child runs: `python -P -m CHILD_MODULE` (its `main`, below)
+CHILD_MODULE = (
+    "evals.askers.processes"  # what the child runs: `python -P -m CHILD_MODULE` (its `main`, below)
+)
 REQUESTS_PER_PROCESS = 32  # one process's threads keep up with ~32 replies of 200 ms on one core
 # The fatal errors a run can end with, rebuilt on the parent's side by name.
-_FATAL: dict[str, type[FatalError]] = {cls.__name__: cls for cls in (FatalProviderError, QuotaExhausted, StorageError)}
+_FATAL: dict[str, type[FatalError]] = {
+    cls.__name__: cls for cls in (FatalProviderError, QuotaExhausted, StorageError)
+}
 
 
 class Fetcher:
@@ -71,19 +75,38 @@ class Fetcher:
         self._gone = threading.Event()
         self._fatal: dict[str, Callable[[FatalError], Any]] = {}
         self._stderr: list[str] = []
-        self._stderr_reader = threading.Thread(target=self._read_stderr, name="fetcher-stderr", daemon=True)
-        self._prepared: dict[ProviderSpec, int] = {}  # the specs `prepare` sent, by their place in that list
+        self._stderr_reader = threading.Thread(
+            target=self._read_stderr, name="fetcher-stderr", daemon=True
+        )
+        self._prepared: dict[
+            ProviderSpec, int
+        ] = {}  # the specs `prepare` sent, by their place in that list
         self.started = False
         package_root = str(Path(__file__).resolve().parents[2])
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(
+                filter(None, [package_root, os.environ.get("PYTHONPATH")])
+            ),
+        }
         # -P: the working folder is not put on the child's path (a folder of the user's named
         # `evals` would be imported instead of this package); PYTHONPATH names this one first.
         # The extensions to load, found here (pytest has already read every distribution):
         # the child is spared the scan before its first request.
         found = json.dumps(entry_points_found())
-        self._child = subprocess.Popen([sys.executable, "-P", "-m", CHILD_MODULE, found, *sdks], stdin=subprocess.PIPE,
-                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, close_fds=True)
-        to_child, from_child, child_stderr = self._child.stdin, self._child.stdout, self._child.stderr
+        self._child = subprocess.Popen(
+            [sys.executable, "-P", "-m", CHILD_MODULE, found, *sdks],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            close_fds=True,
+        )
+        to_child, from_child, child_stderr = (
+            self._child.stdin,
+            self._child.stdout,
+            self._child.stderr,
+        )
         assert to_child and from_child and child_stderr  # all three are pipes (PIPE above)
         self._to_child, self._from_child, self._child_stderr = to_child, from_child, child_stderr
         self._stderr_reader.start()
@@ -98,11 +121,15 @@ class Fetcher:
         self._prepared = {spec: index for index, spec in enumerate(specs)}
         return self
 
-    def start(self, work: Sequence[RunSpec], on_fatal: dict[str, Callable[[FatalError], Any]]) -> None:
+    def start(
+        self, work: Sequence[RunSpec], on_fatal: dict[str, Callable[[FatalError], Any]]
+    ) -> None:
         """Hand the child its work; `on_fatal[eval]` ends that eval's run in this process."""
         self._fatal = dict(on_fatal)
         self.started = True
-        if not self._send(list(work), refer=self._prepared):  # the child is gone already: the items ask themselves
+        if not self._send(
+            list(work), refer=self._prepared
+        ):  # the child is gone already: the items ask themselves
             self._gone.set()
             return
         threading.Thread(target=self._read, name="fetcher-reader", daemon=True).start()
@@ -143,7 +170,11 @@ class Fetcher:
             return None
         if self._stderr_reader.is_alive():
             self._stderr_reader.join(timeout=1)  # its last words, the reason
-        how = f"was killed by signal {-code}" if code < 0 else f"ended with exit code {code} ({self._stderr[-1] if self._stderr else 'no message'})"
+        how = (
+            f"was killed by signal {-code}"
+            if code < 0
+            else f"ended with exit code {code} ({self._stderr[-1] if self._stderr else 'no message'})"
+        )
         return f"the process asking the model {how}; pytest's process asked what it had not"
 
     def _read(self) -> None:
@@ -157,11 +188,20 @@ class Fetcher:
             elif message[0] == "warning":
                 from evals.errors import CacheWarning
 
-                warnings.warn(CacheWarning(message[2]) if message[1] == "CacheWarning" else UserWarning(message[2]), stacklevel=1)
+                warnings.warn(
+                    CacheWarning(message[2])
+                    if message[1] == "CacheWarning"
+                    else UserWarning(message[2]),
+                    stacklevel=1,
+                )
             elif message[0] == "fatal":
                 _, eval, name, text, kind, status = message
                 cls = _FATAL.get(name, FatalError)
-                error = cls(text, kind=kind, status=status) if issubclass(cls, FatalProviderError) else cls(text)
+                error = (
+                    cls(text, kind=kind, status=status)
+                    if issubclass(cls, FatalProviderError)
+                    else cls(text)
+                )
                 if eval in self._fatal:
                     self._fatal[eval](error)
                 with self._lock:
@@ -199,17 +239,32 @@ class Fetchers:
     request phase at 2,000 items took ~1.65 x ideal with one, ~1.26 with two, `bench/cpu.py`)."""
 
     def __init__(self, providers: Sequence[ProviderSpec], concurrency: int):
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1  # the cores it may use
+        cores = (
+            len(os.sched_getaffinity(0))
+            if hasattr(os, "sched_getaffinity")
+            else os.cpu_count() or 1
+        )  # the cores it may use
         count = max(1, min(cores, -(-concurrency // REQUESTS_PER_PROCESS)))
         sdks = sorted({spec.provider for spec in providers})
-        self._children = [fetcher_for(providers), *(Fetcher(sdks).prepare(providers) for _ in range(count - 1))]
+        self._children = [
+            fetcher_for(providers),
+            *(Fetcher(sdks).prepare(providers) for _ in range(count - 1)),
+        ]
         self._owner: dict[tuple[str, str], Fetcher] = {}
 
-    def start(self, work: Sequence[RunSpec], on_fatal: dict[str, Callable[[FatalError], Any]]) -> None:
+    def start(
+        self, work: Sequence[RunSpec], on_fatal: dict[str, Callable[[FatalError], Any]]
+    ) -> None:
         count = len(self._children)
         for index, child in enumerate(self._children):
-            part = [dataclasses.replace(each, samples=each.samples[index::count], concurrency=limit_share(each.concurrency, index, count))
-                    for each in work]
+            part = [
+                dataclasses.replace(
+                    each,
+                    samples=each.samples[index::count],
+                    concurrency=limit_share(each.concurrency, index, count),
+                )
+                for each in work
+            ]
             for each in part:
                 self._owner.update({(each.eval, sample.id): child for sample in each.samples})
             child.start(part, on_fatal)
@@ -237,13 +292,21 @@ class ChildProcesses:
     def start(self, runs: Sequence[tuple[EvalRun, Sequence[Any]]]) -> None:
         # A child builds each run again from its spec; a published run (only read from its
         # folder), or one made without a spec, is asked on threads here.
-        handed = [(run, run.spec, samples) for run, samples in runs if not run.published and run.spec is not None]
+        handed = [
+            (run, run.spec, samples)
+            for run, samples in runs
+            if not run.published and run.spec is not None
+        ]
         self._handed = {id(run): spec.eval for run, spec, _ in handed}
         self._threads = Threads()
-        self._threads.start([(run, samples) for run, samples in runs if id(run) not in self._handed])
+        self._threads.start(
+            [(run, samples) for run, samples in runs if id(run) not in self._handed]
+        )
         if handed:
-            self._children.start([dataclasses.replace(spec, samples=list(samples)) for _, spec, samples in handed],
-                                 on_fatal={spec.eval: run.end_with for run, spec, _ in handed})
+            self._children.start(
+                [dataclasses.replace(spec, samples=list(samples)) for _, spec, samples in handed],
+                on_fatal={spec.eval: run.end_with for run, spec, _ in handed},
+            )
 
     def wait(self, run: EvalRun, item_id: str) -> None:
         if (eval := self._handed.get(id(run))) is not None:
@@ -293,7 +356,9 @@ def prestart(provider: str) -> None:
     global _prestarted
     from evals.providers import provider_ahead
 
-    info = provider_ahead(provider)  # its own entry point only: the other extensions load while the child starts
+    info = provider_ahead(
+        provider
+    )  # its own entry point only: the other extensions load while the child starts
     if _prestarted is None and info is not None and info.network:
         _prestarted = Fetcher([provider])
         atexit.register(discard_prestarted)
@@ -321,7 +386,9 @@ def main(found: str, sdks: Sequence[str]) -> None:
     from evals.entry_points import load
     from evals.providers import provider_ahead, provider_class
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it closes stdin
+    signal.signal(
+        signal.SIGINT, signal.SIG_IGN
+    )  # Ctrl-C is the parent's to handle: it closes stdin
     points = [tuple(point) for point in json.loads(found)]
     for name in sdks:  # the SDK first, while the parent starts; then every other extension
         for module in getattr(provider_ahead(name, points), "sdk", ()):
@@ -330,7 +397,9 @@ def main(found: str, sdks: Sequence[str]) -> None:
     for name in sdks:
         provider_class(name)
     # A warning (a corrupt cache record moved aside) is the user's to see: the parent repeats it.
-    warnings.showwarning = lambda message, category, *_, **__: _say(["warning", category.__name__, str(message)])
+    warnings.showwarning = lambda message, category, *_, **__: _say(
+        ["warning", category.__name__, str(message)]
+    )
     try:
         given, specs = pickle.load(sys.stdin.buffer)
         urls.remember(given)
@@ -366,7 +435,16 @@ def _answer(spec: RunSpec, providers: dict[int, Any]) -> list[threading.Thread]:
     def done(sample: Any) -> None:
         if run.fatal is not None and told_fatal.acquire(blocking=False):
             error = run.fatal
-            _say(["fatal", spec.eval, type(error).__name__, str(error), getattr(error, "kind", None), getattr(error, "status", None)])
+            _say(
+                [
+                    "fatal",
+                    spec.eval,
+                    type(error).__name__,
+                    str(error),
+                    getattr(error, "kind", None),
+                    getattr(error, "status", None),
+                ]
+            )
         _say(["done", spec.eval, sample.id])
 
     return run.prefetch(spec.samples, threads=spec.concurrency, done=done)

@@ -12,7 +12,9 @@ class PrefetchingRun(Protocol):
 
     concurrency: int
 
-    def prefetch(self, samples: Sequence[Any], *, threads: int, done: Callable[[Any], None] | None = None) -> Any: ...
+    def prefetch(
+        self, samples: Sequence[Any], *, threads: int, done: Callable[[Any], None] | None = None
+    ) -> Any: ...
 
     def stop(self) -> None: ...
 

@@ -40,4 +40,6 @@ def source_of(identity: dict) -> str | None:
     local file, which is known only by its name and hash."""
     if identity["name"] == "bundled":
         return "bundled"
-    return next((source for task in tasks().values() if (source := task.dataset_source(identity))), None)
+    return next(
+        (source for task in tasks().values() if (source := task.dataset_source(identity))), None
+    )

@@ -19,7 +19,9 @@ def read_records(path: Path) -> Numbered:
     """Every record of the file with its number (JSONL: its line), so that an error can name
     the record as the user finds it in the file."""
     if not path.is_file():
-        raise DatasetError(f"{path}: no such dataset file; pass an existing .jsonl or .parquet file to --dataset")
+        raise DatasetError(
+            f"{path}: no such dataset file; pass an existing .jsonl or .parquet file to --dataset"
+        )
     suffix = path.suffix.lower()
     if suffix == ".parquet":
         return _read_parquet(path)
@@ -37,20 +39,32 @@ def file_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
 
 
-def column(path: Path, line: int, record: dict[str, Any], names: Sequence[str], *, kind: type | tuple = str, required: bool = True) -> Any:
+def column(
+    path: Path,
+    line: int,
+    record: dict[str, Any],
+    names: Sequence[str],
+    *,
+    kind: type | tuple = str,
+    required: bool = True,
+) -> Any:
     """The first of `names` present in `record`, type-checked; a missing one fails loudly."""
     for name in names:
         if record.get(name) is not None:
             value = record[name]
             if not isinstance(value, kind):
-                raise DatasetError(f"{path}: record {line}: column {name!r} should be {_kind_name(kind)}, got {type(value).__name__}")
+                raise DatasetError(
+                    f"{path}: record {line}: column {name!r} should be {_kind_name(kind)}, got {type(value).__name__}"
+                )
             return value
     if required:
         raise DatasetError(f"{path}: record {line}: missing column {' / '.join(map(repr, names))}")
     return None
 
 
-def load_each(path: Path, records: Numbered, build: Callable[[int, dict[str, Any]], Any], *, split: str) -> list[Any]:
+def load_each(
+    path: Path, records: Numbered, build: Callable[[int, dict[str, Any]], Any], *, split: str
+) -> list[Any]:
     """`build(line, record)` for every record, with an error naming the record on failure;
     then every id checked: not empty, unique, and not sharing its run-folder files with another."""
     if not records:
@@ -75,19 +89,25 @@ def _check_ids(path: Path, ids: list[tuple[int, str]]) -> None:
             raise DatasetError(f"{path}: record {line}: empty id; give every record a unique id")
         first_line = seen.setdefault(item_id, line)
         if first_line != line:
-            raise DatasetError(f"{path}: records {first_line} and {line} have the same id {item_id!r}; ids must be unique")
+            raise DatasetError(
+                f"{path}: records {first_line} and {line} have the same id {item_id!r}; ids must be unique"
+            )
 
 
 def _read_jsonl(path: Path) -> Numbered:
     records = []
-    for number, raw in enumerate(path.read_bytes().removeprefix(codecs.BOM_UTF8).split(b"\n"), start=1):
+    for number, raw in enumerate(
+        path.read_bytes().removeprefix(codecs.BOM_UTF8).split(b"\n"), start=1
+    ):
         line = _decode(path, number, raw)
         if not line.strip():
             continue
         try:
             row = json.loads(line)
         except json.JSONDecodeError as error:
-            raise DatasetError(f"{path}: record {number}: not valid JSON ({error.msg} at column {error.colno})") from None
+            raise DatasetError(
+                f"{path}: record {number}: not valid JSON ({error.msg} at column {error.colno})"
+            ) from None
         records.append((number, _record(path, number, row)))
     return records
 
@@ -126,7 +146,9 @@ def _load_json(path: Path) -> Any:
 
 def _record(path: Path, line: int, row: Any) -> dict[str, Any]:
     if not isinstance(row, dict):
-        raise DatasetError(f"{path}: record {line}: expected a JSON object, got {type(row).__name__}")
+        raise DatasetError(
+            f"{path}: record {line}: expected a JSON object, got {type(row).__name__}"
+        )
     return row
 
 

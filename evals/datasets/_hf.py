@@ -46,15 +46,28 @@ def fetch(file: HubFile) -> tuple[Path, dict[str, str]]:
     library = hub.library()
     local = None
     if not COMMIT.fullmatch(file.revision):  # a branch: the commit it was resolved to, when cached
-        cached = library.try_to_load_from_cache(file.repo, file.path, revision=file.revision, repo_type="dataset")
+        cached = library.try_to_load_from_cache(
+            file.repo, file.path, revision=file.revision, repo_type="dataset"
+        )
         local = cached if isinstance(cached, str) else None
     if local is None:
         try:
-            local = library.hf_hub_download(file.repo, file.path, repo_type="dataset", revision=file.revision,
-                                            endpoint=hub.endpoint())
+            local = library.hf_hub_download(
+                file.repo,
+                file.path,
+                repo_type="dataset",
+                revision=file.revision,
+                endpoint=hub.endpoint(),
+            )
         except Exception as error:
-            message = hub.problem(error, kind="dataset", repo=file.repo, revision=file.revision, path=file.path,
-                                  instead="or pass a local copy to --dataset")
+            message = hub.problem(
+                error,
+                kind="dataset",
+                repo=file.repo,
+                revision=file.revision,
+                path=file.path,
+                instead="or pass a local copy to --dataset",
+            )
             if message is None:
                 raise
             raise DatasetError(f"hf:{file.repo}: {message}") from None
@@ -65,6 +78,8 @@ def _commit_of(local: Path, file: HubFile) -> str:
     """The commit a cached file belongs to: its snapshot folder's name (snapshots/<commit>/<path>)."""
     snapshot = local.parents[len(PurePosixPath(file.path).parts) - 1]
     if not COMMIT.fullmatch(snapshot.name):
-        raise DatasetError(f"hf:{file.repo}: {local} is not in a snapshot folder of the Hub cache; "
-                           "clear that repo from the cache (`hf cache rm`) and load again")
+        raise DatasetError(
+            f"hf:{file.repo}: {local} is not in a snapshot folder of the Hub cache; "
+            "clear that repo from the cache (`hf cache rm`) and load again"
+        )
     return snapshot.name

@@ -15,7 +15,11 @@ from ._files import column, file_digest, load_each, read_records
 from ._hf import HubFile, fetch, hub_source_of
 
 BUNDLED = Path(__file__).resolve().parents[2] / "data" / "leetcode" / "problems.jsonl"
-HUB = {"test": HubFile("TorpedoSoftware/LuauLeetcode", "e67a12285d002c45b013285c40349ec16d6eb5f5", "test.parquet")}
+HUB = {
+    "test": HubFile(
+        "TorpedoSoftware/LuauLeetcode", "e67a12285d002c45b013285c40349ec16d6eb5f5", "test.parquet"
+    )
+}
 DIFFICULTIES = ("easy", "medium", "hard")
 
 
@@ -33,7 +37,9 @@ class Problem:
     entry_point: str
     test: str
     solution: str | None  # the reference solution, when the dataset has one
-    origin: str = field(default="", compare=False)  # "<file>: record <n>", for errors that are the dataset's
+    origin: str = field(
+        default="", compare=False
+    )  # "<file>: record <n>", for errors that are the dataset's
 
 
 def load_problems(source: str, split: str) -> tuple[list[Problem], dict[str, Any]]:
@@ -46,21 +52,29 @@ def load_problems(source: str, split: str) -> tuple[list[Problem], dict[str, Any
     else:
         path = Path(source)
         if not path.is_file():
-            raise DatasetError(f"--dataset {source}: no such file, and not a known dataset (bundled, luau-leetcode)")
+            raise DatasetError(
+                f"--dataset {source}: no such file, and not a known dataset (bundled, luau-leetcode)"
+            )
         identity = {"name": path.name, "sha256": file_digest(path)}
 
     def build(line: int, record: dict[str, Any]) -> Problem:
         difficulty = column(path, line, record, ("difficulty",)).strip().lower()
         if difficulty not in DIFFICULTIES:
-            raise DatasetError(f"{path}: record {line}: difficulty {difficulty!r} is not one of Easy, Medium, Hard")
+            raise DatasetError(
+                f"{path}: record {line}: difficulty {difficulty!r} is not one of Easy, Medium, Hard"
+            )
         return Problem(
             id=str(column(path, line, record, ("task_id", "id", "question_id"), kind=(str, int))),
             difficulty=difficulty,
-            description=column(path, line, record, ("problem_description", "description", "prompt")),
+            description=column(
+                path, line, record, ("problem_description", "description", "prompt")
+            ),
             starter_code=column(path, line, record, ("starter_code",)),
             entry_point=column(path, line, record, ("entry_point",)),
             test=column(path, line, record, ("test",)),
-            solution=column(path, line, record, ("solution", "completion", "reference_solution"), required=False),
+            solution=column(
+                path, line, record, ("solution", "completion", "reference_solution"), required=False
+            ),
             origin=f"{path}: record {line}",
         )
 

@@ -49,11 +49,23 @@ HUB = {
         "test": HubFile("TorpedoSoftware/RobloxQA-v1.0", "main", "test.parquet"),
     },
     "robloxqa-openended-v1": {
-        "test": HubFile("TorpedoSoftware/RobloxQA-OpenEnded-v1.0", "c2d80ec677e0b96e895e11dd9177940e5bd8bc22", "test.parquet"),
+        "test": HubFile(
+            "TorpedoSoftware/RobloxQA-OpenEnded-v1.0",
+            "c2d80ec677e0b96e895e11dd9177940e5bd8bc22",
+            "test.parquet",
+        ),
     },
     "robloxqa-v2": {
-        "test": HubFile("TorpedoSoftware/RobloxQA-v2.0", "3d983bf3a4702ef33719de4bb9fa8eaedbe626f1", "test.parquet"),
-        "train": HubFile("TorpedoSoftware/RobloxQA-v2.0", "3d983bf3a4702ef33719de4bb9fa8eaedbe626f1", "train.parquet"),
+        "test": HubFile(
+            "TorpedoSoftware/RobloxQA-v2.0",
+            "3d983bf3a4702ef33719de4bb9fa8eaedbe626f1",
+            "test.parquet",
+        ),
+        "train": HubFile(
+            "TorpedoSoftware/RobloxQA-v2.0",
+            "3d983bf3a4702ef33719de4bb9fa8eaedbe626f1",
+            "train.parquet",
+        ),
     },
 }
 BUNDLED = {"multiple_choice": "multiple_choice.jsonl", "freeform": "freeform.jsonl"}
@@ -72,7 +84,9 @@ def resolve(source: str, eval_name: str, split: str) -> tuple[Path, dict[str, An
     if source in HUB:
         files = HUB[source]
         if split not in files:
-            raise DatasetError(f"{source} has no {split!r} split (it has {', '.join(files)}); pass --split {next(iter(files))}")
+            raise DatasetError(
+                f"{source} has no {split!r} split (it has {', '.join(files)}); pass --split {next(iter(files))}"
+            )
         path, identity = fetch(files[split])
         return path, identity, False
     path = Path(source)
@@ -82,7 +96,9 @@ def resolve(source: str, eval_name: str, split: str) -> tuple[Path, dict[str, An
     return path, {"name": path.name, "sha256": file_digest(path)}, True
 
 
-def load_multiple_choice(source: str, split: str) -> tuple[list[MultipleChoiceQuestion], dict[str, Any]]:
+def load_multiple_choice(
+    source: str, split: str
+) -> tuple[list[MultipleChoiceQuestion], dict[str, Any]]:
     path, identity, by_column = resolve(source, "multiple_choice", split)
     records = _in_split(read_records(path), split, by_column)
 
@@ -94,17 +110,23 @@ def load_multiple_choice(source: str, split: str) -> tuple[list[MultipleChoiceQu
             correct = column(path, line, record, ("answer",))
             choices = [correct, *(column(path, line, record, (name,)) for name in INCORRECT)]
             random.Random(_seed(qid)).shuffle(choices)
-            return MultipleChoiceQuestion(qid, question, tuple(choices), LETTERS[choices.index(correct)])
+            return MultipleChoiceQuestion(
+                qid, question, tuple(choices), LETTERS[choices.index(correct)]
+            )
         choices = column(path, line, record, CHOICES, kind=(list, tuple))
         if len(choices) < 2 or not all(isinstance(c, str) for c in choices):
-            raise DatasetError(f"{path}: record {line}: 'choices' must be a list of at least two strings")
+            raise DatasetError(
+                f"{path}: record {line}: 'choices' must be a list of at least two strings"
+            )
         if len(choices) > len(LETTERS):
             raise DatasetError(
                 f"{path}: record {line}: {len(choices)} choices, but only {len(LETTERS)} letters (A-Z) to label them; "
                 f"keep at most {len(LETTERS)} choices"
             )
         answer = column(path, line, record, ANSWER, kind=(str, int))
-        return MultipleChoiceQuestion(qid, question, tuple(choices), _answer_letter(path, line, answer, choices))
+        return MultipleChoiceQuestion(
+            qid, question, tuple(choices), _answer_letter(path, line, answer, choices)
+        )
 
     return load_each(path, records, build, split=split), identity
 
@@ -116,8 +138,12 @@ def load_freeform(source: str, split: str) -> tuple[list[FreeformQuestion], dict
     def build(line: int, record: dict[str, Any]) -> FreeformQuestion:
         answer = column(path, line, record, ANSWER)
         if len(answer.strip()) < 2:
-            raise DatasetError(f"{path}: record {line}: the answer {answer!r} is too short for a freeform reference answer")
-        return FreeformQuestion(_id(path, line, record), column(path, line, record, QUESTION), answer)
+            raise DatasetError(
+                f"{path}: record {line}: the answer {answer!r} is too short for a freeform reference answer"
+            )
+        return FreeformQuestion(
+            _id(path, line, record), column(path, line, record, QUESTION), answer
+        )
 
     return load_each(path, records, build, split=split), identity
 
@@ -145,7 +171,9 @@ def _answer_letter(path: Path, line: int, answer: str | int, choices: list[str])
     fix = f"fix the answer or the choices (its {len(choices)} choices are {letters[0]}-{letters[-1]}, indexes 0-{len(choices) - 1})"
     if isinstance(answer, int):
         if not 0 <= answer < len(choices):
-            raise DatasetError(f"{path}: record {line}: answer index {answer} is not one of its choices; {fix}")
+            raise DatasetError(
+                f"{path}: record {line}: answer index {answer} is not one of its choices; {fix}"
+            )
         return LETTERS[answer]
     letter = answer.strip().strip("()").upper()
     if len(letter) == 1 and letter in letters:
@@ -153,5 +181,9 @@ def _answer_letter(path: Path, line: int, answer: str | int, choices: list[str])
     if answer in choices:
         return LETTERS[choices.index(answer)]
     if len(letter) == 1 and letter in LETTERS:
-        raise DatasetError(f"{path}: record {line}: answer {answer!r} is a letter beyond its choices; {fix}")
-    raise DatasetError(f"{path}: record {line}: answer {answer!r} is neither a choice's letter, index nor text; {fix}")
+        raise DatasetError(
+            f"{path}: record {line}: answer {answer!r} is a letter beyond its choices; {fix}"
+        )
+    raise DatasetError(
+        f"{path}: record {line}: answer {answer!r} is neither a choice's letter, index nor text; {fix}"
+    )

@@ -31,8 +31,25 @@ from ._registry import PowerSourceInfo, register_source, sources
 from .attribution import JOULES_PER_KWH, attribute
 from .spans import Span, SpanLog
 
-__all__ = ["ATTRIBUTION", "DEFAULT_SOURCE", "ENERGY_PERIOD", "JOULES_PER_KWH", "SOURCES", "CounterSource", "Interval", "PowerSource",
-           "PowerSourceInfo", "Span", "SpanLog", "attribute", "chosen", "options_of", "register_source", "source", "sources"]
+__all__ = [
+    "ATTRIBUTION",
+    "DEFAULT_SOURCE",
+    "ENERGY_PERIOD",
+    "JOULES_PER_KWH",
+    "SOURCES",
+    "CounterSource",
+    "Interval",
+    "PowerSource",
+    "PowerSourceInfo",
+    "Span",
+    "SpanLog",
+    "attribute",
+    "chosen",
+    "options_of",
+    "register_source",
+    "source",
+    "sources",
+]
 
 SOURCES = Registry(sources)  # every registered power source, by name
 # With --energy and no flag of another source: what the platform has. Windows has no RAPL
@@ -57,22 +74,45 @@ def chosen(value: Callable[[str], Any]) -> PowerSource | None:
     --energy-source) without --energy, which would be ignored; a flag of one source given to
     another. With no --energy-source, the source whose flags are given is meant (a log path
     means HWiNFO), else rapl."""
-    given = list({flag.name: flag for info in SOURCES.values() for flag in info.flags
-                  if value(flag.dest) is not None and value(flag.dest) != flag.default}.values())
+    given = list(
+        {
+            flag.name: flag
+            for info in SOURCES.values()
+            for flag in info.flags
+            if value(flag.dest) is not None and value(flag.dest) != flag.default
+        }.values()
+    )
     named = value("energy_source")
     if not value("energy"):
         unused = (["--energy-source"] if named else []) + [flag.name for flag in given]
         if unused:
-            raise UsageError(f"{', '.join(unused)} {'has' if len(unused) == 1 else 'have'} no use without --energy: "
-                             f"add --energy to measure the energy, or leave {'it' if len(unused) == 1 else 'them'} out")
+            raise UsageError(
+                f"{', '.join(unused)} {'has' if len(unused) == 1 else 'have'} no use without --energy: "
+                f"add --energy to measure the energy, or leave {'it' if len(unused) == 1 else 'them'} out"
+            )
         return None
-    name = named or next((name for name in (DEFAULT_SOURCE, *SOURCES) if all(flag in SOURCES[name].flags for flag in given)), None)
+    name = named or next(
+        (
+            name
+            for name in (DEFAULT_SOURCE, *SOURCES)
+            if all(flag in SOURCES[name].flags for flag in given)
+        ),
+        None,
+    )
     if name is None:
-        raise UsageError(f"{' and '.join(flag.name for flag in given)} belong to different power sources: name one with --energy-source")
+        raise UsageError(
+            f"{' and '.join(flag.name for flag in given)} belong to different power sources: name one with --energy-source"
+        )
     if foreign := [flag.name for flag in given if flag not in SOURCES[name].flags]:
-        owners = [other for other, info in SOURCES.items() if any(flag.name in foreign for flag in info.flags)]
-        raise UsageError(f"{', '.join(foreign)} {'is' if len(foreign) == 1 else 'are'} for --energy-source {' or '.join(owners)}, "
-                         f"not {name}: leave {'it' if len(foreign) == 1 else 'them'} out, or choose that source")
+        owners = [
+            other
+            for other, info in SOURCES.items()
+            if any(flag.name in foreign for flag in info.flags)
+        ]
+        raise UsageError(
+            f"{', '.join(foreign)} {'is' if len(foreign) == 1 else 'are'} for --energy-source {' or '.join(owners)}, "
+            f"not {name}: leave {'it' if len(foreign) == 1 else 'them'} out, or choose that source"
+        )
     return source(name, **options_of(name, lambda flag: value(flag.dest)))
 
 

@@ -33,8 +33,15 @@ from ._jsonl import json_lines, open_append, unwritable, write_line
 
 ATTRIBUTION = "energy while spans are in flight, shared by requests in flight"  # the end of every source's `method`
 # A counter source's sampling period, the flag of rapl and nvml alike.
-ENERGY_PERIOD = Flag("--energy-period", "with --energy: seconds between readings of a counter source (default 1)", float, 1.0, forward=True,
-                     resume="run", check=seconds)
+ENERGY_PERIOD = Flag(
+    "--energy-period",
+    "with --energy: seconds between readings of a counter source (default 1)",
+    float,
+    1.0,
+    forward=True,
+    resume="run",
+    check=seconds,
+)
 
 
 @dataclass(frozen=True)
@@ -76,7 +83,9 @@ class CounterSource(PowerSource):
 
     def __init__(self, period: float, clock: Callable[[], float]):
         if not period > 0:
-            raise UsageError(f"the energy sampling period must be positive, not {period}: give a number of seconds such as 1")
+            raise UsageError(
+                f"the energy sampling period must be positive, not {period}: give a number of seconds such as 1"
+            )
         self.period = period
         self.clock = clock
         self.origin = _origin()
@@ -110,7 +119,9 @@ class CounterSource(PowerSource):
         self._store = store
         self.sample()
         self._halt.clear()
-        self._thread = threading.Thread(target=self._sample_until_stopped, name=f"energy-{self.name}", daemon=True)
+        self._thread = threading.Thread(
+            target=self._sample_until_stopped, name=f"energy-{self.name}", daemon=True
+        )
         self._thread.start()
 
     def sample(self) -> None:
@@ -181,7 +192,12 @@ class CounterSource(PowerSource):
 
 def _reading(record: dict[str, Any]) -> tuple[float, float, dict[str, int], dict[str, int]] | None:
     t, scale, counters, wrap = (record.get(key) for key in ("t", "scale", "counters", "wrap"))
-    if not (isinstance(t, (int, float)) and isinstance(scale, (int, float)) and isinstance(counters, dict) and isinstance(wrap, dict)):
+    if not (
+        isinstance(t, (int, float))
+        and isinstance(scale, (int, float))
+        and isinstance(counters, dict)
+        and isinstance(wrap, dict)
+    ):
         return None
     if not all(isinstance(value, int) for value in (*counters.values(), *wrap.values())):
         return None

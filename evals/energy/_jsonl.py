@@ -38,7 +38,9 @@ def open_append(path: Path) -> BinaryIO:
 
 
 def unwritable(path: Path, error: OSError) -> StorageError:
-    return StorageError(f"cannot write {path} ({error.strerror or error}): free space on its disk, or run elsewhere")
+    return StorageError(
+        f"cannot write {path} ({error.strerror or error}): free space on its disk, or run elsewhere"
+    )
 
 
 def write_line(handle: BinaryIO, path: Path, record: dict[str, Any]) -> None:

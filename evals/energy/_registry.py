@@ -28,7 +28,9 @@ class PowerSourceInfo:
         return tuple(flag for _, flag in self.options)
 
 
-_sources: dict[str, tuple[str, PowerSourceInfo]] = {}  # name -> (the registering module, what it is)
+_sources: dict[
+    str, tuple[str, PowerSourceInfo]
+] = {}  # name -> (the registering module, what it is)
 
 
 def register_source(name: str, info: PowerSourceInfo) -> PowerSourceInfo:

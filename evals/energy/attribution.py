@@ -48,18 +48,26 @@ def attribute(spans: list[Span], intervals: list[Interval]) -> dict[str, dict]:
             if band is not None:
                 bands[name][band] += per_weight * weight
     return {
-        name: {"kWh": total / JOULES_PER_KWH, "bands": {band: part / JOULES_PER_KWH for band, part in bands[name].items()}}
+        name: {
+            "kWh": total / JOULES_PER_KWH,
+            "bands": {band: part / JOULES_PER_KWH for band, part in bands[name].items()},
+        }
         for name, total in joules.items()
     }
 
 
-def _in_flight(spans: list[Span]) -> list[tuple[float, float, tuple[tuple[tuple[str, str | None], int], ...]]]:
+def _in_flight(
+    spans: list[Span],
+) -> list[tuple[float, float, tuple[tuple[tuple[str, str | None], int], ...]]]:
     """The time covered by spans, cut where the spans in flight change: (start, end,
     ((eval, band), count) for each pair in flight), in order, never overlapping."""
     events: list[tuple[float, int, tuple[str, str | None]]] = []
     for span in spans:
         if span.end > span.start:
-            events += [(span.start, 1, (span.eval, span.band)), (span.end, -1, (span.eval, span.band))]
+            events += [
+                (span.start, 1, (span.eval, span.band)),
+                (span.end, -1, (span.eval, span.band)),
+            ]
     events.sort(key=lambda event: event[0])
     segments = []
     counts: dict[tuple[str, str | None], int] = {}  # only those in flight

@@ -39,8 +39,14 @@ LOG_FRESH = 10.0  # seconds: HWiNFO logs every 2 s by default
 MAX_GAP = 30.0  # seconds between two HWiNFO samples that still make an interval
 TAIL_BYTES = 1 << 16  # what `HwinfoSource.check` reads of the log's end
 WINDOWS_LOG = Path(r"C:\hwinfo\eval.csv")  # the original's default --energy-log
-ENERGY_LOG = Flag("--energy-log", "with --energy: the CSV log HWiNFO is writing (--energy-source hwinfo); write --energy-log=PATH", Path,
-                  evaluate_help="with --energy: the CSV log HWiNFO is writing (--energy-source hwinfo)", forward=True, resume="run")
+ENERGY_LOG = Flag(
+    "--energy-log",
+    "with --energy: the CSV log HWiNFO is writing (--energy-source hwinfo); write --energy-log=PATH",
+    Path,
+    evaluate_help="with --energy: the CSV log HWiNFO is writing (--energy-source hwinfo)",
+    forward=True,
+    resume="run",
+)
 
 
 class HwinfoSource(PowerSource):
@@ -55,7 +61,9 @@ class HwinfoSource(PowerSource):
 
     def check(self) -> None:
         if not self.log.is_file():
-            raise UsageError(f"the HWiNFO log {self.log} does not exist: start HWiNFO's sensor logging into that file before the run")
+            raise UsageError(
+                f"the HWiNFO log {self.log} does not exist: start HWiNFO's sensor logging into that file before the run"
+            )
         with open(self.log, "rb") as handle:
             head = handle.readline()
             size = handle.seek(0, os.SEEK_END)
@@ -66,18 +74,28 @@ class HwinfoSource(PowerSource):
             tail = tail[tail.find(b"\n") + 1 :] if b"\n" in tail else b""
         log = _hwinfo_samples(_decode(head + tail).splitlines(), self.columns, self.log)
         if not log.samples:
-            raise UsageError(f"the HWiNFO log {self.log} has no sample yet: start HWiNFO's sensor logging into that file before the run")
+            raise UsageError(
+                f"the HWiNFO log {self.log} has no sample yet: start HWiNFO's sensor logging into that file before the run"
+            )
         if log.closed:
-            raise UsageError(f"the HWiNFO log {self.log} ends with HWiNFO's closing header, so logging has stopped: start it again into that file")
+            raise UsageError(
+                f"the HWiNFO log {self.log} ends with HWiNFO's closing header, so logging has stopped: start it again into that file"
+            )
         age = self.clock() - log.samples[-1][0]
         if age > LOG_FRESH:
-            raise UsageError(f"the HWiNFO log {self.log} was last written {age:.0f} s ago, so HWiNFO is not logging into it: start its sensor logging into that file")
+            raise UsageError(
+                f"the HWiNFO log {self.log} was last written {age:.0f} s ago, so HWiNFO is not logging into it: start its sensor logging into that file"
+            )
         if age < -LOG_FRESH:
-            raise UsageError(f"the last sample of the HWiNFO log {self.log} is {-age:.0f} s ahead of this machine's clock: log on this machine, in its time zone")
+            raise UsageError(
+                f"the last sample of the HWiNFO log {self.log} is {-age:.0f} s ahead of this machine's clock: log on this machine, in its time zone"
+            )
 
     def intervals(self, stores: list[Path]) -> list[Interval]:
         """From the log itself (the stores are not used)."""
-        samples = _hwinfo_samples(_decode(self.log.read_bytes()).splitlines(), self.columns, self.log).samples
+        samples = _hwinfo_samples(
+            _decode(self.log.read_bytes()).splitlines(), self.columns, self.log
+        ).samples
         return [
             Interval(t0, t1, (w0 + w1) / 2 * (t1 - t0))
             for (t0, w0), (t1, w1) in pairwise(samples)
@@ -86,7 +104,11 @@ class HwinfoSource(PowerSource):
 
     @property
     def method(self) -> str:
-        columns = " + ".join(self.columns) if self.columns else " + ".join(DEFAULT_COLUMNS) + " (those logged)"
+        columns = (
+            " + ".join(self.columns)
+            if self.columns
+            else " + ".join(DEFAULT_COLUMNS) + " (those logged)"
+        )
         return f"HWiNFO log, {columns}, trapezoid rule; {ATTRIBUTION}"
 
 
@@ -138,7 +160,9 @@ def _power_columns(header: list[str], columns: tuple[str, ...] | None, log: Path
     if missing:
         power = ", ".join(f'"{name}"' for name in header if name.endswith("[W]")) or "none"
         wanted = " or ".join(f'"{name}"' for name in missing)
-        raise UsageError(f"the HWiNFO log {log} has no column {wanted} (its power columns: {power}): name the columns to sum")
+        raise UsageError(
+            f"the HWiNFO log {log} has no column {wanted} (its power columns: {power}): name the columns to sum"
+        )
     return [index for index, name in enumerate(header) if name in (columns or DEFAULT_COLUMNS)]
 
 
@@ -159,11 +183,15 @@ def _hwinfo_time(date: str, clock_time: str, previous: float | None) -> float | 
     return t
 
 
-def _hwinfo(*, log: Path | None = None, columns: Sequence[str] | None = None, clock: Callable[[], float]) -> PowerSource:
+def _hwinfo(
+    *, log: Path | None = None, columns: Sequence[str] | None = None, clock: Callable[[], float]
+) -> PowerSource:
     if log is None and sys.platform == "win32":
         log = WINDOWS_LOG
     if log is None:
-        raise UsageError("--energy-source hwinfo reads HWiNFO's CSV log: name it with --energy-log PATH")
+        raise UsageError(
+            "--energy-source hwinfo reads HWiNFO's CSV log: name it with --energy-log PATH"
+        )
     return HwinfoSource(Path(log), columns, clock)
 
 

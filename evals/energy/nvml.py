@@ -61,7 +61,9 @@ class NvmlSource(CounterSource):
         try:  # whatever NVML raises (no library, no driver) is the same answer here
             count = self.reader.device_count()
         except Exception as error:
-            raise UsageError(f"NVML is not available ({error or type(error).__name__}): install the NVIDIA driver, or choose --energy-source rapl or hwinfo") from error
+            raise UsageError(
+                f"NVML is not available ({error or type(error).__name__}): install the NVIDIA driver, or choose --energy-source rapl or hwinfo"
+            ) from error
         if count == 0:
             raise UsageError("NVML sees no GPU: choose --energy-source rapl or hwinfo")
         for index in range(count):
@@ -81,10 +83,14 @@ class NvmlSource(CounterSource):
 
     @property
     def method(self) -> str:
-        return f"NVML total energy counters of every GPU read every {self.period:g} s; {ATTRIBUTION}"
+        return (
+            f"NVML total energy counters of every GPU read every {self.period:g} s; {ATTRIBUTION}"
+        )
 
 
-def _nvml(*, nvml: NvmlReader | None = None, period: float = 1.0, clock: Callable[[], float]) -> PowerSource:
+def _nvml(
+    *, nvml: NvmlReader | None = None, period: float = 1.0, clock: Callable[[], float]
+) -> PowerSource:
     return NvmlSource(nvml if nvml is not None else Pynvml(), period, clock)
 
 

@@ -21,7 +21,14 @@ from evals.flags import Flag
 from ._base import ATTRIBUTION, ENERGY_PERIOD, CounterSource, PowerSource
 from ._registry import PowerSourceInfo, register_source
 
-ENERGY_POWERCAP = Flag("--energy-powercap", argparse.SUPPRESS, Path, Path("/sys/class/powercap"), forward=True, resume="run")
+ENERGY_POWERCAP = Flag(
+    "--energy-powercap",
+    argparse.SUPPRESS,
+    Path,
+    Path("/sys/class/powercap"),
+    forward=True,
+    resume="run",
+)
 
 
 def _read_counter(path: Path) -> int:
@@ -57,10 +64,14 @@ class RaplSource(CounterSource):
     def check(self) -> None:
         zones = self.zones()
         if not zones and sys.platform != "linux":  # powercap is Linux's
-            raise UsageError(f"RAPL counters are read from Linux's powercap, which {sys.platform} does not have: "
-                             "choose --energy-source nvml (an NVIDIA GPU) or hwinfo (--energy-log=PATH, HWiNFO's CSV log)")
+            raise UsageError(
+                f"RAPL counters are read from Linux's powercap, which {sys.platform} does not have: "
+                "choose --energy-source nvml (an NVIDIA GPU) or hwinfo (--energy-log=PATH, HWiNFO's CSV log)"
+            )
         if not zones:
-            raise UsageError(f"no RAPL package zone in {self.powercap} (no intel_rapl driver, or a virtual machine): choose --energy-source nvml or hwinfo")
+            raise UsageError(
+                f"no RAPL package zone in {self.powercap} (no intel_rapl driver, or a virtual machine): choose --energy-source nvml or hwinfo"
+            )
         for zone in zones:
             for file in ("energy_uj", "max_energy_range_uj"):
                 try:
@@ -71,18 +82,29 @@ class RaplSource(CounterSource):
                         f"run as root, or `sudo chmod a+r {self.powercap}/intel-rapl:*/{file}`"
                     ) from error
                 except (OSError, ValueError) as error:
-                    raise UsageError(f"cannot read {zone / file} ({error}): choose --energy-source nvml or hwinfo") from error
+                    raise UsageError(
+                        f"cannot read {zone / file} ({error}): choose --energy-source nvml or hwinfo"
+                    ) from error
 
     def read_one(self, zone: Path) -> tuple[str, int, int | None]:
-        return zone.name, _read_counter(zone / "energy_uj"), _read_counter(zone / "max_energy_range_uj")
+        return (
+            zone.name,
+            _read_counter(zone / "energy_uj"),
+            _read_counter(zone / "max_energy_range_uj"),
+        )
 
     @property
     def method(self) -> str:
         return f"RAPL package counters (powercap energy_uj) read every {self.period:g} s; {ATTRIBUTION}"
 
 
-def _rapl(*, powercap: Path = Path("/sys/class/powercap"), period: float = 1.0, clock: Callable[[], float]) -> PowerSource:
+def _rapl(
+    *, powercap: Path = Path("/sys/class/powercap"), period: float = 1.0, clock: Callable[[], float]
+) -> PowerSource:
     return RaplSource(Path(powercap), period, clock)
 
 
-register_source("rapl", PowerSourceInfo(_rapl, (("powercap", ENERGY_POWERCAP), ("period", ENERGY_PERIOD)), position=20))
+register_source(
+    "rapl",
+    PowerSourceInfo(_rapl, (("powercap", ENERGY_POWERCAP), ("period", ENERGY_PERIOD)), position=20),
+)

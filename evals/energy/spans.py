@@ -46,7 +46,9 @@ class SpanLog:
         record = {"start": span.start, "end": span.end, "eval": span.eval, "band": span.band}
         with self._lock:
             path, handle = self.path, self._handle
-            if self._pid != os.getpid() or path is None or handle is None:  # the first span, or the first in a forked child
+            if (
+                self._pid != os.getpid() or path is None or handle is None
+            ):  # the first span, or the first in a forked child
                 self._pid = os.getpid()
                 path = self.path = self.folder / f"spans-{self._pid}-{secrets.token_hex(4)}.jsonl"
                 try:
@@ -56,7 +58,9 @@ class SpanLog:
             write_line(handle, path, record)
 
     @contextmanager
-    def span(self, eval: str, band: str | None = None, *, clock: Callable[[], float] = time.time) -> Iterator[None]:
+    def span(
+        self, eval: str, band: str | None = None, *, clock: Callable[[], float] = time.time
+    ) -> Iterator[None]:
         """Record the span of the `with` block, also when it raises."""
         start = clock()
         try:
@@ -87,6 +91,10 @@ def _number(value: Any) -> TypeGuard[int | float]:
 
 def _span(record: dict[str, Any]) -> Span | None:
     start, end, name, band = (record.get(key) for key in ("start", "end", "eval", "band"))
-    if not (_number(start) and _number(end)) or not isinstance(name, str) or not (band is None or isinstance(band, str)):
+    if (
+        not (_number(start) and _number(end))
+        or not isinstance(name, str)
+        or not (band is None or isinstance(band, str))
+    ):
         return None
     return Span(float(start), float(end), name, band)

@@ -54,7 +54,14 @@ REFUSED_OR_FAILED, USAGE, INTERRUPTED = 1, 2, 130
 
 
 # evaluate's own: the price models.json records for a local model's electricity.
-PRICE_ELECTRICITY = Flag("--price-electricity", "USD per kWh (local models)", float, pytest=False, evaluate_group="meta", check=usd)
+PRICE_ELECTRICITY = Flag(
+    "--price-electricity",
+    "USD per kWh (local models)",
+    float,
+    pytest=False,
+    evaluate_group="meta",
+    check=usd,
+)
 
 
 def _board_tags() -> list[str]:
@@ -64,33 +71,65 @@ def _board_tags() -> list[str]:
 
 def _evals_help() -> str:
     board = _board_tags()
-    default = f"all {in_words(len(board))}" if len(board) == len(EVALS) else f"the board's, {','.join(board)}"
+    default = (
+        f"all {in_words(len(board))}"
+        if len(board) == len(EVALS)
+        else f"the board's, {','.join(board)}"
+    )
     return f"comma list of {', '.join(EVALS)} (default {default})"
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="evaluate", description=__doc__.split("\n\n")[0])
     ap.add_argument("name", nargs="?", help="display name: the model's entry in data/models.json")
-    ap.add_argument("--verify", action="store_true", help="rescore every published run (or only NAME's) offline from its run folder and compare it with its result file")
-    ap.add_argument("--regrade", action="store_true", help="rescore every published run (or only NAME's) offline with today's graders and publish the new scores (with --dry-run: only show them)")
-    ident = ap.add_argument_group("run identity", "defaults: what was last planned for NAME; any of these starts a different run")
+    ap.add_argument(
+        "--verify",
+        action="store_true",
+        help="rescore every published run (or only NAME's) offline from its run folder and compare it with its result file",
+    )
+    ap.add_argument(
+        "--regrade",
+        action="store_true",
+        help="rescore every published run (or only NAME's) offline with today's graders and publish the new scores (with --dry-run: only show them)",
+    )
+    ident = ap.add_argument_group(
+        "run identity",
+        "defaults: what was last planned for NAME; any of these starts a different run",
+    )
     add_identity_options(ident.add_argument, defaults=False)
 
     how = ap.add_argument_group("how to run (not part of the run identity)")
     add_evaluate_arguments(how.add_argument, how_to_run(), "how")
     how.add_argument("--evals", default=",".join(_board_tags()), help=_evals_help())
-    how.add_argument("--parallel", action="store_true", help="run the evals at once, each line prefixed by its eval")
-    how.add_argument("--no-build", action="store_true", help="run, but leave models.json and the site alone")
-    how.add_argument("--dry-run", action="store_true", help="print the plan (commands, run folders, result files, requests it would make), then every problem found; "
-                     "exit as the command would: 2 for a usage error, 1 for another problem")
+    how.add_argument(
+        "--parallel",
+        action="store_true",
+        help="run the evals at once, each line prefixed by its eval",
+    )
+    how.add_argument(
+        "--no-build", action="store_true", help="run, but leave models.json and the site alone"
+    )
+    how.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the plan (commands, run folders, result files, requests it would make), then every problem found; "
+        "exit as the command would: 2 for a usage error, 1 for another problem",
+    )
     how.add_argument("--status", action="store_true", help="print each eval's progress and exit")
     how.add_argument("--data-dir", type=Path, default=ROOT / "data", help=argparse.SUPPRESS)
 
-    meta = ap.add_argument_group("models.json metadata (a new model needs them; looked up when left out)")
+    meta = ap.add_argument_group(
+        "models.json metadata (a new model needs them; looked up when left out)"
+    )
     meta.add_argument("--provider-name", help='display provider, e.g. "OpenAI"')
     meta.add_argument("--url", help="the model's page")
     meta.add_argument("--release-date", help="YYYY-MM-DD")
-    meta.add_argument("--size", nargs="+", metavar="BYTES_OR_LINK", help="weights size: byte counts or Hugging Face links, added up")
+    meta.add_argument(
+        "--size",
+        nargs="+",
+        metavar="BYTES_OR_LINK",
+        help="weights size: byte counts or Hugging Face links, added up",
+    )
     add_evaluate_arguments(meta.add_argument, (*how_to_run(), PRICE_ELECTRICITY), "meta")
 
     args = ap.parse_args(argv)
@@ -104,9 +143,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
             ap.error(f"--size takes byte counts or Hugging Face links (got {value!r})")
     # A value of the right type that no run can use (nan, inf, 0 or 1e308 seconds, 0 workers):
     # one line, before any plan, as pytest refuses it (argparse's usage would bury it).
-    if refused := refusals(lambda dest: getattr(args, dest), (*how_to_run(), PRICE_ELECTRICITY), evaluate=True):
+    if refused := refusals(
+        lambda dest: getattr(args, dest), (*how_to_run(), PRICE_ELECTRICITY), evaluate=True
+    ):
         ap.exit(2, f"evaluate: error: {refused[0]}\n")
-    if args.price_electricity is not None and (args.price_input is not None or args.price_output is not None):
+    if args.price_electricity is not None and (
+        args.price_input is not None or args.price_output is not None
+    ):
         ap.error("--price-electricity excludes --price-input/--price-output")
     return args
 
@@ -132,7 +175,9 @@ def _main(argv: list[str] | None) -> None:
         from evals.verify import verify_published
 
         data = args.data_dir.resolve()
-        raise SystemExit(verify_published(data / "models.json", data / "results", data / "runs", args.name))
+        raise SystemExit(
+            verify_published(data / "models.json", data / "results", data / "runs", args.name)
+        )
     if args.regrade:
         raise SystemExit(_regrade(args))
     try:
@@ -145,7 +190,10 @@ def _main(argv: list[str] | None) -> None:
     except OSError as error:  # a data folder that fails while the command runs (a full disk)
         raise SystemExit(f"error: {error.filename or ''}: {error.strerror or error}") from None
     except KeyboardInterrupt:
-        print(f"\ninterrupted: every answer so far is cached; `evaluate {args.name!r}` resumes", file=sys.stderr)
+        print(
+            f"\ninterrupted: every answer so far is cached; `evaluate {args.name!r}` resumes",
+            file=sys.stderr,
+        )
         raise SystemExit(INTERRUPTED) from None
 
 
@@ -188,12 +236,19 @@ def _run_phase(plan: Plan, args: argparse.Namespace, metadata: dict[str, Any]) -
 
     save_plan(plan, metadata, args)
     to_run = plan.to_run()
-    with tempfile.TemporaryDirectory(prefix="evaluate-written-") as written:  # what the runs wrote: not rescored
+    with tempfile.TemporaryDirectory(
+        prefix="evaluate-written-"
+    ) as written:  # what the runs wrote: not rescored
         codes = run_children(to_run, parallel=args.parallel, cwd=ROOT, written=Path(written))
         if any(code == PYTEST_USAGE_ERROR for code in codes.values()):
-            print("error: stopped at a usage error (above); fix the command and run it again", file=sys.stderr)
+            print(
+                "error: stopped at a usage error (above); fix the command and run it again",
+                file=sys.stderr,
+            )
             return USAGE
-        finished, lines = publish_finished(plan, args, metadata, ran=bool(to_run), written=written_notes(Path(written)))
+        finished, lines = publish_finished(
+            plan, args, metadata, ran=bool(to_run), written=written_notes(Path(written))
+        )
     return REFUSED_OR_FAILED if show_summary(plan, args, finished, lines, codes, metadata) else 0
 
 
@@ -207,4 +262,11 @@ def _regrade(args: argparse.Namespace) -> int:
     from evals.evaluate.regrade import regrade
 
     data = args.data_dir.resolve()
-    return regrade(data / "models.json", data / "results", data / "runs", args.name, dry_run=args.dry_run, render=rebuild_site(data))
+    return regrade(
+        data / "models.json",
+        data / "results",
+        data / "runs",
+        args.name,
+        dry_run=args.dry_run,
+        render=rebuild_site(data),
+    )

@@ -30,7 +30,9 @@ def found(problems: list[EvalError] | None, check, *values: Any) -> Any:
 
 def check_writable(data: Path) -> None:
     if why := why_unwritable(data):
-        raise UsageError(f"{data}: {why}; the plan, run folders, result files and models.json are written there")
+        raise UsageError(
+            f"{data}: {why}; the plan, run folders, result files and models.json are written there"
+        )
 
 
 def check_api_keys(selected: list[Eval]) -> None:
@@ -38,7 +40,9 @@ def check_api_keys(selected: list[Eval]) -> None:
     the candidate built, before anything is paid for. A published eval calls nothing."""
     running = [e for e in selected if not (e.published or e.finished)]
     candidates = [(f"--provider {e.identity.spec.provider}", e.identity.spec) for e in running]
-    judges = [judge.flagged() for e in running if TASKS[e.name].uses_judges for judge in e.identity.judges]
+    judges = [
+        judge.flagged() for e in running if TASKS[e.name].uses_judges for judge in e.identity.judges
+    ]
     check_keys([*candidates, *judges])
     for e in running:
         make_provider(e.identity.spec)
@@ -58,5 +62,7 @@ def check_energy(args: argparse.Namespace) -> None:
 
 def check_force(args: argparse.Namespace, selected: list[Eval]) -> None:
     if args.force and (published := [e for e in selected if e.published]):
-        raise UsageError(f"{', '.join(e.tag for e in published)}: the run is published in models.json and stays as it is; "
-                         "--force would start over a published run (remove its resultFiles from models.json first)")
+        raise UsageError(
+            f"{', '.join(e.tag for e in published)}: the run is published in models.json and stays as it is; "
+            "--force would start over a published run (remove its resultFiles from models.json first)"
+        )

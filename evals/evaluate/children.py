@@ -14,7 +14,9 @@ from evals.publish import WRITTEN_NOTES
 PYTEST_USAGE_ERROR = 4
 
 
-def run_children(commands: dict[str, list[str]], *, parallel: bool, cwd: Path, written: Path) -> dict[str, int]:
+def run_children(
+    commands: dict[str, list[str]], *, parallel: bool, cwd: Path, written: Path
+) -> dict[str, int]:
     """Each eval's command run in `cwd`: its pytest exit status by tag. One after another, an
     eval after a usage error is not started (it would print the same error). Each notes the
     result files it writes in the folder `written` (`evals.publish.written_notes`)."""
@@ -23,12 +25,20 @@ def run_children(commands: dict[str, list[str]], *, parallel: bool, cwd: Path, w
 
 
 def _child_env(written: Path) -> dict[str, str]:
-    return {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONIOENCODING": "utf-8", WRITTEN_NOTES: str(written)}
+    return {
+        **os.environ,
+        "PYTHONUNBUFFERED": "1",
+        "PYTHONIOENCODING": "utf-8",
+        WRITTEN_NOTES: str(written),
+    }
 
 
 def _quiet_after_first(commands: dict[str, list[str]]) -> dict[str, list[str]]:
     """pytest's header (platform, rootdir, plugins) once, from the first eval: the same for all."""
-    return {tag: command if i == 0 else [*command, "--no-header"] for i, (tag, command) in enumerate(commands.items())}
+    return {
+        tag: command if i == 0 else [*command, "--no-header"]
+        for i, (tag, command) in enumerate(commands.items())
+    }
 
 
 def _run_serial(commands: dict[str, list[str]], cwd: Path, env: dict[str, str]) -> dict[str, int]:
@@ -52,8 +62,15 @@ def _run_parallel(commands: dict[str, list[str]], cwd: Path, env: dict[str, str]
                 print(f"[{tag}] {line}", end="", flush=True)
 
     processes = {
-        tag: subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              encoding="utf-8", errors="replace")  # as _child_env has them write, whatever the locale
+        tag: subprocess.Popen(
+            command,
+            cwd=cwd,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            encoding="utf-8",
+            errors="replace",
+        )  # as _child_env has them write, whatever the locale
         for tag, command in _quiet_after_first(commands).items()
     }
     pumps = [threading.Thread(target=pump, args=item, daemon=True) for item in processes.items()]

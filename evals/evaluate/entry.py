@@ -21,7 +21,9 @@ def entry_fields(args: argparse.Namespace, plan: Plan) -> dict[str, Any]:
     return _given_metadata(args, plan.saved, plan.entry)
 
 
-def _metadata(args: argparse.Namespace, saved: dict[str, Any] | None, entry: dict[str, Any] | None, ff: Eval) -> dict[str, Any]:
+def _metadata(
+    args: argparse.Namespace, saved: dict[str, Any] | None, entry: dict[str, Any] | None, ff: Eval
+) -> dict[str, Any]:
     """The entry fields this command sets (earlier flags for NAME, then today's), checked as
     the entry they would make; a new model's missing ones are looked up, then required."""
     fields = _given_metadata(args, saved, entry)
@@ -34,10 +36,16 @@ def _metadata(args: argparse.Namespace, saved: dict[str, Any] | None, entry: dic
     return fields
 
 
-def _given_metadata(args: argparse.Namespace, saved: dict[str, Any] | None, entry: dict[str, Any] | None) -> dict[str, Any]:
+def _given_metadata(
+    args: argparse.Namespace, saved: dict[str, Any] | None, entry: dict[str, Any] | None
+) -> dict[str, Any]:
     """The entry fields given for NAME: earlier flags (kept in its plan), then today's."""
     fields: dict[str, Any] = dict((saved or {}).get("metadata") or {})
-    for key, value in (("provider", args.provider_name), ("url", args.url), ("releaseDate", args.release_date)):
+    for key, value in (
+        ("provider", args.provider_name),
+        ("url", args.url),
+        ("releaseDate", args.release_date),
+    ):
         if value is not None:
             fields[key] = value
     if args.size is not None:
@@ -45,28 +53,44 @@ def _given_metadata(args: argparse.Namespace, saved: dict[str, Any] | None, entr
     if args.price_electricity is not None:
         fields["price"] = {"electricity": args.price_electricity}
     elif args.price_input is not None or args.price_output is not None:
-        fields["price"] = _token_price(args, fields.get("price") or (entry or {}).get("price"), entry is not None)
+        fields["price"] = _token_price(
+            args, fields.get("price") or (entry or {}).get("price"), entry is not None
+        )
     return fields
 
 
-def _token_price(args: argparse.Namespace, before: dict[str, Any] | None, existing: bool) -> dict[str, Any]:
+def _token_price(
+    args: argparse.Namespace, before: dict[str, Any] | None, existing: bool
+) -> dict[str, Any]:
     """The price per token after --price-input and/or --price-output: one of them alone updates
     that price of an entry priced per token, keeping the other; a new model needs both."""
-    given = {key: value for key, value in (("input", args.price_input), ("output", args.price_output)) if value is not None}
+    given = {
+        key: value
+        for key, value in (("input", args.price_input), ("output", args.price_output))
+        if value is not None
+    }
     if len(given) == 2:
         return given
     alone = "--price-input" if "input" in given else "--price-output"
     if not existing:
-        raise UsageError(f"--price-input and --price-output go together for a new model: pass both, in USD per million tokens (got {alone} alone)")
+        raise UsageError(
+            f"--price-input and --price-output go together for a new model: pass both, in USD per million tokens (got {alone} alone)"
+        )
     if not before or "electricity" in before:
-        raise UsageError(f"{alone} alone updates one price per token, and {args.name!r} is priced per kWh: "
-                         "pass --price-input and --price-output together")
+        raise UsageError(
+            f"{alone} alone updates one price per token, and {args.name!r} is priced per kWh: "
+            "pass --price-input and --price-output together"
+        )
     return {**before, **given}
 
 
 # The models.json fields a new model needs, and the flags that give them.
-NEEDED = (("provider", "--provider-name"), ("url", "--url"), ("releaseDate", "--release-date"),
-          ("price", "--price-input/--price-output or --price-electricity"))
+NEEDED = (
+    ("provider", "--provider-name"),
+    ("url", "--url"),
+    ("releaseDate", "--release-date"),
+    ("price", "--price-input/--price-output or --price-electricity"),
+)
 
 
 def _look_up_missing(fields: dict[str, Any], config: dict[str, Any]) -> None:
@@ -79,7 +103,9 @@ def _look_up_missing(fields: dict[str, Any], config: dict[str, Any]) -> None:
         found = metadata.lookup(config, fields.get("url"))
     except metadata.MetadataError as error:
         # Offline, the lookup can only fail: the flags it stands in for need no network.
-        raise metadata.MetadataError(f"{error}; or pass {_and(missing)}, and nothing is looked up") from None
+        raise metadata.MetadataError(
+            f"{error}; or pass {_and(missing)}, and nothing is looked up"
+        ) from None
     for key in (*(key for key, _ in NEEDED), "size"):
         if key not in fields and key in found:
             fields[key] = found[key]
@@ -100,7 +126,9 @@ def _size(values: list[str]) -> int:
         try:
             size = int(value) if value.isdigit() else metadata.weights_size(value)
         except metadata.MetadataError as error:
-            raise metadata.MetadataError(f"{error}; or pass --size as a number of bytes, and nothing is looked up") from None
+            raise metadata.MetadataError(
+                f"{error}; or pass --size as a number of bytes, and nothing is looked up"
+            ) from None
         if not value.isdigit():
             print(f"  looked up --size {value}: {size:,} bytes")
         total += size

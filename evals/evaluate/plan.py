@@ -20,7 +20,14 @@ from evals.evaluate import saved_plans
 from evals.command_line import how_to_run
 from evals.flags import forwarded, remembered, resume
 from evals.grading.judge_spec import JudgeSpec, default_judges
-from evals.identity import FIELDS, Identity, from_values, identity_from_config, parse_datasets, to_flags
+from evals.identity import (
+    FIELDS,
+    Identity,
+    from_values,
+    identity_from_config,
+    parse_datasets,
+    to_flags,
+)
 from evals.plan import Planned
 from evals.plan import plan as plan_run
 from evals.results import read_result
@@ -62,7 +69,9 @@ class Plan:
     evals: dict[str, Eval]  # the board's evals, and any other picked by --evals
     selected: list[Eval]  # those --evals picks, in its order
     commands: dict[str, list[str]]  # tag -> the eval's pytest command
-    publishing: bool  # not a smoke test, a reference run or --no-build: what finishes goes to models.json
+    publishing: (
+        bool  # not a smoke test, a reference run or --no-build: what finishes goes to models.json
+    )
 
     @property
     def models_path(self) -> Path:
@@ -78,7 +87,11 @@ class Plan:
 
     def to_run(self) -> dict[str, list[str]]:
         """The commands of the evals that run: neither published nor finished already."""
-        return {tag: command for tag, command in self.commands.items() if not (self.evals[tag].published or self.evals[tag].finished)}
+        return {
+            tag: command
+            for tag, command in self.commands.items()
+            if not (self.evals[tag].published or self.evals[tag].finished)
+        }
 
 
 def plan_command(args: argparse.Namespace, data: Path) -> Plan:
@@ -93,8 +106,11 @@ def plan_command(args: argparse.Namespace, data: Path) -> Plan:
     published = models_file.published_files(models_path, results=results_dir)
     # The board's evals are planned (and remembered) even when --evals picks some of them: a
     # model is published once it has them all. An eval off the board only when picked.
-    evals = {tag: _plan_eval(tag, args, saved, entry, published, results_dir, runs_dir)
-             for tag in EVALS if tag in args.tags or TASKS[EVALS[tag]].on_board}
+    evals = {
+        tag: _plan_eval(tag, args, saved, entry, published, results_dir, runs_dir)
+        for tag in EVALS
+        if tag in args.tags or TASKS[EVALS[tag]].on_board
+    }
     smoke = any(e.planned.config.is_smoke_test for e in evals.values())
     reference = any(e.identity.spec.provider == "reference" for e in evals.values())
     selected = [evals[tag] for tag in args.tags]
@@ -102,14 +118,32 @@ def plan_command(args: argparse.Namespace, data: Path) -> Plan:
         for e in selected:
             e.finished = _reproduced(e, args, runs_dir)
     commands = {e.tag: _command(e, args, data) for e in selected}
-    return Plan(args.name, data, entry, saved, evals, selected, commands, publishing=not (smoke or reference or args.no_build))
+    return Plan(
+        args.name,
+        data,
+        entry,
+        saved,
+        evals,
+        selected,
+        commands,
+        publishing=not (smoke or reference or args.no_build),
+    )
 
 
 def save_plan(plan: Plan, metadata: dict[str, Any], args: argparse.Namespace) -> None:
     """What a bare `evaluate NAME` resumes: each eval's config and dataset, the metadata flags
     given so far, the how-to-run flags a resume passes again."""
-    evals = {e.name: {"config": _remembered(e), "dataset": e.dataset, **_credentials_given(e)} for e in plan.evals.values()}
-    saved_plans.save(plan.data / "plans", plan.name, evals, {**(plan.saved or {}).get("metadata", {}), **metadata}, remembered(args, how_to_run()))
+    evals = {
+        e.name: {"config": _remembered(e), "dataset": e.dataset, **_credentials_given(e)}
+        for e in plan.evals.values()
+    }
+    saved_plans.save(
+        plan.data / "plans",
+        plan.name,
+        evals,
+        {**(plan.saved or {}).get("metadata", {}), **metadata},
+        remembered(args, how_to_run()),
+    )
 
 
 def _resume_how_to_run(args: argparse.Namespace, saved: dict[str, Any]) -> None:
@@ -117,25 +151,45 @@ def _resume_how_to_run(args: argparse.Namespace, saved: dict[str, Any]) -> None:
     requests as the first attempt did (the same key variable, the same API, the same meter)."""
     first: dict[str, Any] = next(iter(saved["evals"].values()), {})
     planned = first.get("config", {})
-    resume(args, how_to_run(), saved.get("howToRun") or {}, same_provider=args.provider in (None, planned.get("provider")))
+    resume(
+        args,
+        how_to_run(),
+        saved.get("howToRun") or {},
+        same_provider=args.provider in (None, planned.get("provider")),
+    )
 
 
-def _plan_eval(tag: str, args: argparse.Namespace, saved: dict[str, Any] | None, entry: dict[str, Any] | None,
-               published: set[Path], results_dir: Path, runs_dir: Path) -> Eval:
+def _plan_eval(
+    tag: str,
+    args: argparse.Namespace,
+    saved: dict[str, Any] | None,
+    entry: dict[str, Any] | None,
+    published: set[Path],
+    results_dir: Path,
+    runs_dir: Path,
+) -> Eval:
     """The eval's run: what was last planned for the model (or published), flags on top."""
     name = EVALS[tag]
     base, source = _base_config(name, saved, entry, results_dir)
     given = {f.name: getattr(args, f.name) for f in FIELDS}
-    if base is None and not (given["provider"] and (given["model"] or given["provider"] == "reference")):
-        raise UsageError(f"nothing is planned for {args.name!r}: a new model needs --model and --provider "
-                         f"(and --provider-name, --url, --release-date and prices, or they are looked up)")
+    if base is None and not (
+        given["provider"] and (given["model"] or given["provider"] == "reference")
+    ):
+        raise UsageError(
+            f"nothing is planned for {args.name!r}: a new model needs --model and --provider "
+            f"(and --provider-name, --url, --release-date and prices, or they are looked up)"
+        )
     datasets = parse_datasets(args.dataset)
     if base is not None:
         ident = identity_from_config(base, source)
-        if base["eval"] != name:  # a sibling eval's identity: its dataset and judges are not this eval's
+        if (
+            base["eval"] != name
+        ):  # a sibling eval's identity: its dataset and judges are not this eval's
             ident = ident.replace(datasets=(), judges=())
         if given["provider"] and given["provider"] != ident.spec.provider:
-            ident = ident.replace(base_url=None, effort=None, thinking=False, route=None)  # they belonged to the old provider
+            ident = ident.replace(
+                base_url=None, effort=None, thinking=False, route=None
+            )  # they belonged to the old provider
         values = {**ident.fields(), **{k: v for k, v in given.items() if v is not None}}
         judges, datasets = ident.judges, {**dict(ident.datasets), **datasets}
     else:
@@ -144,16 +198,34 @@ def _plan_eval(tag: str, args: argparse.Namespace, saved: dict[str, Any] | None,
         judges = tuple(_judge(text) for text in args.judge)
     if not judges and TASKS[name].uses_judges:
         judges = default_judges(values["provider"])
-    ident = from_values(values, datasets=datasets.items(), judges=judges, api_key_env=args.api_key_env, responses_api=args.responses_api,
-                        device=args.device)
-    _check_credentials(ident, (saved or {}).get("evals", {}).get(name, {}).get("credentialsGiven", ()))
+    ident = from_values(
+        values,
+        datasets=datasets.items(),
+        judges=judges,
+        api_key_env=args.api_key_env,
+        responses_api=args.responses_api,
+        device=args.device,
+    )
+    _check_credentials(
+        ident, (saved or {}).get("evals", {}).get(name, {}).get("credentialsGiven", ())
+    )
     planned = plan_run(TASKS[name], ident)
     result_file = results_path(results_dir, planned.config)
-    return Eval(tag, ident, datasets.get(name, "bundled"), planned, run_dir(runs_dir, planned.config), result_file, result_file in published)
+    return Eval(
+        tag,
+        ident,
+        datasets.get(name, "bundled"),
+        planned,
+        run_dir(runs_dir, planned.config),
+        result_file,
+        result_file in published,
+    )
 
 
 def _endpoints(ident: Identity) -> list[str]:
-    return [url for url in (ident.spec.base_url, *(judge.base_url for judge in ident.judges)) if url]
+    return [
+        url for url in (ident.spec.base_url, *(judge.base_url for judge in ident.judges)) if url
+    ]
 
 
 def _credentials_given(e: Eval) -> dict[str, Any]:
@@ -167,8 +239,10 @@ def _check_credentials(ident: Identity, needed: list[str]) -> None:
     """Refuse to resume an endpoint planned with credentials that were not given again."""
     for url in _endpoints(ident):
         if url in needed and not urls.given_with_credentials(url):
-            raise UsageError(f"{url} was given with credentials (user info or a key in its query), which are never saved: "
-                             "pass the URL with them again (--base-url, or --judge PROVIDER:MODEL@URL)")
+            raise UsageError(
+                f"{url} was given with credentials (user info or a key in its query), which are never saved: "
+                "pass the URL with them again (--base-url, or --judge PROVIDER:MODEL@URL)"
+            )
 
 
 def _remembered(e: Eval) -> dict[str, Any]:
@@ -178,17 +252,24 @@ def _remembered(e: Eval) -> dict[str, Any]:
     # What a provider records in place of a flag (a local checkpoint's content hash for its
     # folder) cannot be asked for again: the flag as given is what a bare rerun passes.
     given = {f.key: e.identity.value(f) for f in FIELDS}
-    return {**config, **{key: given[key] for key in dict(e.identity.spec.recorded) if given.get(key) is not None}}
+    return {
+        **config,
+        **{key: given[key] for key in dict(e.identity.spec.recorded) if given.get(key) is not None},
+    }
 
 
-def _base_config(name: str, saved: dict[str, Any] | None, entry: dict[str, Any] | None, results_dir: Path) -> tuple[dict[str, Any] | None, str | None]:
+def _base_config(
+    name: str, saved: dict[str, Any] | None, entry: dict[str, Any] | None, results_dir: Path
+) -> tuple[dict[str, Any] | None, str | None]:
     """The config to start from: the saved plan's, else the published result file's, else
     a sibling eval's of either; with the dataset source the plan recorded."""
     planned = (saved or {}).get("evals", {})
     if name in planned:
         return planned[name]["config"], planned[name].get("dataset")
     if entry and (files := entry.get("resultFiles")):
-        key = TASKS[name].key if TASKS[name].key in files else next(iter(files))  # off the board: a sibling's
+        key = (
+            TASKS[name].key if TASKS[name].key in files else next(iter(files))
+        )  # off the board: a sibling's
         return read_result(models_file.result_path(entry, key, results_dir))["config"], None
     sibling = next(iter(planned.values()), None)
     return (sibling["config"], None) if sibling else (None, None)
@@ -207,8 +288,15 @@ def _regrades(e: Eval, args: argparse.Namespace, result: dict[str, Any]) -> bool
     one when it is not the value the file was graded with. The eval then runs again, from its cache."""
     task = TASKS[e.name]
     recorded = recorded_values(task, result)
-    given = ((flag, getattr(args, flag.evaluate_dest, None)) for flag in task.flags if flag.evaluate_dest)
-    return any(value is not None and value is not False and (not flag.graded or value != recorded[flag.dest]) for flag, value in given)
+    given = (
+        (flag, getattr(args, flag.evaluate_dest, None)) for flag in task.flags if flag.evaluate_dest
+    )
+    return any(
+        value is not None
+        and value is not False
+        and (not flag.graded or value != recorded[flag.dest])
+        for flag, value in given
+    )
 
 
 def _reproduced(e: Eval, args: argparse.Namespace, runs_dir: Path) -> bool:

@@ -18,17 +18,30 @@ from evals.scrub import printable
 from evals.tasks import TASKS
 
 
-def publish_finished(plan: Plan, args: argparse.Namespace, metadata: dict[str, Any], *, ran: bool,
-                     written: Mapping[Path, Stamp] = {}) -> tuple[dict[str, Path], list[str]]:
+def publish_finished(
+    plan: Plan,
+    args: argparse.Namespace,
+    metadata: dict[str, Any],
+    *,
+    ran: bool,
+    written: Mapping[Path, Stamp] = {},
+) -> tuple[dict[str, Path], list[str]]:
     """The result files finished now, by key, and what publishing them said (nothing when the
     command does not publish, or nothing of the board finished). `ran`: some eval's pytest ran,
     so the summary comes below their logs, under the name again. `written`: the result files
     those runs wrote, with their stamps then: one still as written is not rescored."""
-    reproduced = {e.key: e.result_file for e in plan.evals.values() if e.finished}  # checked just now: not rescored twice
-    finished, notes = finished_results({e.key: e.result_file for e in plan.evals.values() if not e.finished}, run_root=plan.runs_dir,
-                                       written=written)
+    reproduced = {
+        e.key: e.result_file for e in plan.evals.values() if e.finished
+    }  # checked just now: not rescored twice
+    finished, notes = finished_results(
+        {e.key: e.result_file for e in plan.evals.values() if not e.finished},
+        run_root=plan.runs_dir,
+        written=written,
+    )
     finished = {**reproduced, **finished}
-    board = {key: path for key, path in finished.items() if key in models_file.RESULT_KEYS}  # an eval off the board is never published
+    board = {
+        key: path for key, path in finished.items() if key in models_file.RESULT_KEYS
+    }  # an eval off the board is never published
     if ran:
         print(f"\n{plan.name}:")
     for note in notes:
@@ -42,8 +55,16 @@ def publish_finished(plan: Plan, args: argparse.Namespace, metadata: dict[str, A
         return finished, []
     from evals.site import rebuild_site  # only when publishing: the site brings pydantic
 
-    lines = publish(plan.name, board, metadata=metadata or None, kwh=_measured_kwh(board) if args.energy else None, allow_errors=args.allow_errors,
-                    models_path=plan.models_path, results_dir=plan.results_dir, rebuild=rebuild_site(plan.data))
+    lines = publish(
+        plan.name,
+        board,
+        metadata=metadata or None,
+        kwh=_measured_kwh(board) if args.energy else None,
+        allow_errors=args.allow_errors,
+        models_path=plan.models_path,
+        results_dir=plan.results_dir,
+        rebuild=rebuild_site(plan.data),
+    )
     for line in lines:
         print(f"  {line}")
     return finished, lines
@@ -56,9 +77,15 @@ def _measured_kwh(finished: dict[str, Path]) -> dict[str, float]:
     kwh: dict[str, float] = {}
     for key, path in finished.items():
         measured = read_result(path).get("energy") or {}
-        figures = measured.get("bands", {}) if TASKS[models_file.RESULT_KEYS[key]].bands else {key: measured.get("kWh")}
+        figures = (
+            measured.get("bands", {})
+            if TASKS[models_file.RESULT_KEYS[key]].bands
+            else {key: measured.get("kWh")}
+        )
         kwh.update({k: v for k, v in figures.items() if v is not None})
     for key in models_file.KWH_KEYS:
         if key not in kwh:
-            print(f"  warning: no energy measured for {key} (its requests ran without --energy, or the source took no readings then)")
+            print(
+                f"  warning: no energy measured for {key} (its requests ran without --energy, or the source took no readings then)"
+            )
     return kwh

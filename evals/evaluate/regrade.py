@@ -20,10 +20,15 @@ from evals.scrub import printable
 from evals.verify import REGRADE, PublishedRun, overall, published_runs, verdict_of
 
 
-
-
-def regrade(models_path: Path, results_dir: Path, run_root: Path, name: str | None = None, *, dry_run: bool,
-            render: models_file.Render | None = None) -> int:
+def regrade(
+    models_path: Path,
+    results_dir: Path,
+    run_root: Path,
+    name: str | None = None,
+    *,
+    dry_run: bool,
+    render: models_file.Render | None = None,
+) -> int:
     """`evaluate --regrade [NAME]`: rescore every published run (or NAME's) offline with
     today's graders; print, per model and eval, the published score beside the regraded one,
     and the board's order before and after. Without `dry_run`, a model's regraded result
@@ -40,7 +45,9 @@ def regrade(models_path: Path, results_dir: Path, run_root: Path, name: str | No
     if not runs:
         print(f"nothing published in {models_path}: nothing to regrade")
         return 0
-    regraded: dict[str, dict[str, tuple[PublishedRun, dict[str, Any], dict[str, Any]]]] = {}  # model -> key -> (run, old, new)
+    regraded: dict[
+        str, dict[str, tuple[PublishedRun, dict[str, Any], dict[str, Any]]]
+    ] = {}  # model -> key -> (run, old, new)
     broken: set[str] = set()
     for run in runs:
         try:
@@ -52,23 +59,43 @@ def regrade(models_path: Path, results_dir: Path, run_root: Path, name: str | No
         published = read_result(run.path)
         before, after = overall(published)["accuracy"], overall(rescored)["accuracy"]
         if verdict.status == "DIFF":
-            print(printable(f"DIFF {run}: {verdict.detail}; not regraded: its records or its file changed"))
+            print(
+                printable(
+                    f"DIFF {run}: {verdict.detail}; not regraded: its records or its file changed"
+                )
+            )
             broken.add(run.model)
             continue
         shown = f"{run}: published {before:.2%}, regraded {after:.2%}"
         if verdict.status == REGRADE:
-            parts = ", ".join(f"{part} {old or 'none'} -> {new or 'none'}" for part, (old, new) in sorted(verdict.graders.items()))
-            print(printable(f"{shown} ({parts}; {len(verdict.items)} item{'s' * (len(verdict.items) != 1)} changed)"))
-            regraded.setdefault(run.model, {})[run.key] = (run, published, _regraded_file(published, rescored))
+            parts = ", ".join(
+                f"{part} {old or 'none'} -> {new or 'none'}"
+                for part, (old, new) in sorted(verdict.graders.items())
+            )
+            print(
+                printable(
+                    f"{shown} ({parts}; {len(verdict.items)} item{'s' * (len(verdict.items) != 1)} changed)"
+                )
+            )
+            regraded.setdefault(run.model, {})[run.key] = (
+                run,
+                published,
+                _regraded_file(published, rescored),
+            )
         else:
             print(printable(f"{shown} (unchanged)"))
     for model in broken:
         regraded.pop(model, None)
-    models = [m for m in models_file.load_models(models_path, results=results_dir) if m.get("resultFiles")]
+    models = [
+        m for m in models_file.load_models(models_path, results=results_dir) if m.get("resultFiles")
+    ]
     print(f"board before: {_board(models, results_dir, {})}")
     print(f"board after:  {_board(models, results_dir, regraded)}")
     if not regraded:
-        print("nothing to regrade: every run scores as published" + (" (or does not reproduce)" if broken else ""))
+        print(
+            "nothing to regrade: every run scores as published"
+            + (" (or does not reproduce)" if broken else "")
+        )
     elif dry_run:
         print(f"--dry-run: nothing written ({', '.join(sorted(regraded))} would be regraded)")
     else:
@@ -87,20 +114,31 @@ def _regraded_file(published: dict[str, Any], rescored: dict[str, Any]) -> dict[
     return new
 
 
-def _board(models: list[dict[str, Any]], results_dir: Path, regraded: dict[str, dict[str, tuple]]) -> str:
+def _board(
+    models: list[dict[str, Any]], results_dir: Path, regraded: dict[str, dict[str, tuple]]
+) -> str:
     """The board's order as the site ranks it (`site.ranked`), each model with its average,
     with the regraded files in place of the published ones."""
     board = []
     for entry in models:
-        paths = {key: models_file.result_path(entry, key, results_dir) for key in models_file.RESULT_KEYS}  # not `models_file.others`
+        paths = {
+            key: models_file.result_path(entry, key, results_dir) for key in models_file.RESULT_KEYS
+        }  # not `models_file.others`
         results = {key: read_result(path) for key, path in paths.items()}
         results.update({key: new for key, (_, _, new) in regraded.get(entry["name"], {}).items()})
         board.append(site.Published(entry, paths, results))
-    return ", ".join(f"{i}. {p.entry['name']} {site.average(p):.2%}" for i, p in enumerate(site.ranked(board), 1))
+    return ", ".join(
+        f"{i}. {p.entry['name']} {site.average(p):.2%}" for i, p in enumerate(site.ranked(board), 1)
+    )
 
 
-def _write_regrade(model: str, files: dict[str, tuple[PublishedRun, dict[str, Any], dict[str, Any]]], models_path: Path,
-                   results_dir: Path, render: models_file.Render | None) -> list[str]:
+def _write_regrade(
+    model: str,
+    files: dict[str, tuple[PublishedRun, dict[str, Any], dict[str, Any]]],
+    models_path: Path,
+    results_dir: Path,
+    render: models_file.Render | None,
+) -> list[str]:
     """Write one model's regraded files and record it in models.json, under its lock; on an
     error the old files are put back."""
     now = dt.datetime.now(dt.UTC)
@@ -116,7 +154,13 @@ def _write_regrade(model: str, files: dict[str, tuple[PublishedRun, dict[str, An
             moved.append((run.path, kept))
             write_result(run.path, new)
         graders = {key: new["graders"] for key, (_, _, new) in sorted(files.items())}
-        return {**entry, "regraded": {"at": now.isoformat(timespec="seconds"), "graders": {**(entry.get("regraded") or {}).get("graders", {}), **graders}}}
+        return {
+            **entry,
+            "regraded": {
+                "at": now.isoformat(timespec="seconds"),
+                "graders": {**(entry.get("regraded") or {}).get("graders", {}), **graders},
+            },
+        }
 
     try:
         models_file.update_entry(model, mutate, models_path, results=results_dir, render=render)
@@ -124,5 +168,10 @@ def _write_regrade(model: str, files: dict[str, tuple[PublishedRun, dict[str, An
         for path, kept in moved:
             kept.replace(path)
         return [f"{model}: not regraded ({error}); its result files are as they were"]
-    return [f"regraded {model!r}: " + ", ".join(f"{key} {run.path.name} (the old file kept as {run.path.name}.replaced-{stamp})"
-                                             for key, (run, _, _) in sorted(files.items()))]
+    return [
+        f"regraded {model!r}: "
+        + ", ".join(
+            f"{key} {run.path.name} (the old file kept as {run.path.name}.replaced-{stamp})"
+            for key, (run, _, _) in sorted(files.items())
+        )
+    ]

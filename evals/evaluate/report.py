@@ -20,9 +20,13 @@ from evals.results import TokenPrices, read_result
 def show_plan(plan: Plan, *, dry_run: bool) -> None:
     print(f"{plan.name}:")
     for e in plan.selected:
-        shown = ("published: reproduced offline, not run again" if e.published
-                 else "finished: reproduced offline from its run folder, not run again" if e.finished
-                 else subprocess.list2cmdline(plan.commands[e.tag][3:]))
+        shown = (
+            "published: reproduced offline, not run again"
+            if e.published
+            else "finished: reproduced offline from its run folder, not run again"
+            if e.finished
+            else subprocess.list2cmdline(plan.commands[e.tag][3:])
+        )
         print(f"  {e.tag}: {shown}")
         print(f"      run folder  {e.run_folder}")
         print(f"      results     {e.result_file}")
@@ -30,8 +34,14 @@ def show_plan(plan: Plan, *, dry_run: bool) -> None:
             print(f"      requests    {requests(e)}")
 
 
-def show_summary(plan: Plan, args: argparse.Namespace, finished: dict[str, Path], lines: list[str], codes: dict[str, int],
-                 metadata: dict[str, Any]) -> bool:
+def show_summary(
+    plan: Plan,
+    args: argparse.Namespace,
+    finished: dict[str, Path],
+    lines: list[str],
+    codes: dict[str, int],
+    metadata: dict[str, Any],
+) -> bool:
     """The table, then what a rerun can do: `finished` the result files by key, `lines` what
     publishing said, `codes` the pytest exits. Whether the command failed: models.json refused
     the results, or an eval did not finish that no batch is still working on."""
@@ -40,18 +50,34 @@ def show_summary(plan: Plan, args: argparse.Namespace, finished: dict[str, Path]
 
     waiting = [tag for tag in unfinished if has_batches(plan.evals[tag].run_folder)]
     fate = _fate(plan.publishing, args.no_build, lines)
-    price = metadata.get("price") or ((plan.saved or {}).get("metadata") or {}).get("price") or (plan.entry or {}).get("price")
-    for line in _table(plan.selected, finished, {tag: "waiting in a batch" if tag in waiting else "did not finish" for tag in unfinished},
-                       fate, price):
+    price = (
+        metadata.get("price")
+        or ((plan.saved or {}).get("metadata") or {}).get("price")
+        or (plan.entry or {}).get("price")
+    )
+    for line in _table(
+        plan.selected,
+        finished,
+        {tag: "waiting in a batch" if tag in waiting else "did not finish" for tag in unfinished},
+        fate,
+        price,
+    ):
         print(line)
     refused = any(line.startswith("not published:") for line in lines)
     if waiting and waiting == unfinished:
-        print(f"  {', '.join(waiting)}: waiting in batches; `evaluate {plan.name!r}` collects them when they are done "
-              f"(`evaluate {plan.name!r} --status` shows their progress)")
+        print(
+            f"  {', '.join(waiting)}: waiting in batches; `evaluate {plan.name!r}` collects them when they are done "
+            f"(`evaluate {plan.name!r} --status` shows their progress)"
+        )
         return refused
     if unfinished:
-        failed = ", ".join(f"{tag} (pytest exit {codes[tag]})" if tag in codes else tag for tag in unfinished)
-        print(f"error: {failed} did not finish (see the log above); {_next_step(plan.name, unfinished, codes)}", file=sys.stderr)
+        failed = ", ".join(
+            f"{tag} (pytest exit {codes[tag]})" if tag in codes else tag for tag in unfinished
+        )
+        print(
+            f"error: {failed} did not finish (see the log above); {_next_step(plan.name, unfinished, codes)}",
+            file=sys.stderr,
+        )
         return True
     return refused
 
@@ -59,16 +85,30 @@ def show_summary(plan: Plan, args: argparse.Namespace, finished: dict[str, Path]
 def _fate(publishing: bool, no_build: bool, lines: list[str]) -> str:
     """What happened to models.json, in a few words for the summary's last column."""
     if not publishing:
-        return "left alone (--no-build)" if no_build else "not publishable (smoke test or reference run)"
+        return (
+            "left alone (--no-build)"
+            if no_build
+            else "not publishable (smoke test or reference run)"
+        )
     for line in lines:
-        for start, words in (("still published", "still published"), ("published", "published"),
-                             ("not published yet", "waits for the other evals"), ("not published", "not published (above)")):
+        for start, words in (
+            ("still published", "still published"),
+            ("published", "published"),
+            ("not published yet", "waits for the other evals"),
+            ("not published", "not published (above)"),
+        ):
             if line.startswith(start):
                 return words
     return "left alone (nothing finished)"
 
 
-def _table(shown: list[Eval], finished: dict[str, Path], unfinished: dict[str, str], fate: str, price: dict[str, float] | None) -> list[str]:
+def _table(
+    shown: list[Eval],
+    finished: dict[str, Path],
+    unfinished: dict[str, str],
+    fate: str,
+    price: dict[str, float] | None,
+) -> list[str]:
     """The run in one table, an eval a row: its score and interval, its errors, its cost (the
     model's tokens at its price per token, as the board counts it; else its tokens or the
     energy measured), and what models.json says of it now (the lines above say why)."""
@@ -82,17 +122,27 @@ def _table(shown: list[Eval], finished: dict[str, Path], unfinished: dict[str, s
         overall = summary.get("overall", summary)
         low, high = overall["ci95"]
         errors = f"{overall['apiErrors']} API"
-        for key, word in (("unparseable", "unparseable"), ("judgeUnparseable", "unparseable verdicts")):
+        for key, word in (
+            ("unparseable", "unparseable"),
+            ("judgeUnparseable", "unparseable verdicts"),
+        ):
             if key in overall:
                 errors += f", {overall[key]} {word}"
         cost = _cost(overall, result.get("energy"), price)
         where = fate if e.key in models_file.RESULT_KEYS else "off the board"
-        rows.append((e.tag, f"{overall['accuracy']:.1%}", f"{low:.1%}-{high:.1%}", errors, cost, where))
+        rows.append(
+            (e.tag, f"{overall['accuracy']:.1%}", f"{low:.1%}-{high:.1%}", errors, cost, where)
+        )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return ["  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
+    return [
+        "  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip()
+        for row in rows
+    ]
 
 
-def _cost(overall: dict[str, Any], energy: dict[str, Any] | None, price: dict[str, float] | None) -> str:
+def _cost(
+    overall: dict[str, Any], energy: dict[str, Any] | None, price: dict[str, float] | None
+) -> str:
     tokens = overall["tokens"]
     if price and "input" in price:
         batched = (overall.get("batch") or {}).get("tokens")
@@ -103,14 +153,21 @@ def _cost(overall: dict[str, Any], energy: dict[str, Any] | None, price: dict[st
 
 
 # pytest's exits that a resume would meet again: the answers cached so far do not change them.
-NOT_RESUMABLE = {3: "stopped at an internal error (above), which a resume would meet again", 5: "collected no item"}
+NOT_RESUMABLE = {
+    3: "stopped at an internal error (above), which a resume would meet again",
+    5: "collected no item",
+}
 
 
 def _next_step(name: str, unfinished: list[str], codes: dict[str, int]) -> str:
     """What helps the evals that did not finish: a resume, only where one can (an interrupted
     run, API errors, an eval not reached), and the cause for the others."""
-    stuck = {tag: NOT_RESUMABLE[codes[tag]] for tag in unfinished if codes.get(tag) in NOT_RESUMABLE}
+    stuck = {
+        tag: NOT_RESUMABLE[codes[tag]] for tag in unfinished if codes.get(tag) in NOT_RESUMABLE
+    }
     causes = "; ".join(f"{tag} {why}" for tag, why in stuck.items())
     if not stuck:
         return f"`evaluate {name!r}` resumes"
-    return causes + (f"; `evaluate {name!r}` resumes the others" if len(stuck) < len(unfinished) else "")
+    return causes + (
+        f"; `evaluate {name!r}` resumes the others" if len(stuck) < len(unfinished) else ""
+    )

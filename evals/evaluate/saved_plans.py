@@ -37,21 +37,40 @@ def load(plans_dir: Path, name: str) -> dict[str, Any] | None:
     except FileNotFoundError:
         return None
     except (ValueError, UnicodeDecodeError):
-        raise DataFileError(f"{path}: the saved plan of {name!r} is corrupt; delete it and pass the model's flags again") from None
-    if not isinstance(plan, dict) or plan.get("format") != FORMAT or plan.get("name") != name or not isinstance(plan.get("evals"), dict):
-        raise DataFileError(f"{path}: not a saved plan of {name!r}; delete it and pass the model's flags again")
+        raise DataFileError(
+            f"{path}: the saved plan of {name!r} is corrupt; delete it and pass the model's flags again"
+        ) from None
+    if (
+        not isinstance(plan, dict)
+        or plan.get("format") != FORMAT
+        or plan.get("name") != name
+        or not isinstance(plan.get("evals"), dict)
+    ):
+        raise DataFileError(
+            f"{path}: not a saved plan of {name!r}; delete it and pass the model's flags again"
+        )
     return plan
 
 
-def save(plans_dir: Path, name: str, evals: dict[str, dict[str, Any]], metadata: dict[str, Any], how_to_run: dict[str, Any]) -> Path:
+def save(
+    plans_dir: Path,
+    name: str,
+    evals: dict[str, dict[str, Any]],
+    metadata: dict[str, Any],
+    how_to_run: dict[str, Any],
+) -> Path:
     """`how_to_run`: the how-to-run flags a bare resume passes again (`evals.flags.remembered`)."""
     path = path_for(plans_dir, name)
-    write_json_atomic(path, {
-        "format": FORMAT,
-        "name": name,
-        "plannedAt": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "evals": evals,
-        "metadata": metadata,
-        "howToRun": how_to_run,
-    }, indent=2)
+    write_json_atomic(
+        path,
+        {
+            "format": FORMAT,
+            "name": name,
+            "plannedAt": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            "evals": evals,
+            "metadata": metadata,
+            "howToRun": how_to_run,
+        },
+        indent=2,
+    )
     return path

@@ -44,14 +44,24 @@ def requests(e: Eval) -> str:
     answered = _cached(e)[0]
     n = len(e.planned.samples)
     judges = len(e.identity.judges) if TASKS[e.name].uses_judges else 0
-    judged = f" + {(n - answered) * judges:,} to {in_words(judges)} judge{'s' if judges != 1 else ''}" if judges else ""
+    judged = (
+        f" + {(n - answered) * judges:,} to {in_words(judges)} judge{'s' if judges != 1 else ''}"
+        if judges
+        else ""
+    )
     return f"about {(n - answered) * (1 + judges):,}: {n - answered:,} to the model{judged} ({answered:,} of {n:,} items cached)"
 
 
 def _status(e: Eval) -> str:
     answered, errors = _cached(e)
     n = len(e.planned.samples)
-    done = "published" if e.published else "result file written" if e.result_file.is_file() else "no result file yet"
+    done = (
+        "published"
+        if e.published
+        else "result file written"
+        if e.result_file.is_file()
+        else "no result file yet"
+    )
     return f"  {e.tag}: {answered} of {n} answered (cached), {errors} errors, {n - answered} remaining; {done}"
 
 
@@ -64,8 +74,13 @@ def _batch_status(e: Eval, args: argparse.Namespace) -> list[str]:
     problems: list[str] = []
 
     def api_for(entry: dict[str, Any]):
-        spec = ProviderSpec.from_identity(entry["provider"], responses_api=entry.get("responsesApi", False),
-                                          api_key_env=args.api_key_env if entry["provider"] == e.identity.spec.identity() else None)
+        spec = ProviderSpec.from_identity(
+            entry["provider"],
+            responses_api=entry.get("responsesApi", False),
+            api_key_env=args.api_key_env
+            if entry["provider"] == e.identity.spec.identity()
+            else None,
+        )
         try:
             return make_provider(spec).batch_api()
         except EvalError as error:
@@ -74,4 +89,7 @@ def _batch_status(e: Eval, args: argparse.Namespace) -> list[str]:
             return None
 
     lines = describe(e.run_folder, api_for)
-    return [f"cannot ask the batches' state ({problem}): showing the state last recorded" for problem in problems] + lines
+    return [
+        f"cannot ask the batches' state ({problem}): showing the state last recorded"
+        for problem in problems
+    ] + lines

@@ -31,7 +31,9 @@ class JudgeSpec:
         base_url = without_credentials(base_url.strip())  # a secret, kept apart (`evals.urls`)
         text = head + at + base_url  # what a message may show
         if not sep or not provider or not model:
-            raise ValueError(f"--judge {text!r}: expected provider:model or provider:model@base_url")
+            raise ValueError(
+                f"--judge {text!r}: expected provider:model or provider:model@base_url"
+            )
         if at and not base_url.startswith(("http://", "https://")):
             raise ValueError(f"--judge {text!r}: the part after '@' must be an http(s) base URL")
         return cls(provider, model, base_url or None)
@@ -52,7 +54,11 @@ class JudgeSpec:
         return f"{self.provider}:{self.model}" + (f"@{self.base_url}" if self.base_url else "")
 
     def identity(self) -> dict[str, Any]:
-        ident: dict[str, Any] = {"provider": self.provider, "model": self.model, "prompt": PROMPT_VERSION}
+        ident: dict[str, Any] = {
+            "provider": self.provider,
+            "model": self.model,
+            "prompt": PROMPT_VERSION,
+        }
         info = PROVIDERS.get(self.provider)
         if info is None or info.sampling:  # what the provider does not send is not recorded
             ident |= {"temperature": TEMPERATURE, "seed": SEED}

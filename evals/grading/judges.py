@@ -14,7 +14,15 @@ from evals import reasoning
 
 # Which judges, the sampling they are pinned to and the version of the prompt below (bump it
 # with the prompt): `judge_spec.py`, which the command line and the run identity read.
-from .judge_spec import DEFAULT_JUDGES, PROMPT_VERSION, REFERENCE_JUDGES, SEED, TEMPERATURE, JudgeSpec, default_judges  # noqa: F401
+from .judge_spec import (
+    DEFAULT_JUDGES,
+    PROMPT_VERSION,
+    REFERENCE_JUDGES,
+    SEED,
+    TEMPERATURE,
+    JudgeSpec,
+    default_judges,
+)  # noqa: F401
 
 _PROMPT = """You are grading an answer to a question about Roblox game development and the Luau language.
 
@@ -36,7 +44,9 @@ VERDICT: INCORRECT"""
 
 
 def judge_prompt(question: str, reference: str, reply: str) -> str:
-    return _PROMPT.format(question=question.strip(), reference=reference.strip(), reply=reply.strip())
+    return _PROMPT.format(
+        question=question.strip(), reference=reference.strip(), reply=reply.strip()
+    )
 
 
 def format_verdict(correct: bool) -> str:
@@ -66,7 +76,9 @@ _LABEL = re.compile(
 # under IGNORECASE, so that the regex engine skips to the v's and j's instead of trying every position.
 _LABEL_WORD = re.compile(r"[VvJj](?i:erdict|udge?ment)")
 _WORD = re.compile(r"(in)?correct(?![^\W_])", re.IGNORECASE)  # the verdict, right after its label
-_TERM = re.compile(r"(?<![^\W_])(?:[Ii][Nn])?[Cc](?i:orrect)(?![^\W_])")  # a verdict's word anywhere
+_TERM = re.compile(
+    r"(?<![^\W_])(?:[Ii][Nn])?[Cc](?i:orrect)(?![^\W_])"
+)  # a verdict's word anywhere
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
 
 # What qualifies a verdict in its own clause ("CORRECT, but ...", "CORRECT or INCORRECT",
@@ -76,9 +88,15 @@ _HEDGES = frozenset(
     "nearly maybe perhaps possibly probably arguably ish mixed borderline unsure unclear uncertain debatable".split()
 )
 _NO, _YES = "❌✗✘❎✖👎🚫⛔🔴", "✅✔☑✓👍🟢"
-_AGAINST_WORDS = {True: _HEDGES | {"incorrect", "wrong", "not", "no"}, False: _HEDGES | {"correct", "right"}}
+_AGAINST_WORDS = {
+    True: _HEDGES | {"incorrect", "wrong", "not", "no"},
+    False: _HEDGES | {"correct", "right"},
+}
 _AGAINST_MARKS = {True: re.compile(rf"[Nn]['’][Tt]\b|[?{_NO}]"), False: re.compile(f"[?{_YES}]")}
-_AGAINST_EMOJI = {True: re.compile(f"[{_NO}]"), False: re.compile(f"[{_YES}]")}  # before the label: "❌ VERDICT: CORRECT"
+_AGAINST_EMOJI = {
+    True: re.compile(f"[{_NO}]"),
+    False: re.compile(f"[{_YES}]"),
+}  # before the label: "❌ VERDICT: CORRECT"
 _WORDS = re.compile(r"[^\W\d_]+")
 _LETTER = re.compile(r"[^\W\d_]")
 _PLAIN = " \t*_`~\"'”’»)]}.,;:!-–—[({<>/\\"  # markup and punctuation, which qualify nothing
@@ -92,10 +110,16 @@ _RETRACTIONS = (
     r"no(?=\s*+[,.!:;—–-])|not (?:really|quite|so|exactly)"
 )
 _TAKEN_BACK = re.compile(
-    _OPEN + r"(?:but|however|though|although|yet|still|except|unless|nevertheless|nonetheless|that said|" + _RETRACTIONS + r")(?![^\W_])",
+    _OPEN
+    + r"(?:but|however|though|although|yet|still|except|unless|nevertheless|nonetheless|that said|"
+    + _RETRACTIONS
+    + r")(?![^\W_])",
     re.IGNORECASE,
 )
-_RETRACTION = re.compile(r"(?:^|(?<=[.!?;])[ \t]++)[ \t*_>#\-]*+(?:" + _RETRACTIONS + r")(?![^\W_])", re.IGNORECASE | re.MULTILINE)
+_RETRACTION = re.compile(
+    r"(?:^|(?<=[.!?;])[ \t]++)[ \t*_>#\-]*+(?:" + _RETRACTIONS + r")(?![^\W_])",
+    re.IGNORECASE | re.MULTILINE,
+)
 # The other verdict: for CORRECT its words in any case; for INCORRECT the word as a verdict is
 # written, in capitals (reasoning names "the correct answer").
 _OTHER_NAMED = {
@@ -105,10 +129,19 @@ _OTHER_NAMED = {
 
 # A line of markup alone (blank, a rule, a fence with its info string, a brace, a closing tag):
 # not where a reader looks for the verdict.
-_BARE = re.compile(r"[\s*_#>\-=+|{}\[\],.:;]*+(?:`{3,}+[^\s`]*+|~{3,}+[^\s~]*+|</[A-Za-z_]++>)?[\s*_`~#>\-=+|{}\[\],]*+")
+_BARE = re.compile(
+    r"[\s*_#>\-=+|{}\[\],.:;]*+(?:`{3,}+[^\s`]*+|~{3,}+[^\s~]*+|</[A-Za-z_]++>)?[\s*_`~#>\-=+|{}\[\],]*+"
+)
 # Where str.splitlines splits a line.
 _LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
-_JSON_KEYS = {"verdict", "finalverdict", "judgment", "judgement"}  # lowercase, without "_", "-" and spaces
+_JSON_KEYS = {
+    "verdict",
+    "finalverdict",
+    "judgment",
+    "judgement",
+}  # lowercase, without "_", "-" and spaces
+
+
 class _Unclear:
     """A verdict named but not stated cleanly: the reply has none."""
 
@@ -147,7 +180,9 @@ def parse_verdict(text: str) -> bool | None:
         return None
     lines = [line for line in _LINE_BREAK.split(text[:json_at]) if not _BARE.fullmatch(line)]
     verdicts = set() if found is None else {found}
-    lead: tuple[int, str] | None = None  # a statement on the first line: its last line, the rest of it
+    lead: tuple[int, str] | None = (
+        None  # a statement on the first line: its last line, the rest of it
+    )
     last = -1  # the last line of the last statement
     for i in range(len(lines)):
         statement = _statement_at(lines, i)
@@ -157,7 +192,11 @@ def parse_verdict(text: str) -> bool | None:
             return None
         end, verdict, rest = statement
         verdicts.add(verdict)
-        follows = rest if rest and _LETTER.search(rest) else (lines[end + 1] if end + 1 < len(lines) else "")
+        follows = (
+            rest
+            if rest and _LETTER.search(rest)
+            else (lines[end + 1] if end + 1 < len(lines) else "")
+        )
         if len(verdicts) > 1 or _TAKEN_BACK.match(follows):
             return None
         if i == 0:
@@ -228,7 +267,9 @@ def _opening_end(line: str) -> int:
 
 def _qualifies(clause: str, verdict: bool) -> bool:
     """Whether the clause after a verdict qualifies it: a hedge, the other verdict's words or emoji, a question mark."""
-    return not _AGAINST_WORDS[verdict].isdisjoint(_WORDS.findall(clause.lower())) or bool(_AGAINST_MARKS[verdict].search(clause))
+    return not _AGAINST_WORDS[verdict].isdisjoint(_WORDS.findall(clause.lower())) or bool(
+        _AGAINST_MARKS[verdict].search(clause)
+    )
 
 
 def _json_verdict(text: str) -> tuple[bool | _Unclear | None, int]:
@@ -250,13 +291,20 @@ def _json_verdict(text: str) -> tuple[bool | _Unclear | None, int]:
         fields = json.loads(body)
     except (ValueError, RecursionError):
         return None, len(text)
-    values = [v for k, v in fields.items() if re.sub(r"[\W_]", "", k).lower() in _JSON_KEYS] if isinstance(fields, dict) else []
+    values = (
+        [v for k, v in fields.items() if re.sub(r"[\W_]", "", k).lower() in _JSON_KEYS]
+        if isinstance(fields, dict)
+        else []
+    )
     if not values:
         return None, len(text)
     said = [_stated(v, _opening_end(v)) if isinstance(v, str) else None for v in values]
     verdicts = {s[0] for s in said if isinstance(s, tuple)}
     if len(verdicts) != 1 or not all(isinstance(s, tuple) for s in said):
-        return _UNCLEAR, start  # {"verdict": "PARTIALLY CORRECT"}, {"verdict": true}, two that disagree
+        return (
+            _UNCLEAR,
+            start,
+        )  # {"verdict": "PARTIALLY CORRECT"}, {"verdict": true}, two that disagree
     return verdicts.pop(), start
 
 

@@ -12,7 +12,10 @@ import re
 # can be), up to the first closing line ("```" alone) after it. Possessive quantifiers (*+) on
 # the opening line: one with no newline after it fails at once instead of trying every split
 # of its line (quadratic in a long one).
-_FENCE = re.compile(r"^[ \t]*```[ \t]*+(?P<tag>[\w+-]*+)[^\n]*+\n(?P<code>(?:[^\n]*+\n)*?)^[ \t]*```[ \t]*$", re.MULTILINE)
+_FENCE = re.compile(
+    r"^[ \t]*```[ \t]*+(?P<tag>[\w+-]*+)[^\n]*+\n(?P<code>(?:[^\n]*+\n)*?)^[ \t]*```[ \t]*$",
+    re.MULTILINE,
+)
 # A closing line. The pattern reads the same backwards, so searching the reversed reply with it
 # finds the last closing line.
 _CLOSING = re.compile(r"^[ \t]*```[ \t]*$", re.MULTILINE)
@@ -49,11 +52,13 @@ def _defines(code: str, entry_point: str) -> bool:
 
 @functools.lru_cache(maxsize=64)
 def _definition(entry_point: str) -> re.Pattern[str]:
-    """"function M.name(", "name = function" or "local name". Every branch starts with a
+    """ "function M.name(", "name = function" or "local name". Every branch starts with a
     letter (a leading \\b is checked by a lookbehind after the word instead), so the regex
     engine skips to those letters rather than trying the branches at every position."""
     name = re.escape(entry_point)
-    return re.compile(rf"function\s+[\w.:]*\b{name}\s*+\(|{name}(?<=\b{name})\s*+=\s*+function\b|local(?<=\blocal)\s+{name}\b")
+    return re.compile(
+        rf"function\s+[\w.:]*\b{name}\s*+\(|{name}(?<=\b{name})\s*+=\s*+function\b|local(?<=\blocal)\s+{name}\b"
+    )
 
 
 def _looks_like_a_module(text: str) -> bool:

@@ -65,7 +65,12 @@ def extract_letter(reply: str, choices: list[str]) -> str | None:
     if not text:
         return None
     context = _Context(text)
-    explicit = [*_cued(text, valid, context), *_after_cues(text, valid, context), *_boxed(text, valid), *_last_line(text, valid)]
+    explicit = [
+        *_cued(text, valid, context),
+        *_after_cues(text, valid, context),
+        *_boxed(text, valid),
+        *_last_line(text, valid),
+    ]
     if unconditional := [m for m in explicit if m.rank == UNCONDITIONAL]:
         return max(unconditional, key=lambda m: m.position).letter
     if hypothetical := {m.letter for m in explicit if m.rank == HYPOTHETICAL}:
@@ -91,11 +96,24 @@ class Mention(NamedTuple):
 
 # A reply is read in its ASCII forms where it has full-width ones ("答案：Ｂ" reads as "答案:B",
 # "（B）" as "(B)"), and CJK punctuation as its ASCII kin ("。" as ". ", which ends a sentence).
-_NARROW = str.maketrans({
-    **{chr(c): chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)},
-    "\u3000": " ", "\u00a0": " ", "\u202f": " ", "\u3002": ". ", "\uff01": "! ", "\uff1f": "? ", "\u3001": ",",
-    "\u3010": "[", "\u3011": "]", "\u300c": '"', "\u300d": '"', "\u300e": '"', "\u300f": '"',
-})
+_NARROW = str.maketrans(
+    {
+        **{chr(c): chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)},
+        "\u3000": " ",
+        "\u00a0": " ",
+        "\u202f": " ",
+        "\u3002": ". ",
+        "\uff01": "! ",
+        "\uff1f": "? ",
+        "\u3001": ",",
+        "\u3010": "[",
+        "\u3011": "]",
+        "\u300c": '"',
+        "\u300d": '"',
+        "\u300e": '"',
+        "\u300f": '"',
+    }
+)
 
 
 # -- regex building -------------------------------------------------------------------------------
@@ -134,7 +152,10 @@ def _cues(*phrases: str) -> str:
     for first, rests in sorted(by_first.items()):
         rest = f"(?i:{'|'.join(rests)})"
         if first.isalpha() and not _unspaced(first):
-            alternatives += [rf"{c}(?<=\b.){rest}" for c in first + first.upper() + _IGNORECASE_ALSO.get(first, "")]
+            alternatives += [
+                rf"{c}(?<=\b.){rest}"
+                for c in first + first.upper() + _IGNORECASE_ALSO.get(first, "")
+            ]
         else:
             alternatives.append(re.escape(first) + rest)
     return f"(?:{'|'.join(alternatives)})"
@@ -171,7 +192,9 @@ _SEPARATOR = (
     rf"""|(?<=[ \t])(?=[(\[*_`"']*+[A-Za-z]{_ALONE_AFTER}))"""  # or a space only: "Final answer B"
 )
 _COLON = rf"""[ \t*_`#"']*+(?:{_ARROW}|[:=>\]]|[-\u2013\u2014](?=\s))"""
-_NOUNS = r"(?:answer|option|choice|one|expression|pick|selection|letter|call|bet|guess|vote|response)s?"
+_NOUNS = (
+    r"(?:answer|option|choice|one|expression|pick|selection|letter|call|bet|guess|vote|response)s?"
+)
 # Other languages: what follows an answer word before the letter ("Respuesta: B", "la respuesta
 # correcta es la B", "die Antwort lautet B", "答案是B", "正解は C です", "정답은 B입니다"), the
 # answer words (with the adjective that may follow them: "resposta correta é") and the option
@@ -186,27 +209,78 @@ _FOREIGN_ADJECTIVE = r"(?:[ \t]++(?:(?:correct|corret|exact|final|definitiv|rich
 # time compiling them took, which every pytest process pays at its first reply.
 _FOREIGN_LEADS = (
     # "respuesta", "resposta", "risposta", "réponse", "antwort", "ответ", "lösung", "solución", ...
-    *(rf"{noun}{_FOREIGN_ADJECTIVE}?{_FOREIGN_SEPARATOR}"
-      for noun in (r"r(?:espuesta|esposta|isposta|[ée]ponse)", "antwort", "ответ", r"l[öo]sung", r"solu(?:ci[óo]n|[çc][ãa]o|zione)")),
+    *(
+        rf"{noun}{_FOREIGN_ADJECTIVE}?{_FOREIGN_SEPARATOR}"
+        for noun in (
+            r"r(?:espuesta|esposta|isposta|[ée]ponse)",
+            "antwort",
+            "ответ",
+            r"l[öo]sung",
+            r"solu(?:ci[óo]n|[çc][ãa]o|zione)",
+        )
+    ),
     # "opción", "opção", "opzione", "alternativa", "вариант": with an adjective or a colon
-    *(rf"{noun}(?:{_FOREIGN_ADJECTIVE}{_FOREIGN_SEPARATOR}|{_COLON})" for noun in (r"op(?:ci[óo]n|[çc][ãa]o|zione)", "alternativa", "вариант")),
+    *(
+        rf"{noun}(?:{_FOREIGN_ADJECTIVE}{_FOREIGN_SEPARATOR}|{_COLON})"
+        for noun in (r"op(?:ci[óo]n|[çc][ãa]o|zione)", "alternativa", "вариант")
+    ),
     # "答案", "答え", "正解", "正确选项", "正しい選択肢", "解答", "정답", "답"
-    *(rf"{noun}{_FOREIGN_SEPARATOR}" for noun in ("答(?:案|え)", r"正(?:解|[确確]的?(?:选项|選項)|しい選択肢)", "解答", "정답", "답")),
+    *(
+        rf"{noun}{_FOREIGN_SEPARATOR}"
+        for noun in (
+            "答(?:案|え)",
+            r"正(?:解|[确確]的?(?:选项|選項)|しい選択肢)",
+            "解答",
+            "정답",
+            "답",
+        )
+    ),
 )
 _FOREIGN_NOUNS = (
-    r"r(?:espuesta|esposta|isposta|[ée]ponse)", "antwort", "ответ", r"l[öo]sung", r"solu(?:ci[óo]n|[çc][ãa]o|zione)",
-    r"op(?:ci[óo]n|[çc][ãa]o|zione)", "alternativa", "вариант", "答案", "答え", "正", "解答", "정답", "답",
+    r"r(?:espuesta|esposta|isposta|[ée]ponse)",
+    "antwort",
+    "ответ",
+    r"l[öo]sung",
+    r"solu(?:ci[óo]n|[çc][ãa]o|zione)",
+    r"op(?:ci[óo]n|[çc][ãa]o|zione)",
+    "alternativa",
+    "вариант",
+    "答案",
+    "答え",
+    "正",
+    "解答",
+    "정답",
+    "답",
 )
 # A bare "option is" is not one: "the tempting wrong option is (A)" names a distractor; "is (A)"
 # is, unless its sentence says wrong or tempting (`_Sentences`).
 _LEADS = (
     # "the final answer is", "the correct location is", "the best fit:"; "my answer is".
-    *(rf"{adjective}\s+[a-z]+{_SEPARATOR}" for adjective in ("final", "correct", "right", "best", "closest", "proper")),
+    *(
+        rf"{adjective}\s+[a-z]+{_SEPARATOR}"
+        for adjective in ("final", "correct", "right", "best", "closest", "proper")
+    ),
     *(rf"{pronoun}\s+{_NOUNS}{_SEPARATOR}" for pronoun in ("my", "our")),
     rf"answers?{_SEPARATOR}",
     rf"letter{_SEPARATOR}",
-    *(rf"{noun}{_COLON}" for noun in ("choice", "option", "pick", "selection", "verdict", "final", "correct", "solution", r"ans\.?")),
-    *(rf"{noun}{_COLON}" for noun in ("conclusion", "result", "summary", r"bottom\s+line", r"tl;\s*dr")),
+    *(
+        rf"{noun}{_COLON}"
+        for noun in (
+            "choice",
+            "option",
+            "pick",
+            "selection",
+            "verdict",
+            "final",
+            "correct",
+            "solution",
+            r"ans\.?",
+        )
+    ),
+    *(
+        rf"{noun}{_COLON}"
+        for noun in ("conclusion", "result", "summary", r"bottom\s+line", r"tl;\s*dr")
+    ),
     r"which\s+is(?=\s*\()",
     r"is(?=\s*\()",
 )
@@ -228,8 +302,18 @@ _DECISIONS = (
     r"circl(?:e|ing)\b",
     rf"i(?:{_APOSTROPHE}ll|\s+will|{_APOSTROPHE}d|\s+would)\s+take\b",
     # "Elijo la B", "Me quedo con la B", "Escolho a B", "Je choisis B", "Ich wähle B", "我选B".
-    r"elijo\b", r"escojo\b", r"me\s+quedo\s+con\b", r"escolho\b", r"fico\s+com\b", r"choisis\b",
-    r"w[äa]hle\b", r"scelgo\b", r"выбираю\b", "选择", "选", "選",
+    r"elijo\b",
+    r"escojo\b",
+    r"me\s+quedo\s+con\b",
+    r"escolho\b",
+    r"fico\s+com\b",
+    r"choisis\b",
+    r"w[äa]hle\b",
+    r"scelgo\b",
+    r"выбираю\b",
+    "选择",
+    "选",
+    "選",
 )
 # Words that commit only when the letter ends their clause: "So C.", "I think it's C", "I'd say
 # (C)." but not "so (A) is throttled", "I'd say A is tempting".
@@ -249,7 +333,14 @@ _CONNECTIVES = (
     r"leav(?:es|ing)(?:\s+us\s+with)?\b",
     r"or\s+rather\b",  # a correction: "B, or rather C"
     # "C'est B.", "Entonces, B.", "Donc B.", "所以B。"
-    rf"c{_APOSTROPHE}est\b", r"entonces\b,?", r"então\b,?", r"donc\b,?", r"daher\b,?", r"quindi\b,?", "所以", "因此",
+    rf"c{_APOSTROPHE}est\b",
+    r"entonces\b,?",
+    r"então\b,?",
+    r"donc\b,?",
+    r"daher\b,?",
+    r"quindi\b,?",
+    "所以",
+    "因此",
 )
 # An afterthought that opens another letter: "It's B. Or maybe C." commits to neither.
 _HEDGES = (r"or(?:\s+(?:maybe|perhaps|possibly|even))?\b",)
@@ -276,7 +367,9 @@ _FOREIGN_CUED = _lazy(rf"{_cues(*_FOREIGN_LEADS)}(?i:{_LETTER})")
 # -- explicit commitments: a cue after the letter -------------------------------------------------
 
 _VERDICTS = r"(?:correct|right|best|accurate|appropriate|closest|answer|pick|choice|winner|call|bet|final)\b"
-_ADVERBS = r"(?:definitely|clearly|certainly|obviously|indeed|surely|probably|actually|also|still|then|so)"
+_ADVERBS = (
+    r"(?:definitely|clearly|certainly|obviously|indeed|surely|probably|actually|also|still|then|so)"
+)
 # A letter, then what commits to it: "C is correct", "(C) is the one", "C, it is", "C wins".
 # It starts at the letter, so that only a letter right before the cue costs a look.
 _AFTER = _lazy(
@@ -323,12 +416,52 @@ _QUESTION = _lazy(rf"{_CLOSE_RUN}[^\S\n]*+\?")
 # After an unwrapped "A" or "I", a word that shows it is the article or the pronoun ("A good
 # one", "I think"): any word but a conjunction.
 _WORD = _lazy(r"\s*([A-Za-z'\u2019]+)")
-_CONJUNCTIONS = {"because", "since", "as", "and", "or", "but", "which", "with", "for", "given", "so"}
+_CONJUNCTIONS = {
+    "because",
+    "since",
+    "as",
+    "and",
+    "or",
+    "but",
+    "which",
+    "with",
+    "for",
+    "given",
+    "so",
+}
 # The context before a cue that makes it no commitment: a negation, a distractor, a condition,
 # a hedge ("I don't think the answer is B", "if you pick A", "maybe B", "eliminate A").
 _DOUBTS = (
-    *(rf"{w}\b" for w in ("not", "never", "wrong", "incorrect", "false", "unlike", "except", "tempting", "distractor", "trap")),
-    *(rf"{w}\b" for w in ("misleading", "if", "whether", "unless", "when", "might", "could", "may", "maybe", "perhaps")),
+    *(
+        rf"{w}\b"
+        for w in (
+            "not",
+            "never",
+            "wrong",
+            "incorrect",
+            "false",
+            "unlike",
+            "except",
+            "tempting",
+            "distractor",
+            "trap",
+        )
+    ),
+    *(
+        rf"{w}\b"
+        for w in (
+            "misleading",
+            "if",
+            "whether",
+            "unless",
+            "when",
+            "might",
+            "could",
+            "may",
+            "maybe",
+            "perhaps",
+        )
+    ),
     *(rf"{w}\b" for w in ("possibly", "either", "neither", "nor", "between", "over", "than")),
     *(rf"{w}\w*" for w in ("eliminat", "avoid", "reject", "discard", "doubt", "suppos", "assum")),
     r"rul(?:e|es|ed|ing)\s+out\b",
@@ -344,14 +477,58 @@ _DOUBTS = (
 # doubt word costs every cue's search a few microseconds.
 _FOREIGN_DOUBTS = (
     # Other languages: "no es A", "n'est pas A", "nicht A", "不是A", "maybe" ("quizás B", "可能是B").
-    r"no\s+(?:es|era|sería)\b", r"não\s+é\b", rf"n{_APOSTROPHE}est\s+pas\b", r"nicht\b", r"non\s+è\b", r"не\b", r"неверн\w*", r"неправильн\w*",
-    r"incorrect[aoe]s?\b", r"falsch\w*", r"errad[ao]s?\b", r"sbagliat[ao]\b", r"quiz[áa]s?\b", r"tal\s+vez\b", r"talvez\b", r"peut-être\b",
-    r"vielleicht\b", r"forse\b", r"возможно\b", "不是", "不對", "不对", "错误", "錯誤", "可能", "也许", "也許", "或许", "或許", "ではな", "かもしれ", "아마", "아니",
+    r"no\s+(?:es|era|sería)\b",
+    r"não\s+é\b",
+    rf"n{_APOSTROPHE}est\s+pas\b",
+    r"nicht\b",
+    r"non\s+è\b",
+    r"не\b",
+    r"неверн\w*",
+    r"неправильн\w*",
+    r"incorrect[aoe]s?\b",
+    r"falsch\w*",
+    r"errad[ao]s?\b",
+    r"sbagliat[ao]\b",
+    r"quiz[áa]s?\b",
+    r"tal\s+vez\b",
+    r"talvez\b",
+    r"peut-être\b",
+    r"vielleicht\b",
+    r"forse\b",
+    r"возможно\b",
+    "不是",
+    "不對",
+    "不对",
+    "错误",
+    "錯誤",
+    "可能",
+    "也许",
+    "也許",
+    "或许",
+    "或許",
+    "ではな",
+    "かもしれ",
+    "아마",
+    "아니",
 )
 # What ends a clause, so that a doubt before it does not reach the cue after it.
 _BREAKS = (
     *".;:!?,\n\u2013\u2014",
-    *(rf"{w}\b" for w in ("but", "and", "then", "thus", "hence", "therefore", "however", "because", "since", "while")),
+    *(
+        rf"{w}\b"
+        for w in (
+            "but",
+            "and",
+            "then",
+            "thus",
+            "hence",
+            "therefore",
+            "however",
+            "because",
+            "since",
+            "while",
+        )
+    ),
     *(rf"{w}\b" for w in ("whereas", "though", "although")),
     r"so\b(?!\s+(?:is|are|was|does|do)\b)",
 )
@@ -359,7 +536,9 @@ _BREAKS = (
 # first characters (`_cues`) and reads on only from a doubt; a loop over the breaks in Python
 # cost 20 us a cue.
 _DOUBTED = _lazy(rf"{_cues(*_DOUBTS)}(?:(?!{_cues(*_BREAKS)})(?s:.))*+\Z")
-_DOUBTED_IN_ANY_LANGUAGE = _lazy(rf"{_cues(*_DOUBTS, *_FOREIGN_DOUBTS)}(?:(?!{_cues(*_BREAKS)})(?s:.))*+\Z")
+_DOUBTED_IN_ANY_LANGUAGE = _lazy(
+    rf"{_cues(*_DOUBTS, *_FOREIGN_DOUBTS)}(?:(?!{_cues(*_BREAKS)})(?s:.))*+\Z"
+)
 _DOUBT_WINDOW = 48  # characters: a clause's doubt is near its cue (eight words or so)
 
 # A condition: "if you", "only if", "unless", "in that case", "for the opposite direction",
@@ -372,30 +551,105 @@ _IF = (
     rf"(?!\s+(?:i\b|i{_APOSTROPHE}|you\s+ask\s+me\b|anything\b|needed\b|necessary\b|possible\b|any\b|in\s+doubt\b"
     r"|(?:you|we)\s+(?:look|compare|consider|check|think|read|go\s+through|analy[sz]e|examine|review|eliminate|weigh)))"
 )
-_IF_STRONG = _lazy(r"\s+(?i:you|your|it\s+were|we\s+were|they|one)\b")  # after "if": a condition on its own
+_IF_STRONG = _lazy(
+    r"\s+(?i:you|your|it\s+were|we\s+were|they|one)\b"
+)  # after "if": a condition on its own
 _CONDITIONS = (
     _IF,
-    *(rf"{w}\b" for w in ("unless", "otherwise", "assuming", r"suppos\w*", r"provided(?:\s+that)?", r"were\s+it", r"had\s+it\s+been")),
-    *(rf"in\s+{w}\s+case\b" for w in ("that", "which", r"such\s+a", r"the\s+other", r"the\s+opposite")),
+    *(
+        rf"{w}\b"
+        for w in (
+            "unless",
+            "otherwise",
+            "assuming",
+            r"suppos\w*",
+            r"provided(?:\s+that)?",
+            r"were\s+it",
+            r"had\s+it\s+been",
+        )
+    ),
+    *(
+        rf"in\s+{w}\s+case\b"
+        for w in ("that", "which", r"such\s+a", r"the\s+other", r"the\s+opposite")
+    ),
     *(rf"for\s+the\s+{w}\b" for w in ("opposite", "reverse", r"other\s+direction", r"other\s+way")),
     *(rf"only\s+{w}\b" for w in ("if", "when", "for", "in")),
     # es, fr, de, pt, it, ru; zh, ja, ko
-    r"si\b", r"s[óo]lo\s+si\b", r"seulement\s+si\b", r"sinon\b", r"de\s+lo\s+contrario\b", r"wenn\b", r"falls\b", r"sonst\b",
-    r"nur\s+wenn\b", r"caso\s+contr[áa]rio\b", r"altrimenti\b", r"если\b", r"иначе\b", "如果", "假如", "否则", "否則", "只有", "もし", "만약",
+    r"si\b",
+    r"s[óo]lo\s+si\b",
+    r"seulement\s+si\b",
+    r"sinon\b",
+    r"de\s+lo\s+contrario\b",
+    r"wenn\b",
+    r"falls\b",
+    r"sonst\b",
+    r"nur\s+wenn\b",
+    r"caso\s+contr[áa]rio\b",
+    r"altrimenti\b",
+    r"если\b",
+    r"иначе\b",
+    "如果",
+    "假如",
+    "否则",
+    "否則",
+    "只有",
+    "もし",
+    "만약",
 )
 _CONDITION = _lazy(_cues(*_CONDITIONS))
 # What ends a sentence (found with str.rfind: a regex tried at each position of the window cost
 # 100 us a commitment), and what opens a clause that a condition before it does not reach ("If
 # you pick A you get throttled, but B is correct").
 _SENTENCE_ENDS = (". ", "! ", "? ", "\n", ";")
-_CLAUSE_OPENERS = _lazy(_cues(*(rf"{w}\b" for w in ("but", "however", "pero", "mais", "aber", "но")), "但", "しかし", "하지만"))
+_CLAUSE_OPENERS = _lazy(
+    _cues(
+        *(rf"{w}\b" for w in ("but", "however", "pero", "mais", "aber", "но")),
+        "但",
+        "しかし",
+        "하지만",
+    )
+)
 # After a commitment, a condition in its clause, up to a reason ("Answer: B, because if you ...").
-_REASONS = _lazy(_cues(*(rf"{w}\b" for w in ("because", "since", "as", "given", "while", "whereas", "and", "so", "porque", "weil", "denn", "parce", "car")), "因为", "因為"))
+_REASONS = _lazy(
+    _cues(
+        *(
+            rf"{w}\b"
+            for w in (
+                "because",
+                "since",
+                "as",
+                "given",
+                "while",
+                "whereas",
+                "and",
+                "so",
+                "porque",
+                "weil",
+                "denn",
+                "parce",
+                "car",
+            )
+        ),
+        "因为",
+        "因為",
+    )
+)
 _RESTRICTIVE = _lazy(_cues(r"only\b", r"s[óo]lo\b", r"seulement\b", r"nur\b", "只有"))
-_CONDITION_WINDOW = 160  # characters before: "For the opposite direction (server to client), C would be best"
+_CONDITION_WINDOW = (
+    160  # characters before: "For the opposite direction (server to client), C would be best"
+)
 _CAVEAT_WINDOW = 80  # characters after: "A would be correct if you only needed ..."
 # A hypothetical in the commitment itself: "the answer would be B", "B would be correct", "sería B".
-_HYPOTHETICALS = (r"would\b", r"'d\s+be\b", "\u2019d\\s+be\\b", r"ser[íi]a\b", r"serait\b", r"sarebbe\b", r"w[äa]re\b", r"würde\b")
+_HYPOTHETICALS = (
+    r"would\b",
+    r"'d\s+be\b",
+    "\u2019d\\s+be\\b",
+    r"ser[íi]a\b",
+    r"serait\b",
+    r"sarebbe\b",
+    r"w[äa]re\b",
+    r"würde\b",
+)
 _HYPOTHETICAL = _lazy(_cues(*_HYPOTHETICALS))
 # What `_Context` looks for, in one pass over the reply (three passes cost 50-80 ms per MB more).
 _CONTEXT_WORDS = _lazy(_cues(*_CONDITIONS, *_HYPOTHETICALS, *_FOREIGN_NOUNS))
@@ -419,13 +673,18 @@ class _Context:
             if condition := _CONDITION.match(text, at):
                 self.starts.append(at)
                 self.ends.append(condition.end())
-                self.strong.append(condition.group().lower() != "if" or _IF_STRONG.match(text, condition.end()) is not None)
+                self.strong.append(
+                    condition.group().lower() != "if"
+                    or _IF_STRONG.match(text, condition.end()) is not None
+                )
             elif _HYPOTHETICAL.match(text, at):
                 self.hypotheticals.append(at)
             else:
                 self.foreign = True
         self.doubts = _DOUBTED_IN_ANY_LANGUAGE if self.foreign or not text.isascii() else _DOUBTED
-        self.weighs = bool(self.starts or self.hypotheticals)  # False: every commitment is unconditional
+        self.weighs = bool(
+            self.starts or self.hypotheticals
+        )  # False: every commitment is unconditional
 
     def doubted(self, position: int) -> bool:
         """Whether the clause before `position` (within `_DOUBT_WINDOW` characters) negates,
@@ -450,7 +709,9 @@ class _Context:
             return CONDITIONAL
         text, after = self.text, bisect.bisect_left(self.starts, end)
         if after < len(self.starts) and (condition := self.starts[after]) < end + _CAVEAT_WINDOW:
-            if _sentence_start(text, end, condition) == end and not _REASONS.search(text, end, condition):
+            if _sentence_start(text, end, condition) == end and not _REASONS.search(
+                text, end, condition
+            ):
                 if hypothetical or _RESTRICTIVE.match(text, condition):
                     return CONDITIONAL
                 return UNCONDITIONAL if lead else HYPOTHETICAL
@@ -466,7 +727,9 @@ class _Context:
         if i < 0 or self.starts[i] < low:
             return False
         condition, text = self.starts[i], self.text
-        return _sentence_start(text, condition, start) == condition and not _CLAUSE_OPENERS.search(text, self.ends[i], start)
+        return _sentence_start(text, condition, start) == condition and not _CLAUSE_OPENERS.search(
+            text, self.ends[i], start
+        )
 
 
 def _sentence_start(text: str, low: int, position: int) -> int:
@@ -494,7 +757,11 @@ def _cued(text: str, valid: str, context: _Context) -> list[Mention]:
     """Commitments led by a cue: "the answer is (B)", "Answer: c", "I'd go with C", "So C." """
     found = []
     sentences = _Sentences(text)
-    matches = itertools.chain(_CUED.finditer(text), _FOREIGN_CUED.finditer(text)) if context.foreign else _CUED.finditer(text)
+    matches = (
+        itertools.chain(_CUED.finditer(text), _FOREIGN_CUED.finditer(text))
+        if context.foreign
+        else _CUED.finditer(text)
+    )
     for match in matches:
         letter = match.group("letter")
         if letter.upper() not in valid:
@@ -505,7 +772,11 @@ def _cued(text: str, valid: str, context: _Context) -> list[Mention]:
             # Only a letter that ends its clause: "So C." but not "so (A) is throttled".
             if not _CLAUSE_END.match(text, end):
                 continue
-        elif not (text[start - 1] in _OPENERS or match.group("close") or _reads_as_letter(letter, text, end)):
+        elif not (
+            text[start - 1] in _OPENERS
+            or match.group("close")
+            or _reads_as_letter(letter, text, end)
+        ):
             continue
         elif kind == "decision" and _SUBJECT.match(text, end):
             continue  # "picking C would hang" picks nothing
@@ -524,9 +795,14 @@ def _cued(text: str, valid: str, context: _Context) -> list[Mention]:
             continue
         rank = UNCONDITIONAL
         if context.weighs:
-            hypothetical = context.hypothetical(cue, start) or (text[cue : cue + 2].lower() == "be" and context.hypothetical(max(0, cue - 8), cue)
-                                                                   and _WOULD_BE.search(text, max(0, cue - 8), cue) is not None)
-            rank = context.rank(cue, max(end, match.end()), hypothetical=hypothetical, lead=kind == "lead")
+            hypothetical = context.hypothetical(cue, start) or (
+                text[cue : cue + 2].lower() == "be"
+                and context.hypothetical(max(0, cue - 8), cue)
+                and _WOULD_BE.search(text, max(0, cue - 8), cue) is not None
+            )
+            rank = context.rank(
+                cue, max(end, match.end()), hypothetical=hypothetical, lead=kind == "lead"
+            )
         found.append(Mention(cue, _joined(letter, text, end, valid), rank))
     return found
 
@@ -551,14 +827,29 @@ def _after_cues(text: str, valid: str, context: _Context) -> list[Mention]:
         letter, start = match.group("letter"), match.start()
         if letter.upper() not in valid:
             continue
-        if letter.islower() and not (start == 0 or text[start - 1] in "\n" + _OPENERS or _NAMED.search(text, max(0, start - 12), start)):
+        if letter.islower() and not (
+            start == 0
+            or text[start - 1] in "\n" + _OPENERS
+            or _NAMED.search(text, max(0, start - 12), start)
+        ):
             continue
         # "C it is" commits only at the end of its clause ("C, it is said, ..." does not).
-        if (match.group("it") or match.group("closing")) and not _CLAUSE_END.match(text, match.end()):
+        if (match.group("it") or match.group("closing")) and not _CLAUSE_END.match(
+            text, match.end()
+        ):
             continue
         if context.doubted(start) or _JOINED_BEFORE.search(text, max(0, start - 12), start + 1):
             continue
-        rank = context.rank(start, match.end(), hypothetical=context.hypothetical(start, match.end()), lead=False) if context.weighs else UNCONDITIONAL
+        rank = (
+            context.rank(
+                start,
+                match.end(),
+                hypothetical=context.hypothetical(start, match.end()),
+                lead=False,
+            )
+            if context.weighs
+            else UNCONDITIONAL
+        )
         found.append(Mention(start, letter.upper(), rank))
     return found
 
@@ -567,7 +858,11 @@ _BOXED = _lazy(r"\\boxed\{\s*+(?:\\text(?:bf)?\{\s*+)?\(?(?P<letter>[A-Za-z])\)?
 
 
 def _boxed(text: str, valid: str) -> list[Mention]:
-    return [Mention(m.start(), m.group("letter").upper()) for m in _BOXED.finditer(text) if m.group("letter").upper() in valid]
+    return [
+        Mention(m.start(), m.group("letter").upper())
+        for m in _BOXED.finditer(text)
+        if m.group("letter").upper() in valid
+    ]
 
 
 def _reads_as_letter(letter: str, text: str, end: int) -> bool:
@@ -594,8 +889,6 @@ def _joined(letter: str, text: str, end: int, valid: str) -> str | None:
     return letter.upper()
 
 
-
-
 class _Sentences:
     """Whether the sentence before a position (from the last ".", "!", "?" or newline) has a
     word like "wrong" or "tempting", asked for positions in increasing order. Each call reads
@@ -611,7 +904,12 @@ class _Sentences:
 
     def names_a_wrong_option(self, end: int) -> bool:
         text, read = self.text, self.read
-        mark = max(text.rfind(".", read, end), text.rfind("!", read, end), text.rfind("?", read, end), text.rfind("\n", read, end))
+        mark = max(
+            text.rfind(".", read, end),
+            text.rfind("!", read, end),
+            text.rfind("?", read, end),
+            text.rfind("\n", read, end),
+        )
         if mark >= 0:
             self.start, self.negative = mark + 1, False
         if not self.negative:
@@ -642,7 +940,9 @@ def _last_line(text: str, valid: str) -> list[Mention]:
     last = _LONE.match(text, start)
     if not last or last.group("letter").upper() not in valid:
         return []
-    before = len(text[:start].rstrip())  # one copy a reply: walking back over blank lines was a step a character
+    before = len(
+        text[:start].rstrip()
+    )  # one copy a reply: walking back over blank lines was a step a character
     previous = _LONE.match(text, text.rfind("\n", 0, before) + 1) if before else None
     if previous and previous.group("letter").upper() != last.group("letter").upper():
         return []
@@ -721,7 +1021,13 @@ def _short_reply(text: str, valid: str, context: _Context) -> list[Mention]:
             found = []
         previous_end = end
         letters = {t.group("letter").upper() for t in group}
-        if len(letters) > 1 or context.doubted(start) or _SUBJECT.match(text, end) or _REJECTED_AFTER_WORD.match(text, end) or _QUESTION.match(text, end):
+        if (
+            len(letters) > 1
+            or context.doubted(start)
+            or _SUBJECT.match(text, end)
+            or _REJECTED_AFTER_WORD.match(text, end)
+            or _QUESTION.match(text, end)
+        ):
             continue
         if context.rank(start, end, hypothetical=False, lead=True) == CONDITIONAL:
             continue  # "If it were a RemoteFunction, B."
@@ -731,7 +1037,22 @@ def _short_reply(text: str, valid: str, context: _Context) -> list[Mention]:
 
 
 # What takes back the letters before it: "C... no, B", "A, I mean B", "D, actually B".
-_RETRACTION = _lazy(_cues(*(rf"{w}\b" for w in ("no", "wait", "actually", r"scratch\s+that", r"i\s+mean", "correction", "sorry"))))
+_RETRACTION = _lazy(
+    _cues(
+        *(
+            rf"{w}\b"
+            for w in (
+                "no",
+                "wait",
+                "actually",
+                r"scratch\s+that",
+                r"i\s+mean",
+                "correction",
+                "sorry",
+            )
+        )
+    )
+)
 
 
 # -- the choice's text instead of its letter -------------------------------------------------------
@@ -752,7 +1073,11 @@ def _quoted_choice(text: str, choices: list[str]) -> str | None:
     tail = _normalise(_NEGATION.split(tail, maxsplit=1)[0])
     hits = [i for i, choice in enumerate(choices) if (c := _normalise(choice)) and c in tail]
     # A longer choice can contain a shorter one ("Heartbeat" in "RunService.Heartbeat").
-    hits = [i for i in hits if not any(j != i and _normalise(choices[i]) in _normalise(choices[j]) for j in hits)]
+    hits = [
+        i
+        for i in hits
+        if not any(j != i and _normalise(choices[i]) in _normalise(choices[j]) for j in hits)
+    ]
     return LETTERS[hits[0]] if len(hits) == 1 else None
 
 

@@ -46,8 +46,23 @@ _LONG_OPEN = re.compile(r"\[(=*)\[")
 _LINE_END = re.compile(r"[\r\n]")  # a line comment ends at a lone carriage return too
 _DIGITS = "0123456789"
 _SYMBOLS = (
-    "...", "//=", "..=",
-    "..", "==", "~=", "<=", ">=", "->", "::", "+=", "-=", "*=", "/=", "%=", "^=", "//",
+    "...",
+    "//=",
+    "..=",
+    "..",
+    "==",
+    "~=",
+    "<=",
+    ">=",
+    "->",
+    "::",
+    "+=",
+    "-=",
+    "*=",
+    "/=",
+    "%=",
+    "^=",
+    "//",
 )
 
 
@@ -181,11 +196,48 @@ def _interpolated_segment_end(source: str, i: int) -> tuple[int, bool]:
 
 # Tokens after which an expression, never a statement, comes next: an `if` there is an
 # if-expression (it has no `end`), a `type` there is a value (not `type function`).
-_EXPRESSION_FOLLOWS = frozenset({
-    "=", "(", ",", "{", "[", "`{", "return", "in", "while", "until", "if", "elseif", "not", "and", "or",
-    "#", "+", "-", "*", "/", "//", "%", "^", "..", "==", "~=", "<", "<=", ">", ">=",
-    "+=", "-=", "*=", "/=", "//=", "%=", "^=", "..=",
-})
+_EXPRESSION_FOLLOWS = frozenset(
+    {
+        "=",
+        "(",
+        ",",
+        "{",
+        "[",
+        "`{",
+        "return",
+        "in",
+        "while",
+        "until",
+        "if",
+        "elseif",
+        "not",
+        "and",
+        "or",
+        "#",
+        "+",
+        "-",
+        "*",
+        "/",
+        "//",
+        "%",
+        "^",
+        "..",
+        "==",
+        "~=",
+        "<",
+        "<=",
+        ">",
+        ">=",
+        "+=",
+        "-=",
+        "*=",
+        "/=",
+        "//=",
+        "%=",
+        "^=",
+        "..=",
+    }
+)
 
 
 class _Parser:
@@ -216,7 +268,9 @@ class _Parser:
             token = self.tokens[self.pos]
             self.pos += 1
             due = previous is not None and (
-                previous.text in _EXPRESSION_FOLLOWS or previous.text in ("then", "else") and branch_is_expression
+                previous.text in _EXPRESSION_FOLLOWS
+                or previous.text in ("then", "else")
+                and branch_is_expression
             )
             counted = "type function" not in blocks
             if token.kind != "name":
@@ -224,7 +278,12 @@ class _Parser:
             elif token.text == "function":
                 # `type function`, unless that `type` is a value (`local t = type`) or a field (`a.type`).
                 before = self.tokens[self.pos - 3].text if self.pos >= 3 else None
-                typed = previous is not None and previous.text == "type" and not due_before and before not in (".", ":")
+                typed = (
+                    previous is not None
+                    and previous.text == "type"
+                    and not due_before
+                    and before not in (".", ":")
+                )
                 start = self.function_body_start()
                 blocks.append("type function" if typed else "function")
                 if counted and not typed:

@@ -57,7 +57,9 @@ def start_method() -> str:
         return "forkserver" if "forkserver" in available else "spawn"
     if chosen not in ("spawn", "forkserver") or chosen not in available:
         can = " or ".join(m for m in ("spawn", "forkserver") if m in available)
-        raise UsageError(f"{START_METHOD}={chosen}: the Luau sandbox starts its workers with {can} here; set one of those or unset it")
+        raise UsageError(
+            f"{START_METHOD}={chosen}: the Luau sandbox starts its workers with {can} here; set one of those or unset it"
+        )
     return chosen
 
 
@@ -93,7 +95,12 @@ def run_tests_isolated(
 ) -> TestRun:
     """Same as run_tests, in a child process that is killed if it overruns or crashes."""
     started = time.perf_counter()
-    options = dict(work_budget=work_budget, timeout=timeout, memory_limit=memory_limit, output_limit=output_limit)
+    options = dict(
+        work_budget=work_budget,
+        timeout=timeout,
+        memory_limit=memory_limit,
+        output_limit=output_limit,
+    )
     worker = _Worker.checkout()
     try:
         worker.connection.send((solution, tests, options))
@@ -119,9 +126,15 @@ class _Worker:
         if sys.platform == "win32":  # spawn is all there is
             context = multiprocessing.get_context("spawn")
         else:
-            context = multiprocessing.get_context("spawn") if method == "spawn" else multiprocessing.get_context("forkserver")
+            context = (
+                multiprocessing.get_context("spawn")
+                if method == "spawn"
+                else multiprocessing.get_context("forkserver")
+            )
         self.connection, child_end = context.Pipe()
-        self.process = context.Process(target=_serve, args=(child_end,), name="luau-test-worker", daemon=True)
+        self.process = context.Process(
+            target=_serve, args=(child_end,), name="luau-test-worker", daemon=True
+        )
         _start_ignoring_ctrl_c(self.process, method)
         child_end.close()
 
@@ -187,7 +200,9 @@ def _start_ignoring_ctrl_c(process: BaseProcess, method: str) -> None:
 
 def _serve(connection: Connection) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if sys.platform != "win32":  # a spawned worker starts with SIGINT blocked: ignored now, so let it in
+    if (
+        sys.platform != "win32"
+    ):  # a spawned worker starts with SIGINT blocked: ignored now, so let it in
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     # Nothing reads the worker's stdout; pluau writes a line there per VM.
     devnull = os.open(os.devnull, os.O_WRONLY)

@@ -47,16 +47,24 @@ def folder_rbxm(name: str, modules: dict[str, str]) -> bytes:
     `modules` maps each ModuleScript's Name to its Source, in child order.
     The Folder is the only root instance.
     """
-    if not isinstance(name, str) or not all(isinstance(k, str) and isinstance(v, str) for k, v in modules.items()):
-        raise TypeError("folder_rbxm takes a str name and a dict of str module names to str sources")
+    if not isinstance(name, str) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in modules.items()
+    ):
+        raise TypeError(
+            "folder_rbxm takes a str name and a dict of str module names to str sources"
+        )
     module_count = len(modules)
     classes: list[tuple[str, list[int], dict[str, list[str]]]] = [("Folder", [0], {"Name": [name]})]
     if module_count:
         referents = list(range(1, module_count + 1))
-        classes.append(("ModuleScript", referents, {"Name": list(modules), "Source": list(modules.values())}))
+        classes.append(
+            ("ModuleScript", referents, {"Name": list(modules), "Source": list(modules.values())})
+        )
 
     out = bytearray()
-    out += MAGIC + SIGNATURE + struct.pack("<Hii", VERSION, len(classes), 1 + module_count) + bytes(8)
+    out += (
+        MAGIC + SIGNATURE + struct.pack("<Hii", VERSION, len(classes), 1 + module_count) + bytes(8)
+    )
     for class_id, (class_name, referents, _) in enumerate(classes):
         payload = bytearray(_U32.pack(class_id))
         payload += _string(class_name)

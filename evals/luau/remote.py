@@ -48,12 +48,21 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from evals.errors import RemoteGraderError as JestServerError  # its name here, for the Jest-Lua server
+from evals.errors import (
+    RemoteGraderError as JestServerError,
+)  # its name here, for the Jest-Lua server
 
 from .rbxm import folder_rbxm
 from .result import TestRun
 
-__all__ = ["FOLDER_NAME", "SOLUTION_MODULE", "SPEC_MODULE", "JestServerError", "build_model", "run_remote"]
+__all__ = [
+    "FOLDER_NAME",
+    "SOLUTION_MODULE",
+    "SPEC_MODULE",
+    "JestServerError",
+    "build_model",
+    "run_remote",
+]
 
 FOLDER_NAME = "LuauEval"  # must not contain "Packages": the plugin's jest.config ignores such paths
 SOLUTION_MODULE = "solution"  # the test file requires script.Parent.solution
@@ -135,7 +144,9 @@ class _Request:
         return httpx.Timeout(self.seconds, connect=min(self.seconds, 10.0))
 
 
-def _post_until_taken(client: httpx.Client, request: _Request, *, attempts: int, retry_delay: float) -> httpx.Response:
+def _post_until_taken(
+    client: httpx.Client, request: _Request, *, attempts: int, retry_delay: float
+) -> httpx.Response:
     """The server's reply to `request` once it is not busy: a busy reply (RETRY_STATUSES) and a
     dropped connection are tried again, up to `attempts` requests, backing off between them;
     raises JestServerError when every attempt was busy or dropped, or the server cannot be used."""
@@ -170,9 +181,13 @@ def _post(client: httpx.Client, request: _Request) -> httpx.Response:
     tried again."""
     shown, api_key = request.shown, request.api_key
     try:
-        return client.post(request.endpoint, content=request.body, headers=request.headers, timeout=request.timeout)
+        return client.post(
+            request.endpoint, content=request.body, headers=request.headers, timeout=request.timeout
+        )
     except (httpx.UnsupportedProtocol, httpx.InvalidURL):
-        raise JestServerError(f"--jest-url {shown!r} is not a usable http(s) URL: fix it or drop --jest-url") from None
+        raise JestServerError(
+            f"--jest-url {shown!r} is not a usable http(s) URL: fix it or drop --jest-url"
+        ) from None
     except (httpx.ConnectError, httpx.ConnectTimeout) as error:
         raise JestServerError(
             f"cannot reach JestLuaTestServer at {shown} ({_clean(str(error), api_key) or type(error).__name__}): "
@@ -188,7 +203,9 @@ def _post(client: httpx.Client, request: _Request) -> httpx.Response:
 # -- the reply -----------------------------------------------------------------------------
 
 
-def _read_reply(response: httpx.Response, shown: str, api_key: str | None, started: float) -> TestRun:
+def _read_reply(
+    response: httpx.Response, shown: str, api_key: str | None, started: float
+) -> TestRun:
     status = response.status_code
     if status in (401, 403):
         detail = _detail(response, api_key)
@@ -217,12 +234,18 @@ def _read_reply(response: httpx.Response, shown: str, api_key: str | None, start
     if outcome == "completed":
         results = reply.get("results")
         if not isinstance(results, dict):
-            raise JestServerError(f"JestLuaTestServer at {shown} reported 'completed' without Jest results")
+            raise JestServerError(
+                f"JestLuaTestServer at {shown} reported 'completed' without Jest results"
+            )
         return _from_jest(results, elapsed, api_key)
     if outcome in ("failed", "timeout", "error"):
         message = _clean(str(reply.get("error") or ""), api_key)
-        return TestRun.error(message or f"JestLuaTestServer reported '{outcome}' without a message", elapsed=elapsed)
-    raise JestServerError(f"JestLuaTestServer at {shown} reported an unknown status {_clean(outcome, api_key)[:60]!r}")
+        return TestRun.error(
+            message or f"JestLuaTestServer reported '{outcome}' without a message", elapsed=elapsed
+        )
+    raise JestServerError(
+        f"JestLuaTestServer at {shown} reported an unknown status {_clean(outcome, api_key)[:60]!r}"
+    )
 
 
 def _from_jest(results: dict[str, Any], elapsed: float, api_key: str | None) -> TestRun:
@@ -238,13 +261,17 @@ def _from_jest(results: dict[str, Any], elapsed: float, api_key: str | None) -> 
         if error:
             exec_errors.append(_message(error, api_key))
         elif "assertionResults" in suite and not assertions and suite.get("status") == "failed":
-            exec_errors.append(_message(suite.get("message") or "the test file failed to run", api_key))
+            exec_errors.append(
+                _message(suite.get("message") or "the test file failed to run", api_key)
+            )
     if not exec_errors and _number(results.get("numRuntimeErrorTestSuites")):
         exec_errors.append("the test file failed to run")
     if not exec_errors and results.get("wasInterrupted") is True:
         exec_errors.append("the Jest run was interrupted")
     exec_error = f"test suite failed to run: {exec_errors[0]}" if exec_errors else None
-    return TestRun.from_tests(tests, exec_error=exec_error, failure_cause=None, output="", work=0, elapsed=elapsed)
+    return TestRun.from_tests(
+        tests, exec_error=exec_error, failure_cause=None, output="", work=0, elapsed=elapsed
+    )
 
 
 def _test(entry: dict[str, Any], api_key: str | None) -> dict[str, Any]:
@@ -253,8 +280,12 @@ def _test(entry: dict[str, Any], api_key: str | None) -> dict[str, Any]:
         "title": _text(entry.get("title")),
         "fullName": _text(entry.get("fullName")),
         "ancestorTitles": [_text(title) for title in _list(entry.get("ancestorTitles"))],
-        "status": status if status in ("passed", "failed") else "pending",  # skipped, todo, disabled, pending
-        "failureMessages": [_clean(_text(m), api_key, one_line=False) for m in _list(entry.get("failureMessages"))],
+        "status": status
+        if status in ("passed", "failed")
+        else "pending",  # skipped, todo, disabled, pending
+        "failureMessages": [
+            _clean(_text(m), api_key, one_line=False) for m in _list(entry.get("failureMessages"))
+        ],
     }
 
 

@@ -96,6 +96,10 @@ class TestRun:
         return cls(status, reason, aggregated, tests, output, work, elapsed, unmetered)
 
     @classmethod
-    def error(cls, reason: str, *, work: int = 0, elapsed: float = 0.0, output: str = "") -> TestRun:
+    def error(
+        cls, reason: str, *, work: int = 0, elapsed: float = 0.0, output: str = ""
+    ) -> TestRun:
         """A run that ended before any test result could be read."""
-        return cls.from_tests([], exec_error=reason, failure_cause=None, output=output, work=work, elapsed=elapsed)
+        return cls.from_tests(
+            [], exec_error=reason, failure_cause=None, output=output, work=work, elapsed=elapsed
+        )

@@ -88,7 +88,9 @@ def run_tests(
     meter = _Meter(work_budget, started + timeout, memory_limit)
     sandbox = _Sandbox(memory_limit)
     try:
-        outcome = _run(sandbox.vm, meter, solution, tests, output_limit, metered, clock_kept_by_caller)
+        outcome = _run(
+            sandbox.vm, meter, solution, tests, output_limit, metered, clock_kept_by_caller
+        )
     finally:
         sandbox.close()
     elapsed = time.perf_counter() - started
@@ -98,7 +100,9 @@ def run_tests(
     if exec_error is None and outcome.exec_error is not None:
         exec_error = _resource_cause(outcome.exec_error, memory) or outcome.exec_error
     failure_cause = next(
-        filter(None, (_resource_cause(m, memory) for t in outcome.tests for m in t["failureMessages"])),
+        filter(
+            None, (_resource_cause(m, memory) for t in outcome.tests for m in t["failureMessages"])
+        ),
         None,
     )
     return TestRun.from_tests(
@@ -236,7 +240,9 @@ class _Sandbox:
 
 
 class _Outcome:
-    def __init__(self, tests: list[dict], exec_error: str | None, output: str, unmetered: str | None = None) -> None:
+    def __init__(
+        self, tests: list[dict], exec_error: str | None, output: str, unmetered: str | None = None
+    ) -> None:
         self.tests = tests
         self.exec_error = exec_error
         self.output = output
@@ -251,16 +257,29 @@ class _NotInstrumentable(Exception):
     pass
 
 
-def _run(vm: Lua, meter: _Meter, solution: str, tests: str, output_limit: int, metered: bool, clock_kept_by_caller: bool) -> _Outcome:
+def _run(
+    vm: Lua,
+    meter: _Meter,
+    solution: str,
+    tests: str,
+    output_limit: int,
+    metered: bool,
+    clock_kept_by_caller: bool,
+) -> _Outcome:
     """Everything that holds Lua handles; they are all released when this returns."""
     config = vm.create_table()
     config.raw_set("outputLimit", output_limit)
     config.raw_set("shouldStop", vm.create_function(lambda lua, args: meter.stopped is not None))
-    config.raw_set("memoryExhausted", vm.create_function(lambda lua, args: meter.memory_exhausted(lua)))
+    config.raw_set(
+        "memoryExhausted", vm.create_function(lambda lua, args: meter.memory_exhausted(lua))
+    )
     unmetered = None if metered else "metering was turned off"
     try:
         harness = vm.load_chunk(_jest_bytecode(), "=jest", is_binary_chunk=True)(config)[0]
-        sources = [(solution, "solution", harness.raw_get("solutionEnv")), (tests, "test", harness.raw_get("testEnv"))]
+        sources = [
+            (solution, "solution", harness.raw_get("solutionEnv")),
+            (tests, "test", harness.raw_get("testEnv")),
+        ]
         try:
             try:
                 if not metered:
@@ -268,7 +287,9 @@ def _run(vm: Lua, meter: _Meter, solution: str, tests: str, output_limit: int, m
                 solution_chunk, test_chunk = _load_metered(vm, meter, sources)
             except _NotInstrumentable as why:
                 unmetered = str(why)
-                solution_chunk, test_chunk = (_compile_or_reject(vm, source, name, env) for source, name, env in sources)
+                solution_chunk, test_chunk = (
+                    _compile_or_reject(vm, source, name, env) for source, name, env in sources
+                )
                 meter.unmetered()
                 if not clock_kept_by_caller:
                     vm.set_interrupt(meter.interrupt)
@@ -297,16 +318,24 @@ def _load_metered(vm: Lua, meter: _Meter, sources: list[tuple[str, str, Table]])
             text = instrument(source).render(names)
         except LexError as error:
             _compile_or_reject(vm, source, name, env)
-            raise _NotInstrumentable(f"the instrumenter could not read the {_label(name)} ({error})") from None
-        except Exception as error:  # a bug of the instrumenter's is never the model's: its code runs unmetered
+            raise _NotInstrumentable(
+                f"the instrumenter could not read the {_label(name)} ({error})"
+            ) from None
+        except (
+            Exception
+        ) as error:  # a bug of the instrumenter's is never the model's: its code runs unmetered
             _compile_or_reject(vm, source, name, env)
-            raise _NotInstrumentable(f"the instrumenter failed on the {_label(name)} ({type(error).__name__}: {error})") from None
+            raise _NotInstrumentable(
+                f"the instrumenter failed on the {_label(name)} ({type(error).__name__}: {error})"
+            ) from None
         try:
             chunk = vm.load_chunk(text, "=" + name, env)
         except RuntimeError as error:
             _compile_or_reject(vm, source, name, env)
             message = str(error).removeprefix("syntax error: ")
-            raise _NotInstrumentable(f"the instrumented {_label(name)} does not compile ({message})") from None
+            raise _NotInstrumentable(
+                f"the instrumented {_label(name)} does not compile ({message})"
+            ) from None
         compiled.append((chunk, names, env))
     for _, names, env in compiled:
         _hook(vm, meter, names, env)
@@ -323,7 +352,9 @@ def _hook(vm: Lua, meter: _Meter, names: MeterNames, env: Table) -> None:
         env.set_metatable(None)
 
     hooks = vm.create_table()
-    hooks.raw_set(names.slow_global, vm.create_function(lambda lua, args: meter.charge(counter, int(args[0]))))
+    hooks.raw_set(
+        names.slow_global, vm.create_function(lambda lua, args: meter.charge(counter, int(args[0])))
+    )
     hooks.raw_set(names.register_global, vm.create_function(register))
     metatable = vm.create_table()
     metatable.raw_set("__index", hooks)
@@ -348,7 +379,9 @@ def _jest_bytecode() -> bytes:
     return bytes(compiler.compile(_JEST_SOURCE))
 
 
-def _limit_reached(meter: _Meter, work_budget: int | None, timeout: float, elapsed: float, memory: str) -> str | None:
+def _limit_reached(
+    meter: _Meter, work_budget: int | None, timeout: float, elapsed: float, memory: str
+) -> str | None:
     if meter.stopped == "budget":
         return f"work budget exceeded ({work_budget} units)"
     if meter.stopped == "time" or elapsed > timeout:

@@ -14,7 +14,16 @@ from evals.entry_points import Registry
 from evals.errors import UsageError
 from evals.words import in_words
 
-from ._base import Completion, Provider, ProviderSpec, Request, Usage, api_key_from_env, is_openrouter, kind_of
+from ._base import (
+    Completion,
+    Provider,
+    ProviderSpec,
+    Request,
+    Usage,
+    api_key_from_env,
+    is_openrouter,
+    kind_of,
+)
 from ._registry import ProviderInfo, provider_ahead, providers, register_provider
 from ._retry import RetryPolicy, Throttle, call_with_retries, endpoint_throttle, limit_share, redact
 
@@ -54,7 +63,9 @@ PROVIDERS = Registry(providers)
 
 def batch_providers() -> str:
     """The providers with a Batch API, as the --batch refusal names them ("a, b, and c")."""
-    names = [info.batch_name or name for name, info in PROVIDERS.items() if info.batch_price is not None]
+    names = [
+        info.batch_name or name for name, info in PROVIDERS.items() if info.batch_price is not None
+    ]
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])}, and {names[-1]}"
 
 
@@ -68,10 +79,14 @@ def effective_spec(spec: ProviderSpec) -> ProviderSpec:
         return spec
     if info.recorder:
         module, function = info.recorder.split(":")
-        spec = dataclasses.replace(spec, recorded=tuple(getattr(importlib.import_module(module), function)(spec).items()))
+        spec = dataclasses.replace(
+            spec, recorded=tuple(getattr(importlib.import_module(module), function)(spec).items())
+        )
     if spec.base_url or not info.base_url_env or not os.environ.get(info.base_url_env):
         return spec
-    return dataclasses.replace(spec, base_url=urls.without_credentials(os.environ[info.base_url_env]))
+    return dataclasses.replace(
+        spec, base_url=urls.without_credentials(os.environ[info.base_url_env])
+    )
 
 
 def make_provider(spec: ProviderSpec) -> Provider:
@@ -161,22 +176,34 @@ def keys_message(missing: list[Missing]) -> str:
     it, and the fixes that apply: another variable for the candidate's key, other judges for
     theirs."""
     judges = [m for m in missing if m.flag.startswith("--judge")]
-    hints = (CANDIDATE_KEY_HINT if len(judges) < len(missing) else "") + (JUDGE_KEY_HINT if judges else "")
+    hints = (CANDIDATE_KEY_HINT if len(judges) < len(missing) else "") + (
+        JUDGE_KEY_HINT if judges else ""
+    )
     if len(missing) == 1:  # as it always was: the candidate's bare, a judge's named by its --judge
         (only,) = missing
-        return (f"{only.flag}: {only.message}" if judges else only.message) + (hints if only.variable or judges else "")
+        return (f"{only.flag}: {only.message}" if judges else only.message) + (
+            hints if only.variable or judges else ""
+        )
     unset: dict[str, list[str]] = {}
     for m in missing:
         if m.variable:
             unset.setdefault(m.variable, []).append(m.flag)
     keys = ", ".join(f"{variable} ({', '.join(flags)})" for variable, flags in unset.items())
-    parts = [f"{in_words(len(unset))} API {'keys are' if len(unset) > 1 else 'key is'} not set: {keys}, export each in its variable"] if unset else []
+    parts = (
+        [
+            f"{in_words(len(unset))} API {'keys are' if len(unset) > 1 else 'key is'} not set: {keys}, export each in its variable"
+        ]
+        if unset
+        else []
+    )
     return "; ".join(parts + [f"{m.flag}: {m.message}" for m in missing if not m.variable]) + hints
 
 
 def _info(provider: str) -> ProviderInfo:
     if provider not in PROVIDERS:
-        raise UsageError(f"--provider {provider!r} is unknown; choose one of {', '.join(PROVIDERS)}")
+        raise UsageError(
+            f"--provider {provider!r} is unknown; choose one of {', '.join(PROVIDERS)}"
+        )
     return PROVIDERS[provider]
 
 
@@ -185,11 +212,17 @@ def key_variable(spec: ProviderSpec) -> str | None:
     info = PROVIDERS[spec.provider]
     if not (info.key_env or info.openrouter_key_env):
         return None
-    return spec.api_key_env or (info.openrouter_key_env if info.openrouter_key_env and is_openrouter(spec.base_url) else info.key_env)
+    return spec.api_key_env or (
+        info.openrouter_key_env
+        if info.openrouter_key_env and is_openrouter(spec.base_url)
+        else info.key_env
+    )
 
 
 def configured_secrets(spec: ProviderSpec) -> tuple[str, ...]:
     """The API key `spec` would be sent with, when its variable is set, without making the
     provider (or importing its SDK): a run that never calls a judge still redacts its key."""
     variable = key_variable(spec)
-    return ((os.environ[variable],) if variable and os.environ.get(variable) else ()) + urls.secrets(spec.base_url)
+    return (
+        (os.environ[variable],) if variable and os.environ.get(variable) else ()
+    ) + urls.secrets(spec.base_url)

@@ -18,7 +18,14 @@ from typing import Any, Literal, overload
 from urllib.parse import urlsplit
 
 from evals import urls
-from evals.errors import FatalProviderError, MalformedReply, ProviderError, TransientError, Unreachable, UsageError
+from evals.errors import (
+    FatalProviderError,
+    MalformedReply,
+    ProviderError,
+    TransientError,
+    Unreachable,
+    UsageError,
+)
 from evals.messages import REPLY_LIMIT, Completion, Request, Usage, is_count as _is_count, kind_of  # noqa: F401 (the shared types, re-exported)
 from evals.scrub import printable
 
@@ -66,12 +73,16 @@ class ProviderSpec:
         """A copy with some identity fields changed, the shared ones and the provider's own."""
         shared = {k: v for k, v in values.items() if k in _SPEC_FIELDS}
         own = {**dict(self.extra), **{k: v for k, v in values.items() if k not in _SPEC_FIELDS}}
-        return dataclasses.replace(self, **shared, extra=tuple((k, v) for k, v in own.items() if v not in (None, False)))
+        return dataclasses.replace(
+            self, **shared, extra=tuple((k, v) for k, v in own.items() if v not in (None, False))
+        )
 
     @classmethod
     def from_identity(cls, ident: dict[str, Any], **how: Any) -> ProviderSpec:
         """The spec a cache record's or a Batch ledger's `identity()` names (with how to reach it)."""
-        return cls(**{k: v for k, v in ident.items() if k in _SPEC_FIELDS}, **how).with_values(**{k: v for k, v in ident.items() if k not in _SPEC_FIELDS})
+        return cls(**{k: v for k, v in ident.items() if k in _SPEC_FIELDS}, **how).with_values(
+            **{k: v for k, v in ident.items() if k not in _SPEC_FIELDS}
+        )
 
     def identity(self) -> dict[str, Any]:
         """Who is asked, as a cache record holds it (and a Batch API ledger names it)."""
@@ -81,15 +92,33 @@ class ProviderSpec:
     def _identity(self) -> dict[str, Any]:
         # Worked out once per spec (it is frozen): every call's record names it, twice per item.
         ident = dataclasses.asdict(self)
-        del ident["api_key_env"], ident["responses_api"], ident["device"], ident["recorded"], ident["options"], ident["extra"]
+        del (
+            ident["api_key_env"],
+            ident["responses_api"],
+            ident["device"],
+            ident["recorded"],
+            ident["options"],
+            ident["extra"],
+        )
         if not ident["thinking"]:
             del ident["thinking"]
-        return {k: v for k, v in {**ident, **dict(self.extra), **dict(self.recorded)}.items() if v is not None}
-
+        return {
+            k: v
+            for k, v in {**ident, **dict(self.extra), **dict(self.recorded)}.items()
+            if v is not None
+        }
 
 
 # The identity fields every provider shares, as ProviderSpec attributes.
-_SPEC_FIELDS = frozenset(f.name for f in dataclasses.fields(ProviderSpec)) - {"api_key_env", "responses_api", "device", "recorded", "options", "extra"}
+_SPEC_FIELDS = frozenset(f.name for f in dataclasses.fields(ProviderSpec)) - {
+    "api_key_env",
+    "responses_api",
+    "device",
+    "recorded",
+    "options",
+    "extra",
+}
+
 
 class Provider(ABC):
     """One model behind one endpoint. `complete` makes exactly one attempt and raises
@@ -129,7 +158,11 @@ def client_options(spec: ProviderSpec) -> dict[str, Any]:
     endpoint = urls.connection(spec.base_url)
     if endpoint is None:
         return {}
-    return {"base_url": endpoint.base_url, "default_query": endpoint.query or None, "default_headers": endpoint.headers or None}
+    return {
+        "base_url": endpoint.base_url,
+        "default_query": endpoint.query or None,
+        "default_headers": endpoint.headers or None,
+    }
 
 
 def is_openrouter(base_url: Any) -> bool:
@@ -149,11 +182,15 @@ def status_error(status: int, message: str, headers) -> ProviderError:
     """An HTTP error status as the harness treats it, whichever provider sent it: 429 and 5xx
     are retried (honouring Retry-After), a rejected key ends the run, the rest is final."""
     if status == 429:
-        return TransientError(message, kind="rate_limit", status=status, retry_after=retry_after(headers))
+        return TransientError(
+            message, kind="rate_limit", status=status, retry_after=retry_after(headers)
+        )
     if status in (401, 403):
         return FatalProviderError(f"{message}; check the API key", kind="auth", status=status)
     if status in (408, 409) or status >= 500:  # 529 is Anthropic's "overloaded"
-        return TransientError(message, kind="server_error", status=status, retry_after=retry_after(headers))
+        return TransientError(
+            message, kind="server_error", status=status, retry_after=retry_after(headers)
+        )
     return ProviderError(message, kind="bad_request", status=status)
 
 
@@ -183,7 +220,11 @@ def error_text(body: Any) -> str | None:
         if isinstance(value, dict) and (inner := error_text(value)):
             return inner
         if key == "detail" and isinstance(value, list):  # FastAPI's validation errors
-            found = [item["msg"] for item in value if isinstance(item, dict) and isinstance(item.get("msg"), str)]
+            found = [
+                item["msg"]
+                for item in value
+                if isinstance(item, dict) and isinstance(item.get("msg"), str)
+            ]
             if found:
                 return "; ".join(found)
     return None

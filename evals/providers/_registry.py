@@ -70,13 +70,19 @@ def providers() -> dict[str, ProviderInfo]:
     return {name: info for name, (_, info) in _providers.items()}
 
 
-def provider_ahead(name: str, found: list[tuple[str, str, str | None]] | None = None) -> ProviderInfo | None:
+def provider_ahead(
+    name: str, found: list[tuple[str, str, str | None]] | None = None
+) -> ProviderInfo | None:
     """The provider `name` as its own entry point (the one of that name; from `found`, else
     the installed ones) registers it, without loading the others: for the process that will
     ask the model, which imports the SDK first (`evals.askers.processes`). None when no entry point of
     that name registers it."""
     if name not in _providers:
-        for _, value, _ in [point for point in (entry_points.entry_points_found() if found is None else found) if point[0] == name]:
+        for _, value, _ in [
+            point
+            for point in (entry_points.entry_points_found() if found is None else found)
+            if point[0] == name
+        ]:
             with contextlib.suppress(Exception):  # a broken one is reported by load(), in one line
                 importlib.import_module(value.partition(":")[0].strip())
     found_info = _providers.get(name)

@@ -16,7 +16,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 
-from evals.errors import FatalProviderError, ProviderError, QuotaExhausted, TransientError, Unreachable
+from evals.errors import (
+    FatalProviderError,
+    ProviderError,
+    QuotaExhausted,
+    TransientError,
+    Unreachable,
+)
 from evals.scrub import redact
 
 from ._base import Completion, Provider, ProviderSpec, Request
@@ -31,7 +37,9 @@ class RetryPolicy:
     quota_horizon: float = 3600.0  # a Retry-After longer than this means "come back tomorrow"
     timeout: float = 600.0  # the whole attempt, connect to last byte: reasoning models are slow
     unreachable_attempts: int = 3  # refused connections, with no answer ever, before the run ends
-    batch_attempts: int = 3  # batches a request may go unrun in (expired, cancelled) or meet a 429 / 5xx
+    batch_attempts: int = (
+        3  # batches a request may go unrun in (expired, cancelled) or meet a 429 / 5xx
+    )
 
     def backoff(self, attempt: int, rng: random.Random) -> float:
         """Full jitter: spreads retries from many threads instead of synchronising them."""
@@ -55,8 +63,18 @@ class Throttle:
     requests, and at least `stall_floor` seconds) stops counting against the limit: the
     endpoint is not serving it, and waiting on it must not idle every other item."""
 
-    def __init__(self, limit: int, *, cut_share: float = 0.25, window: int = 20, cooldown: float = 2.0, recovery: float = 5.0,
-                 stall_factor: float = 10.0, stall_floor: float = 5.0, clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        limit: int,
+        *,
+        cut_share: float = 0.25,
+        window: int = 20,
+        cooldown: float = 2.0,
+        recovery: float = 5.0,
+        stall_factor: float = 10.0,
+        stall_floor: float = 5.0,
+        clock: Callable[[], float] = time.monotonic,
+    ):
         self.max_limit = limit
         self.limit = limit
         self.cut_share = cut_share
@@ -109,7 +127,11 @@ class Throttle:
             now = self._clock()
             self._answers.append(True)
             limited = sum(self._answers) >= self.cut_share * self.window
-            if limited and (sent is None or sent >= self._last_cut) and now - self._last_cut >= self.cooldown:
+            if (
+                limited
+                and (sent is None or sent >= self._last_cut)
+                and now - self._last_cut >= self.cooldown
+            ):
                 self.limit = max(1, self.limit // 2)
                 self._last_cut = self._last_change = now
                 self._successes = 0
@@ -156,7 +178,10 @@ class Throttle:
         return sum(sent > stalled for sent in self._in_flight.values())
 
     def _recover(self, now: float) -> None:
-        if self.limit < self.max_limit and now - max(self._last_cut, self._last_change) >= self.recovery:
+        if (
+            self.limit < self.max_limit
+            and now - max(self._last_cut, self._last_change) >= self.recovery
+        ):
             self.limit = min(self.max_limit, self.limit * 2)
             self._last_change = now
             self._successes = 0
@@ -168,7 +193,11 @@ class Throttle:
         if self.limit < self.max_limit:
             times.append(max(self._last_cut, self._last_change) + self.recovery - now)
         stall_after = self._stall_after()
-        times += [sent + stall_after - now for sent in self._in_flight.values() if sent + stall_after > now]
+        times += [
+            sent + stall_after - now
+            for sent in self._in_flight.values()
+            if sent + stall_after > now
+        ]
         return max(0.001, min(times)) if times else None
 
 
@@ -238,7 +267,9 @@ def call_with_retries(
         return _with_latency(completion.kept(), time.monotonic() - started)
 
 
-def _note_reached(throttle: Throttle, error: TransientError, policy: RetryPolicy, provider: Provider) -> None:
+def _note_reached(
+    throttle: Throttle, error: TransientError, policy: RetryPolicy, provider: Provider
+) -> None:
     """An endpoint that has never answered anything in this process, and refused (or could not
     be found for) `unreachable_attempts` connections, ends the run in one line: every item
     would wait out its retries for the same nothing. One that answered once only has its
@@ -250,12 +281,16 @@ def _note_reached(throttle: Throttle, error: TransientError, policy: RetryPolicy
         throttle.unreached += 1
         dead = not throttle.reached and throttle.unreached >= policy.unreachable_attempts
     if dead:
-        message = (f"nothing answers at {provider.endpoint()} ({error}): start the server or check --base-url "
-                   "(and any proxy), then rerun the same command to resume")
+        message = (
+            f"nothing answers at {provider.endpoint()} ({error}): start the server or check --base-url "
+            "(and any proxy), then rerun the same command to resume"
+        )
         raise FatalProviderError(redact(message, provider.secrets), kind="connection")
 
 
-def _delay_after(error: TransientError, attempt: int, policy: RetryPolicy, rng: random.Random) -> float:
+def _delay_after(
+    error: TransientError, attempt: int, policy: RetryPolicy, rng: random.Random
+) -> float:
     if error.retry_after is not None and error.retry_after > policy.quota_horizon:
         raise QuotaExhausted(
             f"the provider asks to retry in {error.retry_after / 3600:.1f} h ({error}); "
@@ -271,7 +306,11 @@ def _delay_after(error: TransientError, attempt: int, policy: RetryPolicy, rng: 
 def _final(error: ProviderError, attempts: int, provider: Provider) -> ProviderError:
     message = redact(str(error), provider.secrets)
     cls = type(error) if isinstance(error, FatalProviderError) else ProviderError
-    return cls(f"{message} (after {attempts} attempt{'s' * (attempts > 1)})", kind=error.kind, status=error.status)
+    return cls(
+        f"{message} (after {attempts} attempt{'s' * (attempts > 1)})",
+        kind=error.kind,
+        status=error.status,
+    )
 
 
 def _with_latency(completion: Completion, latency: float) -> Completion:

@@ -26,7 +26,9 @@ from evals.errors import FatalProviderError, ProviderError, TransientError, Unre
 
 from ._base import server_text
 
-_deadline: contextvars.ContextVar[float] = contextvars.ContextVar("attempt_deadline", default=math.inf)
+_deadline: contextvars.ContextVar[float] = contextvars.ContextVar(
+    "attempt_deadline", default=math.inf
+)
 # The connection this thread last sent a request on, so a refused reply can drop it: the one
 # it was read from, even when no read reached the socket (the reply was already in httpcore's
 # buffer, as a stale one is). Per thread, not a context variable, which a call made inside a
@@ -56,8 +58,11 @@ def drop_connection() -> None:
 def _redirected(origin: str, target: str) -> FatalProviderError:
     """Raised from the response hook, through the SDK (which lets it pass, or wraps it as a
     connection error: `redirect_refusal`); fatal, as every later item would be redirected alike."""
-    return FatalProviderError(f"{origin} redirects to another origin, {target}: its answers would be filed under {origin}; "
-                              "point --base-url at the server that answers", kind="redirect")
+    return FatalProviderError(
+        f"{origin} redirects to another origin, {target}: its answers would be filed under {origin}; "
+        "point --base-url at the server that answers",
+        kind="redirect",
+    )
 
 
 def redirect_refusal(error: BaseException) -> FatalProviderError | None:
@@ -129,7 +134,9 @@ class _Backend:
         self._inner = inner
 
     def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
-        return _Stream(self._inner.connect_tcp(host, port, _left(timeout), local_address, socket_options))
+        return _Stream(
+            self._inner.connect_tcp(host, port, _left(timeout), local_address, socket_options)
+        )
 
     def connect_unix_socket(self, path, timeout=None, socket_options=None):
         return _Stream(self._inner.connect_unix_socket(path, _left(timeout), socket_options))
@@ -145,9 +152,14 @@ def http_client(default_client: Callable[..., Any]) -> Any:
     client = default_client(event_hooks={"response": [_refuse_cross_origin]})
     # httpx2 takes no network backend through its client: it is set on each transport's pool,
     # before any connection is made (a pool hands its backend to each new connection).
-    pools = [getattr(transport, "_pool", None) for transport in [client._transport, *client._mounts.values()]]
+    pools = [
+        getattr(transport, "_pool", None)
+        for transport in [client._transport, *client._mounts.values()]
+    ]
     if pools[0] is None or not hasattr(pools[0], "_network_backend"):
-        raise RuntimeError("this httpx2 has no connection pool where the harness expects one: the attempt deadline cannot be set")
+        raise RuntimeError(
+            "this httpx2 has no connection pool where the harness expects one: the attempt deadline cannot be set"
+        )
     for pool in filter(None, pools):
         pool._network_backend = _Backend(pool._network_backend)
     return client
@@ -167,14 +179,20 @@ class Replies:
     only asked twice, never refused."""
 
     def __init__(self) -> None:
-        self._seen: dict[str, tuple[bytes, bytes]] = {}  # id -> (digest of the request, of the reply)
+        self._seen: dict[
+            str, tuple[bytes, bytes]
+        ] = {}  # id -> (digest of the request, of the reply)
         self._lock = threading.Lock()
 
     def stale(self, request_body: Any, raw: bytes, reply_id: Any) -> bool:
         if not isinstance(reply_id, str) or not reply_id:
             return False
-        asked = hashlib.blake2b(json.dumps(request_body, sort_keys=True, ensure_ascii=False).encode("utf-8", "surrogatepass"),
-                                digest_size=16).digest()
+        asked = hashlib.blake2b(
+            json.dumps(request_body, sort_keys=True, ensure_ascii=False).encode(
+                "utf-8", "surrogatepass"
+            ),
+            digest_size=16,
+        ).digest()
         got = hashlib.blake2b(raw, digest_size=16).digest()
         with self._lock:
             before = self._seen.get(reply_id)
@@ -185,7 +203,11 @@ class Replies:
 
 
 def timed_out(timeout: float | None) -> str:
-    return f"no whole reply within {timeout:g} s, the attempt's deadline" if timeout else "the request timed out"
+    return (
+        f"no whole reply within {timeout:g} s, the attempt's deadline"
+        if timeout
+        else "the request timed out"
+    )
 
 
 def connection_error(error: BaseException) -> ProviderError:

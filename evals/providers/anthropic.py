@@ -16,17 +16,43 @@ from evals.providers import ProviderInfo, key_variable, register_provider
 
 from . import _wire
 from ._batch import BatchAPI, BatchState, RequestOutcome, batch_reply, line_error, not_run
-from ._base import (Completion, Provider, ProviderSpec, Request, Usage, api_key_from_env, client_options, error_in_body, error_text,
-                    json_list, json_object, json_text, reply_body, server_text, status_error, token_count)
+from ._base import (
+    Completion,
+    Provider,
+    ProviderSpec,
+    Request,
+    Usage,
+    api_key_from_env,
+    client_options,
+    error_in_body,
+    error_text,
+    json_list,
+    json_object,
+    json_text,
+    reply_body,
+    server_text,
+    status_error,
+    token_count,
+)
 
 if TYPE_CHECKING:  # annotations only: the SDK is imported where it is used
     import anthropic
 
 # The Messages API takes effort as output_config.effort, and no temperature on current models.
-register_provider("anthropic", ProviderInfo(
-    "evals.providers.anthropic:AnthropicProvider", frozenset({"base_url", "effort", "thinking", "max_tokens"}),
-    ("low", "medium", "high", "xhigh", "max"), sampling=False, base_url_env="ANTHROPIC_BASE_URL", key_env="ANTHROPIC_API_KEY",
-    batch_price=0.5, sdk=("anthropic",), position=20))
+register_provider(
+    "anthropic",
+    ProviderInfo(
+        "evals.providers.anthropic:AnthropicProvider",
+        frozenset({"base_url", "effort", "thinking", "max_tokens"}),
+        ("low", "medium", "high", "xhigh", "max"),
+        sampling=False,
+        base_url_env="ANTHROPIC_BASE_URL",
+        key_env="ANTHROPIC_API_KEY",
+        batch_price=0.5,
+        sdk=("anthropic",),
+        position=20,
+    ),
+)
 
 
 def _adaptive_thinking_models() -> frozenset[str]:
@@ -36,6 +62,7 @@ def _adaptive_thinking_models() -> frozenset[str]:
     except ImportError:  # an SDK without the list: every model takes a budget
         return frozenset()
     return frozenset(MODELS_TO_WARN_WITH_THINKING_ENABLED)
+
 
 DEFAULT_MAX_TOKENS = 8192
 THINKING_MAX_TOKENS = 32000
@@ -50,8 +77,12 @@ class AnthropicProvider(Provider):
         variable = key_variable(spec)
         assert variable is not None  # anthropic is registered with its key's variable
         self._api_key = api_key_from_env(variable, required=True)
-        self.client = anthropic.Anthropic(api_key=self._api_key, **client_options(spec), max_retries=0,
-                                          http_client=_wire.http_client(anthropic.DefaultHttpxClient))
+        self.client = anthropic.Anthropic(
+            api_key=self._api_key,
+            **client_options(spec),
+            max_retries=0,
+            http_client=_wire.http_client(anthropic.DefaultHttpxClient),
+        )
         self._replies = _wire.Replies()
 
     @property
@@ -64,11 +95,15 @@ class AnthropicProvider(Provider):
         kwargs = self._kwargs(request)
         try:
             with _wire.deadline(timeout):
-                content = self.client.messages.with_raw_response.create(**kwargs, timeout=timeout).http_response.content
+                content = self.client.messages.with_raw_response.create(
+                    **kwargs, timeout=timeout
+                ).http_response.content
                 reply = reply_body(content)
                 if self._replies.stale(kwargs, content, reply.get("id")):  # see `_wire.Replies`
                     _wire.drop_connection()
-                    content = self.client.messages.with_raw_response.create(**kwargs, timeout=timeout).http_response.content
+                    content = self.client.messages.with_raw_response.create(
+                        **kwargs, timeout=timeout
+                    ).http_response.content
                     reply = reply_body(content)
         except anthropic.AnthropicError as error:
             raise anthropic_error(error, timeout) from None
@@ -93,7 +128,10 @@ class AnthropicProvider(Provider):
         if thinking and self.spec.model in _adaptive_thinking_models():
             kwargs["thinking"] = {"type": "adaptive"}
         elif thinking:
-            kwargs["thinking"] = {"type": "enabled", "budget_tokens": min(THINKING_BUDGET, max_tokens - 1024)}
+            kwargs["thinking"] = {
+                "type": "enabled",
+                "budget_tokens": min(THINKING_BUDGET, max_tokens - 1024),
+            }
         if self.spec.effort:
             kwargs["output_config"] = {"effort": self.spec.effort}
         # No temperature: the Messages API of current models takes none (the SDK dropped it),
@@ -118,7 +156,9 @@ def message_completion(body: dict[str, Any]) -> Completion:
             thinking.append("[redacted thinking]")
     usage = json_object(body.get("usage"), "usage", optional=True)
     cached = token_count(usage.get("cache_read_input_tokens"), "usage.cache_read_input_tokens")
-    written = token_count(usage.get("cache_creation_input_tokens"), "usage.cache_creation_input_tokens")
+    written = token_count(
+        usage.get("cache_creation_input_tokens"), "usage.cache_creation_input_tokens"
+    )
     return Completion(
         text="".join(text),
         reasoning="\n\n".join(thinking) or None,
@@ -146,7 +186,9 @@ def anthropic_error(error: anthropic.AnthropicError, timeout: float | None = Non
     said = error_text(error.body)  # Anthropic's {"error": {"message"}}, or a proxy's own shape
     message = f"HTTP {status}: {server_text(said) if said else 'no explanation in the body'}"
     if status == 400 and "credit balance" in message.lower():
-        return QuotaExhausted(f"{message}; add credit, then rerun to resume", kind="quota", status=status)
+        return QuotaExhausted(
+            f"{message}; add credit, then rerun to resume", kind="quota", status=status
+        )
     return status_error(status, message, error.response.headers)
 
 
@@ -154,9 +196,18 @@ def anthropic_error(error: anthropic.AnthropicError, timeout: float | None = Non
 
 # The status each error type of an `errored` result stands for, so that it is retried or kept
 # as the same error over HTTP would be.
-ERROR_STATUS = {"invalid_request_error": 400, "authentication_error": 401, "billing_error": 402, "permission_error": 403,
-                "not_found_error": 404, "request_too_large": 413, "rate_limit_error": 429, "api_error": 500,
-                "timeout_error": 504, "overloaded_error": 529}
+ERROR_STATUS = {
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "billing_error": 402,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "request_too_large": 413,
+    "rate_limit_error": 429,
+    "api_error": 500,
+    "timeout_error": 504,
+    "overloaded_error": 529,
+}
 
 
 class AnthropicBatch(BatchAPI):
@@ -184,18 +235,28 @@ class AnthropicBatch(BatchAPI):
                 # A proxy that speaks Messages but not Message Batches (LiteLLM's) has no such route.
                 if error.status_code not in (404, 405, 501):
                     raise
-                raise BatchUnsupported(f"--batch: {self.client.base_url} has no Anthropic Message Batches API (HTTP {error.status_code} "
-                                       "on its /v1/messages/batches); run without --batch") from None
+                raise BatchUnsupported(
+                    f"--batch: {self.client.base_url} has no Anthropic Message Batches API (HTTP {error.status_code} "
+                    "on its /v1/messages/batches); run without --batch"
+                ) from None
             return _batch_state(batch_reply(raw.http_response.content))
 
     def retrieve(self, batch_id: str) -> BatchState:
         with _translated():
-            return _batch_state(batch_reply(self.client.messages.batches.with_raw_response.retrieve(batch_id).http_response.content))
+            return _batch_state(
+                batch_reply(
+                    self.client.messages.batches.with_raw_response.retrieve(
+                        batch_id
+                    ).http_response.content
+                )
+            )
 
     def results(self, state: BatchState) -> Iterator[tuple[str, RequestOutcome]]:
         for url in state.results:
             with _translated():
-                content = self.client.get(url, cast_to=str, options={"headers": {"Accept": "application/binary"}})
+                content = self.client.get(
+                    url, cast_to=str, options={"headers": {"Accept": "application/binary"}}
+                )
             for text in content.splitlines():
                 try:
                     line = json.loads(text)
@@ -218,7 +279,9 @@ def _result_outcome(result: Any) -> RequestOutcome:
             detail = json_object(response.get("error"), "result.error.error", optional=True)
             error_type, message = detail.get("type"), detail.get("message")
             status = ERROR_STATUS.get(error_type if isinstance(error_type, str) else "", 400)
-            return line_error(status, f"{error_type}: {message if isinstance(message, str) else 'no message'}")
+            return line_error(
+                status, f"{error_type}: {message if isinstance(message, str) else 'no message'}"
+            )
         if kind in ("expired", "canceled"):
             return not_run(kind)
         return ProviderError(f"batch result of unknown type {kind!r}", kind="malformed_response")
@@ -228,15 +291,21 @@ def _result_outcome(result: Any) -> RequestOutcome:
 
 def _batch_state(body: dict[str, Any]) -> BatchState:
     counts = json_object(body.get("request_counts"), "request_counts", optional=True)
-    count = {k: token_count(counts.get(k), f"request_counts.{k}") for k in ("processing", "succeeded", "errored", "canceled", "expired")}
+    count = {
+        k: token_count(counts.get(k), f"request_counts.{k}")
+        for k in ("processing", "succeeded", "errored", "canceled", "expired")
+    }
     status = json_text(body.get("processing_status"), "processing_status")
     url = json_text(body.get("results_url"), "results_url", optional=True)
     return BatchState(
         id=json_text(body.get("id"), "id"),
         status=status,
         ended=status == "ended",
-        counts={"completed": count["succeeded"], "failed": count["errored"] + count["canceled"] + count["expired"],
-                "total": sum(count.values())},
+        counts={
+            "completed": count["succeeded"],
+            "failed": count["errored"] + count["canceled"] + count["expired"],
+            "total": sum(count.values()),
+        },
         results=(url,) if url else (),
     )
 

@@ -44,10 +44,14 @@ def checkpoint_folder(value: str) -> Path:
     """--model DIR, checked: a folder holding a Hugging Face checkpoint (its config.json)."""
     path = Path(value).expanduser()
     if not path.is_dir():
-        raise UsageError(f"--model {value}: no such folder; with --provider local, --model is a Hugging Face checkpoint folder "
-                         "(config.json, weights, tokenizer), written --model=DIR")
+        raise UsageError(
+            f"--model {value}: no such folder; with --provider local, --model is a Hugging Face checkpoint folder "
+            "(config.json, weights, tokenizer), written --model=DIR"
+        )
     if not (path / "config.json").is_file():
-        raise UsageError(f"--model {value}: not a checkpoint folder (no config.json); pass the folder save_pretrained wrote")
+        raise UsageError(
+            f"--model {value}: not a checkpoint folder (no config.json); pass the folder save_pretrained wrote"
+        )
     return path.resolve()
 
 
@@ -55,9 +59,13 @@ def adapter_folder(value: str) -> Path:
     """--adapter DIR, checked: a PEFT adapter folder (its adapter_config.json)."""
     path = Path(value).expanduser()
     if not path.is_dir():
-        raise UsageError(f"--adapter {value}: no such folder; pass the folder a PEFT adapter was saved to, written --adapter=DIR")
+        raise UsageError(
+            f"--adapter {value}: no such folder; pass the folder a PEFT adapter was saved to, written --adapter=DIR"
+        )
     if not (path / "adapter_config.json").is_file():
-        raise UsageError(f"--adapter {value}: not a PEFT adapter folder (no adapter_config.json); pass the folder save_pretrained wrote")
+        raise UsageError(
+            f"--adapter {value}: not a PEFT adapter folder (no adapter_config.json); pass the folder save_pretrained wrote"
+        )
     return path.resolve()
 
 
@@ -78,19 +86,36 @@ def chat_template(model: Path) -> str:
     `chat_template`, the default one when it holds several): prompts are rendered with it."""
     if (model / "chat_template.jinja").is_file():
         return (model / "chat_template.jinja").read_text(encoding="utf-8")
-    template = _json(model / "tokenizer_config.json").get("chat_template") if (model / "tokenizer_config.json").is_file() else None
+    template = (
+        _json(model / "tokenizer_config.json").get("chat_template")
+        if (model / "tokenizer_config.json").is_file()
+        else None
+    )
     if isinstance(template, list):  # [{"name": "default", "template": ...}, ...]
-        template = next((t.get("template") for t in template if isinstance(t, dict) and t.get("name") == "default"), None)
+        template = next(
+            (
+                t.get("template")
+                for t in template
+                if isinstance(t, dict) and t.get("name") == "default"
+            ),
+            None,
+        )
     if not isinstance(template, str) or not template:
-        raise UsageError(f"--model {model}: the checkpoint has no chat template (chat_template.jinja or tokenizer_config.json's "
-                         "chat_template); prompts go through it: add one to the folder")
+        raise UsageError(
+            f"--model {model}: the checkpoint has no chat template (chat_template.jinja or tokenizer_config.json's "
+            "chat_template); prompts go through it: add one to the folder"
+        )
     return template
 
 
 def folder_hash(folder: Path) -> str:
     """sha256 over every file's path inside the folder and content hash; hidden files and
     folders (.git, a hub's .cache) are not part of a checkpoint."""
-    files = sorted(p for p in folder.rglob("*") if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts))
+    files = sorted(
+        p
+        for p in folder.rglob("*")
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts)
+    )
     hashes = file_hashes(files)
     digest = hashlib.sha256()
     for path in files:
@@ -108,7 +133,9 @@ def file_hashes(files: list[Path]) -> dict[Path, str]:
     file is read again only when one of them changed."""
     store = cache_home() / "hashes.json"
     store.parent.mkdir(parents=True, exist_ok=True)
-    from filelock import FileLock  # here: registering the local provider imports this module in every process
+    from filelock import (
+        FileLock,
+    )  # here: registering the local provider imports this module in every process
 
     with FileLock(store.with_name(".hashes.json.lock")):
         try:
@@ -121,9 +148,17 @@ def file_hashes(files: list[Path]) -> dict[Path, str]:
             stat = path.stat()
             key = str(path.resolve())
             entry = known.get(key)
-            if not (isinstance(entry, dict) and entry.get("size") == stat.st_size and entry.get("mtimeNs") == stat.st_mtime_ns
-                    and isinstance(entry.get("sha256"), str)):
-                entry = known[key] = {"size": stat.st_size, "mtimeNs": stat.st_mtime_ns, "sha256": _sha256(path)}
+            if not (
+                isinstance(entry, dict)
+                and entry.get("size") == stat.st_size
+                and entry.get("mtimeNs") == stat.st_mtime_ns
+                and isinstance(entry.get("sha256"), str)
+            ):
+                entry = known[key] = {
+                    "size": stat.st_size,
+                    "mtimeNs": stat.st_mtime_ns,
+                    "sha256": _sha256(path),
+                }
                 changed = True
             found[path] = entry["sha256"]
         if changed:
@@ -143,6 +178,7 @@ def _json(path: Path) -> dict[str, Any]:
     try:
         value = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
-        raise UsageError(f"{path}: cannot be read as JSON ({error}); the checkpoint folder is damaged") from None
+        raise UsageError(
+            f"{path}: cannot be read as JSON ({error}); the checkpoint folder is damaged"
+        ) from None
     return value if isinstance(value, dict) else {}
-

@@ -36,7 +36,14 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from evals.errors import BatchUnsupported, FatalProviderError, MalformedReply, ProviderError, TransientError, Unreachable
+from evals.errors import (
+    BatchUnsupported,
+    FatalProviderError,
+    MalformedReply,
+    ProviderError,
+    TransientError,
+    Unreachable,
+)
 
 from ._base import (
     error_in_body,
@@ -129,7 +136,11 @@ def response_error(response: Any) -> ProviderError | None:
     except ValueError:
         body = response.content.decode("utf-8", "replace")
     said = error_text(body)
-    return status_error(status, f"HTTP {status}: {server_text(said) if said else response.reason_phrase or 'no explanation'}", response.headers)
+    return status_error(
+        status,
+        f"HTTP {status}: {server_text(said) if said else response.reason_phrase or 'no explanation'}",
+        response.headers,
+    )
 
 
 def transport_error(error: BaseException, timeout: float | None = None) -> ProviderError:
@@ -147,4 +158,6 @@ def transport_error(error: BaseException, timeout: float | None = None) -> Provi
         return TransientError(timed_out(timeout), kind="timeout")
     if isinstance(cause, httpx2.ConnectError):
         return Unreachable(f"connection failed: {server_text(str(cause)) or type(cause).__name__}")
-    return TransientError(f"connection failed: {server_text(str(error)) or type(error).__name__}", kind="connection")
+    return TransientError(
+        f"connection failed: {server_text(str(error)) or type(error).__name__}", kind="connection"
+    )

@@ -14,10 +14,20 @@ from ._base import Request, is_openrouter
 from .openai import EFFORTS, OpenAIProvider, chat_messages
 
 # Its Batch API is OpenAI's, where the endpoint speaks it (`OpenAIBatch` finds out).
-register_provider("live", ProviderInfo(
-    "evals.providers.live:LiveProvider", frozenset({"base_url", "effort", "thinking", "route", "max_tokens"}), EFFORTS,
-    needs_base_url=True, openrouter_key_env="OPENROUTER_API_KEY", batch_price=0.5, batch_name="live endpoints that speak OpenAI's",
-    sdk=("openai",), position=30))
+register_provider(
+    "live",
+    ProviderInfo(
+        "evals.providers.live:LiveProvider",
+        frozenset({"base_url", "effort", "thinking", "route", "max_tokens"}),
+        EFFORTS,
+        needs_base_url=True,
+        openrouter_key_env="OPENROUTER_API_KEY",
+        batch_price=0.5,
+        batch_name="live endpoints that speak OpenAI's",
+        sdk=("openai",),
+        position=30,
+    ),
+)
 
 
 class LiveProvider(OpenAIProvider):

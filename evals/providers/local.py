@@ -30,17 +30,33 @@ from evals.reasoning import split as split_reasoning
 from ._base import Completion, Provider, ProviderSpec, Request, Usage
 from .checkpoint import DEFAULT_MAX_NEW_TOKENS, adapter_folder, checkpoint_folder, resolved_dtype
 
-DEVICE = Flag("--device", "local: where the model runs, auto (a GPU when there is one, else the CPU), cpu, cuda, cuda:N", str,
-              forward=True, resume="provider")
+DEVICE = Flag(
+    "--device",
+    "local: where the model runs, auto (a GPU when there is one, else the CPU), cpu, cuda, cuda:N",
+    str,
+    forward=True,
+    resume="provider",
+)
 
 # A Hugging Face checkpoint folder (and a PEFT adapter folder) run with transformers in
 # process: greedy, so no temperature; the run records the files' hashes, not their paths.
-register_provider("local", ProviderInfo(
-    "evals.providers.local:LocalProvider", frozenset({"thinking", "max_tokens", "adapter", "dtype"}), sampling=False,
-    recorder="evals.providers.checkpoint:recorded", records=("model", "adapter", "dtype", "chatTemplate", "decoding", "maxNewTokens"),
-    in_process=True, network=False, flags=(DEVICE,), position=50))
+register_provider(
+    "local",
+    ProviderInfo(
+        "evals.providers.local:LocalProvider",
+        frozenset({"thinking", "max_tokens", "adapter", "dtype"}),
+        sampling=False,
+        recorder="evals.providers.checkpoint:recorded",
+        records=("model", "adapter", "dtype", "chatTemplate", "decoding", "maxNewTokens"),
+        in_process=True,
+        network=False,
+        flags=(DEVICE,),
+        position=50,
+    ),
+)
 
 INSTALL = "--provider local needs the optional extra `local` (torch, transformers, peft): install it with `uv sync --extra local`"
+
 
 @dataclass
 class _Waiting:
@@ -61,12 +77,16 @@ class LocalProvider(Provider):
         self._adapter_dir = adapter_folder(spec.adapter) if spec.adapter else None
         _require("torch", "transformers", *(["peft"] if spec.adapter else []))
         self._device = _device_name(spec.device)
-        self.model: Any = None  # loaded at the first generation: a finished run's rerun loads no weights
+        self.model: Any = (
+            None  # loaded at the first generation: a finished run's rerun loads no weights
+        )
         self.tokenizer: Any = None
         self._load_lock = threading.Lock()
         self.batches: list[int] = []  # the size of each generate call, for tests and the bench
         self._queue: queue.Queue[_Waiting] = queue.Queue()
-        self._pending: dict[Request, Future] = {}  # a retry after a timeout waits on the same answer
+        self._pending: dict[
+            Request, Future
+        ] = {}  # a retry after a timeout waits on the same answer
         self._pending_lock = threading.Lock()
         self._thread: threading.Thread | None = None
 
@@ -89,7 +109,9 @@ class LocalProvider(Provider):
                     tokenizer.pad_token = tokenizer.eos_token
                 dtype = getattr(torch, resolved_dtype(self._model_dir, self.spec.dtype))
                 # transformers' model, or peft's around it (whose types call `.to` a decorated method).
-                model: Any = transformers.AutoModelForCausalLM.from_pretrained(self._model_dir, dtype=dtype)
+                model: Any = transformers.AutoModelForCausalLM.from_pretrained(
+                    self._model_dir, dtype=dtype
+                )
                 if self._adapter_dir:
                     import peft
 
@@ -97,8 +119,11 @@ class LocalProvider(Provider):
                 self.model = model.to(device).eval()
                 self.tokenizer = tokenizer
             except Exception as error:  # noqa: BLE001 - whatever transformers raises, one line
-                raise FatalProviderError(f"--model {self.spec.model}: the checkpoint does not load "
-                                         f"({type(error).__name__}: {error})", kind="local_load") from None
+                raise FatalProviderError(
+                    f"--model {self.spec.model}: the checkpoint does not load "
+                    f"({type(error).__name__}: {error})",
+                    kind="local_load",
+                ) from None
 
     def complete(self, request: Request, *, timeout: float) -> Completion:
         with self._pending_lock:
@@ -107,12 +132,17 @@ class LocalProvider(Provider):
                 future = self._pending[request] = Future()
                 self._queue.put(_Waiting(request, future))
             if self._thread is None:
-                self._thread = threading.Thread(target=self._generate_forever, name="local-generate", daemon=True)
+                self._thread = threading.Thread(
+                    target=self._generate_forever, name="local-generate", daemon=True
+                )
                 self._thread.start()
         try:
             return future.result(timeout=timeout)
         except FutureTimeout:  # still queued or generating: the retry waits on the same answer
-            raise TransientError(f"no reply after {timeout:.0f} s: the local model is still generating", kind="timeout") from None
+            raise TransientError(
+                f"no reply after {timeout:.0f} s: the local model is still generating",
+                kind="timeout",
+            ) from None
         finally:
             if future.done():
                 with self._pending_lock:
@@ -137,7 +167,9 @@ class LocalProvider(Provider):
                     waiting.future.set_exception(error)
                 continue
             except Exception as error:  # noqa: BLE001 - each caller gets the failure as its call's error
-                failure = ProviderError(f"local generation failed: {type(error).__name__}: {error}", kind="local_error")
+                failure = ProviderError(
+                    f"local generation failed: {type(error).__name__}: {error}", kind="local_error"
+                )
                 for waiting in batch:
                     waiting.future.set_exception(failure)
                 continue
@@ -156,7 +188,9 @@ class LocalProvider(Provider):
                 waiting = self._queue.get(timeout=max(0.0, deadline - time.monotonic()))
             except queue.Empty:
                 break
-            (batch if waiting.request.max_tokens == first.request.max_tokens else later).append(waiting)
+            (batch if waiting.request.max_tokens == first.request.max_tokens else later).append(
+                waiting
+            )
         for waiting in later:
             self._queue.put(waiting)
         return batch
@@ -165,23 +199,35 @@ class LocalProvider(Provider):
         import torch
 
         prompts = [self.render(request) for request in requests]
-        inputs = self.tokenizer(prompts, return_tensors="pt", padding=True, add_special_tokens=False).to(self.model.device)
+        inputs = self.tokenizer(
+            prompts, return_tensors="pt", padding=True, add_special_tokens=False
+        ).to(self.model.device)
         max_new = requests[0].max_tokens or self.spec.max_tokens or DEFAULT_MAX_NEW_TOKENS
         with torch.inference_mode():
             output = self.model.generate(
-                **inputs, do_sample=False, max_new_tokens=max_new, pad_token_id=self.tokenizer.pad_token_id,
-                temperature=None, top_p=None, top_k=None,
+                **inputs,
+                do_sample=False,
+                max_new_tokens=max_new,
+                pad_token_id=self.tokenizer.pad_token_id,
+                temperature=None,
+                top_p=None,
+                top_k=None,
             )
         self.batches.append(len(requests))
         width = inputs["input_ids"].shape[1]
-        return [self._completion(row[width:].tolist(), int(mask.sum())) for row, mask in zip(output, inputs["attention_mask"])]
+        return [
+            self._completion(row[width:].tolist(), int(mask.sum()))
+            for row, mask in zip(output, inputs["attention_mask"])
+        ]
 
     def render(self, request: Request) -> str:
         """The prompt as the model is given it: the checkpoint's chat template, system prompt
         first, with `enable_thinking` as --thinking says."""
         messages = [{"role": "system", "content": request.system}] if request.system else []
         messages.append({"role": "user", "content": request.prompt})
-        return self.tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False, enable_thinking=self.spec.thinking)
+        return self.tokenizer.apply_chat_template(
+            messages, add_generation_prompt=True, tokenize=False, enable_thinking=self.spec.thinking
+        )
 
     def _completion(self, tokens: list[int], prompt_tokens: int) -> Completion:
         """One row of new tokens: up to and including the first end-of-sequence token (the
@@ -192,11 +238,19 @@ class LocalProvider(Provider):
         # Its `<think>` block (which the template may have opened in the prompt) apart, as every
         # provider's reply is kept (`Completion.kept`): here to count the reasoning's tokens.
         reasoning, text = split_reasoning(self.tokenizer.decode(tokens, skip_special_tokens=True))
-        reasoning_tokens = len(self.tokenizer(reasoning, add_special_tokens=False)["input_ids"]) if reasoning else 0
+        reasoning_tokens = (
+            len(self.tokenizer(reasoning, add_special_tokens=False)["input_ids"])
+            if reasoning
+            else 0
+        )
         return Completion(
             text=text,
             reasoning=reasoning,
-            usage=Usage(input=prompt_tokens, output=len(tokens), reasoning=min(reasoning_tokens, len(tokens))),
+            usage=Usage(
+                input=prompt_tokens,
+                output=len(tokens),
+                reasoning=min(reasoning_tokens, len(tokens)),
+            ),
             finish_reason="length" if stop is None else "stop",
             model=dict(self.spec.recorded).get("model"),
         )
@@ -205,7 +259,13 @@ class LocalProvider(Provider):
 def _eos_ids(model: Any, tokenizer: Any) -> set[int]:
     """The tokens that end a reply: the generation config's (one or several) and the tokenizer's."""
     configured = model.generation_config.eos_token_id
-    ids = set(configured if isinstance(configured, list) else [configured] if configured is not None else [])
+    ids = set(
+        configured
+        if isinstance(configured, list)
+        else [configured]
+        if configured is not None
+        else []
+    )
     if tokenizer.eos_token_id is not None:
         ids.add(tokenizer.eos_token_id)
     return ids
@@ -236,7 +296,16 @@ def _device(name: str) -> str:
     import torch
 
     if name == "auto":
-        return "cuda" if torch.cuda.is_available() else "mps" if torch.backends.mps.is_available() else "cpu"
+        return (
+            "cuda"
+            if torch.cuda.is_available()
+            else "mps"
+            if torch.backends.mps.is_available()
+            else "cpu"
+        )
     if name.startswith("cuda") and not torch.cuda.is_available():
-        raise FatalProviderError(f"--device {name}: torch sees no CUDA GPU here; use --device cpu (or auto)", kind="local_load")
+        raise FatalProviderError(
+            f"--device {name}: torch sees no CUDA GPU here; use --device cpu (or auto)",
+            kind="local_load",
+        )
     return name

@@ -11,25 +11,73 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Literal
 
 from evals import urls
-from evals.errors import BatchUnsupported, MalformedReply, ProviderError, QuotaExhausted, TransientError
+from evals.errors import (
+    BatchUnsupported,
+    MalformedReply,
+    ProviderError,
+    QuotaExhausted,
+    TransientError,
+)
 from evals.flags import Flag
 from evals.providers import ProviderInfo, key_variable, register_provider
 
 from . import _wire
-from ._batch import FIND_PAGES, FIND_SKEW, BatchAPI, BatchState, RequestOutcome, batch_reply, line_error, not_run
-from ._base import (Completion, Provider, ProviderSpec, Request, Usage, api_key_from_env, client_options, error_in_body,
-                    error_text, json_list, json_object, json_text, reply_body, server_text, status_error, text_parts, token_count)
+from ._batch import (
+    FIND_PAGES,
+    FIND_SKEW,
+    BatchAPI,
+    BatchState,
+    RequestOutcome,
+    batch_reply,
+    line_error,
+    not_run,
+)
+from ._base import (
+    Completion,
+    Provider,
+    ProviderSpec,
+    Request,
+    Usage,
+    api_key_from_env,
+    client_options,
+    error_in_body,
+    error_text,
+    json_list,
+    json_object,
+    json_text,
+    reply_body,
+    server_text,
+    status_error,
+    text_parts,
+    token_count,
+)
 
 if TYPE_CHECKING:  # annotations only: the SDK is imported where it is used
     import openai
 
 
 EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
-RESPONSES_API = Flag("--responses-api", "openai: use the Responses API instead of Chat Completions", forward=True, resume="provider")
+RESPONSES_API = Flag(
+    "--responses-api",
+    "openai: use the Responses API instead of Chat Completions",
+    forward=True,
+    resume="provider",
+)
 
-register_provider("openai", ProviderInfo(
-    "evals.providers.openai:OpenAIProvider", frozenset({"base_url", "effort", "max_tokens"}), EFFORTS,
-    base_url_env="OPENAI_BASE_URL", key_env="OPENAI_API_KEY", flags=(RESPONSES_API,), batch_price=0.5, sdk=("openai",), position=10))
+register_provider(
+    "openai",
+    ProviderInfo(
+        "evals.providers.openai:OpenAIProvider",
+        frozenset({"base_url", "effort", "max_tokens"}),
+        EFFORTS,
+        base_url_env="OPENAI_BASE_URL",
+        key_env="OPENAI_API_KEY",
+        flags=(RESPONSES_API,),
+        batch_price=0.5,
+        sdk=("openai",),
+        position=10,
+    ),
+)
 
 
 class OpenAIProvider(Provider):
@@ -41,8 +89,12 @@ class OpenAIProvider(Provider):
         self._secrets = (api_key_from_env(variable, required=True),) if variable else ()
         # The SDK's own retries are off: `_retry` retries, honouring Retry-After and the throttle.
         # A local server usually checks no key, but the SDK insists on a non-empty one.
-        self.client = openai.OpenAI(api_key=self._secrets[0] if self._secrets else "EMPTY", **client_options(spec), max_retries=0,
-                                    http_client=_wire.http_client(openai.DefaultHttpxClient))
+        self.client = openai.OpenAI(
+            api_key=self._secrets[0] if self._secrets else "EMPTY",
+            **client_options(spec),
+            max_retries=0,
+            http_client=_wire.http_client(openai.DefaultHttpxClient),
+        )
         self._replies = _wire.Replies()
 
     @property
@@ -57,15 +109,23 @@ class OpenAIProvider(Provider):
         # The body is the one a Batch API line carries (`request_body`).
         import openai
 
-        path, completion = ("/responses", responses_completion) if self.spec.responses_api else ("/chat/completions", chat_body_completion)
+        path, completion = (
+            ("/responses", responses_completion)
+            if self.spec.responses_api
+            else ("/chat/completions", chat_body_completion)
+        )
         body = self.request_body(request)
         try:
             with _wire.deadline(timeout):
-                content = self.client.post(path, body=body, cast_to=bytes, options={"timeout": timeout})
+                content = self.client.post(
+                    path, body=body, cast_to=bytes, options={"timeout": timeout}
+                )
                 reply = reply_body(content)
                 if self._replies.stale(body, content, reply.get("id")):
                     _wire.drop_connection()
-                    content = self.client.post(path, body=body, cast_to=bytes, options={"timeout": timeout})
+                    content = self.client.post(
+                        path, body=body, cast_to=bytes, options={"timeout": timeout}
+                    )
                     reply = reply_body(content)
         except openai.OpenAIError as error:
             raise openai_error(error, timeout) from None
@@ -79,7 +139,11 @@ class OpenAIProvider(Provider):
 
     def request_body(self, request: Request) -> dict[str, Any]:
         """The request's JSON body, as `complete` sends it (the SDK's extra_body merged in)."""
-        kwargs = self._responses_kwargs(request) if self.spec.responses_api else self._chat_kwargs(request)
+        kwargs = (
+            self._responses_kwargs(request)
+            if self.spec.responses_api
+            else self._chat_kwargs(request)
+        )
         # Popped before the merge: `{**kwargs, **kwargs.pop(...)}` unpacks kwargs first and so
         # sent an "extra_body" key of its own, which strict servers (transformers serve) 422.
         extra = kwargs.pop("extra_body", {})
@@ -124,7 +188,9 @@ def responses_completion(body: dict[str, Any]) -> Completion:
                 if part.get("type") == "output_text":
                     text.append(json_text(part.get("text"), f"output[{i}].content[{j}].text"))
         elif item.get("type") == "reasoning":
-            for j, part in enumerate(json_list(item.get("summary"), f"output[{i}].summary", optional=True)):
+            for j, part in enumerate(
+                json_list(item.get("summary"), f"output[{i}].summary", optional=True)
+            ):
                 part = json_object(part, f"output[{i}].summary[{j}]")
                 summaries.append(json_text(part.get("text"), f"output[{i}].summary[{j}].text"))
     usage = json_object(body.get("usage"), "usage", optional=True)
@@ -138,7 +204,9 @@ def responses_completion(body: dict[str, Any]) -> Completion:
             reasoning=_detail(usage, "output_tokens_details", "reasoning_tokens"),
             cached=_detail(usage, "input_tokens_details", "cached_tokens"),
         ),
-        finish_reason=json_text(incomplete.get("reason"), "incomplete_details.reason", optional=True)
+        finish_reason=json_text(
+            incomplete.get("reason"), "incomplete_details.reason", optional=True
+        )
         or json_text(body.get("status"), "status", optional=True),
         model=json_text(body.get("model"), "model", optional=True),
     )
@@ -167,10 +235,15 @@ def chat_body_completion(body: dict[str, Any]) -> Completion:
     message = json_object(choice.get("message"), "choices[0].message")
     # OpenRouter calls the reasoning text `reasoning`, vLLM and DeepSeek `reasoning_content`;
     # OpenAI itself never returns it in chat.
-    reasoning = [json_text(message.get(k), f"choices[0].message.{k}", optional=True) for k in ("reasoning", "reasoning_content")]
+    reasoning = [
+        json_text(message.get(k), f"choices[0].message.{k}", optional=True)
+        for k in ("reasoning", "reasoning_content")
+    ]
     usage = json_object(body.get("usage"), "usage", optional=True)
     return Completion(
-        text=text_parts(message.get("content"), "choices[0].message.content"),  # null: a refusal, a tool call
+        text=text_parts(
+            message.get("content"), "choices[0].message.content"
+        ),  # null: a refusal, a tool call
         reasoning=next(filter(None, reasoning), None),
         usage=Usage(
             input=token_count(usage.get("prompt_tokens"), "usage.prompt_tokens"),
@@ -178,7 +251,9 @@ def chat_body_completion(body: dict[str, Any]) -> Completion:
             reasoning=_detail(usage, "completion_tokens_details", "reasoning_tokens"),
             cached=_detail(usage, "prompt_tokens_details", "cached_tokens"),
         ),
-        finish_reason=json_text(choice.get("finish_reason"), "choices[0].finish_reason", optional=True),
+        finish_reason=json_text(
+            choice.get("finish_reason"), "choices[0].finish_reason", optional=True
+        ),
         model=json_text(body.get("model"), "model", optional=True),
     )
 
@@ -196,7 +271,11 @@ def openai_error(error: openai.OpenAIError, timeout: float | None = None) -> Pro
     code = getattr(error, "code", None)
     message = f"HTTP {status}: {_message(error)}"
     if code == "insufficient_quota":
-        return QuotaExhausted(f"{message}; add credit to the account, then rerun to resume", kind="quota", status=status)
+        return QuotaExhausted(
+            f"{message}; add credit to the account, then rerun to resume",
+            kind="quota",
+            status=status,
+        )
     return status_error(status, message, error.response.headers)
 
 
@@ -209,7 +288,10 @@ def _message(error: openai.APIStatusError) -> str:
 
 def _detail(usage: dict[str, Any], details: str, name: str) -> int:
     """A count inside one of usage's detail objects, which older models leave out."""
-    return token_count(json_object(usage.get(details), f"usage.{details}", optional=True).get(name), f"usage.{details}.{name}")
+    return token_count(
+        json_object(usage.get(details), f"usage.{details}", optional=True).get(name),
+        f"usage.{details}.{name}",
+    )
 
 
 # -- the Batch API -----------------------------------------------------------------------------
@@ -229,19 +311,31 @@ class OpenAIBatch(BatchAPI):
         self.provider = provider
         self.client = provider.client
         self.endpoint: Literal["/v1/responses", "/v1/chat/completions"] = (
-            "/v1/responses" if provider.spec.responses_api else "/v1/chat/completions")
-        self.completion = responses_completion if provider.spec.responses_api else chat_body_completion
+            "/v1/responses" if provider.spec.responses_api else "/v1/chat/completions"
+        )
+        self.completion = (
+            responses_completion if provider.spec.responses_api else chat_body_completion
+        )
 
     def line(self, custom_id: str, request: Request) -> dict[str, Any]:
-        return {"custom_id": custom_id, "method": "POST", "url": self.endpoint, "body": self.provider.request_body(request)}
+        return {
+            "custom_id": custom_id,
+            "method": "POST",
+            "url": self.endpoint,
+            "body": self.provider.request_body(request),
+        }
 
     def submit(self, name: str, lines: list[dict[str, Any]], *, since: float) -> BatchState:
         with _translated():
             if found := self._find_batch(name, since):
                 return found
             file_id = self._find_upload(name, since) or self._upload(name, lines)
-            raw = self.client.batches.with_raw_response.create(input_file_id=file_id, endpoint=self.endpoint, completion_window="24h",
-                                                               metadata={BATCH_METADATA_KEY: name})
+            raw = self.client.batches.with_raw_response.create(
+                input_file_id=file_id,
+                endpoint=self.endpoint,
+                completion_window="24h",
+                metadata={BATCH_METADATA_KEY: name},
+            )
             return _batch_state(batch_reply(raw.http_response.content))
 
     def find(self, name: str, *, since: float) -> BatchState | None:
@@ -256,8 +350,10 @@ class OpenAIBatch(BatchAPI):
         except openai.APIStatusError as error:
             if error.status_code not in (404, 405, 501):
                 raise
-            raise BatchUnsupported(f"--batch: {self.provider.spec.base_url or self.client.base_url} does not speak the OpenAI Batch API (HTTP {error.status_code} "
-                                   "on its /batches); run without --batch") from None
+            raise BatchUnsupported(
+                f"--batch: {self.provider.spec.base_url or self.client.base_url} does not speak the OpenAI Batch API (HTTP {error.status_code} "
+                "on its /batches); run without --batch"
+            ) from None
         for batch in _newest(first, since):
             if (getattr(batch, "metadata", None) or {}).get(BATCH_METADATA_KEY) == name:
                 return self.retrieve(batch.id)
@@ -271,12 +367,18 @@ class OpenAIBatch(BatchAPI):
 
     def _upload(self, name: str, lines: list[dict[str, Any]]) -> str:
         data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines).encode()
-        raw = self.client.files.with_raw_response.create(file=(f"{name}.jsonl", data, "application/jsonl"), purpose="batch")
+        raw = self.client.files.with_raw_response.create(
+            file=(f"{name}.jsonl", data, "application/jsonl"), purpose="batch"
+        )
         return json_text(batch_reply(raw.http_response.content).get("id"), "id")
 
     def retrieve(self, batch_id: str) -> BatchState:
         with _translated():
-            return _batch_state(batch_reply(self.client.batches.with_raw_response.retrieve(batch_id).http_response.content))
+            return _batch_state(
+                batch_reply(
+                    self.client.batches.with_raw_response.retrieve(batch_id).http_response.content
+                )
+            )
 
     def results(self, state: BatchState) -> Iterator[tuple[str, RequestOutcome]]:
         for file_id in state.results:
@@ -297,12 +399,18 @@ class OpenAIBatch(BatchAPI):
         try:
             response = json_object(line.get("response"), "response", optional=True)
             if response:
-                status, body = response.get("status_code"), json_object(response.get("body"), "response.body")
+                status, body = (
+                    response.get("status_code"),
+                    json_object(response.get("body"), "response.body"),
+                )
                 if status == 200:
                     return self.completion(body)
                 detail = json_object(body.get("error"), "response.body.error", optional=True)
                 message = detail.get("message")
-                return line_error(status if isinstance(status, int) else 500, message if isinstance(message, str) else "no message")
+                return line_error(
+                    status if isinstance(status, int) else 500,
+                    message if isinstance(message, str) else "no message",
+                )
             error = json_object(line.get("error"), "error")
             code = error.get("code") if isinstance(error.get("code"), str) else "unknown"
             if code in ("batch_expired", "batch_cancelled"):
@@ -321,24 +429,43 @@ def _newest(page: Any, since: float) -> Iterator[Any]:
     for pages in range(1, FIND_PAGES + 1):
         items = page.data or []
         yield from items
-        times = [created for item in items if isinstance(created := getattr(item, "created_at", None), int | float)]
-        if pages == FIND_PAGES or any(created < since - FIND_SKEW for created in times) or not page.has_next_page():
+        times = [
+            created
+            for item in items
+            if isinstance(created := getattr(item, "created_at", None), int | float)
+        ]
+        if (
+            pages == FIND_PAGES
+            or any(created < since - FIND_SKEW for created in times)
+            or not page.has_next_page()
+        ):
             return
         page = page.get_next_page()
 
 
 def _batch_state(body: dict[str, Any]) -> BatchState:
     counts = json_object(body.get("request_counts"), "request_counts", optional=True)
-    errors = json_list(json_object(body.get("errors"), "errors", optional=True).get("data"), "errors.data", optional=True)
+    errors = json_list(
+        json_object(body.get("errors"), "errors", optional=True).get("data"),
+        "errors.data",
+        optional=True,
+    )
     problem = "; ".join(str(e.get("message")) for e in errors if isinstance(e, dict)) or None
     status = json_text(body.get("status"), "status")
     return BatchState(
         id=json_text(body.get("id"), "id"),
         status=status,
         ended=status in ("completed", "failed", "expired", "cancelled"),
-        counts={k: token_count(counts.get(k), f"request_counts.{k}") for k in ("completed", "failed", "total")},
+        counts={
+            k: token_count(counts.get(k), f"request_counts.{k}")
+            for k in ("completed", "failed", "total")
+        },
         problem=problem,
-        results=tuple(f for f in (body.get("output_file_id"), body.get("error_file_id")) if isinstance(f, str) and f),
+        results=tuple(
+            f
+            for f in (body.get("output_file_id"), body.get("error_file_id"))
+            if isinstance(f, str) and f
+        ),
     )
 
 

@@ -12,7 +12,10 @@ from evals.providers import ProviderInfo, register_provider
 
 from ._base import Completion, Provider, Request
 
-register_provider("reference", ProviderInfo("evals.providers.reference:ReferenceProvider", network=False, position=40))
+register_provider(
+    "reference",
+    ProviderInfo("evals.providers.reference:ReferenceProvider", network=False, position=40),
+)
 
 
 class ReferenceProvider(Provider):
@@ -20,6 +23,10 @@ class ReferenceProvider(Provider):
         context = request.context
         if "reply" in context:
             same = context["reply"].strip() == context["reference"].strip()
-            reason = "The reply is the reference answer verbatim." if same else "The reply differs from the reference answer."
+            reason = (
+                "The reply is the reference answer verbatim."
+                if same
+                else "The reply differs from the reference answer."
+            )
             return Completion(text=f"{reason}\n{format_verdict(same)}", model="reference")
         return Completion(text=context["gold"], model="reference", finish_reason="stop")

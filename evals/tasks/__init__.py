@@ -5,11 +5,49 @@ views of the registry."""
 
 from evals.entry_points import Registry
 
-from ._base import GRADED_WITH, SYSTEM_PROMPT, Attempt, Column, Scoring, Task, graded_with, question_of, recorded_values, row_identity
-from ._registry import builtin, kilowatt_hour_keys, on_board, on_board_keys, register_task, task_tags, tasks
+from ._base import (
+    GRADED_WITH,
+    SYSTEM_PROMPT,
+    Attempt,
+    Column,
+    Scoring,
+    Task,
+    graded_with,
+    question_of,
+    recorded_values,
+    row_identity,
+)
+from ._registry import (
+    builtin,
+    kilowatt_hour_keys,
+    on_board,
+    on_board_keys,
+    register_task,
+    task_tags,
+    tasks,
+)
 
-__all__ = ["GRADED_WITH", "SYSTEM_PROMPT", "TASKS", "TAGS", "Attempt", "Column", "Scoring", "Task", "builtin", "graded_with", "kilowatt_hour_keys",
-           "on_board", "on_board_keys", "question_of", "recorded_values", "register_task", "row_identity", "task_tags", "tasks"]
+__all__ = [
+    "GRADED_WITH",
+    "SYSTEM_PROMPT",
+    "TASKS",
+    "TAGS",
+    "Attempt",
+    "Column",
+    "Scoring",
+    "Task",
+    "builtin",
+    "graded_with",
+    "kilowatt_hour_keys",
+    "on_board",
+    "on_board_keys",
+    "question_of",
+    "recorded_values",
+    "register_task",
+    "row_identity",
+    "task_tags",
+    "tasks",
+]
 
 TASKS: Registry[Task] = Registry(tasks)  # name -> Task
 TAGS: Registry[str] = Registry(task_tags)  # tag -> name

@@ -98,7 +98,9 @@ class Task(ABC):
     # lower first, then by name. Entry points come in no reliable order.
     position = 100
     bands: tuple[str, ...] = ()  # sub-scores beside "overall", e.g. difficulties
-    band_field = "band"  # with bands: the row field that holds the row's band (`band`, `sample_fields`)
+    band_field = (
+        "band"  # with bands: the row field that holds the row's band (`band`, `sample_fields`)
+    )
     has_splits = True  # False: --split does not apply, the test problems always run
     uses_judges = False
     grades_locally = False  # True: scoring does CPU work of its own (xdist workers share it)
@@ -184,21 +186,34 @@ class Task(ABC):
         """One line for a failed item's report."""
         return f"{row['status']}: {row.get('note') or ''}".strip(": ")
 
-    def request(self, sample: Any, *, system_prompt_prefix: str | None, max_tokens: int | None) -> Request:
-        system = f"{system_prompt_prefix}\n\n{SYSTEM_PROMPT}" if system_prompt_prefix else SYSTEM_PROMPT
-        return Request(prompt=self.prompt(sample), system=system, max_tokens=max_tokens, context={"gold": self.gold_reply(sample)})
+    def request(
+        self, sample: Any, *, system_prompt_prefix: str | None, max_tokens: int | None
+    ) -> Request:
+        system = (
+            f"{system_prompt_prefix}\n\n{SYSTEM_PROMPT}" if system_prompt_prefix else SYSTEM_PROMPT
+        )
+        return Request(
+            prompt=self.prompt(sample),
+            system=system,
+            max_tokens=max_tokens,
+            context={"gold": self.gold_reply(sample)},
+        )
 
 
-
-
-GRADED_WITH = "gradedWith"  # a result file's record of the graded flags' values other than their defaults
+GRADED_WITH = (
+    "gradedWith"  # a result file's record of the graded flags' values other than their defaults
+)
 
 
 def graded_with(task: Task, values: Mapping[str, Any]) -> dict[str, Any]:
     """What a run's result file records of the eval's own flags (`GRADED_WITH`): each `graded`
     one whose value is not its default, by flag name. Nothing for a run that sets none, so its
     file is as it was before there was such a record."""
-    return {flag.name: values[flag.dest] for flag in task.flags if flag.graded and values.get(flag.dest) not in (None, flag.unset)}
+    return {
+        flag.name: values[flag.dest]
+        for flag in task.flags
+        if flag.graded and values.get(flag.dest) not in (None, flag.unset)
+    }
 
 
 def recorded_values(task: Task, result: Mapping[str, Any]) -> dict[str, Any]:
@@ -207,4 +222,7 @@ def recorded_values(task: Task, result: Mapping[str, Any]) -> dict[str, Any]:
     record was kept was graded with the defaults). A flag that is not `graded` (where the tests
     ran, say) is its default: verify rescores here, offline."""
     recorded = result.get(GRADED_WITH) or {}
-    return {flag.dest: recorded.get(flag.name, flag.unset) if flag.graded else flag.unset for flag in task.flags}
+    return {
+        flag.dest: recorded.get(flag.name, flag.unset) if flag.graded else flag.unset
+        for flag in task.flags
+    }

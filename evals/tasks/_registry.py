@@ -26,14 +26,23 @@ def register_task(cls: type[TaskT]) -> type[TaskT]:
     task = cls()
     for attr in ("name", "tag", "key"):
         if not isinstance(value := getattr(task, attr, None), str) or not value.strip():
-            raise UsageError(f"the eval {cls.__qualname__} ({cls.__module__}) has {value!r} for its {attr}, not a word")
+            raise UsageError(
+                f"the eval {cls.__qualname__} ({cls.__module__}) has {value!r} for its {attr}, not a word"
+            )
     for existing in _tasks.values():
-        if type(existing).__qualname__ == cls.__qualname__ and type(existing).__module__ == cls.__module__:
+        if (
+            type(existing).__qualname__ == cls.__qualname__
+            and type(existing).__module__ == cls.__module__
+        ):
             return cls
         for attr, what in (("name", ""), ("tag", "tag "), ("key", "resultFiles key ")):
             if getattr(existing, attr) == getattr(task, attr):
                 also = f" (evals {existing.name!r} and {task.name!r})" if attr != "name" else ""
-                raise entry_points.clash(f"the eval {what}{getattr(task, attr)!r}{also}", type(existing).__module__, cls.__module__)
+                raise entry_points.clash(
+                    f"the eval {what}{getattr(task, attr)!r}{also}",
+                    type(existing).__module__,
+                    cls.__module__,
+                )
     entry_points.registered(cls.__module__)
     _tasks[task.name] = task
     ordered = sorted(_tasks.values(), key=lambda t: (t.position, t.name))
@@ -71,4 +80,6 @@ def on_board_keys() -> dict[str, str]:
 
 def kilowatt_hour_keys() -> tuple[str, ...]:
     """A models.json entry's kilowattHour keys: every board eval's, in the board's order."""
-    return tuple(dict.fromkeys(key for task in on_board().values() for key in task.kilowatt_hour_keys()))
+    return tuple(
+        dict.fromkeys(key for task in on_board().values() for key in task.kilowatt_hour_keys())
+    )

@@ -29,7 +29,9 @@ class Freeform(Task):
     graded_fields = ("verdicts", "agreed", "note")
 
     def serves(self, columns):
-        return "test" not in columns and (not columns & {"choices", "options"} or "incorrect_0" in columns)
+        return "test" not in columns and (
+            not columns & {"choices", "options"} or "incorrect_0" in columns
+        )
 
     def dataset_source(self, identity):
         return robloxqa.source_of(identity)
@@ -58,7 +60,13 @@ class Freeform(Task):
     def score(self, sample, completion, scoring):
         request = self.judge_request(sample, completion)
         if request is None:
-            return {"status": "wrong", "correct": False, "verdicts": [], "agreed": True, "note": "empty reply"}
+            return {
+                "status": "wrong",
+                "correct": False,
+                "verdicts": [],
+                "agreed": True,
+                "note": "empty reply",
+            }
         replies = [scoring.judge(sample.id, i, request) for i in range(len(scoring.judge_names))]
         verdicts = [judges.parse_verdict(reply.text) for reply in replies]
         correct = judges.majority(verdicts)

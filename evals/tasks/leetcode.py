@@ -15,9 +15,18 @@ from evals.datasets.leetcode import source_of as leetcode_source_of
 from evals.errors import DatasetError
 from evals.flags import Flag, seconds
 from evals.grading.luau_code import extract_code
-from evals.luau import WORK_BUDGET_FACTOR, WORK_BUDGET_FLOOR, ReferenceFailed, measure_work, run_tests_isolated, start_method, work_budget_for
+from evals.luau import (
+    WORK_BUDGET_FACTOR,
+    WORK_BUDGET_FLOOR,
+    ReferenceFailed,
+    measure_work,
+    run_tests_isolated,
+    start_method,
+    work_budget_for,
+)
 from evals.names import file_name
 from evals.tasks import Column, Scoring, Task, question_of, register_task
+
 
 def http_url(value: str) -> str | None:
     return None if value.startswith(("http://", "https://")) else "is not an http(s) URL"
@@ -25,11 +34,26 @@ def http_url(value: str) -> str | None:
 
 # Its own flags (`Task.flags`): the time limit changes what a slow solution scores, so the result
 # file records it (`graded`) and verify rescores with it; the server is only where the tests run.
-LUAU_TIMEOUT = Flag("--luau-timeout", "wall-clock safety net per leetcode problem, seconds (default 10)", float, 10.0, forward=True,
-                    check=seconds, graded=True)
-JEST_URL = Flag("--jest-url", "run leetcode tests on a JestLuaTestServer (default $JEST_SERVER_URL; key from $JEST_SERVER_API_KEY)", str,
-                env="JEST_SERVER_URL", evaluate_help="JestLuaTestServer URL for leetcode (default $JEST_SERVER_URL)", forward=True,
-                check=http_url, refused="{name} {value!r} {problem}", resume=None)  # an address may hold credentials: not kept
+LUAU_TIMEOUT = Flag(
+    "--luau-timeout",
+    "wall-clock safety net per leetcode problem, seconds (default 10)",
+    float,
+    10.0,
+    forward=True,
+    check=seconds,
+    graded=True,
+)
+JEST_URL = Flag(
+    "--jest-url",
+    "run leetcode tests on a JestLuaTestServer (default $JEST_SERVER_URL; key from $JEST_SERVER_API_KEY)",
+    str,
+    env="JEST_SERVER_URL",
+    evaluate_help="JestLuaTestServer URL for leetcode (default $JEST_SERVER_URL)",
+    forward=True,
+    check=http_url,
+    refused="{name} {value!r} {problem}",
+    resume=None,
+)  # an address may hold credentials: not kept
 
 SANDBOX = "luau"  # the resource kind: (solution, tests, *, work_budget) -> evals.luau.TestRun
 REFERENCE = "luau-reference"  # (solution, tests) -> the reference's work (evals.luau.measure_work)
@@ -47,7 +71,13 @@ class LeetCode(Task):
     prompt_version = "lc-v1"
     bands = DIFFICULTIES
     band_field = "difficulty"
-    board = (Column("leetcode", "LeetCode"), *(Column(f"leetcode{band.title()}", band.title(), band, averaged=False) for band in DIFFICULTIES))
+    board = (
+        Column("leetcode", "LeetCode"),
+        *(
+            Column(f"leetcode{band.title()}", band.title(), band, averaged=False)
+            for band in DIFFICULTIES
+        ),
+    )
     named_datasets = ("luau-leetcode",)
     # evals.grading.luau_code.extract_code; the sandbox and work meter (evals.luau.runner,
     # instrument); the Jest-Lua layer (evals/luau/jest.luau). luau 2: code nested deeper than
@@ -59,6 +89,7 @@ class LeetCode(Task):
 
     def serves(self, columns):
         return "test" in columns
+
     has_splits = False
     grades_locally = True  # each reply's tests run in the Luau sandbox
 
@@ -87,7 +118,12 @@ class LeetCode(Task):
         try:
             budget = work_budget(sample, scoring)
         except DatasetError as error:  # the problem's fault, whatever the reply: not scored
-            return {"status": "datasetError", "correct": False, "difficulty": sample.difficulty, "error": str(error)}
+            return {
+                "status": "datasetError",
+                "correct": False,
+                "difficulty": sample.difficulty,
+                "error": str(error),
+            }
         code = extract_code(completion.apart().text, sample.entry_point)
         if code is None:
             return {"status": "wrong", "correct": False, "note": "no code in the reply"}
@@ -126,12 +162,20 @@ class LeetCode(Task):
         solutions are measured in the same worker under the same --luau-timeout, always here:
         the work count is this meter's."""
         start_method()  # a wrong EVALS_START_METHOD is one line before anything is asked
-        timeout, url = values.get(LUAU_TIMEOUT.dest, LUAU_TIMEOUT.default), values.get(JEST_URL.dest)
+        timeout, url = (
+            values.get(LUAU_TIMEOUT.dest, LUAU_TIMEOUT.default),
+            values.get(JEST_URL.dest),
+        )
         reference = functools.partial(measure_work, timeout=timeout)
         if url:
             from evals.luau.remote import run_remote
 
-            sandbox = functools.partial(run_remote, url=url, api_key=os.environ.get("JEST_SERVER_API_KEY"), timeout=max(60.0, timeout))
+            sandbox = functools.partial(
+                run_remote,
+                url=url,
+                api_key=os.environ.get("JEST_SERVER_API_KEY"),
+                timeout=max(60.0, timeout),
+            )
         else:
             sandbox = functools.partial(run_tests_isolated, timeout=timeout)
         return {SANDBOX: sandbox, REFERENCE: reference}
@@ -155,13 +199,20 @@ def work_budget(problem: Problem, scoring: Scoring) -> int | None:
     except (FileNotFoundError, ValueError, KeyError, TypeError, AttributeError):
         try:
             work = (scoring.resource(REFERENCE) or measure_work)(problem.solution, problem.test)
-            failed, budget = None, None if work is None else work_budget_for(work)  # None: not meterable
+            failed, budget = (
+                None,
+                None if work is None else work_budget_for(work),
+            )  # None: not meterable
         except ReferenceFailed as failure:
             work, failed, budget = None, failure.reason, None
-        record = {"referenceWork": work, "budget": budget} | ({"referenceFailed": failed} if failed else {})
+        record = {"referenceWork": work, "budget": budget} | (
+            {"referenceFailed": failed} if failed else {}
+        )
         with scoring.storing(path):
             write_json_atomic(path, record)
     if failed:
-        raise DatasetError(f"the reference solution does not pass its own tests ({failed}); "
-                           "fix the problem's solution or test in the dataset; the item is not scored")
+        raise DatasetError(
+            f"the reference solution does not pass its own tests ({failed}); "
+            "fix the problem's solution or test in the dataset; the item is not scored"
+        )
     return budget

@@ -48,9 +48,19 @@ class MultipleChoice(Task):
     def score(self, sample, completion, scoring):
         letter = extract_letter(completion.apart().text, list(sample.choices))
         if letter is None:
-            return {"status": "unparseable", "correct": False, "expected": sample.answer, "answer": None}
+            return {
+                "status": "unparseable",
+                "correct": False,
+                "expected": sample.answer,
+                "answer": None,
+            }
         correct = letter == sample.answer
-        return {"status": "correct" if correct else "wrong", "correct": correct, "expected": sample.answer, "answer": letter}
+        return {
+            "status": "correct" if correct else "wrong",
+            "correct": correct,
+            "expected": sample.answer,
+            "answer": letter,
+        }
 
     def summarize(self, rows):
         return {"unparseable": sum(r["status"] == "unparseable" for r in rows)}

@@ -21,7 +21,9 @@ def test_spans_of_threads_and_processes_are_all_read_back(tmp_path):
         for i in range(count):
             log.record(Span(float(i), i + 0.5, who, "easy" if i % 2 else None))
 
-    fork = multiprocessing.get_context("fork")  # forked before the threads start: fork() and threads do not mix
+    fork = multiprocessing.get_context(
+        "fork"
+    )  # forked before the threads start: fork() and threads do not mix
     children = [fork.Process(target=write, args=(f"child{n}", 50)) for n in range(2)]
     for child in children:
         child.start()
@@ -33,8 +35,15 @@ def test_spans_of_threads_and_processes_are_all_read_back(tmp_path):
     assert [child.exitcode for child in children] == [0, 0]
 
     spans = SpanLog.read(tmp_path)
-    by_eval = {name: sum(span.eval == name for span in spans) for name in {span.eval for span in spans}}
-    assert by_eval == {"parent": 1, **{f"thread{n}": 200 for n in range(4)}, "child0": 50, "child1": 50}
+    by_eval = {
+        name: sum(span.eval == name for span in spans) for name in {span.eval for span in spans}
+    }
+    assert by_eval == {
+        "parent": 1,
+        **{f"thread{n}": 200 for n in range(4)},
+        "child0": 50,
+        "child1": 50,
+    }
     assert Span(3.0, 3.5, "child1", "easy") in spans
     files = sorted((tmp_path / "energy").glob("spans-*.jsonl"))
     assert len(files) == 3  # the parent's (its threads share it) and one per child
@@ -51,5 +60,3 @@ def test_spans_of_threads_and_processes_are_all_read_back(tmp_path):
 
 
 # ---------------------------------------------------------------- attribution
-
-

@@ -43,10 +43,14 @@ def plan_text(data) -> str:
 # -- item 1: a bare resume keeps every how-to-run flag it needs ------------------------------------
 
 
-def test_a_bare_resume_sends_with_the_key_variable_the_first_attempt_named(server, student, tmp_path):
+def test_a_bare_resume_sends_with_the_key_variable_the_first_attempt_named(
+    server, student, tmp_path
+):
     data, env = tmp_path / "data", harness_env(MY_KEY=MINE)
     fail_first_mc(server, 4)
-    first = run(data, "Keyed", *model_flags(server), *META, "--evals=mc", "--api-key-env=MY_KEY", env=env)
+    first = run(
+        data, "Keyed", *model_flags(server), *META, "--evals=mc", "--api-key-env=MY_KEY", env=env
+    )
     assert first.returncode == 1 and "not published" in first.stdout, out(first)
     server.clear_faults()
     asked = len(server.requests)
@@ -62,11 +66,21 @@ def test_a_bare_resume_sends_with_the_key_variable_the_first_attempt_named(serve
 
 def test_a_bare_resume_after_a_smoke_test_keeps_the_responses_api(server, tmp_path):
     data = tmp_path / "data"
-    smoke = run(data, "Responding", *model_flags(server), *META, "--evals=mc", "--limit=2", "--responses-api")
+    smoke = run(
+        data,
+        "Responding",
+        *model_flags(server),
+        *META,
+        "--evals=mc",
+        "--limit=2",
+        "--responses-api",
+    )
     assert smoke.returncode == 0, out(smoke)
     asked = len(server.requests)
 
-    real = run(data, "Responding", *META, "--evals=mc")  # a smoke test keeps no metadata: it publishes nothing
+    real = run(
+        data, "Responding", *META, "--evals=mc"
+    )  # a smoke test keeps no metadata: it publishes nothing
 
     assert real.returncode == 0, out(real)
     paths = {r.path for r in server.requests[asked:]}
@@ -77,36 +91,76 @@ def test_a_bare_resume_after_a_smoke_test_keeps_the_responses_api(server, tmp_pa
 def test_a_bare_resume_keeps_the_energy_meter_it_was_started_with(server, tmp_path):
     data, powercap = tmp_path / "data", tmp_path / "powercap"
     with Power(powercap):
-        smoke = run(data, "Metered", *model_flags(server), *META, "--evals=mc", "--limit=2", "--energy",
-                    f"--energy-powercap={powercap}", "--energy-period=0.05")
+        smoke = run(
+            data,
+            "Metered",
+            *model_flags(server),
+            *META,
+            "--evals=mc",
+            "--limit=2",
+            "--energy",
+            f"--energy-powercap={powercap}",
+            "--energy-period=0.05",
+        )
     assert smoke.returncode == 0, out(smoke)
 
     plan = run(data, "Metered", *META, "--dry-run")
 
-    commands = [line for line in plan.stdout.splitlines() if line.strip().startswith(("ff:", "mc:", "lc:"))]
+    commands = [
+        line for line in plan.stdout.splitlines() if line.strip().startswith(("ff:", "mc:", "lc:"))
+    ]
     assert len(commands) == 3, plan.stdout
-    assert all("--energy " in line and f"--energy-powercap={powercap}" in line and "--energy-period=0.05" in line for line in commands), commands
+    assert all(
+        "--energy " in line
+        and f"--energy-powercap={powercap}" in line
+        and "--energy-period=0.05" in line
+        for line in commands
+    ), commands
 
 
 def test_a_resume_under_another_provider_drops_the_old_providers_own_flags(server, tmp_path):
     data = tmp_path / "data"
-    smoke = run(data, "Switched", *model_flags(server), *META, "--evals=mc", "--limit=2", "--responses-api", "--api-key-env=OPENAI_API_KEY")
+    smoke = run(
+        data,
+        "Switched",
+        *model_flags(server),
+        *META,
+        "--evals=mc",
+        "--limit=2",
+        "--responses-api",
+        "--api-key-env=OPENAI_API_KEY",
+    )
     assert smoke.returncode == 0, out(smoke)
 
-    other = run(data, "Switched", *META, "--provider=live", "--model=student-1", f"--base-url={server.url}/v1", "--dry-run")
+    other = run(
+        data,
+        "Switched",
+        *META,
+        "--provider=live",
+        "--model=student-1",
+        f"--base-url={server.url}/v1",
+        "--dry-run",
+    )
 
     assert other.returncode == 0 and "Traceback" not in out(other), out(other)
-    assert "--responses-api" not in other.stdout and "--api-key-env" not in other.stdout, other.stdout
+    assert "--responses-api" not in other.stdout and "--api-key-env" not in other.stdout, (
+        other.stdout
+    )
 
 
 # -- item 2: a refused or unfinished attempt writes nothing into models.json ----------------------
 
 
-def test_a_refused_attempt_leaves_models_json_alone_and_its_metadata_waits_in_the_plan(server, tmp_path):
+def test_a_refused_attempt_leaves_models_json_alone_and_its_metadata_waits_in_the_plan(
+    server, tmp_path
+):
     data = tmp_path / "data"
     fail_first_mc(server, 4)
     refused = run(data, "Waiting", *model_flags(server), *META)
-    assert refused.returncode == 1 and "not published: multipleChoice: 4 of 40 answers failed" in refused.stdout, out(refused)
+    assert (
+        refused.returncode == 1
+        and "not published: multipleChoice: 4 of 40 answers failed" in refused.stdout
+    ), out(refused)
     assert not (data / "models.json").exists()
     assert '"provider": "Loopback Labs"' in plan_text(data)
     server.clear_faults()
@@ -114,13 +168,18 @@ def test_a_refused_attempt_leaves_models_json_alone_and_its_metadata_waits_in_th
     published = run(data, "Waiting")  # no metadata flags: the plan has them
 
     assert published.returncode == 0 and "published 'Waiting'" in published.stdout, out(published)
-    assert entry(data, "Waiting")["provider"] == "Loopback Labs" and entry(data, "Waiting")["resultFiles"]
+    assert (
+        entry(data, "Waiting")["provider"] == "Loopback Labs"
+        and entry(data, "Waiting")["resultFiles"]
+    )
 
 
 def test_an_unfinished_board_leaves_models_json_alone(server, tmp_path):
     data = tmp_path / "data"
     done = run(data, "Partial", *model_flags(server), *META, "--evals=mc")
-    assert done.returncode == 0 and "not published yet: freeform, leetcode not finished" in done.stdout, out(done)
+    assert (
+        done.returncode == 0 and "not published yet: freeform, leetcode not finished" in done.stdout
+    ), out(done)
     assert not (data / "models.json").exists()
 
 
@@ -164,31 +223,72 @@ def test_one_price_of_a_published_entry_is_updated_alone(server, tmp_path):
 def test_one_price_of_an_entry_priced_by_electricity_is_one_line(server, tmp_path):
     data = tmp_path / "data"
     data.mkdir()
-    (data / "models.json").write_text(json.dumps([{"name": "Local", "provider": "P", "url": "https://p", "releaseDate": "2026-01-02",
-                                                   "size": None, "price": {"electricity": 0.3}}]))
+    (data / "models.json").write_text(
+        json.dumps(
+            [
+                {
+                    "name": "Local",
+                    "provider": "P",
+                    "url": "https://p",
+                    "releaseDate": "2026-01-02",
+                    "size": None,
+                    "price": {"electricity": 0.3},
+                }
+            ]
+        )
+    )
     done = run(data, "Local", *model_flags(server), "--price-output=5", "--dry-run")
     assert done.returncode == 2 and not server.requests and "Traceback" not in out(done), out(done)
-    assert done.stderr.strip().splitlines()[-1].endswith(
-        "--price-output alone updates one price per token, and 'Local' is priced per kWh: pass --price-input and --price-output together")
+    assert (
+        done.stderr.strip()
+        .splitlines()[-1]
+        .endswith(
+            "--price-output alone updates one price per token, and 'Local' is priced per kWh: pass --price-input and --price-output together"
+        )
+    )
 
 
 # -- item 8: the hint pytest --publish gives is a command that works --------------------------------
 
 
-def test_the_hint_of_pytest_publish_for_a_new_model_is_a_command_that_publishes_it(server, tmp_path):
+def test_the_hint_of_pytest_publish_for_a_new_model_is_a_command_that_publishes_it(
+    server, tmp_path
+):
     data = tmp_path / "data"
-    done = run_cli(harness_command(*model_flags(server), "-m", "multiple_choice", "--publish=Hinted", "--api-key-env=OPENAI_API_KEY",
-                                          run_dir=data / "runs", results_dir=data / "results"), env=harness_env(), timeout=300)
+    done = run_cli(
+        harness_command(
+            *model_flags(server),
+            "-m",
+            "multiple_choice",
+            "--publish=Hinted",
+            "--api-key-env=OPENAI_API_KEY",
+            run_dir=data / "runs",
+            results_dir=data / "results",
+        ),
+        env=harness_env(),
+        timeout=300,
+    )
     line = next((line for line in done.stdout.splitlines() if "add it first with" in line), None)
     assert line, done.stdout[-3000:]
     hint = line.split("`")[1]
-    filled = (hint.replace("PROVIDER_NAME", "'Loopback Labs'").replace("MODEL_PAGE", "https://example.com/student")
-              .replace("YYYY-MM-DD", "2026-11-01").replace("USD_PER_MILLION_INPUT", "1.25").replace("USD_PER_MILLION_OUTPUT", "10"))
+    filled = (
+        hint.replace("PROVIDER_NAME", "'Loopback Labs'")
+        .replace("MODEL_PAGE", "https://example.com/student")
+        .replace("YYYY-MM-DD", "2026-11-01")
+        .replace("USD_PER_MILLION_INPUT", "1.25")
+        .replace("USD_PER_MILLION_OUTPUT", "10")
+    )
     words = shlex.split(filled)
-    assert words[:3] == ["uv", "run", "evaluate"] and "--model=student-1" in words and "--provider=openai" in words, hint
+    assert (
+        words[:3] == ["uv", "run", "evaluate"]
+        and "--model=student-1" in words
+        and "--provider=openai" in words
+    ), hint
     assert "--api-key-env=OPENAI_API_KEY" in words, hint
 
-    followed = run_cli([sys.executable, "-m", "evals.evaluate", *words[3:]], env=harness_env(), timeout=300)
+    followed = run_cli(
+        [sys.executable, "-m", "evals.evaluate", *words[3:]], env=harness_env(), timeout=300
+    )
 
     assert followed.returncode == 0 and "published 'Hinted'" in followed.stdout, out(followed)
     assert entry(data, "Hinted")["resultFiles"]
@@ -196,12 +296,29 @@ def test_the_hint_of_pytest_publish_for_a_new_model_is_a_command_that_publishes_
 
 def test_the_hint_keeps_the_identity_and_the_providers_own_flags(server, tmp_path):
     data = tmp_path / "data"
-    done = run_cli(harness_command(*model_flags(server), "-m", "multiple_choice", "--publish=Elsewhere", "--effort=low", "--responses-api",
-                                          run_dir=data / "runs", results_dir=data / "results"), env=harness_env(), timeout=300)
+    done = run_cli(
+        harness_command(
+            *model_flags(server),
+            "-m",
+            "multiple_choice",
+            "--publish=Elsewhere",
+            "--effort=low",
+            "--responses-api",
+            run_dir=data / "runs",
+            results_dir=data / "results",
+        ),
+        env=harness_env(),
+        timeout=300,
+    )
     line = next((line for line in done.stdout.splitlines() if "add it first with" in line), None)
     assert line, done.stdout[-3000:]
     words = shlex.split(line.split("`")[1])
-    assert {"--effort=low", "--responses-api", f"--data-dir={data}", f"--judge=live:judge-a@{server.url}/v1"} <= set(words), line
+    assert {
+        "--effort=low",
+        "--responses-api",
+        f"--data-dir={data}",
+        f"--judge=live:judge-a@{server.url}/v1",
+    } <= set(words), line
 
 
 # -- item 9: an offline metadata lookup says the flags avoid it -------------------------------------
@@ -209,8 +326,16 @@ def test_the_hint_keeps_the_identity_and_the_providers_own_flags(server, tmp_pat
 
 def lookup_failure(tmp_path, *extra: str, env: dict[str, str] | None = None) -> str:
     with OpenAIServer(Student()) as server:
-        done = run(tmp_path / "data", "Lookup", "--provider=openai", "--model=student-1", f"--base-url={server.url}/v1",
-                   "--evals=mc", *extra, env=env)
+        done = run(
+            tmp_path / "data",
+            "Lookup",
+            "--provider=openai",
+            "--model=student-1",
+            f"--base-url={server.url}/v1",
+            "--evals=mc",
+            *extra,
+            env=env,
+        )
         assert not server.requests
     assert done.returncode == 1 and "Traceback" not in out(done), out(done)
     assert not (tmp_path / "data").exists() or not (tmp_path / "data" / "models.json").exists()
@@ -221,20 +346,37 @@ def lookup_failure(tmp_path, *extra: str, env: dict[str, str] | None = None) -> 
 def test_an_unreachable_model_list_says_which_flags_avoid_the_lookup(tmp_path):
     line = lookup_failure(tmp_path, "--provider-name=P", "--url=https://p.example")
     assert "could not fetch the OpenRouter model list" in line
-    assert line.endswith("or pass --release-date and --price-input/--price-output or --price-electricity, and nothing is looked up"), line
+    assert line.endswith(
+        "or pass --release-date and --price-input/--price-output or --price-electricity, and nothing is looked up"
+    ), line
 
 
 def test_a_model_list_answering_an_error_says_which_flags_avoid_the_lookup(tmp_path):
     with OpenAIServer(lambda r: "x") as broken:
         broken.fail_when(lambda r: True, 502)
-        line = lookup_failure(tmp_path, "--url=https://p.example", "--release-date=2026-01-02", "--price-input=1", "--price-output=2",
-                              env=harness_env(OPENROUTER_API_BASE=f"{broken.url}/v1"))
-    assert "HTTP 502" in line and line.endswith("or pass --provider-name, and nothing is looked up"), line
+        line = lookup_failure(
+            tmp_path,
+            "--url=https://p.example",
+            "--release-date=2026-01-02",
+            "--price-input=1",
+            "--price-output=2",
+            env=harness_env(OPENROUTER_API_BASE=f"{broken.url}/v1"),
+        )
+    assert "HTTP 502" in line and line.endswith(
+        "or pass --provider-name, and nothing is looked up"
+    ), line
 
 
 def test_an_unreachable_hub_for_a_weights_url_says_which_flags_avoid_the_lookup(tmp_path):
-    line = lookup_failure(tmp_path, "--provider-name=P", "--url=https://huggingface.co/org/model", "--release-date=2026-01-02")
-    assert line.endswith("or pass --price-input/--price-output or --price-electricity, and nothing is looked up"), line
+    line = lookup_failure(
+        tmp_path,
+        "--provider-name=P",
+        "--url=https://huggingface.co/org/model",
+        "--release-date=2026-01-02",
+    )
+    assert line.endswith(
+        "or pass --price-input/--price-output or --price-electricity, and nothing is looked up"
+    ), line
 
 
 def test_an_unreachable_hub_for_a_size_link_says_bytes_avoid_the_lookup(tmp_path):

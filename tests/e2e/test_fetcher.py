@@ -35,7 +35,9 @@ def asking_children(parent: int) -> list[int]:
             command = (proc / "cmdline").read_bytes().split(b"\0")
         except (OSError, ValueError):
             continue
-        ppid = next((int(line.split()[1]) for line in status.splitlines() if line.startswith("PPid:")), None)
+        ppid = next(
+            (int(line.split()[1]) for line in status.splitlines() if line.startswith("PPid:")), None
+        )
         if ppid == parent and b"evals.askers.processes" in command:
             found.append(int(proc.name))
     return found
@@ -43,9 +45,28 @@ def asking_children(parent: int) -> list[int]:
 
 def asking_run(server: OpenAIServer, tmp_path: Path, *args: str) -> subprocess.Popen:
     """An 8-item run against `server`, returned once the first request has arrived."""
-    command = harness_command("-q", "-p", "no:cacheprovider", "--provider=openai", "--model=m", f"--base-url={server.url}/v1",
-                              "-m", "multiple_choice", "--limit=8", *args, run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
-    run = subprocess.Popen(command, cwd=ROOT, env=harness_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    command = harness_command(
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "--provider=openai",
+        "--model=m",
+        f"--base-url={server.url}/v1",
+        "-m",
+        "multiple_choice",
+        "--limit=8",
+        *args,
+        run_dir=tmp_path / "runs",
+        results_dir=tmp_path / "results",
+    )
+    run = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        env=harness_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     wait_for(lambda: server.requests, "the run's first request")
     return run
 
@@ -62,8 +83,13 @@ def test_a_killed_asking_process_loses_nothing_and_says_so(tmp_path):
         asked = len(server.requests)
     result = json.loads(next((tmp_path / "results").rglob("*.json")).read_text())
     assert run.returncode in (0, 1), output
-    assert [row["status"] for row in result["results"]].count("apiError") == 0 and len(result["results"]) == 8, output
-    assert "note: the process asking the model was killed by signal 9; pytest's process asked what it had not" in output, output
+    assert [row["status"] for row in result["results"]].count("apiError") == 0 and len(
+        result["results"]
+    ) == 8, output
+    assert (
+        "note: the process asking the model was killed by signal 9; pytest's process asked what it had not"
+        in output
+    ), output
     assert 8 <= asked <= 8 + 2  # at most the calls in flight when it was killed are asked again
 
 
@@ -84,13 +110,31 @@ def processes_marked(marker: str) -> list[int]:
 def test_a_rerun_of_a_finished_run_asks_nothing_and_leaves_no_process(tmp_path):
     env = harness_env(RUN_MARK=tmp_path.name)
     with OpenAIServer(lambda request: "Answer: A") as server:
-        args = ("-q", "-p", "no:cacheprovider", "--provider=openai", "--model=m", f"--base-url={server.url}/v1", "-m", "multiple_choice", "--limit=4")
-        command = harness_command(*args, run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
-        first = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+        args = (
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--provider=openai",
+            "--model=m",
+            f"--base-url={server.url}/v1",
+            "-m",
+            "multiple_choice",
+            "--limit=4",
+        )
+        command = harness_command(
+            *args, run_dir=tmp_path / "runs", results_dir=tmp_path / "results"
+        )
+        first = subprocess.run(
+            command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+        )
         asked = len(server.requests)
-        again = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+        again = subprocess.run(
+            command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+        )
         assert len(server.requests) == asked == 4, first.stdout[-2000:]
-    assert again.returncode == first.returncode and "note:" not in again.stdout + again.stderr, again.stdout[-2000:]
+    assert again.returncode == first.returncode and "note:" not in again.stdout + again.stderr, (
+        again.stdout[-2000:]
+    )
     assert processes_marked(tmp_path.name) == []  # no asking process outlives its run
 
 
@@ -113,27 +157,74 @@ def test_a_judge_whose_key_is_missing_stops_nothing_when_no_judged_item_runs(tmp
     include an Anthropic model with no key set. The asking process makes a judge only when it
     has judged items to ask (its key is checked then, by pytest's process, with one line)."""
     with OpenAIServer(lambda request: "Answer: A") as server:
-        done = subprocess.run(harness_command("-q", "-p", "no:cacheprovider", "--provider=openai", "--model=m", f"--base-url={server.url}/v1",
-                                              "-k", "mc-00", run_dir=tmp_path / "runs", results_dir=tmp_path / "results"),
-                              cwd=ROOT, env=harness_env(), capture_output=True, text=True, timeout=120)
+        done = subprocess.run(
+            harness_command(
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "--provider=openai",
+                "--model=m",
+                f"--base-url={server.url}/v1",
+                "-k",
+                "mc-00",
+                run_dir=tmp_path / "runs",
+                results_dir=tmp_path / "results",
+            ),
+            cwd=ROOT,
+            env=harness_env(),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         asked = len(server.requests)
-    assert done.returncode == 1 and "note:" not in done.stdout + done.stderr, done.stdout[-3000:] + done.stderr[-2000:]
+    assert done.returncode == 1 and "note:" not in done.stdout + done.stderr, (
+        done.stdout[-3000:] + done.stderr[-2000:]
+    )
     assert asked == 9
 
 
-def test_a_folder_named_evals_where_the_command_runs_is_not_what_the_asking_process_imports(tmp_path):
+def test_a_folder_named_evals_where_the_command_runs_is_not_what_the_asking_process_imports(
+    tmp_path,
+):
     """The asking process runs `python -P -m evals.askers.processes`: without -P, `-m` would put the
     working folder first on its path, and a user's own `evals` package there would be run."""
     (tmp_path / "evals").mkdir()
-    (tmp_path / "evals" / "__init__.py").write_text("raise ImportError('the wrong evals package')\n")
-    pytest_script = Path(sys.executable).with_name("pytest")  # the console script: its own folder first on its path
+    (tmp_path / "evals" / "__init__.py").write_text(
+        "raise ImportError('the wrong evals package')\n"
+    )
+    pytest_script = Path(sys.executable).with_name(
+        "pytest"
+    )  # the console script: its own folder first on its path
     with OpenAIServer(lambda request: "Answer: A") as server:
-        done = subprocess.run([str(pytest_script), f"--rootdir={ROOT}", "-c", str(ROOT / "pyproject.toml"), str(ROOT / "tests_evals"),
-                               "-q", "-p", "no:cacheprovider", "--provider=openai", "--model=m", f"--base-url={server.url}/v1",
-                               "-m", "multiple_choice", "--limit=2", f"--run-dir={tmp_path / 'runs'}", f"--results-dir={tmp_path / 'results'}"],
-                              cwd=tmp_path, env=harness_env(), capture_output=True, text=True, timeout=120)
+        done = subprocess.run(
+            [
+                str(pytest_script),
+                f"--rootdir={ROOT}",
+                "-c",
+                str(ROOT / "pyproject.toml"),
+                str(ROOT / "tests_evals"),
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "--provider=openai",
+                "--model=m",
+                f"--base-url={server.url}/v1",
+                "-m",
+                "multiple_choice",
+                "--limit=2",
+                f"--run-dir={tmp_path / 'runs'}",
+                f"--results-dir={tmp_path / 'results'}",
+            ],
+            cwd=tmp_path,
+            env=harness_env(),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         asked = len(server.requests)
-    assert "note:" not in done.stdout + done.stderr and asked == 2, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "note:" not in done.stdout + done.stderr and asked == 2, (
+        done.stdout[-3000:] + done.stderr[-2000:]
+    )
 
 
 class Recording:
@@ -157,7 +248,9 @@ def test_each_provider_spec_crosses_the_pipe_to_the_asking_child_once(tmp_path):
     """The child is sent the providers to make while pytest collects, then the work, which names
     each of those by reference: the child reads it back as the spec it made the provider for
     (no second copy to match against the first), and answers every item with it."""
-    spec = reference_run("multiple_choice", tmp_path / "run", model="crosses-the-pipe-once", items=4)
+    spec = reference_run(
+        "multiple_choice", tmp_path / "run", model="crosses-the-pipe-once", items=4
+    )
     fetcher = Fetcher()
     sent = fetcher._to_child = Recording(fetcher._to_child)
     try:
@@ -170,4 +263,6 @@ def test_each_provider_spec_crosses_the_pipe_to_the_asking_child_once(tmp_path):
     assert problem is None
     assert bytes(sent.data).count(b"crosses-the-pipe-once") == 1
     cache = RunCache(spec.folder, None)
-    assert all("response" in cache.read(sample.id, "candidate") for sample in spec.samples)  # the child asked every item
+    assert all(
+        "response" in cache.read(sample.id, "candidate") for sample in spec.samples
+    )  # the child asked every item

@@ -26,6 +26,7 @@ from tests.support.loopback.jsonapi_server import JsonApiServer
 KEY = "jsonapi-e2e-key-0123456789abcdef"
 ENV = harness_env(JSONAPI_KEY=KEY)
 
+
 @pytest.fixture
 def server(monkeypatch):
     import tests.support.json_provider  # noqa: F401 (registers jsonapi, as its entry point would)
@@ -40,7 +41,10 @@ def _provider(url: str):
 
 
 def _ask(provider, timeout: float = 10):
-    return provider.complete(Request("What is Luau?\nAnswer briefly.", system="Be brief.", max_tokens=50), timeout=timeout)
+    return provider.complete(
+        Request("What is Luau?\nAnswer briefly.", system="Be brief.", max_tokens=50),
+        timeout=timeout,
+    )
 
 
 # -- the provider against a loopback server ---------------------------------------------------------
@@ -49,10 +53,20 @@ def _ask(provider, timeout: float = 10):
 def test_a_provider_from_the_kit_answers(server):
     reply = _ask(_provider(server.url))
 
-    assert (reply.text, reply.model, reply.usage.input, reply.usage.output) == ("loopback reply to: What is Luau?", "tiny-1", 7, 6)
+    assert (reply.text, reply.model, reply.usage.input, reply.usage.output) == (
+        "loopback reply to: What is Luau?",
+        "tiny-1",
+        7,
+        6,
+    )
     (asked,) = server.requests
     assert (asked.method, asked.path) == ("POST", "/generate")
-    assert asked.body == {"model": "tiny-1", "prompt": "What is Luau?\nAnswer briefly.", "system": "Be brief.", "max_tokens": 50}
+    assert asked.body == {
+        "model": "tiny-1",
+        "prompt": "What is Luau?\nAnswer briefly.",
+        "system": "Be brief.",
+        "max_tokens": 50,
+    }
     assert asked.headers["authorization"] == f"Bearer {KEY}"
 
 
@@ -65,22 +79,36 @@ def test_a_provider_from_the_kit_answers(server):
         (400, ProviderError, "bad_request", None),
     ],
 )
-def test_an_error_status_is_the_error_kind_the_harness_acts_on(server, status, error, kind, retry_after):
-    server.fail_next(1, status, retry_after=retry_after, body={"error": {"message": "the server's own words\n\x1b[2J"}})
+def test_an_error_status_is_the_error_kind_the_harness_acts_on(
+    server, status, error, kind, retry_after
+):
+    server.fail_next(
+        1,
+        status,
+        retry_after=retry_after,
+        body={"error": {"message": "the server's own words\n\x1b[2J"}},
+    )
 
     with pytest.raises(ProviderError) as raised:
         _ask(_provider(server.url))
 
-    assert type(raised.value) is error and raised.value.kind == kind and raised.value.status == status
+    assert (
+        type(raised.value) is error and raised.value.kind == kind and raised.value.status == status
+    )
     assert getattr(raised.value, "retry_after", None) == retry_after
-    assert str(raised.value).startswith(f"HTTP {status}: the server's own words\\n\\x1b[2J")  # one safe line
+    assert str(raised.value).startswith(
+        f"HTTP {status}: the server's own words\\n\\x1b[2J"
+    )  # one safe line
 
 
 @pytest.mark.parametrize(
     "reshape, message",
     [
         (lambda body: {**body, "text": 5}, "malformed reply: text is a number, not a string"),
-        (lambda body: {**body, "usage": {"input": -1}}, "malformed reply: usage.input is a negative number, not a token count"),
+        (
+            lambda body: {**body, "usage": {"input": -1}},
+            "malformed reply: usage.input is a negative number, not a token count",
+        ),
         (lambda body: [body], "malformed reply: the body is a list, not an object"),
     ],
 )
@@ -121,7 +149,9 @@ def test_a_redirect_to_another_origin_is_refused(monkeypatch):
     import tests.support.json_provider  # noqa: F401
 
     monkeypatch.setenv("JSONAPI_KEY", KEY)
-    with JsonApiServer(lambda request: Reply(307, b"", {"location": "http://127.0.0.2:9/generate"})) as server:
+    with JsonApiServer(
+        lambda request: Reply(307, b"", {"location": "http://127.0.0.2:9/generate"})
+    ) as server:
         with pytest.raises(FatalProviderError) as raised:
             _ask(_provider(server.url))
     assert raised.value.kind == "redirect" and "redirects to another origin" in str(raised.value)
@@ -131,8 +161,20 @@ def test_a_redirect_to_another_origin_is_refused(monkeypatch):
 
 
 def _run(server, tmp_path, *args: str):
-    return run_harness("-p", "tests.support.json_provider", "--provider=jsonapi", "--model=tiny-1", f"--base-url={server.url}",
-                       "-m", "multiple_choice", "--limit=3", *args, run_dir=tmp_path / "runs", results_dir=tmp_path / "results", env=ENV)
+    return run_harness(
+        "-p",
+        "tests.support.json_provider",
+        "--provider=jsonapi",
+        "--model=tiny-1",
+        f"--base-url={server.url}",
+        "-m",
+        "multiple_choice",
+        "--limit=3",
+        *args,
+        run_dir=tmp_path / "runs",
+        results_dir=tmp_path / "results",
+        env=ENV,
+    )
 
 
 def test_a_provider_from_the_kit_runs_and_its_errors_are_retried(tmp_path):
@@ -143,10 +185,14 @@ def test_a_provider_from_the_kit_runs_and_its_errors_are_retried(tmp_path):
         asked = len(server.requests)
 
     counts = re.findall(r"(\d+) (?:passed|failed)", done.stdout.strip().splitlines()[-1])
-    assert done.returncode in (0, 1) and sum(map(int, counts)) == 3, done.stdout[-3000:] + done.stderr[-2000:]  # 1: a wrong answer
+    assert done.returncode in (0, 1) and sum(map(int, counts)) == 3, (
+        done.stdout[-3000:] + done.stderr[-2000:]
+    )  # 1: a wrong answer
     result = read_result(tmp_path / "results", "multiple_choice")
     assert result["config"]["provider"] == "jsonapi" and result["summary"]["n"] == 3
-    assert result["summary"]["apiErrors"] == 0 and asked == 5  # three items, two of them asked again
+    assert (
+        result["summary"]["apiErrors"] == 0 and asked == 5
+    )  # three items, two of them asked again
     assert [row["answer"] for row in result["results"]] == ["B", "B", "B"]
     written = [path for path in tmp_path.rglob("*") if path.is_file()]
     assert written and not [path for path in written if KEY in path.read_text(errors="replace")]
@@ -160,6 +206,8 @@ def test_a_rejected_key_stops_the_run_with_one_message(tmp_path):
         asked = len(server.requests)
 
     assert done.returncode != 0
-    assert "HTTP 401: key <redacted> is not known here; check the API key" in done.stdout, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "HTTP 401: key <redacted> is not known here; check the API key" in done.stdout, (
+        done.stdout[-3000:] + done.stderr[-2000:]
+    )
     assert asked < 3 and not result_files(tmp_path / "results", "multiple_choice")
     assert KEY not in done.stdout + done.stderr

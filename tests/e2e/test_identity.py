@@ -35,7 +35,6 @@ KEY = "fake-identity-test-key"
 OPENROUTER = "http://openrouter.ai/api/v1"  # reached through the loopback server as its HTTP proxy
 
 
-
 def sent_cases():
     for provider, info in PROVIDERS.items():
         for field in FIELDS:
@@ -57,11 +56,19 @@ def sdks_warmed():
     """One real call through each SDK before any in-process run: pytester drops the modules
     a run imports first, and an SDK whose lazily imported parts were dropped raises foreign
     exception classes in later tests of this process."""
-    with pytest.MonkeyPatch.context() as env, OpenAIServer() as openai_server, AnthropicServer() as anthropic_server:
+    with (
+        pytest.MonkeyPatch.context() as env,
+        OpenAIServer() as openai_server,
+        AnthropicServer() as anthropic_server,
+    ):
         env.setenv("OPENAI_API_KEY", KEY)
         env.setenv("ANTHROPIC_API_KEY", KEY)
-        make_provider(ProviderSpec("openai", "m", base_url=f"{openai_server.url}/v1")).complete(Request(prompt="hi"), timeout=10)
-        make_provider(ProviderSpec("anthropic", "m", base_url=anthropic_server.url)).complete(Request(prompt="hi"), timeout=10)
+        make_provider(ProviderSpec("openai", "m", base_url=f"{openai_server.url}/v1")).complete(
+            Request(prompt="hi"), timeout=10
+        )
+        make_provider(ProviderSpec("anthropic", "m", base_url=anthropic_server.url)).complete(
+            Request(prompt="hi"), timeout=10
+        )
 
 
 @pytest.fixture(scope="module")
@@ -73,13 +80,17 @@ def local_model(tiny, tmp_path_factory):
     # first, and torch's cannot be imported twice.
     with pytest.MonkeyPatch.context() as env:
         env.setenv("ROBLOX_EVALS_CACHE", str(folder / "cache"))
-        spec = effective_spec(ProviderSpec("local", str(checkpoint), adapter=str(adapter), max_tokens=2))
+        spec = effective_spec(
+            ProviderSpec("local", str(checkpoint), adapter=str(adapter), max_tokens=2)
+        )
         make_provider(spec).complete_all([Request(prompt="hi")])
     return {"checkpoint": checkpoint, "adapter": adapter}
 
 
 def flag_value(request, name: str):
-    return str(request.getfixturevalue("local_model")["adapter"]) if name == "adapter" else SENT[name]
+    return (
+        str(request.getfixturevalue("local_model")["adapter"]) if name == "adapter" else SENT[name]
+    )
 
 
 @pytest.fixture
@@ -87,7 +98,10 @@ def local_first(request):
     """The tiny model for a --provider local case, made before pytester (the next fixture)
     snapshots sys.modules: torch, which cannot be imported twice in a process, is then never
     dropped by it."""
-    if getattr(request.node, "callspec", None) and request.node.callspec.params.get("provider") == "local":
+    if (
+        getattr(request.node, "callspec", None)
+        and request.node.callspec.params.get("provider") == "local"
+    ):
         return request.getfixturevalue("local_model")
     return None
 
@@ -116,8 +130,14 @@ def harness(sdks_warmed, local_first, pytester, tmp_path, monkeypatch, request):
             monkeypatch.setattr(module, "DEFAULT_MAX_NEW_TOKENS", 16)
 
         def generate(self, requests):
-            generated.append({"prompts": [self.render(r) for r in requests], "settings": [r.max_tokens for r in requests],
-                              "dtype": str(self.model.dtype), "model": repr(self.model)})
+            generated.append(
+                {
+                    "prompts": [self.render(r) for r in requests],
+                    "settings": [r.max_tokens for r in requests],
+                    "dtype": str(self.model.dtype),
+                    "model": repr(self.model),
+                }
+            )
             return plain_generate(self, requests)
 
         plain_generate = LocalProvider._generate
@@ -125,9 +145,17 @@ def harness(sdks_warmed, local_first, pytester, tmp_path, monkeypatch, request):
 
     def run(provider: str, *flags: str, folder: str = "a", endpoint: bool = True):
         server = servers["anthropic" if provider == "anthropic" else "openai"]
-        base_url = {"openai": f"{server.url}/v1", "anthropic": server.url, "live": OPENROUTER, "reference": None, "local": None}[provider]
+        base_url = {
+            "openai": f"{server.url}/v1",
+            "anthropic": server.url,
+            "live": OPENROUTER,
+            "reference": None,
+            "local": None,
+        }[provider]
         args = [f"--provider={provider}", "-m", "multiple_choice", "--limit=1", *flags]
-        if provider == "local" and not any(flag.startswith(("--effort", "--route")) for flag in flags):
+        if provider == "local" and not any(
+            flag.startswith(("--effort", "--route")) for flag in flags
+        ):
             args.append(f"--model={local_first['checkpoint']}")
         elif provider != "reference":
             args.append("--model=m-1")
@@ -135,7 +163,9 @@ def harness(sdks_warmed, local_first, pytester, tmp_path, monkeypatch, request):
             args.append(f"--base-url={base_url}")
         before = len(server.requests)
         out = tmp_path / folder
-        result = pytester.runpytest_inprocess(EVALS, *args, f"--run-dir={out / 'runs'}", f"--results-dir={out / 'results'}")
+        result = pytester.runpytest_inprocess(
+            EVALS, *args, f"--run-dir={out / 'runs'}", f"--results-dir={out / 'results'}"
+        )
         files = sorted((out / "results" / "multiple_choice").glob("*.json"))
         config = json.loads(files[-1].read_text())["config"] if files else None
         if provider == "local":
@@ -149,7 +179,9 @@ def harness(sdks_warmed, local_first, pytester, tmp_path, monkeypatch, request):
 
 
 @pytest.mark.parametrize("provider, name", list(sent_cases()))
-def test_a_flag_the_provider_takes_changes_what_it_sends_and_is_recorded(harness, request, provider, name):
+def test_a_flag_the_provider_takes_changes_what_it_sends_and_is_recorded(
+    harness, request, provider, name
+):
     field = next(f for f in FIELDS if f.name == name)
     value = flag_value(request, name)
     flag = field.flag if field.kind is bool else f"{field.flag}={value}"
@@ -168,7 +200,9 @@ def test_a_flag_the_provider_takes_changes_what_it_sends_and_is_recorded(harness
 @pytest.mark.parametrize("provider, name", list(refused_cases()))
 def test_a_flag_the_provider_does_not_send_is_refused_in_one_line(harness, provider, name):
     field = next(f for f in FIELDS if f.name == name)
-    flag = field.flag if field.kind is bool else f"{field.flag}={SENT[name]}"  # refused before a folder is read
+    flag = (
+        field.flag if field.kind is bool else f"{field.flag}={SENT[name]}"
+    )  # refused before a folder is read
 
     result, sent, config = harness(provider, flag)
 
@@ -188,10 +222,12 @@ def test_a_flag_that_shapes_the_items_changes_the_requests_and_is_recorded(harne
     assert plain != flagged and config[field.key] == value
 
 
-
-
-@pytest.mark.parametrize("provider, variable", [(p, i.base_url_env) for p, i in PROVIDERS.items() if i.base_url_env])
-def test_the_sdk_endpoint_variable_is_recorded_as_the_base_url(harness, monkeypatch, provider, variable):
+@pytest.mark.parametrize(
+    "provider, variable", [(p, i.base_url_env) for p, i in PROVIDERS.items() if i.base_url_env]
+)
+def test_the_sdk_endpoint_variable_is_recorded_as_the_base_url(
+    harness, monkeypatch, provider, variable
+):
     """With OPENAI_BASE_URL (or ANTHROPIC_BASE_URL) pointing at a proxy or a mock and no
     --base-url, the run is the proxy's, not the real endpoint's."""
     _, _, direct = harness(provider, folder="direct")

@@ -24,18 +24,29 @@ from tests.support.loopback import OpenAIServer
 
 # -- a whole freeform run, judged by judges who say it their own way --------------------------------
 
+
 def test_a_freeform_run_reads_verdicts_said_their_own_way_and_stays_under_the_gate(tmp_path):
     with OpenAIServer(OwnWayJudges()) as server:
         judges = [f"--judge=live:judge-{x}@{server.url}/v1" for x in "abc"]
-        done = run_harness("--provider=openai", "--model=student-1", f"--base-url={server.url}/v1", *judges, "-m", "freeform",
-                           run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+        done = run_harness(
+            "--provider=openai",
+            "--model=student-1",
+            f"--base-url={server.url}/v1",
+            *judges,
+            "-m",
+            "freeform",
+            run_dir=tmp_path / "runs",
+            results_dir=tmp_path / "results",
+        )
     result = read_result(tmp_path / "results", "freeform")
     rows = result["results"]
     assert len(rows) == len(questions("freeform")) >= len(STYLES), done.stdout[-3000:]
     # every verdict graded as the judge meant it: the Student answers the reference verbatim except on every fourth item
     answered = {q["id"]: i % 4 != 0 for i, q in enumerate(questions("freeform"))}
     for row in rows:
-        assert [v["verdict"] for v in row["verdicts"]] == ["CORRECT" if answered[row["id"]] else "INCORRECT"] * 3, row
+        assert [v["verdict"] for v in row["verdicts"]] == [
+            "CORRECT" if answered[row["id"]] else "INCORRECT"
+        ] * 3, row
         assert row["agreed"] is True and row["correct"] is answered[row["id"]]
     assert result["summary"]["judgeUnparseable"] == 0 and result["summary"]["judgeAgreement"] == 1.0
     assert result["publishable"] is True and result["notPublishable"] == []

@@ -21,13 +21,15 @@ CHAT = "/v1/chat/completions"
 
 
 def oai_client(server) -> openai.OpenAI:
-    return openai.OpenAI(base_url=server.url + "/v1", api_key="fake-openai-key", max_retries=0,
-                         timeout=5)
+    return openai.OpenAI(
+        base_url=server.url + "/v1", api_key="fake-openai-key", max_retries=0, timeout=5
+    )
 
 
 def ant_client(server) -> anthropic.Anthropic:
-    return anthropic.Anthropic(base_url=server.url, api_key="fake-anthropic-key", max_retries=0,
-                               timeout=5)
+    return anthropic.Anthropic(
+        base_url=server.url, api_key="fake-anthropic-key", max_retries=0, timeout=5
+    )
 
 
 def chat_body(text: str, model: str = "gpt-4o-mini") -> dict:
@@ -39,15 +41,17 @@ def input_line(custom_id: str, body: dict, url: str = CHAT) -> dict:
 
 
 def jsonl(items: list) -> bytes:
-    return "".join((item if isinstance(item, str) else json.dumps(item)) + "\n"
-                   for item in items).encode()
+    return "".join(
+        (item if isinstance(item, str) else json.dumps(item)) + "\n" for item in items
+    ).encode()
 
 
 def submit(client, items: list, endpoint: str = CHAT, **kwargs):
     """Upload `items` as a batch input file and create a batch from it."""
     uploaded = client.files.create(file=("input.jsonl", jsonl(items)), purpose="batch")
-    return client.batches.create(input_file_id=uploaded.id, endpoint=endpoint,
-                                 completion_window="24h", **kwargs)
+    return client.batches.create(
+        input_file_id=uploaded.id, endpoint=endpoint, completion_window="24h", **kwargs
+    )
 
 
 def poll(retrieve, batch_id: str, done, timeout: float = 5.0):
@@ -61,13 +65,17 @@ def poll(retrieve, batch_id: str, done, timeout: float = 5.0):
 
 
 def oai_wait(client, batch_id: str):
-    return poll(client.batches.retrieve, batch_id,
-                lambda b: b.status in ("completed", "failed", "expired", "cancelled"))
+    return poll(
+        client.batches.retrieve,
+        batch_id,
+        lambda b: b.status in ("completed", "failed", "expired", "cancelled"),
+    )
 
 
 def ant_wait(client, batch_id: str):
-    return poll(client.messages.batches.retrieve, batch_id,
-                lambda b: b.processing_status == "ended")
+    return poll(
+        client.messages.batches.retrieve, batch_id, lambda b: b.processing_status == "ended"
+    )
 
 
 def file_lines(client, file_id: str | None) -> list[dict]:
@@ -83,8 +91,9 @@ def by_custom_id(lines: list[dict]) -> dict[str, dict]:
 def without_ids(value):
     """A body minus what differs between two answers to one request: ids and timestamps."""
     if isinstance(value, dict):
-        return {k: without_ids(v) for k, v in value.items()
-                if k not in ("id", "created", "created_at")}
+        return {
+            k: without_ids(v) for k, v in value.items() if k not in ("id", "created", "created_at")
+        }
     if isinstance(value, list):
         return [without_ids(v) for v in value]
     return value
@@ -111,15 +120,21 @@ def test_chat_batch_output_is_what_the_live_endpoint_answers(serve):
     server = serve(OpenAIServer, batch_seconds=0.2)
     client = oai_client(server)
     bodies = {f"q{i}": chat_body(f"name Roblox service {i}") for i in range(6)}
-    created = submit(client, [input_line(cid, body) for cid, body in bodies.items()],
-                     metadata={"run": "nightly"})
+    created = submit(
+        client, [input_line(cid, body) for cid, body in bodies.items()], metadata={"run": "nightly"}
+    )
     assert created.status == "validating" and created.output_file_id is None
     statuses = []
-    batch = poll(client.batches.retrieve, created.id,
-                 lambda b: statuses.append(b.status) or b.status == "completed")
+    batch = poll(
+        client.batches.retrieve,
+        created.id,
+        lambda b: statuses.append(b.status) or b.status == "completed",
+    )
     paths_before_live_calls = {r.path for r in server.requests}
-    live = {cid: client.chat.completions.with_raw_response.create(**body).http_response.json()
-            for cid, body in bodies.items()}
+    live = {
+        cid: client.chat.completions.with_raw_response.create(**body).http_response.json()
+        for cid, body in bodies.items()
+    }
 
     # polled as a harness polls: a busy machine may poll past a status, never see them out of order
     lifecycle = ["validating", "in_progress", "finalizing", "completed"]
@@ -140,8 +155,9 @@ def test_chat_batch_output_is_what_the_live_endpoint_answers(serve):
     # Only HTTP requests are recorded: the batch's lines ran without reaching the request log.
     assert paths_before_live_calls == {"/v1/files", "/v1/batches", f"/v1/batches/{batch.id}"}
     assert server.batch_creates == 1 and server.uploads == 1
-    assert server.batches == [{"id": batch.id, "status": "completed", "endpoint": CHAT,
-                               "custom_ids": list(bodies)}]
+    assert server.batches == [
+        {"id": batch.id, "status": "completed", "endpoint": CHAT, "custom_ids": list(bodies)}
+    ]
 
 
 def test_responses_batch_lines_parse_as_responses(serve):
@@ -150,19 +166,28 @@ def test_responses_batch_lines_parse_as_responses(serve):
 
     server = serve(OpenAIServer, responder, batch_seconds=0)
     client = oai_client(server)
-    body = {"model": "gpt-5", "input": "name a Roblox service",
-            "reasoning": {"effort": "low", "summary": "auto"}}
-    batch = oai_wait(client, submit(client, [input_line("r1", body, "/v1/responses"),
-                                             input_line("r2", body, "/v1/responses")],
-                                    endpoint="/v1/responses").id)
+    body = {
+        "model": "gpt-5",
+        "input": "name a Roblox service",
+        "reasoning": {"effort": "low", "summary": "auto"},
+    }
+    batch = oai_wait(
+        client,
+        submit(
+            client,
+            [input_line("r1", body, "/v1/responses"), input_line("r2", body, "/v1/responses")],
+            endpoint="/v1/responses",
+        ).id,
+    )
     live = client.responses.create(**body)
 
     assert batch.status == "completed" and batch.usage.output_tokens_details.reasoning_tokens == 6
     for line in file_lines(client, batch.output_file_id):
         response = Response.construct(**line["response"]["body"])  # as the SDK parses it
         assert response.output_text == live.output_text == "Workspace"
-        assert without_ids(line["response"]["body"]) == without_ids(live.model_dump(
-            mode="json", exclude_unset=True))
+        assert without_ids(line["response"]["body"]) == without_ids(
+            live.model_dump(mode="json", exclude_unset=True)
+        )
 
 
 # -- OpenAI: per-request outcomes and batch fates -------------------------------------------
@@ -175,9 +200,17 @@ def test_per_request_errors_come_in_both_error_file_shapes(serve):
     server.batch_outcome_when(lambda cid, body: cid == "late", "expired")
     server.batch_outcome_when(lambda cid, body: cid == "stop", "cancelled")
     client = oai_client(server)
-    items = [input_line(cid, chat_body(text)) for cid, text in
-             (("ok", "fine"), ("bad", "x"), ("busy1", "busy"), ("busy2", "busy"),
-              ("late", "y"), ("stop", "z"))]
+    items = [
+        input_line(cid, chat_body(text))
+        for cid, text in (
+            ("ok", "fine"),
+            ("bad", "x"),
+            ("busy1", "busy"),
+            ("busy2", "busy"),
+            ("late", "y"),
+            ("stop", "z"),
+        )
+    ]
     items.append(input_line("nomsg", {"model": "gpt-4o-mini"}))  # the endpoint's own 400
     batch = oai_wait(client, submit(client, items).id)
 
@@ -186,9 +219,11 @@ def test_per_request_errors_come_in_both_error_file_shapes(serve):
     assert set(by_custom_id(file_lines(client, batch.output_file_id))) == {"ok", "busy2"}
     errors = by_custom_id(file_lines(client, batch.error_file_id))
     assert set(errors) == {"bad", "busy1", "late", "stop", "nomsg"}
-    for custom_id, status, type_ in (("bad", 400, "invalid_request_error"),
-                                     ("busy1", 429, "requests"),
-                                     ("nomsg", 400, "invalid_request_error")):
+    for custom_id, status, type_ in (
+        ("bad", 400, "invalid_request_error"),
+        ("busy1", 429, "requests"),
+        ("nomsg", 400, "invalid_request_error"),
+    ):
         line = errors[custom_id]
         assert line["error"] is None and line["response"]["status_code"] == status
         assert set(line["response"]["body"]["error"]) == {"message", "type", "param", "code"}
@@ -213,8 +248,9 @@ def test_fate_expired_keeps_the_first_half_and_expires_the_rest(serve):
     server = serve(OpenAIServer, batch_seconds=0)
     server.next_batch_ends("expired")
     client = oai_client(server)
-    batch = oai_wait(client, submit(client, [input_line(f"q{i}", chat_body(f"hi {i}"))
-                                             for i in range(5)]).id)
+    batch = oai_wait(
+        client, submit(client, [input_line(f"q{i}", chat_body(f"hi {i}")) for i in range(5)]).id
+    )
 
     assert batch.status == "expired" and batch.expired_at is not None
     assert batch.request_counts.model_dump() == {"total": 5, "completed": 3, "failed": 2}
@@ -236,7 +272,8 @@ def test_fate_cancelled_goes_through_cancelling(serve):
     assert cancelled.status == "cancelled" and cancelled.cancelled_at is not None
     assert cancelled.request_counts.completed == 2 and cancelled.request_counts.failed == 2
     assert {line["error"]["code"] for line in file_lines(client, cancelled.error_file_id)} == {
-        "batch_cancelled"}
+        "batch_cancelled"
+    }
 
 
 def test_hold_keeps_batches_in_progress_until_released(serve):
@@ -255,22 +292,39 @@ def test_hold_keeps_batches_in_progress_until_released(serve):
 # -- OpenAI: validation ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("items, code, line", [
-    ([input_line("a", chat_body("x")), input_line("b", chat_body("y"), url="/v1/responses")],
-     "url_mismatch", 2),
-    ([input_line("a", chat_body("x")), input_line("a", chat_body("y"))], "duplicate_custom_id", 2),
-    ([input_line("a", chat_body("x")), '{"custom_id": "b", "method": "PO'], "invalid_json_line", 2),
-    ([input_line("a", chat_body("x")), input_line("b", chat_body("y", model="gpt-5"))],
-     "model_mismatch", 2),
-    ([input_line(f"q{i}", chat_body("x")) for i in range(3)], "too_many_tasks", None),
-])
+@pytest.mark.parametrize(
+    "items, code, line",
+    [
+        (
+            [input_line("a", chat_body("x")), input_line("b", chat_body("y"), url="/v1/responses")],
+            "url_mismatch",
+            2,
+        ),
+        (
+            [input_line("a", chat_body("x")), input_line("a", chat_body("y"))],
+            "duplicate_custom_id",
+            2,
+        ),
+        (
+            [input_line("a", chat_body("x")), '{"custom_id": "b", "method": "PO'],
+            "invalid_json_line",
+            2,
+        ),
+        (
+            [input_line("a", chat_body("x")), input_line("b", chat_body("y", model="gpt-5"))],
+            "model_mismatch",
+            2,
+        ),
+        ([input_line(f"q{i}", chat_body("x")) for i in range(3)], "too_many_tasks", None),
+    ],
+)
 def test_invalid_input_lines_fail_the_batch(serve, items, code, line):
     server = serve(OpenAIServer, batch_seconds=0, batch_max_requests=2)
     client = oai_client(server)
     batch = oai_wait(client, submit(client, items).id)
 
     assert batch.status == "failed" and batch.output_file_id is None
-    error, = batch.errors.data
+    (error,) = batch.errors.data
     assert (error.code, error.line) == (code, line) and error.message
 
 
@@ -288,8 +342,7 @@ def test_create_rejects_an_unknown_or_non_batch_file(serve):
     other = client.files.create(file=("notes.txt", b"hello"), purpose="user_data")
     for file_id in ("file-nope", other.id):
         with pytest.raises(openai.BadRequestError) as caught:
-            client.batches.create(input_file_id=file_id, endpoint=CHAT,
-                                  completion_window="24h")
+            client.batches.create(input_file_id=file_id, endpoint=CHAT, completion_window="24h")
         assert caught.value.param == "input_file_id"
     with pytest.raises(openai.BadRequestError):
         client.files.create(file=("input.txt", b"{}"), purpose="batch")  # must be .jsonl
@@ -304,13 +357,20 @@ def test_files_round_trip_and_404s(serve):
     client = oai_client(server)
     data = jsonl([input_line("a", chat_body("ünïcode\r\nline"))])
     uploaded = client.files.create(file=("in.jsonl", data), purpose="batch")
-    assert (uploaded.bytes, uploaded.filename, uploaded.status) == (len(data), "in.jsonl",
-                                                                    "processed")
+    assert (uploaded.bytes, uploaded.filename, uploaded.status) == (
+        len(data),
+        "in.jsonl",
+        "processed",
+    )
     assert client.files.retrieve(uploaded.id) == uploaded
     assert client.files.content(uploaded.id).content == data
     assert client.files.delete(uploaded.id).deleted
-    for call in (client.files.retrieve, client.files.content, client.files.delete,
-                 client.batches.retrieve):
+    for call in (
+        client.files.retrieve,
+        client.files.content,
+        client.files.delete,
+        client.batches.retrieve,
+    ):
         with pytest.raises(openai.NotFoundError):
             call(uploaded.id)
 
@@ -318,14 +378,24 @@ def test_files_round_trip_and_404s(serve):
 def test_list_pages_find_a_file_by_name_and_a_batch_by_metadata(serve):
     server = serve(OpenAIServer, batch_seconds=0)
     client = oai_client(server)
-    files = [client.files.create(file=(f"part{i}.jsonl", jsonl([input_line("a", chat_body(
-        str(i)))])), purpose="batch") for i in range(5)]
-    batches = [client.batches.create(input_file_id=f.id, endpoint=CHAT,
-                                     completion_window="24h", metadata={"part": str(i)})
-               for i, f in enumerate(files)]
+    files = [
+        client.files.create(
+            file=(f"part{i}.jsonl", jsonl([input_line("a", chat_body(str(i)))])), purpose="batch"
+        )
+        for i in range(5)
+    ]
+    batches = [
+        client.batches.create(
+            input_file_id=f.id, endpoint=CHAT, completion_window="24h", metadata={"part": str(i)}
+        )
+        for i, f in enumerate(files)
+    ]
     first = client.files.list(limit=2)
-    found = [f for f in client.files.list(limit=2, purpose="batch")  # auto-paginates
-             if f.filename == "part1.jsonl"]
+    found = [
+        f
+        for f in client.files.list(limit=2, purpose="batch")  # auto-paginates
+        if f.filename == "part1.jsonl"
+    ]
     oldest_first = [f.id for f in client.files.list(order="asc", purpose="batch")]
     by_metadata = [b for b in client.batches.list(limit=2) if b.metadata == {"part": "3"}]
     by_input = [b for b in client.batches.list(limit=2) if b.input_file_id == files[0].id]
@@ -341,14 +411,20 @@ def test_list_pages_find_a_file_by_name_and_a_batch_by_metadata(serve):
 
 
 @pytest.mark.parametrize("server_class", [OpenAIServer, AnthropicServer])
-def test_list_pages_hold_at_most_the_servers_page_limit_and_backdate_ages_every_batch(serve, server_class):
+def test_list_pages_hold_at_most_the_servers_page_limit_and_backdate_ages_every_batch(
+    serve, server_class
+):
     server = serve(server_class, batch_seconds=60, list_page_limit=1)
     if server_class is OpenAIServer:
         client = oai_client(server)
         for i in range(3):
-            upload = client.files.create(file=(f"p{i}.jsonl", jsonl([input_line("a", chat_body(str(i)))])), purpose="batch")
+            upload = client.files.create(
+                file=(f"p{i}.jsonl", jsonl([input_line("a", chat_body(str(i)))])), purpose="batch"
+            )
             client.batches.create(input_file_id=upload.id, endpoint=CHAT, completion_window="24h")
-        uploads = lambda **kwargs: client.files.list(purpose="batch", **kwargs)  # not the outputs the ended batches wrote
+        uploads = lambda **kwargs: client.files.list(
+            purpose="batch", **kwargs
+        )  # not the outputs the ended batches wrote
         lists, created = (client.batches.list, uploads), lambda item: item.created_at
     else:
         client = ant_client(server)
@@ -360,7 +436,9 @@ def test_list_pages_hold_at_most_the_servers_page_limit_and_backdate_ages_every_
 
     for listed in lists:
         first = listed(limit=100)
-        assert len(first.data) == 1 and first.has_more  # the page the server chose, not the one asked for
+        assert (
+            len(first.data) == 1 and first.has_more
+        )  # the page the server chose, not the one asked for
         everything = list(listed(limit=100))  # the SDK pages on, one object a request
         assert len(everything) == 3 and all(created(item) < now - 86400 for item in everything)
     assert [batch["status"] for batch in server.batches] == ["completed"] * 3  # aged past their end
@@ -370,14 +448,17 @@ def test_list_pages_hold_at_most_the_servers_page_limit_and_backdate_ages_every_
 
 
 def params(text: str) -> dict:
-    return {"model": "claude-loopback", "max_tokens": 64,
-            "messages": [{"role": "user", "content": text}]}
+    return {
+        "model": "claude-loopback",
+        "max_tokens": 64,
+        "messages": [{"role": "user", "content": text}],
+    }
 
 
 def ant_submit(client, custom_ids, **kwargs):
     return client.messages.batches.create(
-        requests=[{"custom_id": cid, "params": params(f"hi {cid}")} for cid in custom_ids],
-        **kwargs)
+        requests=[{"custom_id": cid, "params": params(f"hi {cid}")} for cid in custom_ids], **kwargs
+    )
 
 
 def test_message_batch_results_equal_live_messages_out_of_order(serve):
@@ -390,8 +471,10 @@ def test_message_batch_results_equal_live_messages_out_of_order(serve):
     batch = ant_wait(client, created.id)
     results = list(client.messages.batches.results(batch.id))
     raw = httpx.get(batch.results_url, headers={"x-api-key": "fake-anthropic-key"})
-    live = {cid: client.messages.with_raw_response.create(**params(f"hi {cid}")).http_response
-            .json() for cid in custom_ids}
+    live = {
+        cid: client.messages.with_raw_response.create(**params(f"hi {cid}")).http_response.json()
+        for cid in custom_ids
+    }
 
     assert batch.processing_status == "ended" and batch.ended_at >= batch.created_at
     assert batch.request_counts.succeeded == 6 and batch.request_counts.processing == 0
@@ -408,8 +491,13 @@ def test_message_batch_results_equal_live_messages_out_of_order(serve):
 
 def test_message_batch_timestamps_are_rfc3339_strings(serve):
     server = serve(AnthropicServer, batch_seconds=0)
-    raw = ant_client(server).messages.batches.with_raw_response.create(
-        requests=[{"custom_id": "a", "params": params("hi")}]).http_response.json()
+    raw = (
+        ant_client(server)
+        .messages.batches.with_raw_response.create(
+            requests=[{"custom_id": "a", "params": params("hi")}]
+        )
+        .http_response.json()
+    )
 
     assert raw["type"] == "message_batch" and raw["created_at"].endswith("Z")
     assert raw["cancel_initiated_at"] is None and raw["archived_at"] is None
@@ -425,8 +513,13 @@ def test_message_batch_errored_expired_and_canceled_results(serve):
     batch = ant_wait(client, ant_submit(client, ["ok", "gone", "busy", "late", "stop"]).id)
     results = {r.custom_id: r.result for r in client.messages.batches.results(batch.id)}
 
-    assert batch.request_counts.model_dump() == {"processing": 0, "succeeded": 1, "errored": 2,
-                                                 "canceled": 1, "expired": 1}
+    assert batch.request_counts.model_dump() == {
+        "processing": 0,
+        "succeeded": 1,
+        "errored": 2,
+        "canceled": 1,
+        "expired": 1,
+    }
     assert results["ok"].type == "succeeded"
     assert results["gone"].type == "errored" and results["gone"].error.type == "error"
     assert results["gone"].error.error.type == "not_found_error"  # the nested, specific type
@@ -467,12 +560,18 @@ def test_message_batch_hold_and_release(serve):
     assert early.status_code == 404 and early.json()["error"]["type"] == "not_found_error"
 
 
-@pytest.mark.parametrize("requests, status", [
-    ([{"custom_id": "has space", "params": params("x")}], 400),
-    ([{"custom_id": "x" * 65, "params": params("x")}], 400),
-    ([{"custom_id": "a", "params": params("x")}, {"custom_id": "a", "params": params("y")}], 400),
-    ([{"custom_id": f"r{i}", "params": params("x")} for i in range(3)], 413),
-])
+@pytest.mark.parametrize(
+    "requests, status",
+    [
+        ([{"custom_id": "has space", "params": params("x")}], 400),
+        ([{"custom_id": "x" * 65, "params": params("x")}], 400),
+        (
+            [{"custom_id": "a", "params": params("x")}, {"custom_id": "a", "params": params("y")}],
+            400,
+        ),
+        ([{"custom_id": f"r{i}", "params": params("x")} for i in range(3)], 413),
+    ],
+)
 def test_message_batch_create_rejects_bad_requests(serve, requests, status):
     server = serve(AnthropicServer, batch_max_requests=2)
     with pytest.raises(anthropic.APIStatusError) as caught:
@@ -480,8 +579,10 @@ def test_message_batch_create_rejects_bad_requests(serve, requests, status):
     assert server.batch_creates == 0
 
     assert caught.value.status_code == status
-    assert caught.value.body["error"]["type"] == {400: "invalid_request_error",
-                                                  413: "request_too_large"}[status]
+    assert (
+        caught.value.body["error"]["type"]
+        == {400: "invalid_request_error", 413: "request_too_large"}[status]
+    )
 
 
 def test_message_batch_list_pages_and_unknown_ids(serve):
@@ -508,8 +609,9 @@ def test_message_batch_list_pages_and_unknown_ids(serve):
 def test_subprocess_logs_uploads_and_creates(tmp_path):
     log = tmp_path / "requests.jsonl"
     with ServerProcess("openai", log_path=log, extra_args=["--batch-seconds", "0"]) as server:
-        client = openai.OpenAI(base_url=server.url + "/v1", api_key="fake-openai-key",
-                               max_retries=0, timeout=5)
+        client = openai.OpenAI(
+            base_url=server.url + "/v1", api_key="fake-openai-key", max_retries=0, timeout=5
+        )
         batch = oai_wait(client, submit(client, [input_line("a", chat_body("hi"))]).id)
         logged = server.requests()
 

@@ -43,12 +43,19 @@ def ant_server():
 
 
 def oai_client(server, **kwargs) -> openai.OpenAI:
-    return openai.OpenAI(base_url=server.url + "/v1", api_key="fake-openai-key", max_retries=0,
-                         timeout=kwargs.pop("timeout", 5), **kwargs)
+    return openai.OpenAI(
+        base_url=server.url + "/v1",
+        api_key="fake-openai-key",
+        max_retries=0,
+        timeout=kwargs.pop("timeout", 5),
+        **kwargs,
+    )
 
 
 def ant_client(server) -> anthropic.Anthropic:
-    return anthropic.Anthropic(base_url=server.url, api_key="fake-anthropic-key", max_retries=0, timeout=5)
+    return anthropic.Anthropic(
+        base_url=server.url, api_key="fake-anthropic-key", max_retries=0, timeout=5
+    )
 
 
 def chat(client, **kwargs):
@@ -56,8 +63,7 @@ def chat(client, **kwargs):
 
 
 def message(client, **kwargs):
-    return client.messages.create(model="claude-loopback", max_tokens=2048, messages=USER,
-                                  **kwargs)
+    return client.messages.create(model="claude-loopback", max_tokens=2048, messages=USER, **kwargs)
 
 
 # -- successful replies parse in the SDKs ---------------------------------------------------
@@ -81,9 +87,15 @@ def test_chat_completion_default_reply_is_derived_from_last_user_message(oai_ser
 @pytest.mark.parametrize("field", ["reasoning_content", "reasoning"])
 def test_chat_completion_custom_answer_with_reasoning_field(field):
     def responder(request):
-        return Answer(last_user_text(request.body).upper(), reasoning="thinking hard",
-                      finish_reason="length", input_tokens=11, output_tokens=30,
-                      reasoning_tokens=20, cached_tokens=4)
+        return Answer(
+            last_user_text(request.body).upper(),
+            reasoning="thinking hard",
+            finish_reason="length",
+            input_tokens=11,
+            output_tokens=30,
+            reasoning_tokens=20,
+            cached_tokens=4,
+        )
 
     with OpenAIServer(responder, reasoning_field=field) as server:
         completion = chat(oai_client(server))
@@ -99,12 +111,17 @@ def test_chat_completion_custom_answer_with_reasoning_field(field):
 
 
 def test_responses_call_with_reasoning_summary(oai_server):
-    oai_server.responder = lambda request: Answer("Workspace", reasoning="It is a service.",
-                                                  input_tokens=9, output_tokens=12,
-                                                  reasoning_tokens=5, cached_tokens=3)
+    oai_server.responder = lambda request: Answer(
+        "Workspace",
+        reasoning="It is a service.",
+        input_tokens=9,
+        output_tokens=12,
+        reasoning_tokens=5,
+        cached_tokens=3,
+    )
     response = oai_client(oai_server).responses.create(
-        model="gpt-5", input="name a Roblox service",
-        reasoning={"effort": "low", "summary": "auto"})
+        model="gpt-5", input="name a Roblox service", reasoning={"effort": "low", "summary": "auto"}
+    )
 
     assert response.status == "completed" and response.incomplete_details is None
     assert response.output_text == "Workspace"
@@ -120,8 +137,9 @@ def test_responses_call_with_reasoning_summary(oai_server):
 
 def test_responses_call_truncated_with_hidden_reasoning(oai_server):
     oai_server.responder = lambda request: Answer("Work", reasoning="", finish_reason="length")
-    response = oai_client(oai_server).responses.create(model="o3-mini", input=USER,
-                                                       max_output_tokens=16)
+    response = oai_client(oai_server).responses.create(
+        model="o3-mini", input=USER, max_output_tokens=16
+    )
 
     assert response.status == "incomplete"
     assert response.incomplete_details.reason == "max_output_tokens"
@@ -145,9 +163,14 @@ def test_messages_call_without_thinking(ant_server):
 
 
 def test_messages_call_with_thinking(ant_server):
-    ant_server.responder = lambda request: Answer("Workspace", reasoning="Pick one.",
-                                                  finish_reason="length", output_tokens=50,
-                                                  cached_tokens=7, cache_creation_tokens=2)
+    ant_server.responder = lambda request: Answer(
+        "Workspace",
+        reasoning="Pick one.",
+        finish_reason="length",
+        output_tokens=50,
+        cached_tokens=7,
+        cache_creation_tokens=2,
+    )
     reply = message(ant_client(ant_server), thinking={"type": "enabled", "budget_tokens": 1024})
 
     thinking, text = reply.content
@@ -180,8 +203,12 @@ def test_openai_429_insufficient_quota(oai_server):
     oai_server.fail_next(1, error="insufficient_quota")
     with pytest.raises(openai.RateLimitError) as caught:
         chat(oai_client(oai_server))
-    assert caught.value.body == {"message": caught.value.body["message"], "param": None,
-                                 "type": "insufficient_quota", "code": "insufficient_quota"}
+    assert caught.value.body == {
+        "message": caught.value.body["message"],
+        "param": None,
+        "type": "insufficient_quota",
+        "code": "insufficient_quota",
+    }
 
 
 def test_anthropic_429_with_retry_after_and_529_overloaded(ant_server):
@@ -226,7 +253,9 @@ def test_reshape_sends_a_200_reply_of_the_wrong_shape(oai_server, ant_server):
     ant_server.responder = lambda req: Answer("hi", reshape=lambda body: {**body, "usage": None})
     assert chat(oai_client(oai_server)).choices[0].message is None
     assert message(ant_client(ant_server)).usage is None
-    oai_server.responder = lambda req: Answer("hi", reshape=lambda body: body["usage"].update(input_tokens="7"))
+    oai_server.responder = lambda req: Answer(
+        "hi", reshape=lambda body: body["usage"].update(input_tokens="7")
+    )
     raw = oai_client(oai_server).responses.with_raw_response.create(model="gpt-5", input="hi")
     assert json.loads(raw.text)["usage"]["input_tokens"] == "7"
 
@@ -265,7 +294,7 @@ def test_api_key_is_received_only_as_a_header(oai_server, ant_server, tmp_path):
     chat(oai_client(oai_server))
     message(ant_client(ant_server))
     for server, key in ((oai_server, "fake-openai-key"), (ant_server, "fake-anthropic-key")):
-        request, = server.requests
+        (request,) = server.requests
         assert request.api_key == key
         assert key not in request.path + request.query
         assert key.encode() not in request.raw_body
@@ -280,7 +309,9 @@ def test_latency_does_not_serialize_concurrent_requests():
         elapsed = time.perf_counter() - start
 
     assert len(results) == len(server.requests) == 16
-    assert 0.2 <= elapsed < 1.7, elapsed  # serialized would be 3.2 s: the bound is halfway, whatever the load
+    assert 0.2 <= elapsed < 1.7, (
+        elapsed
+    )  # serialized would be 3.2 s: the bound is halfway, whatever the load
 
 
 def test_subprocess_prints_url_and_logs_requests_with_keys_redacted(tmp_path):
@@ -288,9 +319,13 @@ def test_subprocess_prints_url_and_logs_requests_with_keys_redacted(tmp_path):
     with ServerProcess("openai", log_path=log) as server:
         assert server.url.startswith("http://127.0.0.1:")
         # A buggy client that also puts the key in the body must not leak it into the log.
-        chat(openai.OpenAI(base_url=server.url + "/v1", api_key="fake-secret-key", max_retries=0,
-                           timeout=5), metadata={"oops": "fake-secret-key"})
-        logged, = server.requests()
+        chat(
+            openai.OpenAI(
+                base_url=server.url + "/v1", api_key="fake-secret-key", max_retries=0, timeout=5
+            ),
+            metadata={"oops": "fake-secret-key"},
+        )
+        (logged,) = server.requests()
 
     assert logged["path"] == "/v1/chat/completions"
     assert logged["headers"]["authorization"] == "<redacted>"
@@ -314,5 +349,5 @@ def test_subprocess_log_survives_sigkill_of_the_client(tmp_path):
             client.kill()  # SIGKILL while the request is still in flight
             client.wait()
 
-    logged, = read_log(log)
+    (logged,) = read_log(log)
     assert logged["path"] == "/v1/messages" and logged["body"]["max_tokens"] == 5

@@ -43,10 +43,16 @@ STYLES = [
     ("Examinons chaque option.\n\nRéponse : {L}", "L"),
     ("Let me weigh each option.\n\nAnswer：{L}", "L"),
     ("逐一分析。\n\n最终答案：{W}", "L"),
-    ("Answer: {L}\n\n(Note: option {O} would be correct if you only needed the legacy behaviour.)", "L"),
+    (
+        "Answer: {L}\n\n(Note: option {O} would be correct if you only needed the legacy behaviour.)",
+        "L",
+    ),
     ("**Answer: {L}**\n\nFor the opposite direction, {O} would be the best choice.", "L"),
     ("{L} is correct. {O} is correct only if you target legacy code.", "L"),
-    ("If you need the modern API, {L} would be the right call; for the opposite direction, {O} would be.", None),
+    (
+        "If you need the modern API, {L} would be the right call; for the opposite direction, {O} would be.",
+        None,
+    ),
 ]
 
 
@@ -59,7 +65,11 @@ class Polyglot:
             if q["question"] in prompt:
                 style, _ = STYLES[i % len(STYLES)]
                 other = "ABCD"[("ABCD".index(q["answer"]) + 1) % 4]
-                return Answer(style.format(L=q["answer"], O=other, W=wide(q["answer"])), input_tokens=120, output_tokens=30)
+                return Answer(
+                    style.format(L=q["answer"], O=other, W=wide(q["answer"])),
+                    input_tokens=120,
+                    output_tokens=30,
+                )
         return Answer("I do not know this question.")
 
 
@@ -73,10 +83,24 @@ def server():
         yield server
 
 
-def live(server, tmp: Path, *extra: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    done = run_harness("--provider=live", "--model=student-1", f"--base-url={server.url}/v1", "-m", "multiple_choice", *extra,
-                       run_dir=tmp / "runs", results_dir=tmp / "results", env=env, timeout=300)
-    assert result_files(tmp / "results", "multiple_choice"), done.stdout[-3000:] + done.stderr[-2000:]
+def live(
+    server, tmp: Path, *extra: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
+    done = run_harness(
+        "--provider=live",
+        "--model=student-1",
+        f"--base-url={server.url}/v1",
+        "-m",
+        "multiple_choice",
+        *extra,
+        run_dir=tmp / "runs",
+        results_dir=tmp / "results",
+        env=env,
+        timeout=300,
+    )
+    assert result_files(tmp / "results", "multiple_choice"), (
+        done.stdout[-3000:] + done.stderr[-2000:]
+    )
     return done
 
 
@@ -87,8 +111,13 @@ def test_replies_in_other_languages_and_with_caveats_are_read_end_to_end(server,
     rows = {row["id"]: row for row in result["results"]}
     for i, q in enumerate(MC):
         row, answer = rows[q["id"]], expected_answer(i, q)
-        assert (row["answer"], row["status"]) == (answer, "correct" if answer else "unparseable"), (q["id"], STYLES[i % len(STYLES)][0])
-    assert result["summary"]["unparseable"] == sum(expected_answer(i, q) is None for i, q in enumerate(MC))
+        assert (row["answer"], row["status"]) == (answer, "correct" if answer else "unparseable"), (
+            q["id"],
+            STYLES[i % len(STYLES)][0],
+        )
+    assert result["summary"]["unparseable"] == sum(
+        expected_answer(i, q) is None for i, q in enumerate(MC)
+    )
     assert result["graders"]["letters"] == "2"
 
 
@@ -97,8 +126,12 @@ def old_letters(tmp_path) -> Path:
     """A plugin that grades with the extractor of commit BEFORE, as version 1 did."""
     folder = tmp_path / "old"
     folder.mkdir()
-    source = subprocess.run(["git", "-C", str(ROOT), "show", f"{BEFORE}:evals/grading/multiple_choice.py"],
-                            capture_output=True, text=True, check=True).stdout
+    source = subprocess.run(
+        ["git", "-C", str(ROOT), "show", f"{BEFORE}:evals/grading/multiple_choice.py"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     (folder / "old_extractor.py").write_text(source)
     (folder / "old_letters.py").write_text(
         "import old_extractor\nfrom evals.tasks import multiple_choice\n\n"
@@ -114,7 +147,9 @@ def test_a_run_graded_by_the_old_reading_is_a_regrade_not_a_diff(server, tmp_pat
     old = json.loads(path.read_text())
     assert old["graders"]["letters"] == "1"
     rows = {row["id"]: row for row in old["results"]}
-    misread = sorted(q["id"] for i, q in enumerate(MC) if rows[q["id"]]["answer"] != expected_answer(i, q))
+    misread = sorted(
+        q["id"] for i, q in enumerate(MC) if rows[q["id"]]["answer"] != expected_answer(i, q)
+    )
     assert misread  # the old reading got these wrong: 'no letter', or the caveat's letter
 
     status, detail = compare(path, run_root=tmp_path / "runs")

@@ -38,13 +38,7 @@ TOKEN = "fake-hub-token-never-printed"
 # --- OpenRouter: the model list --------------------------------------------------------------
 
 
-
-
-
-
 # --- the Hub: repos, files, answers ----------------------------------------------------------
-
-
 
 
 GATED = {"gated-org/Locked-70B"}
@@ -66,8 +60,16 @@ def servers() -> Iterator[Servers]:
         hub.add("model", repo, files, gated=repo in GATED, private=repo in PRIVATE)
     hub.renamed.update({("model", old): new for old, new in RENAMED.items()})
     fault: list[Reply | None] = [None]
-    openrouter = LoopbackServer(lambda seen: fault[0] or (Reply(200, {"data": MODELS}) if seen.path == "/api/v1/models"
-                                                          else Reply(404, {"error": {"message": "Not Found", "code": 404}})))
+    openrouter = LoopbackServer(
+        lambda seen: (
+            fault[0]
+            or (
+                Reply(200, {"data": MODELS})
+                if seen.path == "/api/v1/models"
+                else Reply(404, {"error": {"message": "Not Found", "code": 404}})
+            )
+        )
+    )
     with openrouter, hub:
         yield Servers(openrouter, hub, fault)
 
@@ -105,16 +107,33 @@ def test_found_by_id_with_everything_models_json_needs(env):
     assert not env.hub.cdn.requests
 
 
-
-
-@pytest.mark.parametrize("config, provider, url, price", [
-    ({"provider": "openai", "model": "gpt-5.5", "baseUrl": None}, "OpenAI", "https://openrouter.ai/openai/gpt-5.5",
-     {"input": 1.25, "output": 10}),
-    ({"provider": "anthropic", "model": "claude-sonnet-4-5", "baseUrl": None}, "Anthropic",
-     "https://openrouter.ai/anthropic/claude-sonnet-4.5", {"input": 3, "output": 15}),
-    ({"provider": "live", "model": "moonshotai/kimi-k2-0905", "baseUrl": "https://openrouter.ai/api/v1/"},
-     "Moonshot AI", "https://openrouter.ai/moonshotai/kimi-k2-0905", {"input": 0.333333, "output": 2.5}),
-])
+@pytest.mark.parametrize(
+    "config, provider, url, price",
+    [
+        (
+            {"provider": "openai", "model": "gpt-5.5", "baseUrl": None},
+            "OpenAI",
+            "https://openrouter.ai/openai/gpt-5.5",
+            {"input": 1.25, "output": 10},
+        ),
+        (
+            {"provider": "anthropic", "model": "claude-sonnet-4-5", "baseUrl": None},
+            "Anthropic",
+            "https://openrouter.ai/anthropic/claude-sonnet-4.5",
+            {"input": 3, "output": 15},
+        ),
+        (
+            {
+                "provider": "live",
+                "model": "moonshotai/kimi-k2-0905",
+                "baseUrl": "https://openrouter.ai/api/v1/",
+            },
+            "Moonshot AI",
+            "https://openrouter.ai/moonshotai/kimi-k2-0905",
+            {"input": 0.333333, "output": 2.5},
+        ),
+    ],
+)
 def test_lookup_by_vendor_model_and_openrouter_id(env, config, provider, url, price):
     found = lookup(config)
     assert (found["provider"], found["url"], found["price"]) == (provider, url, price)
@@ -124,7 +143,9 @@ def test_lookup_by_vendor_model_and_openrouter_id(env, config, provider, url, pr
 
 def test_vendor_names_from_the_mapping_else_the_name_prefix(env):
     assert lookup_openrouter("x-ai/grok-4", sizes=False)["provider"] == "xAI"
-    assert lookup_openrouter("z-ai/glm-4.6", sizes=False)["provider"] == "Z.ai"  # not the name's "Z.AI"
+    assert (
+        lookup_openrouter("z-ai/glm-4.6", sizes=False)["provider"] == "Z.ai"
+    )  # not the name's "Z.AI"
     assert lookup_openrouter("thedrummer/rocinante-12b")["provider"] == "TheDrummer"
 
 
@@ -132,11 +153,12 @@ def test_not_found_is_empty_not_an_error(env):
     assert lookup_openrouter("openai/gpt-9-ultra") == {}
     assert lookup({"provider": "openai", "model": "gpt-9-ultra", "baseUrl": None}) == {}
     # Runs OpenRouter does not serve ask nothing at all.
-    assert lookup({"provider": "live", "model": "my-finetune", "baseUrl": "http://127.0.0.1:8000/v1"}) == {}
+    assert (
+        lookup({"provider": "live", "model": "my-finetune", "baseUrl": "http://127.0.0.1:8000/v1"})
+        == {}
+    )
     assert lookup({"provider": "reference", "model": "reference", "baseUrl": None}) == {}
     assert [s.path for s in env.openrouter.requests] == ["/api/v1/models", "/api/v1/models"]
-
-
 
 
 def test_variable_price_is_left_out(env):
@@ -159,7 +181,9 @@ def test_release_date_is_the_utc_day_of_created(env, monkeypatch):
 
 def test_openrouter_http_failures_are_one_line_metadata_errors(env, monkeypatch):
     env.openrouter_reply[0] = Reply(502, "<html>\n<h1>502 Bad Gateway</h1>\n</html>")
-    with pytest.raises(MetadataError, match=r"HTTP 502; check the network, or set OPENROUTER_API_BASE") as error:
+    with pytest.raises(
+        MetadataError, match=r"HTTP 502; check the network, or set OPENROUTER_API_BASE"
+    ) as error:
         lookup_openrouter("openai/gpt-5.5")
     one_line(error)
     env.openrouter_reply[0] = Reply(200, "<!doctype html>\n<title>OpenRouter</title>")
@@ -175,12 +199,18 @@ def test_openrouter_http_failures_are_one_line_metadata_errors(env, monkeypatch)
 def test_openrouter_server_down_is_a_metadata_error(env, monkeypatch):
     down = closed_port_url()
     monkeypatch.setenv("OPENROUTER_API_BASE", f"{down}/api/v1")
-    with pytest.raises(MetadataError, match=rf"could not fetch the OpenRouter model list from {down} \(ConnectError") as error:
+    with pytest.raises(
+        MetadataError,
+        match=rf"could not fetch the OpenRouter model list from {down} \(ConnectError",
+    ) as error:
         lookup({"provider": "openai", "model": "gpt-5.5", "baseUrl": None})
     one_line(error)
     assert isinstance(error.value, EvalError)
     # An explicit base_url wins over the environment.
-    assert lookup_openrouter("openai/gpt-5.5", base_url=f"{env.openrouter.url}/api/v1")["provider"] == "OpenAI"
+    assert (
+        lookup_openrouter("openai/gpt-5.5", base_url=f"{env.openrouter.url}/api/v1")["provider"]
+        == "OpenAI"
+    )
 
 
 # --- Hugging Face: weights sizes -------------------------------------------------------------
@@ -203,8 +233,10 @@ def test_plain_file_at_a_commit(env):
 def test_renamed_repo_redirect_is_followed(env):
     link = "https://hf.co/old-org/Tiny-Chat-8B/resolve/main/model-00002-of-00004.safetensors"
     assert weights_size(link) == SHARDS[1]
-    assert [path for path, _ in info_requests(env)] == ["/api/models/old-org/Tiny-Chat-8B/revision/main",
-                                                        "/api/models/tiny-org/Tiny-Chat-8B/revision/main"]
+    assert [path for path, _ in info_requests(env)] == [
+        "/api/models/old-org/Tiny-Chat-8B/revision/main",
+        "/api/models/tiny-org/Tiny-Chat-8B/revision/main",
+    ]
 
 
 @pytest.mark.parametrize("part", ["00001", "00003"])
@@ -216,7 +248,9 @@ def test_split_gguf_sums_all_three_parts(env, part):
 
 def test_split_gguf_with_a_missing_part_is_an_error(env):
     link = "https://huggingface.co/tiny-org/Tiny-Chat-8B-GGUF/resolve/main/BF16/Tiny-Chat-8B-BF16-00001-of-00003.gguf"
-    with pytest.raises(MetadataError, match=r"split GGUF part\(s\) 00003 of 00003 not found in BF16") as error:
+    with pytest.raises(
+        MetadataError, match=r"split GGUF part\(s\) 00003 of 00003 not found in BF16"
+    ) as error:
         weights_size(link)
     assert link in one_line(error)
 
@@ -230,13 +264,18 @@ def test_folder_sums_weight_files_only(env):
 
 
 def test_folder_of_split_gguf(env):
-    assert weights_size("https://huggingface.co/tiny-org/Tiny-Chat-8B-GGUF/tree/main/Q8_0") == sum(Q8_PARTS)
+    assert weights_size("https://huggingface.co/tiny-org/Tiny-Chat-8B-GGUF/tree/main/Q8_0") == sum(
+        Q8_PARTS
+    )
 
 
 def test_whole_repo_sums_its_safetensors(env):
     # Not original/consolidated.00.pth (the same weights again), not the tokenizer.
     assert weights_size("https://huggingface.co/tiny-org/Tiny-Chat-8B") == TINY_CHAT_SIZE
-    assert weights_size(f"https://huggingface.co/tiny-org/Tiny-Chat-8B/tree/{COMMIT}") == TINY_CHAT_SIZE
+    assert (
+        weights_size(f"https://huggingface.co/tiny-org/Tiny-Chat-8B/tree/{COMMIT}")
+        == TINY_CHAT_SIZE
+    )
     assert info_requests(env) == [
         ("/api/models/tiny-org/Tiny-Chat-8B/revision/main", "true"),
         (f"/api/models/tiny-org/Tiny-Chat-8B/revision/{COMMIT}", "true"),
@@ -247,15 +286,21 @@ def test_whole_gguf_repo(env):
     # One model (the vision projector aside): its file.
     assert weights_size("https://huggingface.co/solo-org/Solo-3B-GGUF") == 2_019_377_696
     # Several quantizations: which one ran is not for the lookup to guess.
-    with pytest.raises(MetadataError, match=r"holds 2 GGUF models \(Tiny-Chat-8B-Q4_K_M.gguf, Tiny-Chat-8B-Q6_K.gguf\); "
-                                            r"expected a link to the file") as error:
+    with pytest.raises(
+        MetadataError,
+        match=r"holds 2 GGUF models \(Tiny-Chat-8B-Q4_K_M.gguf, Tiny-Chat-8B-Q6_K.gguf\); "
+        r"expected a link to the file",
+    ) as error:
         weights_size("https://huggingface.co/tiny-org/Tiny-Chat-8B-GGUF")
     one_line(error)
 
 
 def test_a_gated_repo_is_sized_without_a_token(env):
     # The Hub lists a gated repo's files to anyone; only downloading them needs access.
-    assert weights_size("https://huggingface.co/gated-org/Locked-70B/blob/main/model.safetensors") == 141_107_412_480
+    assert (
+        weights_size("https://huggingface.co/gated-org/Locked-70B/blob/main/model.safetensors")
+        == 141_107_412_480
+    )
     assert "authorization" not in env.hub.requests[-1].headers
 
 
@@ -263,14 +308,19 @@ def test_hf_token_is_sent_and_never_printed(env, monkeypatch):
     link = "https://huggingface.co/private-org/Own-7B"
     with pytest.raises(MetadataError) as anonymous:
         weights_size(link)
-    assert one_line(anonymous) == (f"{link}: no model repo private-org/Own-7B on the Hub at {env.hub.url} (HTTP 401 RepoNotFound); "
-                                   "check the name; if the repo is private, set HF_TOKEN or run `hf auth login`")
+    assert one_line(anonymous) == (
+        f"{link}: no model repo private-org/Own-7B on the Hub at {env.hub.url} (HTTP 401 RepoNotFound); "
+        "check the name; if the repo is private, set HF_TOKEN or run `hf auth login`"
+    )
     monkeypatch.setenv("HF_TOKEN", TOKEN)
     assert weights_size(link) == 15_231_233_024
     assert env.hub.requests[-1].headers["authorization"] == f"Bearer {TOKEN}"
     monkeypatch.setenv("HF_TOKEN", TOKEN + "-revoked")
-    with pytest.raises(MetadataError, match=r"\(HTTP 404 RepoNotFound\); check the name, or that the token in use "
-                                            r"\(HF_TOKEN or `hf auth login`\) can see it") as refused:
+    with pytest.raises(
+        MetadataError,
+        match=r"\(HTTP 404 RepoNotFound\); check the name, or that the token in use "
+        r"\(HF_TOKEN or `hf auth login`\) can see it",
+    ) as refused:
         weights_size(link)
     with pytest.raises(MetadataError) as missing:
         weights_size("https://huggingface.co/gated-org/Locked-70B/blob/main/missing.safetensors")
@@ -283,28 +333,44 @@ def test_404_link_is_a_one_line_error_naming_link_and_expectation(env):
     link = "https://huggingface.co/tiny-org/Tiny-Chat-8B/blob/main/model-00009-of-00009.safetensors"
     with pytest.raises(MetadataError) as error:
         weights_size(link)
-    assert one_line(error) == (f"{link}: tiny-org/Tiny-Chat-8B: model-00009-of-00009.safetensors not found; "
-                               "expected a file in a model repo")
-    with pytest.raises(MetadataError, match=r"no model repo nobody/nothing on the Hub at .* \(HTTP 401 RepoNotFound\)"):
+    assert one_line(error) == (
+        f"{link}: tiny-org/Tiny-Chat-8B: model-00009-of-00009.safetensors not found; "
+        "expected a file in a model repo"
+    )
+    with pytest.raises(
+        MetadataError,
+        match=r"no model repo nobody/nothing on the Hub at .* \(HTTP 401 RepoNotFound\)",
+    ):
         weights_size("https://huggingface.co/nobody/nothing")
-    with pytest.raises(MetadataError, match=r"model repo tiny-org/Tiny-Chat-8B has no revision 'v9' \(HTTP 404 RevisionNotFound\)"):
+    with pytest.raises(
+        MetadataError,
+        match=r"model repo tiny-org/Tiny-Chat-8B has no revision 'v9' \(HTTP 404 RevisionNotFound\)",
+    ):
         weights_size("https://huggingface.co/tiny-org/Tiny-Chat-8B/tree/v9/checkpoints")
-    with pytest.raises(MetadataError, match=r"tiny-org/Tiny-Chat-8B: nope not found; expected a folder"):
+    with pytest.raises(
+        MetadataError, match=r"tiny-org/Tiny-Chat-8B: nope not found; expected a folder"
+    ):
         weights_size("https://huggingface.co/tiny-org/Tiny-Chat-8B/tree/main/nope")
-    with pytest.raises(MetadataError, match=r"no weight files \(\.safetensors, .*\) in folder assets; expected a folder"):
+    with pytest.raises(
+        MetadataError,
+        match=r"no weight files \(\.safetensors, .*\) in folder assets; expected a folder",
+    ):
         weights_size("https://huggingface.co/tiny-org/Tiny-Chat-8B/tree/main/assets")
 
 
-@pytest.mark.parametrize("link", [
-    "https://github.com/tiny-org/Tiny-Chat-8B",
-    "https://huggingface.co/tiny-org",
-    "https://huggingface.co/datasets/tiny-org/robloxqa",
-    "https://huggingface.co/spaces/tiny-org/demo",
-    "https://huggingface.co/tiny-org/Tiny-Chat-8B/blob/main",
-    "https://huggingface.co/tiny-org/Tiny-Chat-8B/commits/main",
-    "ftp://huggingface.co/tiny-org/Tiny-Chat-8B",
-    "",
-])
+@pytest.mark.parametrize(
+    "link",
+    [
+        "https://github.com/tiny-org/Tiny-Chat-8B",
+        "https://huggingface.co/tiny-org",
+        "https://huggingface.co/datasets/tiny-org/robloxqa",
+        "https://huggingface.co/spaces/tiny-org/demo",
+        "https://huggingface.co/tiny-org/Tiny-Chat-8B/blob/main",
+        "https://huggingface.co/tiny-org/Tiny-Chat-8B/commits/main",
+        "ftp://huggingface.co/tiny-org/Tiny-Chat-8B",
+        "",
+    ],
+)
 def test_bad_links_name_the_link_and_the_expected_shapes(env, link):
     with pytest.raises(MetadataError, match="expected https://huggingface.co/ORG/REPO") as error:
         weights_size(link)
@@ -312,26 +378,36 @@ def test_bad_links_name_the_link_and_the_expected_shapes(env, link):
     assert not env.hub.requests
 
 
-
-
 def test_hub_down_is_a_metadata_error(env, monkeypatch):
     monkeypatch.setenv("HF_ENDPOINT", closed_port_url())
-    with pytest.raises(MetadataError, match=r"could not reach the Hub at http://127\.0\.0\.1:\d+ \(ConnectError.*\); "
-                                            r"check the network, or set HF_ENDPOINT$") as error:
+    with pytest.raises(
+        MetadataError,
+        match=r"could not reach the Hub at http://127\.0\.0\.1:\d+ \(ConnectError.*\); "
+        r"check the network, or set HF_ENDPOINT$",
+    ) as error:
         weights_size("https://huggingface.co/tiny-org/Tiny-Chat-8B")
     one_line(error)
     # Inside an OpenRouter lookup the size is a bonus: left out, the rest still found.
-    assert lookup_openrouter("qwen/qwen3-235b-a22b-2507")["price"] == {"input": 0.078, "output": 0.312}
+    assert lookup_openrouter("qwen/qwen3-235b-a22b-2507")["price"] == {
+        "input": 0.078,
+        "output": 0.312,
+    }
     assert "size" not in lookup_openrouter("qwen/qwen3-235b-a22b-2507")
 
 
 def test_lookup_sizes_the_weights_link_it_is_given(env):
-    config = {"provider": "live", "model": "qwen/qwen3-235b-a22b-2507", "baseUrl": "https://openrouter.ai/api/v1"}
+    config = {
+        "provider": "live",
+        "model": "qwen/qwen3-235b-a22b-2507",
+        "baseUrl": "https://openrouter.ai/api/v1",
+    }
     link = "https://huggingface.co/tiny-org/Tiny-Chat-8B-GGUF/blob/main/Q8_0/Tiny-Chat-8B-Q8_0-00001-of-00003.gguf"
     found = lookup(config, link)
     assert found["size"] == sum(Q8_PARTS) and found["provider"] == "Qwen"
-    assert not any(s.path.startswith("/api/models/tiny-org/Tiny-Chat-8B") and "GGUF" not in s.path
-                   for s in env.hub.requests)  # the given link replaces the hugging_face_id lookup
+    assert not any(
+        s.path.startswith("/api/models/tiny-org/Tiny-Chat-8B") and "GGUF" not in s.path
+        for s in env.hub.requests
+    )  # the given link replaces the hugging_face_id lookup
     # A local server with its weights link: the size, nothing from OpenRouter.
     local = {"provider": "live", "model": "tiny-chat", "baseUrl": "http://127.0.0.1:8000/v1"}
     assert lookup(local, "https://huggingface.co/tiny-org/Tiny-Chat-8B") == {"size": TINY_CHAT_SIZE}
@@ -345,8 +421,14 @@ def test_lookup_sizes_the_weights_link_it_is_given(env):
 def test_a_given_client_is_used_and_left_open(env):
     with httpx.Client() as client:
         assert lookup_openrouter("openai/gpt-5.5", client=client)["provider"] == "OpenAI"
-        assert lookup({"provider": "openai", "model": "gpt-5.5"}, "https://huggingface.co/tiny-org/Tiny-Chat-8B",
-                      client=client)["size"] == TINY_CHAT_SIZE
+        assert (
+            lookup(
+                {"provider": "openai", "model": "gpt-5.5"},
+                "https://huggingface.co/tiny-org/Tiny-Chat-8B",
+                client=client,
+            )["size"]
+            == TINY_CHAT_SIZE
+        )
         assert not client.is_closed
 
 
@@ -355,6 +437,8 @@ def test_offline_the_hub_is_not_asked(env, monkeypatch, tmp_path):
     link = "https://huggingface.co/tiny-org/Tiny-Chat-8B"
     with pytest.raises(MetadataError) as error:
         weights_size(link)
-    assert one_line(error) == (f"{link}: HF_HUB_OFFLINE is set, so the Hub is not asked for tiny-org/Tiny-Chat-8B@main; "
-                               "unset HF_HUB_OFFLINE")
+    assert one_line(error) == (
+        f"{link}: HF_HUB_OFFLINE is set, so the Hub is not asked for tiny-org/Tiny-Chat-8B@main; "
+        "unset HF_HUB_OFFLINE"
+    )
     assert not env.hub.requests

@@ -60,14 +60,18 @@ def copy(board, tmp_path) -> Path:
 
 
 def _warning(data: Path) -> str:
-    return (f"warning: {data / 'models.json'}: resultFiles.echo ({NAME!r} {GONE}) is left out: no installed package registers "
-            "an eval with that key; it is kept, and installing the package that puts it on the board brings it back")
+    return (
+        f"warning: {data / 'models.json'}: resultFiles.echo ({NAME!r} {GONE}) is left out: no installed package registers "
+        "an eval with that key; it is kept, and installing the package that puts it on the board brings it back"
+    )
 
 
 def _said_once(done: subprocess.CompletedProcess, data: Path) -> None:
     """The warning is one line of the command's output, said once, and the only one that names echo."""
     lines = (done.stdout + done.stderr).splitlines()
-    assert [line for line in lines if "echo" in line] == [_warning(data)], done.stdout[-3000:] + done.stderr[-2000:]
+    assert [line for line in lines if "echo" in line] == [_warning(data)], (
+        done.stdout[-3000:] + done.stderr[-2000:]
+    )
 
 
 def _files(data: Path) -> dict[str, str]:
@@ -80,22 +84,46 @@ def _ok_lines(data: Path) -> list[str]:
 
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one process", "xdist"])
 def test_a_built_in_run_passes_and_says_once_what_is_left_out(copy, workers):
-    done = run_harness("--provider=reference", "-m", "multiple_choice", *workers, run_dir=copy / "runs", results_dir=copy / "results")
+    done = run_harness(
+        "--provider=reference",
+        "-m",
+        "multiple_choice",
+        *workers,
+        run_dir=copy / "runs",
+        results_dir=copy / "results",
+    )
 
-    assert done.returncode == 0 and " passed" in done.stdout, done.stdout[-3000:] + done.stderr[-2000:]
+    assert done.returncode == 0 and " passed" in done.stdout, (
+        done.stdout[-3000:] + done.stderr[-2000:]
+    )
     _said_once(done, copy)
 
 
 def test_verify_reproduces_the_other_results(copy):
     before = (copy / "models.json").read_text()
     verified = evaluate(copy, "--verify")
-    plugin = run_cli([sys.executable, "-m", "pytest", "-p", "tests.support.no_network", "--verify-published",
-                      f"--results-dir={copy / 'results'}", f"--run-dir={copy / 'runs'}"])
+    plugin = run_cli(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "tests.support.no_network",
+            "--verify-published",
+            f"--results-dir={copy / 'results'}",
+            f"--run-dir={copy / 'runs'}",
+        ]
+    )
 
     assert verified.returncode == 0, verified.stdout + verified.stderr
-    assert [line for line in verified.stdout.splitlines() if line.strip()] == [*_ok_lines(copy), "all 3 runs reproduce"]
+    assert [line for line in verified.stdout.splitlines() if line.strip()] == [
+        *_ok_lines(copy),
+        "all 3 runs reproduce",
+    ]
     _said_once(verified, copy)
-    assert plugin.returncode == 0 and "3 passed" in plugin.stdout, plugin.stdout[-3000:] + plugin.stderr[-2000:]
+    assert plugin.returncode == 0 and "3 passed" in plugin.stdout, (
+        plugin.stdout[-3000:] + plugin.stderr[-2000:]
+    )
     _said_once(plugin, copy)
     assert (copy / "models.json").read_text() == before
 
@@ -105,7 +133,9 @@ def test_regrade_ranks_the_board_by_the_other_results(copy):
 
     assert done.returncode == 0, done.stdout + done.stderr
     boards = [line for line in done.stdout.splitlines() if line.startswith("board ")]
-    assert len(boards) == 2 and all(re.search(rf": +1\. {NAME} [0-9.]+%$", line) for line in boards), done.stdout
+    assert len(boards) == 2 and all(
+        re.search(rf": +1\. {NAME} [0-9.]+%$", line) for line in boards
+    ), done.stdout
     assert "nothing to regrade: every run scores as published" in done.stdout
     _said_once(done, copy)
 
@@ -115,22 +145,44 @@ def test_build_writes_and_checks_the_board_without_that_column(copy):
     before = (copy / "models.json").read_text()
 
     def build(mode: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "evals.site", mode, f"--models={copy / 'models.json'}", f"--results={copy / 'results'}",
-                               f"--site={site}"], cwd=ROOT, env=harness_env(), capture_output=True, text=True, timeout=120)
+        return subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "evals.site",
+                mode,
+                f"--models={copy / 'models.json'}",
+                f"--results={copy / 'results'}",
+                f"--site={site}",
+            ],
+            cwd=ROOT,
+            env=harness_env(),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
 
     wrote, checked = build("--write"), build("--check")
 
-    assert wrote.returncode == 0 and "(1 published model)" in wrote.stdout, wrote.stdout + wrote.stderr
+    assert wrote.returncode == 0 and "(1 published model)" in wrote.stdout, (
+        wrote.stdout + wrote.stderr
+    )
     _said_once(wrote, copy)
-    assert checked.returncode == 0 and checked.stdout == f"{site} is up to date (1 published model)\n", checked.stdout + checked.stderr
+    assert (
+        checked.returncode == 0 and checked.stdout == f"{site} is up to date (1 published model)\n"
+    ), checked.stdout + checked.stderr
     _said_once(checked, copy)
-    board = json.loads((site / "data.js").read_text().split("window.LEADERBOARD = ", 1)[1].rstrip().rstrip(";"))
+    board = json.loads(
+        (site / "data.js").read_text().split("window.LEADERBOARD = ", 1)[1].rstrip().rstrip(";")
+    )
     assert [e["key"] for e in board["evals"]] == list(KEYS)
     assert [m["name"] for m in board["models"]] == [NAME]
     assert (copy / "models.json").read_text() == before  # the echo key kept, the file as it was
 
 
-def test_publishing_a_new_model_refuses_in_one_line_and_the_same_files_again_keep_the_key(copy, published):
+def test_publishing_a_new_model_refuses_in_one_line_and_the_same_files_again_keep_the_key(
+    copy, published
+):
     """A new entry without echo's result would be invalid once its package is back: refused.
     The published model's own files again are published, echo's result kept. The runs are
     NAME's, published: reproduced offline, nothing asked (the server the flags name is gone)."""
@@ -139,11 +191,17 @@ def test_publishing_a_new_model_refuses_in_one_line_and_the_same_files_again_kee
     again = evaluate(copy, NAME, *flags, *META)
 
     assert new.returncode == 1, new.stdout[-3000:] + new.stderr[-2000:]
-    refusals = [line.strip() for line in new.stdout.splitlines() if line.strip().startswith("not published")]
-    assert refusals == [f"not published: models.json names results of an eval no installed package puts on the board "
-                        f"(resultFiles.echo of {NAME!r}), and every entry needs every eval's; install the package that registers it "
-                        f"and run it for 'Student 2' too"]
-    assert [line for line in (new.stdout + new.stderr).splitlines() if line.startswith("warning:")] == [_warning(copy)]
+    refusals = [
+        line.strip() for line in new.stdout.splitlines() if line.strip().startswith("not published")
+    ]
+    assert refusals == [
+        f"not published: models.json names results of an eval no installed package puts on the board "
+        f"(resultFiles.echo of {NAME!r}), and every entry needs every eval's; install the package that registers it "
+        f"and run it for 'Student 2' too"
+    ]
+    assert [
+        line for line in (new.stdout + new.stderr).splitlines() if line.startswith("warning:")
+    ] == [_warning(copy)]
     assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-2000:]
     assert f"still published {NAME!r}" in again.stdout
     _said_once(again, copy)
@@ -151,7 +209,7 @@ def test_publishing_a_new_model_refuses_in_one_line_and_the_same_files_again_kee
     assert _files(copy)["echo"] == GONE
 
 
-ON_BOARD_ECHO = '''
+ON_BOARD_ECHO = """
 from evals.extensions import register_task
 from evals.tasks import Task
 
@@ -168,7 +226,7 @@ class Echo(Task):
 
     def score(self, sample, completion, scoring):
         return {}
-'''
+"""
 
 
 def test_installing_the_package_that_puts_it_on_the_board_brings_it_back(board, tmp_path):
@@ -184,11 +242,24 @@ def test_installing_the_package_that_puts_it_on_the_board_brings_it_back(board, 
     probe = f"""
 from pathlib import Path
 from evals import models_file
-(entry,) = models_file.load_models(Path({str(board / 'models.json')!r}), results=Path({str(board / 'results')!r}))
+(entry,) = models_file.load_models(Path({str(board / "models.json")!r}), results=Path({str(board / "results")!r}))
 print(list(models_file.RESULT_KEYS), models_file.others(entry), models_file.result_path(entry, "echo", Path("r")))
 """
-    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
     assert (done.returncode, done.stderr) == (0, ""), done.stderr
-    assert done.stdout.split() == ["['freeform',", "'multipleChoice',", "'leetcode',", "'echo']", "{}", f"r/echo/{GONE}"]
-
+    assert done.stdout.split() == [
+        "['freeform',",
+        "'multipleChoice',",
+        "'leetcode',",
+        "'echo']",
+        "{}",
+        f"r/echo/{GONE}",
+    ]

@@ -26,20 +26,24 @@ MB = 1024 * 1024
 SIZES = {"answer-leads": 8 * MB, "which-is-paren": 8 * MB}
 
 
-
-
-
-
 @pytest.mark.parametrize("reply", REPLIES, ids=[r.name for r in REPLIES])
 def test_parsers_finish_adversarial_replies(guard, reply):
     parsed = guard.parse(reply.name, SIZES.get(reply.name, MB))
-    assert parsed == {"letter": reply.letter, "verdict": reply.verdict, "code": reply.code, "reasoning": reply.reasoning}
-
-
+    assert parsed == {
+        "letter": reply.letter,
+        "verdict": reply.verdict,
+        "code": reply.code,
+        "reasoning": reply.reasoning,
+    }
 
 
 def test_the_guard_stops_a_parse_that_hangs(guard):
     """A child that does not answer fails the test in time, and the next request gets a new one."""
     with pytest.raises(pytest.fail.Exception, match="did not finish within 0.5 s of CPU"):
         guard.parse("spin", 60, limit=0.5)
-    assert guard.parse("answer-leads", 4096) == {"letter": "B", "verdict": None, "code": False, "reasoning": False}
+    assert guard.parse("answer-leads", 4096) == {
+        "letter": "B",
+        "verdict": None,
+        "code": False,
+        "reasoning": False,
+    }

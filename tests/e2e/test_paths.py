@@ -30,25 +30,50 @@ pytest_plugins = ["pytester"]
 # Ids a dataset file may hold. Before, `../../../../x` wrote outside the run folder, and `a/b`,
 # `a_b` and `a b` (or two long ids sharing their first 120 characters) shared one cache record.
 IDS = [
-    "../../../../x", "..", ".", "a  b", "a/b", "a_b", "a b", "a\\b", "x\x00y", "Q1", "q1", "con", "-rf", ".hidden",
-    "é", "日本語", "\ud800", "x" * 10_000, "x" * 9_999 + "y", "mc-001",
+    "../../../../x",
+    "..",
+    ".",
+    "a  b",
+    "a/b",
+    "a_b",
+    "a b",
+    "a\\b",
+    "x\x00y",
+    "Q1",
+    "q1",
+    "con",
+    "-rf",
+    ".hidden",
+    "é",
+    "日本語",
+    "\ud800",
+    "x" * 10_000,
+    "x" * 9_999 + "y",
+    "mc-001",
 ]
-
-
-
-
 
 
 def outside(tmp_path: Path, *kept: Path) -> list[Path]:
     """Files written anywhere under tmp_path but in the run folder, the results folder and `kept`."""
     mine = (tmp_path / "runs", tmp_path / "results")
-    return [p for p in tmp_path.rglob("*") if p.is_file() and p not in kept and not any(f in p.parents for f in mine)]
+    return [
+        p
+        for p in tmp_path.rglob("*")
+        if p.is_file() and p not in kept and not any(f in p.parents for f in mine)
+    ]
 
 
 def test_every_id_has_its_own_cache_record_and_a_rerun_asks_nothing(tmp_path):
     dataset = mc_file(tmp_path / "odd-ids.jsonl", IDS)
     with OpenAIServer(lambda request: Answer("Answer: A")) as server:
-        args = ["--provider=openai", "--model=m", f"--base-url={server.url}/v1", "-m", "multiple_choice", f"--dataset=mc={dataset}"]
+        args = [
+            "--provider=openai",
+            "--model=m",
+            f"--base-url={server.url}/v1",
+            "-m",
+            "multiple_choice",
+            f"--dataset=mc={dataset}",
+        ]
         first = run_harness(*args, run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
         asked = len(server.requests)
         second = run_harness(*args, run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
@@ -60,17 +85,33 @@ def test_every_id_has_its_own_cache_record_and_a_rerun_asks_nothing(tmp_path):
     assert len({p.parent.name.lower() for p in records}) == len(IDS)
     written = sorted(escape_surrogates(i) for i in IDS)  # a lone surrogate is kept as its escape
     assert sorted(json.loads(p.read_text(encoding="utf-8"))["item"] for p in records) == written
-    assert sorted(r["id"] for r in read_result(tmp_path / "results", "multiple_choice")["results"]) == written
+    assert (
+        sorted(r["id"] for r in read_result(tmp_path / "results", "multiple_choice")["results"])
+        == written
+    )
     assert not outside(tmp_path, dataset)
 
 
 def test_leetcode_ids_keep_their_work_budget_files_inside_the_run_folder(tmp_path):
-    problems = [json.loads(line) for line in (ROOT / "data" / "leetcode" / "problems.jsonl").read_text().splitlines()[:4]]
+    problems = [
+        json.loads(line)
+        for line in (ROOT / "data" / "leetcode" / "problems.jsonl").read_text().splitlines()[:4]
+    ]
     dataset = tmp_path / "odd-problems.jsonl"
     ids = ["../../../../x", "a/b", "a_b", "A_B"]
-    dataset.write_text("".join(json.dumps({**p, "task_id": i}) + "\n" for p, i in zip(problems, ids)), encoding="utf-8")
+    dataset.write_text(
+        "".join(json.dumps({**p, "task_id": i}) + "\n" for p, i in zip(problems, ids)),
+        encoding="utf-8",
+    )
 
-    done = run_harness("--provider=reference", "-m", "leetcode", f"--dataset=lc={dataset}", run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+    done = run_harness(
+        "--provider=reference",
+        "-m",
+        "leetcode",
+        f"--dataset=lc={dataset}",
+        run_dir=tmp_path / "runs",
+        results_dir=tmp_path / "results",
+    )
 
     assert done.returncode == 0, done.stdout[-3000:]
     assert not outside(tmp_path, dataset)
@@ -78,8 +119,6 @@ def test_leetcode_ids_keep_their_work_budget_files_inside_the_run_folder(tmp_pat
     assert len({p.name.lower() for p in budgets}) == len(ids)
     rows = {r["id"]: r for r in read_result(tmp_path / "results", "leetcode")["results"]}
     assert set(rows) == set(ids) and all(r["correct"] for r in rows.values())
-
-
 
 
 # -- option values that pytest could take for test paths ----------------------------------------
@@ -95,7 +134,13 @@ def from_root(pytester, monkeypatch, tmp_path):
     monkeypatch.chdir(ROOT)
 
     def run(*args: str) -> pytest.RunResult:
-        return pytester.runpytest_inprocess(*args, "--co", "-q", f"--run-dir={tmp_path / 'runs'}", f"--results-dir={tmp_path / 'results'}")
+        return pytester.runpytest_inprocess(
+            *args,
+            "--co",
+            "-q",
+            f"--run-dir={tmp_path / 'runs'}",
+            f"--results-dir={tmp_path / 'results'}",
+        )
 
     return run
 
@@ -121,7 +166,14 @@ def test_a_model_that_is_a_folder_written_apart_stops_with_one_line_every_time(f
 @pytest.mark.parametrize(
     "args",
     [
-        ["--model", "qwen/qwen3-8b", "--base-url", "http://127.0.0.1:8000/v1", "--provider", "live"],
+        [
+            "--model",
+            "qwen/qwen3-8b",
+            "--base-url",
+            "http://127.0.0.1:8000/v1",
+            "--provider",
+            "live",
+        ],
         [*LIVE, "--model", "m", "--system-prompt-prefix", "/no_think"],
         [*LIVE, "--model", "tests"],  # a folder of this project: the root directory stays
         ["--provider", "reference", "--dataset", "data/robloxqa/multiple_choice.jsonl"],
@@ -134,13 +186,25 @@ def test_values_written_apart_that_do_not_move_pytest_work_as_with_equals(from_r
 
 
 @pytest.mark.parametrize("flag", ["--run-dir", "--results-dir"])
-def test_a_folder_the_run_writes_written_apart_stops_before_and_after_it_exists(pytester, monkeypatch, tmp_path, flag):
+def test_a_folder_the_run_writes_written_apart_stops_before_and_after_it_exists(
+    pytester, monkeypatch, tmp_path, flag
+):
     """Otherwise the command works once and fails the next time, once the folder exists."""
     folder = tmp_path / "out"
     other = "--results-dir" if flag == "--run-dir" else "--run-dir"
     monkeypatch.chdir(ROOT)
     for _ in range(2):
-        line = usage_error(pytester.runpytest_inprocess("--provider", "reference", "--co", "-q", flag, str(folder), f"{other}={tmp_path / 'other'}"))
+        line = usage_error(
+            pytester.runpytest_inprocess(
+                "--provider",
+                "reference",
+                "--co",
+                "-q",
+                flag,
+                str(folder),
+                f"{other}={tmp_path / 'other'}",
+            )
+        )
         assert f"{flag}={folder}" in line, line
         folder.mkdir(exist_ok=True)
     assert not list(folder.iterdir()) and not (tmp_path / "other").exists()
@@ -151,7 +215,9 @@ def test_a_dataset_file_outside_the_project_written_apart_stops(from_root, tmp_p
     line = usage_error(from_root("--provider", "reference", "--dataset", str(dataset)))
     assert f"--dataset={dataset}" in line
     items = listed(from_root("--provider", "reference", f"--dataset={dataset}"))
-    assert "tests_evals/test_robloxqa.py::test_multiple_choice[x-1]" in items and len(items) >= 2 + len(bundled("freeform"))
+    assert "tests_evals/test_robloxqa.py::test_multiple_choice[x-1]" in items and len(
+        items
+    ) >= 2 + len(bundled("freeform"))
 
 
 # -- folders that cannot be used -------------------------------------------------------------
@@ -164,7 +230,9 @@ def evals_run(pytester, monkeypatch):
 
     for name in API_KEYS:
         monkeypatch.delenv(name, raising=False)
-    return lambda *args: pytester.runpytest_inprocess(EVALS, "--provider=reference", "-m", "multiple_choice", *args)
+    return lambda *args: pytester.runpytest_inprocess(
+        EVALS, "--provider=reference", "-m", "multiple_choice", *args
+    )
 
 
 def a_file(tmp_path: Path) -> Path:
@@ -193,7 +261,9 @@ def test_a_read_only_folder_stops_before_anything_runs(evals_run, tmp_path):
     try:
         if os.access(folder, os.W_OK):
             pytest.skip("running as root: the folder stays writable whatever its mode")
-        line = usage_error(evals_run(f"--run-dir={folder}", f"--results-dir={tmp_path / 'results'}"))
+        line = usage_error(
+            evals_run(f"--run-dir={folder}", f"--results-dir={tmp_path / 'results'}")
+        )
     finally:
         folder.chmod(0o755)
     assert f"--run-dir={folder}" in line and "Permission denied" in line, line
@@ -208,7 +278,9 @@ def test_a_full_disk_stops_before_anything_runs(evals_run, tmp_path, monkeypatch
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
     monkeypatch.setattr(os, "fsync", full)
-    line = usage_error(evals_run(f"--run-dir={tmp_path / 'runs'}", f"--results-dir={tmp_path / 'results'}"))
+    line = usage_error(
+        evals_run(f"--run-dir={tmp_path / 'runs'}", f"--results-dir={tmp_path / 'results'}")
+    )
     assert f"--run-dir={tmp_path / 'runs'}" in line and "No space left on device" in line, line
     assert not list(tmp_path.iterdir())
 
@@ -232,7 +304,9 @@ os.write = write
 '''
 
 
-def test_a_disk_that_fills_up_during_a_run_stops_it_with_one_line_and_loses_no_finished_answer(tmp_path):
+def test_a_disk_that_fills_up_during_a_run_stops_it_with_one_line_and_loses_no_finished_answer(
+    tmp_path,
+):
     from tests.support.harness import harness_env, questions
 
     (tmp_path / "sitecustomize.py").write_text(FILLS_UP)
@@ -240,7 +314,14 @@ def test_a_disk_that_fills_up_during_a_run_stops_it_with_one_line_and_loses_no_f
     folders = {"run_dir": tmp_path / "runs", "results_dir": tmp_path / "results"}
     n = len(questions("multiple_choice"))
     with OpenAIServer(lambda request: Answer("Answer: A")) as server:
-        args = ["--provider=openai", "--model=m", f"--base-url={server.url}/v1", "-m", "multiple_choice", "--concurrency=2"]
+        args = [
+            "--provider=openai",
+            "--model=m",
+            f"--base-url={server.url}/v1",
+            "-m",
+            "multiple_choice",
+            "--concurrency=2",
+        ]
         stopped = run_harness(*args, **folders, env=full)
         kept = list((tmp_path / "runs").glob("multiple_choice/*/calls/*/candidate.json"))
         leftovers = list((tmp_path / "runs").rglob("*.tmp")) + list(tmp_path.glob("results/*/*"))
@@ -248,7 +329,9 @@ def test_a_disk_that_fills_up_during_a_run_stops_it_with_one_line_and_loses_no_f
         resumed = run_harness(*args, **folders)
 
     out = stopped.stdout + stopped.stderr
-    assert stopped.returncode != 0 and "Traceback" not in out and "INTERNALERROR" not in out, out[-3000:]
+    assert stopped.returncode != 0 and "Traceback" not in out and "INTERNALERROR" not in out, out[
+        -3000:
+    ]
     assert "No space left on device" in out and "run the same command again" in out, out[-3000:]
     assert len(kept) == 10 and not leftovers
     assert resumed.returncode == 1, resumed.stdout[-2000:]  # wrong answers fail, as ever
@@ -281,10 +364,17 @@ def test_a_rerun_removes_the_stale_temporary_files_a_killed_run_left_in_its_own_
         return Path(path)
 
     hour = 3600
-    stale = [temp(run / "calls" / "mc-001", "candidate.json", hour), temp(run, "forced.json", hour), temp(results, f"{run.name}.json", hour)]
+    stale = [
+        temp(run / "calls" / "mc-001", "candidate.json", hour),
+        temp(run, "forced.json", hour),
+        temp(results, f"{run.name}.json", hour),
+    ]
     kept = [
-        temp(run / "calls" / "mc-002", "candidate.json", 1),  # being written right now, by another process maybe
-        temp(other, "x.json", hour), temp(tmp_path / "elsewhere", "x.json", hour),  # not this run's folders
+        temp(
+            run / "calls" / "mc-002", "candidate.json", 1
+        ),  # being written right now, by another process maybe
+        temp(other, "x.json", hour),
+        temp(tmp_path / "elsewhere", "x.json", hour),  # not this run's folders
     ]
     for name in ("notes.tmp", ".notes.tmp", ".candidate.json.tmp", "candidate.corrupt-123"):
         (run / "calls" / "mc-003" / name).write_text("mine")

@@ -34,8 +34,6 @@ from tests.support.loopback import (
 FAST = RetryPolicy(base_delay=0.01, max_delay=0.05, timeout=5)
 
 
-
-
 @pytest.fixture
 def openai_server():
     with OpenAIServer() as server:
@@ -48,28 +46,54 @@ def anthropic_server():
         yield server
 
 
-def ask(provider, request=Request(prompt="Which service stores player data?", system="Be brief."), policy=FAST):
+def ask(
+    provider,
+    request=Request(prompt="Which service stores player data?", system="Be brief."),
+    policy=FAST,
+):
     return call_with_retries(provider, request, throttle=Throttle(4), policy=policy)
 
 
 def test_openai_chat_sends_the_request_and_reads_text_usage_and_finish(openai_server):
-    openai_server.responder = lambda req: Answer("DataStoreService", input_tokens=40, output_tokens=25, reasoning_tokens=18, cached_tokens=8)
-    provider = make_provider(ProviderSpec("openai", "gpt-5.5", base_url=openai_server.url + "/v1", effort="high"))
+    openai_server.responder = lambda req: Answer(
+        "DataStoreService", input_tokens=40, output_tokens=25, reasoning_tokens=18, cached_tokens=8
+    )
+    provider = make_provider(
+        ProviderSpec("openai", "gpt-5.5", base_url=openai_server.url + "/v1", effort="high")
+    )
 
     completion = ask(provider, Request(prompt="Which service?", system="Be brief.", max_tokens=300))
 
     assert completion.text == "DataStoreService"
-    assert (completion.usage.input, completion.usage.output, completion.usage.reasoning, completion.usage.cached) == (40, 25, 18, 8)
+    assert (
+        completion.usage.input,
+        completion.usage.output,
+        completion.usage.reasoning,
+        completion.usage.cached,
+    ) == (40, 25, 18, 8)
     assert completion.finish_reason == "stop"
     body = openai_server.requests[-1].body
-    assert body["messages"] == [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Which service?"}]
+    assert body["messages"] == [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Which service?"},
+    ]
     assert body["max_completion_tokens"] == 300 and body["reasoning_effort"] == "high"
     assert openai_server.requests[-1].api_key == KEY
 
 
 def test_openai_responses_api_reads_the_reasoning_summary(openai_server):
-    openai_server.responder = lambda req: Answer("Heartbeat", reasoning="It runs every frame after physics.", reasoning_tokens=12)
-    provider = make_provider(ProviderSpec("openai", "gpt-5.5", base_url=openai_server.url + "/v1", effort="low", responses_api=True))
+    openai_server.responder = lambda req: Answer(
+        "Heartbeat", reasoning="It runs every frame after physics.", reasoning_tokens=12
+    )
+    provider = make_provider(
+        ProviderSpec(
+            "openai",
+            "gpt-5.5",
+            base_url=openai_server.url + "/v1",
+            effort="low",
+            responses_api=True,
+        )
+    )
 
     completion = ask(provider)
 
@@ -78,12 +102,21 @@ def test_openai_responses_api_reads_the_reasoning_summary(openai_server):
     assert completion.usage.reasoning == 12
     body = openai_server.requests[-1].body
     assert openai_server.requests[-1].path == "/v1/responses"
-    assert body["reasoning"] == {"effort": "low", "summary": "auto"} and body["instructions"] == "Be brief."
+    assert (
+        body["reasoning"] == {"effort": "low", "summary": "auto"}
+        and body["instructions"] == "Be brief."
+    )
 
 
-def test_openai_responses_truncated_with_hidden_reasoning_is_an_empty_reply_not_a_crash(openai_server):
-    openai_server.responder = lambda req: Answer("", reasoning="", finish_reason="length", reasoning_tokens=64)
-    provider = make_provider(ProviderSpec("openai", "o3-mini", base_url=openai_server.url + "/v1", responses_api=True))
+def test_openai_responses_truncated_with_hidden_reasoning_is_an_empty_reply_not_a_crash(
+    openai_server,
+):
+    openai_server.responder = lambda req: Answer(
+        "", reasoning="", finish_reason="length", reasoning_tokens=64
+    )
+    provider = make_provider(
+        ProviderSpec("openai", "o3-mini", base_url=openai_server.url + "/v1", responses_api=True)
+    )
 
     completion = ask(provider)
 
@@ -93,8 +126,16 @@ def test_openai_responses_truncated_with_hidden_reasoning_is_an_empty_reply_not_
 
 
 def test_anthropic_thinking_is_kept_as_reasoning_with_a_budget_below_max_tokens(anthropic_server):
-    anthropic_server.responder = lambda req: Answer("Use task.wait()", reasoning="wait() is throttled.", input_tokens=30, cached_tokens=10, cache_creation_tokens=5)
-    provider = make_provider(ProviderSpec("anthropic", "claude-sonnet-4-6", base_url=anthropic_server.url, thinking=True))
+    anthropic_server.responder = lambda req: Answer(
+        "Use task.wait()",
+        reasoning="wait() is throttled.",
+        input_tokens=30,
+        cached_tokens=10,
+        cache_creation_tokens=5,
+    )
+    provider = make_provider(
+        ProviderSpec("anthropic", "claude-sonnet-4-6", base_url=anthropic_server.url, thinking=True)
+    )
 
     completion = ask(provider, Request(prompt="How to yield?", temperature=0.0))
 
@@ -109,7 +150,9 @@ def test_anthropic_thinking_is_kept_as_reasoning_with_a_budget_below_max_tokens(
 
 
 def test_anthropic_thinking_is_adaptive_on_models_that_deprecate_a_budget(anthropic_server):
-    provider = make_provider(ProviderSpec("anthropic", "claude-opus-4-6", base_url=anthropic_server.url, thinking=True))
+    provider = make_provider(
+        ProviderSpec("anthropic", "claude-opus-4-6", base_url=anthropic_server.url, thinking=True)
+    )
 
     ask(provider)
 
@@ -117,9 +160,13 @@ def test_anthropic_thinking_is_adaptive_on_models_that_deprecate_a_budget(anthro
 
 
 def test_anthropic_without_thinking_sends_system_and_max_tokens(anthropic_server):
-    provider = make_provider(ProviderSpec("anthropic", "claude-haiku-4-5", base_url=anthropic_server.url))
+    provider = make_provider(
+        ProviderSpec("anthropic", "claude-haiku-4-5", base_url=anthropic_server.url)
+    )
 
-    completion = ask(provider, Request(prompt="Hi", system="Judge.", temperature=0.0, max_tokens=100))
+    completion = ask(
+        provider, Request(prompt="Hi", system="Judge.", temperature=0.0, max_tokens=100)
+    )
 
     assert completion.text == "loopback reply to: Hi" and completion.reasoning is None
     body = anthropic_server.requests[-1].body
@@ -129,11 +176,21 @@ def test_anthropic_without_thinking_sends_system_and_max_tokens(anthropic_server
 
 def test_live_on_openrouter_pins_the_route_and_reads_reasoning(monkeypatch):
     # The loopback server stands in for openrouter.ai as the HTTP proxy of a plain-http URL.
-    with OpenAIServer(lambda req: Answer("B", reasoning="Thinking about B"), reasoning_field="reasoning") as server:
+    with OpenAIServer(
+        lambda req: Answer("B", reasoning="Thinking about B"), reasoning_field="reasoning"
+    ) as server:
         monkeypatch.setenv("HTTP_PROXY", server.url)
         monkeypatch.delenv("NO_PROXY", raising=False)
         monkeypatch.delenv("no_proxy", raising=False)
-        provider = make_provider(ProviderSpec("live", "qwen/qwen3-235b", base_url="http://openrouter.ai/api/v1", route="deepinfra", effort="high"))
+        provider = make_provider(
+            ProviderSpec(
+                "live",
+                "qwen/qwen3-235b",
+                base_url="http://openrouter.ai/api/v1",
+                route="deepinfra",
+                effort="high",
+            )
+        )
 
         completion = ask(provider)
 
@@ -148,7 +205,11 @@ def test_live_on_openrouter_pins_the_route_and_reads_reasoning(monkeypatch):
 def test_live_local_server_needs_no_key_and_gets_enable_thinking(openai_server, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY")
     openai_server.responder = lambda req: Answer("Hi!", reasoning="Reasoning about: Hi")
-    provider = make_provider(ProviderSpec("live", "qwen3-8b", base_url=openai_server.url + "/v1", thinking=True, max_tokens=50))
+    provider = make_provider(
+        ProviderSpec(
+            "live", "qwen3-8b", base_url=openai_server.url + "/v1", thinking=True, max_tokens=50
+        )
+    )
 
     completion = ask(provider, Request(prompt="Hi", max_tokens=50))
 
@@ -171,13 +232,19 @@ def test_429_with_retry_after_is_honoured_then_the_answer_arrives(openai_server)
     assert throttle.limit == 8  # two 429s in a row are retried, not a rate limit to slow down for
 
 
-@pytest.mark.parametrize("fault", [Fault(status=500), Fault.malformed_json(), Fault.dropped(), Fault(status=529)])
+@pytest.mark.parametrize(
+    "fault", [Fault(status=500), Fault.malformed_json(), Fault.dropped(), Fault(status=529)]
+)
 def test_transient_failures_are_retried(fault):
     server_cls = AnthropicServer if fault.status == 529 else OpenAIServer
     with server_cls() as server:
         server.inject(fault, n=2)
         base_url = server.url + ("" if server_cls is AnthropicServer else "/v1")
-        provider = make_provider(ProviderSpec("anthropic" if server_cls is AnthropicServer else "openai", "m", base_url=base_url))
+        provider = make_provider(
+            ProviderSpec(
+                "anthropic" if server_cls is AnthropicServer else "openai", "m", base_url=base_url
+            )
+        )
         completion = ask(provider, Request(prompt="Hi"))
         assert completion.text == "loopback reply to: Hi"
         assert len(server.requests) == 3
@@ -216,14 +283,26 @@ def test_spent_quota_is_fatal_at_once(openai_server):
 
 def test_a_retry_after_of_a_day_means_come_back_tomorrow(anthropic_server):
     anthropic_server.fail_next(1, 429, retry_after=86400)
-    provider = make_provider(ProviderSpec("anthropic", "claude-haiku-4-5", base_url=anthropic_server.url))
+    provider = make_provider(
+        ProviderSpec("anthropic", "claude-haiku-4-5", base_url=anthropic_server.url)
+    )
 
     with pytest.raises(QuotaExhausted, match="24.0 h"):
         ask(provider)
 
 
 def test_a_rejected_key_is_fatal_and_the_key_never_appears_in_the_message(openai_server):
-    openai_server.fail_next(1, 401, body={"error": {"message": f"Incorrect API key provided: {KEY}", "type": "invalid_request_error", "code": "invalid_api_key"}})
+    openai_server.fail_next(
+        1,
+        401,
+        body={
+            "error": {
+                "message": f"Incorrect API key provided: {KEY}",
+                "type": "invalid_request_error",
+                "code": "invalid_api_key",
+            }
+        },
+    )
     provider = make_provider(ProviderSpec("openai", "gpt-5.5", base_url=openai_server.url + "/v1"))
 
     with pytest.raises(FatalProviderError) as raised:
@@ -247,7 +326,9 @@ def test_sustained_429s_give_up_after_the_patience_budget(openai_server):
 @pytest.mark.parametrize("value", ["Wed, 21 Oct 2015 07:28:00 GMT", "soon"])
 def test_a_retry_after_date_or_garbage_falls_back_to_a_wait_not_a_crash(anthropic_server, value):
     anthropic_server.fail_next(1, 429, headers={"retry-after": value})
-    provider = make_provider(ProviderSpec("anthropic", "claude-haiku-4-5", base_url=anthropic_server.url))
+    provider = make_provider(
+        ProviderSpec("anthropic", "claude-haiku-4-5", base_url=anthropic_server.url)
+    )
 
     assert ask(provider, Request(prompt="Hi")).text == "loopback reply to: Hi"
     assert len(anthropic_server.requests) == 2
@@ -264,8 +345,12 @@ CHAT_MALFORMED = {
     "message null": set_field("choices.0.message", None),
     "content a number": set_field("choices.0.message.content", 42),
     "content a list": set_field("choices.0.message.content", ["Answer: B"]),
-    "content an image part": set_field("choices.0.message.content", [{"type": "image_url", "image_url": {"url": "data:,"}}]),
-    "content a text part of a number": set_field("choices.0.message.content", [{"type": "text", "text": 7}]),
+    "content an image part": set_field(
+        "choices.0.message.content", [{"type": "image_url", "image_url": {"url": "data:,"}}]
+    ),
+    "content a text part of a number": set_field(
+        "choices.0.message.content", [{"type": "text", "text": 7}]
+    ),
     "a choice that is a string": set_field("choices.0", "Answer: B"),
     "no choices": set_field("choices", []),
     "choices null": set_field("choices", None),
@@ -282,9 +367,15 @@ CHAT_MALFORMED = {
 
 @pytest.mark.parametrize("provider", ["openai", "live"])
 @pytest.mark.parametrize("shape", CHAT_MALFORMED)
-def test_a_chat_reply_of_the_wrong_shape_is_a_malformed_response_retried_then_final(openai_server, provider, shape):
-    openai_server.responder = lambda req: Answer("Answer: B", reasoning="r", reshape=CHAT_MALFORMED[shape])
-    spec = ProviderSpec(provider, "gpt-5.5", base_url=openai_server.url + "/v1", api_key_env="OPENAI_API_KEY")
+def test_a_chat_reply_of_the_wrong_shape_is_a_malformed_response_retried_then_final(
+    openai_server, provider, shape
+):
+    openai_server.responder = lambda req: Answer(
+        "Answer: B", reasoning="r", reshape=CHAT_MALFORMED[shape]
+    )
+    spec = ProviderSpec(
+        provider, "gpt-5.5", base_url=openai_server.url + "/v1", api_key_env="OPENAI_API_KEY"
+    )
 
     with pytest.raises(ProviderError) as raised:
         ask(make_provider(spec), policy=TWICE)
@@ -294,7 +385,12 @@ def test_a_chat_reply_of_the_wrong_shape_is_a_malformed_response_retried_then_fi
 
 
 def test_a_malformed_reply_then_a_good_one_is_answered(openai_server):
-    replies = iter([Answer("x", reshape=set_field("choices.0.message", None)), Answer("Answer: C", input_tokens=5)])
+    replies = iter(
+        [
+            Answer("x", reshape=set_field("choices.0.message", None)),
+            Answer("Answer: C", input_tokens=5),
+        ]
+    )
     openai_server.responder = lambda req: next(replies)
     provider = make_provider(ProviderSpec("openai", "gpt-5.5", base_url=openai_server.url + "/v1"))
 
@@ -315,13 +411,23 @@ CHAT_OMITTED = {
 
 @pytest.mark.parametrize("shape", CHAT_OMITTED)
 def test_a_chat_reply_that_omits_what_the_api_may_omit_reads_as_zero_or_empty(openai_server, shape):
-    openai_server.responder = lambda req: Answer("Answer: B", input_tokens=11, output_tokens=3, reshape=CHAT_OMITTED[shape])
+    openai_server.responder = lambda req: Answer(
+        "Answer: B", input_tokens=11, output_tokens=3, reshape=CHAT_OMITTED[shape]
+    )
     provider = make_provider(ProviderSpec("openai", "gpt-5.5", base_url=openai_server.url + "/v1"))
 
     completion = ask(provider)
 
     assert completion.text in ("Answer: B", "")
-    assert all(isinstance(n, int) and n >= 0 for n in (completion.usage.input, completion.usage.output, completion.usage.reasoning, completion.usage.cached))
+    assert all(
+        isinstance(n, int) and n >= 0
+        for n in (
+            completion.usage.input,
+            completion.usage.output,
+            completion.usage.reasoning,
+            completion.usage.cached,
+        )
+    )
 
 
 RESPONSES_MALFORMED = {
@@ -331,7 +437,9 @@ RESPONSES_MALFORMED = {
     "content null": set_field("output.0.content", None),
     "input_tokens a string": set_field("usage.input_tokens", "7"),
     "output_tokens negative": set_field("usage.output_tokens", -1),
-    "reasoning summary text a number": lambda body: body["output"].insert(0, {"type": "reasoning", "summary": [{"type": "summary_text", "text": 3}]}),
+    "reasoning summary text a number": lambda body: body["output"].insert(
+        0, {"type": "reasoning", "summary": [{"type": "summary_text", "text": 3}]}
+    ),
     "status a number": set_field("status", 200),
 }
 
@@ -339,7 +447,9 @@ RESPONSES_MALFORMED = {
 @pytest.mark.parametrize("shape", RESPONSES_MALFORMED)
 def test_a_responses_reply_of_the_wrong_shape_is_a_malformed_response(openai_server, shape):
     openai_server.responder = lambda req: Answer("Answer: B", reshape=RESPONSES_MALFORMED[shape])
-    provider = make_provider(ProviderSpec("openai", "gpt-5.5", base_url=openai_server.url + "/v1", responses_api=True))
+    provider = make_provider(
+        ProviderSpec("openai", "gpt-5.5", base_url=openai_server.url + "/v1", responses_api=True)
+    )
 
     with pytest.raises(ProviderError) as raised:
         ask(provider, policy=TWICE)
@@ -350,11 +460,16 @@ def test_a_responses_reply_of_the_wrong_shape_is_a_malformed_response(openai_ser
 def test_a_responses_reply_without_a_message_or_usage_is_an_empty_answer(openai_server):
     # gpt-5 with output = [reasoning, function_call]: no message item, so no text.
     def reshape(body):
-        body["output"] = [{"type": "reasoning", "id": "rs_1", "summary": []}, {"type": "function_call", "name": "f", "arguments": "{}", "call_id": "c"}]
+        body["output"] = [
+            {"type": "reasoning", "id": "rs_1", "summary": []},
+            {"type": "function_call", "name": "f", "arguments": "{}", "call_id": "c"},
+        ]
         del body["usage"]
 
     openai_server.responder = lambda req: Answer("unused", reshape=reshape)
-    provider = make_provider(ProviderSpec("openai", "gpt-5", base_url=openai_server.url + "/v1", responses_api=True))
+    provider = make_provider(
+        ProviderSpec("openai", "gpt-5", base_url=openai_server.url + "/v1", responses_api=True)
+    )
 
     completion = ask(provider)
 
@@ -365,7 +480,9 @@ ANTHROPIC_MALFORMED = {
     "content null": set_field("content", None),
     "a block that is a string": set_field("content.0", "Answer: B"),
     "text a number": set_field("content.0.text", 42),
-    "thinking null": lambda body: body["content"].insert(0, {"type": "thinking", "thinking": None, "signature": "s"}),
+    "thinking null": lambda body: body["content"].insert(
+        0, {"type": "thinking", "thinking": None, "signature": "s"}
+    ),
     "input_tokens a string": set_field("usage.input_tokens", "9"),
     "output_tokens negative": set_field("usage.output_tokens", -2),
     "cache_read_input_tokens a float": set_field("usage.cache_read_input_tokens", 1.5),
@@ -376,7 +493,9 @@ ANTHROPIC_MALFORMED = {
 @pytest.mark.parametrize("shape", ANTHROPIC_MALFORMED)
 def test_an_anthropic_reply_of_the_wrong_shape_is_a_malformed_response(anthropic_server, shape):
     anthropic_server.responder = lambda req: Answer("Answer: B", reshape=ANTHROPIC_MALFORMED[shape])
-    provider = make_provider(ProviderSpec("anthropic", "claude-haiku-4-5", base_url=anthropic_server.url))
+    provider = make_provider(
+        ProviderSpec("anthropic", "claude-haiku-4-5", base_url=anthropic_server.url)
+    )
 
     with pytest.raises(ProviderError) as raised:
         ask(provider, policy=TWICE)
@@ -387,14 +506,21 @@ def test_an_anthropic_reply_of_the_wrong_shape_is_a_malformed_response(anthropic
 def test_anthropic_unknown_blocks_are_skipped_and_a_missing_usage_is_zero(anthropic_server):
     def reshape(body):
         body["content"][:0] = [
-            {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "Luau"}},
+            {
+                "type": "server_tool_use",
+                "id": "srvtoolu_1",
+                "name": "web_search",
+                "input": {"query": "Luau"},
+            },
             {"type": "a_block_from_the_future", "payload": [1, 2]},
         ]
         body["content"].append({"type": "redacted_thinking", "data": "EmwKAhgBEgy"})
         del body["usage"]
 
     anthropic_server.responder = lambda req: Answer("Answer: B", reshape=reshape)
-    provider = make_provider(ProviderSpec("anthropic", "claude-haiku-4-5", base_url=anthropic_server.url))
+    provider = make_provider(
+        ProviderSpec("anthropic", "claude-haiku-4-5", base_url=anthropic_server.url)
+    )
 
     completion = ask(provider)
 
@@ -403,8 +529,12 @@ def test_anthropic_unknown_blocks_are_skipped_and_a_missing_usage_is_zero(anthro
 
 
 def test_an_anthropic_refusal_is_an_empty_answer_with_finish_reason_refusal(anthropic_server):
-    anthropic_server.responder = lambda req: Answer("", finish_reason="refusal", reshape=set_field("content", []))
-    provider = make_provider(ProviderSpec("anthropic", "claude-haiku-4-5", base_url=anthropic_server.url))
+    anthropic_server.responder = lambda req: Answer(
+        "", finish_reason="refusal", reshape=set_field("content", [])
+    )
+    provider = make_provider(
+        ProviderSpec("anthropic", "claude-haiku-4-5", base_url=anthropic_server.url)
+    )
 
     completion = ask(provider)
 
@@ -430,16 +560,22 @@ def test_a_reply_trickled_a_byte_at_a_time_ends_at_the_attempts_deadline(provide
         with pytest.raises(ProviderError) as raised:
             ask(made, policy=RetryPolicy(attempts=2, base_delay=0.01, timeout=2))
 
-        assert time.monotonic() - started < 30  # two attempts of 2 s, not the minute the bytes take (halfway: any load)
+        assert (
+            time.monotonic() - started < 30
+        )  # two attempts of 2 s, not the minute the bytes take (halfway: any load)
         assert raised.value.kind == "timeout" and "within 2 s" in str(raised.value)
-        assert threading.active_count() <= threads + 2  # the server's own connection threads at most; none of the harness's
+        assert (
+            threading.active_count() <= threads + 2
+        )  # the server's own connection threads at most; none of the harness's
 
 
 def test_a_deadline_leaves_the_next_request_its_whole_time(openai_server):
     openai_server.inject(Fault(trickle=0.05))
     provider = make_provider(ProviderSpec("openai", "m", base_url=openai_server.url + "/v1"))
 
-    completion = ask(provider, Request(prompt="Hi"), policy=RetryPolicy(attempts=2, base_delay=0.01, timeout=1))
+    completion = ask(
+        provider, Request(prompt="Hi"), policy=RetryPolicy(attempts=2, base_delay=0.01, timeout=1)
+    )
 
     assert completion.text == "loopback reply to: Hi" and len(openai_server.requests) == 2
 
@@ -450,7 +586,14 @@ def test_a_reply_written_twice_on_a_keep_alive_connection_is_not_the_next_reques
     with server_cls() as server:
         server.inject(Fault(twice=True))
         base_url = server.url + ("" if provider == "anthropic" else "/v1")
-        made = make_provider(ProviderSpec(provider, "m", base_url=base_url, api_key_env="OPENAI_API_KEY" if provider == "live" else None))
+        made = make_provider(
+            ProviderSpec(
+                provider,
+                "m",
+                base_url=base_url,
+                api_key_env="OPENAI_API_KEY" if provider == "live" else None,
+            )
+        )
 
         first = ask(made, Request(prompt="first question"))
         second = ask(made, Request(prompt="second question"))
@@ -461,12 +604,17 @@ def test_a_reply_written_twice_on_a_keep_alive_connection_is_not_the_next_reques
 
 def test_a_server_with_one_fixed_id_is_answered_normally(openai_server):
     # llama.cpp-like: every reply has the same id, so only an id alone is never a sign.
-    openai_server.responder = lambda req: Answer(f"loopback reply to: {last_user_text(req.body)}", reshape=set_field("id", "chatcmpl-123"))
+    openai_server.responder = lambda req: Answer(
+        f"loopback reply to: {last_user_text(req.body)}", reshape=set_field("id", "chatcmpl-123")
+    )
     provider = make_provider(ProviderSpec("openai", "m", base_url=openai_server.url + "/v1"))
 
     texts = [ask(provider, Request(prompt=f"question {i}")).text for i in range(4)]
 
-    assert texts == [f"loopback reply to: question {i}" for i in range(4)] and len(openai_server.requests) == 4
+    assert (
+        texts == [f"loopback reply to: question {i}" for i in range(4)]
+        and len(openai_server.requests) == 4
+    )
 
 
 def test_a_reply_identical_to_another_requests_is_asked_once_more_then_taken(openai_server):
@@ -500,7 +648,11 @@ def test_a_redirect_to_another_origin_ends_the_run_in_one_line(provider):
 
 def test_a_redirect_within_the_endpoint_is_followed(openai_server):
     real = openai_server.handle
-    openai_server.handle = lambda req: Reply(307, b"", {"location": "/v1/chat/completions?moved=1"}) if not req.query else real(req)
+    openai_server.handle = lambda req: (
+        Reply(307, b"", {"location": "/v1/chat/completions?moved=1"})
+        if not req.query
+        else real(req)
+    )
     provider = make_provider(ProviderSpec("openai", "m", base_url=openai_server.url + "/v1"))
 
     assert ask(provider, Request(prompt="Hi")).text == "loopback reply to: Hi"
@@ -511,9 +663,17 @@ def test_a_reply_longer_than_the_limit_is_kept_cut_there_and_marked(openai_serve
     from evals.providers._base import REPLY_LIMIT
 
     long = "x" * (REPLY_LIMIT + 10)
-    openai_server.responder = lambda req: Answer("short") if last_user_text(req.body) == "short" else Answer(
-        long if field == "text" else "Answer: B", reasoning=long if field == "reasoning" else None)
-    provider = make_provider(ProviderSpec("live", "m", base_url=openai_server.url + "/v1", api_key_env="OPENAI_API_KEY"))
+    openai_server.responder = lambda req: (
+        Answer("short")
+        if last_user_text(req.body) == "short"
+        else Answer(
+            long if field == "text" else "Answer: B",
+            reasoning=long if field == "reasoning" else None,
+        )
+    )
+    provider = make_provider(
+        ProviderSpec("live", "m", base_url=openai_server.url + "/v1", api_key_env="OPENAI_API_KEY")
+    )
 
     completion = ask(provider)
 
@@ -523,9 +683,15 @@ def test_a_reply_longer_than_the_limit_is_kept_cut_there_and_marked(openai_serve
 
 
 def test_a_failed_responses_reply_is_its_api_error_not_an_empty_answer(openai_server):
-    failed = {"status": "failed", "error": {"code": "server_error", "message": "The model crashed."}, "output": []}
+    failed = {
+        "status": "failed",
+        "error": {"code": "server_error", "message": "The model crashed."},
+        "output": [],
+    }
     openai_server.responder = lambda req: Answer("", reshape=lambda body: {**body, **failed})
-    provider = make_provider(ProviderSpec("openai", "gpt-5.5", base_url=openai_server.url + "/v1", responses_api=True))
+    provider = make_provider(
+        ProviderSpec("openai", "gpt-5.5", base_url=openai_server.url + "/v1", responses_api=True)
+    )
 
     with pytest.raises(ProviderError) as raised:
         ask(provider)
@@ -533,9 +699,15 @@ def test_a_failed_responses_reply_is_its_api_error_not_an_empty_answer(openai_se
     assert str(raised.value) == "HTTP 200 carrying an error: The model crashed. (after 1 attempt)"
 
 
-@pytest.mark.parametrize("code, kind, asked", [("429", "rate_limit", 2), (503, "server_error", 2), ("401", "auth", 1)])
-def test_an_error_object_in_a_200_is_retried_or_final_as_its_status_says(openai_server, code, kind, asked):
-    replies = iter([Reply(200, {"error": {"message": "upstream said no", "code": code}})] + [None] * 5)
+@pytest.mark.parametrize(
+    "code, kind, asked", [("429", "rate_limit", 2), (503, "server_error", 2), ("401", "auth", 1)]
+)
+def test_an_error_object_in_a_200_is_retried_or_final_as_its_status_says(
+    openai_server, code, kind, asked
+):
+    replies = iter(
+        [Reply(200, {"error": {"message": "upstream said no", "code": code}})] + [None] * 5
+    )
     real = openai_server.handle
     openai_server.handle = lambda req: next(replies) or real(req)
     provider = make_provider(ProviderSpec("openai", "gpt-5.5", base_url=openai_server.url + "/v1"))
@@ -549,10 +721,21 @@ def test_an_error_object_in_a_200_is_retried_or_final_as_its_status_says(openai_
 
 
 def test_an_anthropic_200_carrying_an_error_is_that_api_error(anthropic_server):
-    anthropic_server.responder = lambda req: Reply(200, {"type": "error", "error": {"type": "invalid_request_error", "message": "prompt is too long"}})
-    provider = make_provider(ProviderSpec("anthropic", "claude-haiku-4-5", base_url=anthropic_server.url))
+    anthropic_server.responder = lambda req: Reply(
+        200,
+        {
+            "type": "error",
+            "error": {"type": "invalid_request_error", "message": "prompt is too long"},
+        },
+    )
+    provider = make_provider(
+        ProviderSpec("anthropic", "claude-haiku-4-5", base_url=anthropic_server.url)
+    )
 
     with pytest.raises(ProviderError) as raised:
         ask(provider)
 
-    assert str(raised.value) == "HTTP 200 carrying an error: prompt is too long (after 1 attempt)" and len(anthropic_server.requests) == 1
+    assert (
+        str(raised.value) == "HTTP 200 carrying an error: prompt is too long (after 1 attempt)"
+        and len(anthropic_server.requests) == 1
+    )

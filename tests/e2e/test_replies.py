@@ -31,25 +31,45 @@ def keys(monkeypatch):
 
 
 def mc_run(server, folder, session, **kwargs):
-    judges = (JudgeSpec("anthropic", "claude-haiku-4-5"),)  # configured, though multiple choice calls no judge
-    ident = from_values({"provider": "openai", "model": "student-1", "base_url": server.url + "/v1"}, judges=judges)
+    judges = (
+        JudgeSpec("anthropic", "claude-haiku-4-5"),
+    )  # configured, though multiple choice calls no judge
+    ident = from_values(
+        {"provider": "openai", "model": "student-1", "base_url": server.url + "/v1"}, judges=judges
+    )
     planned = plan(TASKS["multiple_choice"], ident)
     secrets = [key for j in ident.judges for key in configured_secrets(j.provider_spec())]
-    return EvalRun(TASKS["multiple_choice"], planned.config, planned.samples[:2], candidate=make_provider(ident.spec),
-                   folder=folder, session=session, policy=FAST, secrets=secrets, **kwargs)
+    return EvalRun(
+        TASKS["multiple_choice"],
+        planned.config,
+        planned.samples[:2],
+        candidate=make_provider(ident.spec),
+        folder=folder,
+        session=session,
+        policy=FAST,
+        secrets=secrets,
+        **kwargs,
+    )
 
 
 def test_a_reply_that_stays_malformed_is_the_items_api_error_and_the_next_run_asks_again(tmp_path):
-    with OpenAIServer(lambda req: Answer("Answer: A", reshape=set_field("choices.0.message", None))) as server:
+    with OpenAIServer(
+        lambda req: Answer("Answer: A", reshape=set_field("choices.0.message", None))
+    ) as server:
         run = mc_run(server, tmp_path / "run", "first")
         sample = run.samples[0]
 
         row = run.answer(sample)
 
         assert row["status"] == "apiError" and not row["correct"]
-        assert row["error"] == "malformed_response: malformed reply: choices[0].message is null, not an object (after 3 attempts)"
+        assert (
+            row["error"]
+            == "malformed_response: malformed reply: choices[0].message is null, not an object (after 3 attempts)"
+        )
         assert len(server.requests) == 3
-        assert run.answer(sample) == row and len(server.requests) == 3  # recorded: not asked again in this session
+        assert (
+            run.answer(sample) == row and len(server.requests) == 3
+        )  # recorded: not asked again in this session
 
         server.responder = lambda req: Answer("Answer: A", input_tokens=9)
         again = mc_run(server, tmp_path / "run", "second").answer(sample)
@@ -59,7 +79,13 @@ def test_a_reply_that_stays_malformed_is_the_items_api_error_and_the_next_run_as
 
 
 def test_a_fatal_error_that_echoes_a_judges_key_is_raised_without_it(tmp_path):
-    body = {"error": {"message": f"key {CANDIDATE_KEY} rejected; {JUDGE_KEY} too", "type": "invalid_request_error", "code": "invalid_api_key"}}
+    body = {
+        "error": {
+            "message": f"key {CANDIDATE_KEY} rejected; {JUDGE_KEY} too",
+            "type": "invalid_request_error",
+            "code": "invalid_api_key",
+        }
+    }
     with OpenAIServer(lambda req: Reply(401, body)) as server:
         run = mc_run(server, tmp_path / "run", "first")
 
@@ -70,10 +96,14 @@ def test_a_fatal_error_that_echoes_a_judges_key_is_raised_without_it(tmp_path):
 
     for error in (raised.value, later.value):
         assert str(error).startswith("HTTP 401: key <redacted> rejected; <redacted> too")
-    assert not list((tmp_path / "run").rglob("*.json"))  # a fatal error ends the run; nothing is recorded
+    assert not list(
+        (tmp_path / "run").rglob("*.json")
+    )  # a fatal error ends the run; nothing is recorded
 
 
-def test_a_key_rejected_after_a_full_disk_ended_the_run_ends_the_item_with_the_disks_error(tmp_path):
+def test_a_key_rejected_after_a_full_disk_ended_the_run_ends_the_item_with_the_disks_error(
+    tmp_path,
+):
     """A call in flight when another ended the run (a full disk), then refused (401), meets the
     run's first error, as every later item does: never that error taken for the model's reply."""
     full = StorageError("cannot write the run folder (No space left on device)")
@@ -110,5 +140,3 @@ def test_a_reply_echoing_the_keys_is_scored_and_stored_redacted_the_same_on_ever
 
 def without_latency(row):
     return {k: v for k, v in row.items() if k != "latency"}
-
-

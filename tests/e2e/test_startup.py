@@ -46,24 +46,63 @@ def imported(*args: str, tmp_path, env_extra: dict[str, str] | None = None) -> d
     hook.mkdir()
     seen.mkdir()
     (hook / "sitecustomize.py").write_text(SITECUSTOMIZE)
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--run-dir={tmp_path / 'runs'}", f"--results-dir={tmp_path / 'results'}", *args]
-    env = harness_env(ANTHROPIC_API_KEY="fake-anthropic-key", PYTHONPATH=str(hook), IMPORTS_SEEN=str(seen), **(env_extra or {}))
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        f"--run-dir={tmp_path / 'runs'}",
+        f"--results-dir={tmp_path / 'results'}",
+        *args,
+    ]
+    env = harness_env(
+        ANTHROPIC_API_KEY="fake-anthropic-key",
+        PYTHONPATH=str(hook),
+        IMPORTS_SEEN=str(seen),
+        **(env_extra or {}),
+    )
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     processes = [json.loads(path.read_text()) for path in seen.glob("*.json")]
     asking = [p["modules"] for p in processes if "evals.askers.processes" in p["argv"]]
-    pytest_processes = [p["modules"] for p in processes if "evals.askers.processes" not in p["argv"]]  # pytest's, and xdist workers
-    return {"exit": done.returncode, "pytest": sorted({m for modules in pytest_processes for m in modules}),
-            "asking": sorted({m for modules in asking for m in modules}), "askers": len(asking), "output": done.stdout[-2000:],
-            "workers": sum(any("exec(eval(sys.stdin.readline()))" in arg for arg in p["argv"]) for p in processes)}  # as execnet starts an xdist worker
+    pytest_processes = [
+        p["modules"] for p in processes if "evals.askers.processes" not in p["argv"]
+    ]  # pytest's, and xdist workers
+    return {
+        "exit": done.returncode,
+        "pytest": sorted({m for modules in pytest_processes for m in modules}),
+        "asking": sorted({m for modules in asking for m in modules}),
+        "askers": len(asking),
+        "output": done.stdout[-2000:],
+        "workers": sum(
+            any("exec(eval(sys.stdin.readline()))" in arg for arg in p["argv"]) for p in processes
+        ),
+    }  # as execnet starts an xdist worker
 
 
 def test_an_openai_run_without_judged_items_imports_only_the_openai_sdk(tmp_path):
     with OpenAIServer() as server:
         # The default judges include an Anthropic model; no freeform item runs, so none is asked.
-        seen = imported("--provider=openai", "--model=m", f"--base-url={server.url}/v1", "-m", "multiple_choice", "--limit=2", tmp_path=tmp_path)
-    assert seen["exit"] == 1 and "2 failed" in seen["output"], seen  # the loopback model names no letter: two wrong answers
+        seen = imported(
+            "--provider=openai",
+            "--model=m",
+            f"--base-url={server.url}/v1",
+            "-m",
+            "multiple_choice",
+            "--limit=2",
+            tmp_path=tmp_path,
+        )
+    assert seen["exit"] == 1 and "2 failed" in seen["output"], (
+        seen
+    )  # the loopback model names no letter: two wrong answers
     assert seen["pytest"] == [] and seen["askers"] == 1, seen
-    assert "openai" in seen["asking"] and not {"anthropic", "torch", "transformers", "huggingface_hub"} & set(seen["asking"]), seen
+    assert "openai" in seen["asking"] and not {
+        "anthropic",
+        "torch",
+        "transformers",
+        "huggingface_hub",
+    } & set(seen["asking"]), seen
 
 
 def test_an_offline_run_imports_no_sdk(tmp_path):
@@ -75,8 +114,16 @@ def test_an_offline_run_imports_no_sdk(tmp_path):
 @pytest.mark.parametrize("judge", ["anthropic:claude-judge"])
 def test_a_judged_run_imports_the_judges_sdk(tmp_path, judge):
     with OpenAIServer() as server:
-        seen = imported("--provider=openai", "--model=m", f"--base-url={server.url}/v1", f"--judge={judge}@{server.url}",
-                        "-m", "freeform", "--limit=1", tmp_path=tmp_path)
+        seen = imported(
+            "--provider=openai",
+            "--model=m",
+            f"--base-url={server.url}/v1",
+            f"--judge={judge}@{server.url}",
+            "-m",
+            "freeform",
+            "--limit=1",
+            tmp_path=tmp_path,
+        )
     assert "anthropic" in seen["asking"] and seen["pytest"] == [], seen
 
 
@@ -86,13 +133,39 @@ def test_an_xdist_controller_imports_no_sdk_and_still_checks_the_key(tmp_path):
     each worker, so `-n 2` really starts workers (an eval that only waits on the model would
     run in one process, with no controller to check)."""
     with OpenAIServer() as server:
-        args = ("--provider=openai", "--model=m", f"--base-url={server.url}/v1", "-m", "leetcode", "--limit=4", "-n", "2")
+        args = (
+            "--provider=openai",
+            "--model=m",
+            f"--base-url={server.url}/v1",
+            "-m",
+            "leetcode",
+            "--limit=4",
+            "-n",
+            "2",
+        )
         seen = imported(*args, tmp_path=tmp_path)
         assert seen["exit"] in (0, 1) and len(server.requests) == 4, seen
         assert seen["workers"] == 2, seen  # the premise: a controller and two workers ran
         assert seen["pytest"] == [] and "openai" in seen["asking"], seen
-        missing = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--run-dir={tmp_path / 'runs'}",
-                                  f"--results-dir={tmp_path / 'results'}", *args],
-                                 cwd=ROOT, env={**harness_env(), "OPENAI_API_KEY": ""}, capture_output=True, text=True, timeout=120)
-    assert missing.returncode == 4 and "OPENAI_API_KEY is not set" in missing.stderr + missing.stdout, missing.stdout[-2000:] + missing.stderr[-2000:]
+        missing = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                f"--run-dir={tmp_path / 'runs'}",
+                f"--results-dir={tmp_path / 'results'}",
+                *args,
+            ],
+            cwd=ROOT,
+            env={**harness_env(), "OPENAI_API_KEY": ""},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert (
+        missing.returncode == 4 and "OPENAI_API_KEY is not set" in missing.stderr + missing.stdout
+    ), missing.stdout[-2000:] + missing.stderr[-2000:]
     assert len(server.requests) == 4

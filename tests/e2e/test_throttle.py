@@ -21,8 +21,18 @@ def test_concurrency_is_one_limit_per_endpoint_across_evals_and_workers(tmp_path
     and xdist workers ask it."""
     with OpenAIServer(Student(), latency=0.05) as server:
         judges = [f"--judge=live:judge-{x}@{server.url}/v1" for x in "abc"]
-        done = run_harness("--provider=openai", "--model=student-1", f"--base-url={server.url}/v1", *judges,
-                           "--limit=12", "--concurrency=3", "-n", workers, run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+        done = run_harness(
+            "--provider=openai",
+            "--model=student-1",
+            f"--base-url={server.url}/v1",
+            *judges,
+            "--limit=12",
+            "--concurrency=3",
+            "-n",
+            workers,
+            run_dir=tmp_path / "runs",
+            results_dir=tmp_path / "results",
+        )
         peaks = dict(server.peak_in_flight)
     assert "result file:" in done.stdout, done.stdout[-3000:]
     assert set(peaks) == {"student-1", "judge-a", "judge-b", "judge-c"}
@@ -38,9 +48,19 @@ def test_threads_held_by_stalled_requests_are_made_up_for(tmp_path):
 
     with OpenAIServer(lambda request: "Answer: A") as server:
         server.inject(Fault(delay=12.0), 3)
-        done = run_harness("--provider=openai", "--model=m", f"--base-url={server.url}/v1", "-m", "multiple_choice",
-                           "--concurrency=2", run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+        done = run_harness(
+            "--provider=openai",
+            "--model=m",
+            f"--base-url={server.url}/v1",
+            "-m",
+            "multiple_choice",
+            "--concurrency=2",
+            run_dir=tmp_path / "runs",
+            results_dir=tmp_path / "results",
+        )
         arrivals = [request.timestamp for request in server.requests]
     assert "result file:" in done.stdout, done.stdout[-3000:]
     assert len(arrivals) == 40
-    assert sum(arrival < arrivals[0] + 11 for arrival in arrivals) == 40  # every item asked before the stalls end
+    assert (
+        sum(arrival < arrivals[0] + 11 for arrival in arrivals) == 40
+    )  # every item asked before the stalls end

@@ -42,8 +42,12 @@ def board(tmp_path_factory) -> Path:
         done = evaluate(data, NAME, *model_flags(server), *META)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     files = _entry(data, NAME)["resultFiles"]
-    models_file.update_entry(OTHER, lambda e: {**_entry(data, NAME), "name": OTHER, "resultFiles": files},
-                          data / "models.json", results=data / "results")
+    models_file.update_entry(
+        OTHER,
+        lambda e: {**_entry(data, NAME), "name": OTHER, "resultFiles": files},
+        data / "models.json",
+        results=data / "results",
+    )
     return data
 
 
@@ -56,7 +60,9 @@ def copy(board, tmp_path) -> Path:
 
 
 def _entry(data: Path, name: str) -> dict:
-    return models_file.find_entry(models_file.load_models(data / "models.json", results=data / "results"), name)
+    return models_file.find_entry(
+        models_file.load_models(data / "models.json", results=data / "results"), name
+    )
 
 
 def _file(data: Path, key: str) -> Path:
@@ -74,8 +80,14 @@ def _lines(text: str) -> list[str]:
 def _verify_offline(data: Path, *args: str) -> subprocess.CompletedProcess:
     """`evaluate --verify` with every IP connection in the process refused."""
     code = "import runpy, tests.support.no_network; runpy.run_module('evals.evaluate', run_name='__main__', alter_sys=True)"
-    return subprocess.run([sys.executable, "-c", code, "--verify", *args, f"--data-dir={data}"], cwd=ROOT, env=harness_env(),
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-c", code, "--verify", *args, f"--data-dir={data}"],
+        cwd=ROOT,
+        env=harness_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 # -- evaluate --verify -------------------------------------------------------------------------
@@ -85,7 +97,11 @@ def test_evaluate_verify_reproduces_every_published_run_with_the_network_blocked
     done = _verify_offline(board)
 
     assert (done.returncode, done.stderr) == (0, ""), done.stdout + done.stderr
-    assert _lines(done.stdout) == [*_ok_lines(board, NAME), *_ok_lines(board, OTHER), "all 6 runs reproduce"]
+    assert _lines(done.stdout) == [
+        *_ok_lines(board, NAME),
+        *_ok_lines(board, OTHER),
+        "all 6 runs reproduce",
+    ]
 
 
 def test_evaluate_verify_a_name_with_spaces_checks_only_that_model(board):
@@ -99,19 +115,30 @@ def test_evaluate_verify_an_unknown_name_is_one_line_listing_the_published_names
     done = evaluate(board, "--verify", "Nobody")
 
     assert (done.returncode, done.stdout) == (2, "")
-    assert _lines(done.stderr) == [f"error: 'Nobody' is not published in {board / 'models.json'}; published: '{NAME}', '{OTHER}'"]
+    assert _lines(done.stderr) == [
+        f"error: 'Nobody' is not published in {board / 'models.json'}; published: '{NAME}', '{OTHER}'"
+    ]
 
 
 def test_evaluate_verify_with_nothing_published_says_so(tmp_path):
     data = tmp_path / "data"
     data.mkdir()
-    unpublished = {"name": "Metadata Only", "provider": "P", "url": "https://p", "releaseDate": "2026-01-02", "size": None, "price": {"input": 1, "output": 2}}
+    unpublished = {
+        "name": "Metadata Only",
+        "provider": "P",
+        "url": "https://p",
+        "releaseDate": "2026-01-02",
+        "size": None,
+        "price": {"input": 1, "output": 2},
+    }
     (data / "models.json").write_text(json.dumps([unpublished]))
 
     done = evaluate(data, "--verify")
 
     assert (done.returncode, done.stderr) == (0, "")
-    assert _lines(done.stdout) == [f"nothing published in {data / 'models.json'}: nothing to verify"]
+    assert _lines(done.stdout) == [
+        f"nothing published in {data / 'models.json'}: nothing to verify"
+    ]
 
 
 def test_evaluate_verify_names_the_tampered_field(copy):
@@ -124,7 +151,12 @@ def test_evaluate_verify_names_the_tampered_field(copy):
 
     assert done.returncode == 1, done.stdout + done.stderr
     ok = _ok_lines(copy, NAME)
-    assert _lines(done.stdout) == [ok[0], f"DIFF {NAME} [multipleChoice] {path.name}: summary.correct", ok[2], "1 of 3 runs do not reproduce"]
+    assert _lines(done.stdout) == [
+        ok[0],
+        f"DIFF {NAME} [multipleChoice] {path.name}: summary.correct",
+        ok[2],
+        "1 of 3 runs do not reproduce",
+    ]
 
 
 def test_evaluate_verify_fails_a_run_whose_run_folder_is_missing(copy):
@@ -136,7 +168,11 @@ def test_evaluate_verify_fails_a_run_whose_run_folder_is_missing(copy):
     assert done.returncode == 1, done.stdout + done.stderr
     lines = _lines(done.stdout)
     for name in (NAME, OTHER):
-        (fail,) = [line for line in lines if line.startswith(f"FAIL {name} [leetcode] {_file(copy, 'leetcode').name}: ")]
+        (fail,) = [
+            line
+            for line in lines
+            if line.startswith(f"FAIL {name} [leetcode] {_file(copy, 'leetcode').name}: ")
+        ]
         assert "run folder" in fail and "is missing" in fail
     assert lines[-1] == "2 of 6 runs do not reproduce"
 
@@ -145,13 +181,23 @@ def test_evaluate_without_a_name_needs_verify(tmp_path):
     done = evaluate(tmp_path / "data")
 
     assert done.returncode == 2
-    assert _lines(done.stderr)[-1] == "evaluate: error: the display NAME is required (or --verify, to rescore every published run)"
+    assert (
+        _lines(done.stderr)[-1]
+        == "evaluate: error: the display NAME is required (or --verify, to rescore every published run)"
+    )
 
 
 def test_evaluate_verify_interrupted_prints_the_lines_so_far_and_exits_130(board):
-    process = start(evaluate_command(board, "--verify"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = start(
+        evaluate_command(board, "--verify"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     _wait_for_child(process.pid, b"multiprocessing.forkserver")  # leetcode's sandbox is starting
-    os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C does: the whole process group, helpers included
+    os.killpg(
+        process.pid, signal.SIGINT
+    )  # what Ctrl-C does: the whole process group, helpers included
     out, err = process.communicate(timeout=60)
 
     assert process.returncode == 130, out + err
@@ -165,8 +211,11 @@ def _wait_for_child(pid: int, command: bytes, timeout: float = 60) -> None:
     while time.monotonic() < deadline:
         for proc in Path("/proc").iterdir():
             try:
-                if proc.name.isdigit() and int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid \
-                        and command in (proc / "cmdline").read_bytes():
+                if (
+                    proc.name.isdigit()
+                    and int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid
+                    and command in (proc / "cmdline").read_bytes()
+                ):
                     return
             except OSError:
                 continue
@@ -207,7 +256,9 @@ def test_pytest_verify_published_an_unknown_name_is_one_line(board):
     done = verify(board, "--verify-published=Nobody")
 
     assert done.returncode == pytest.ExitCode.USAGE_ERROR
-    assert _lines(done.stdout + done.stderr) == [f"ERROR: 'Nobody' is not published in {board / 'models.json'}; published: '{NAME}', '{OTHER}'"]
+    assert _lines(done.stdout + done.stderr) == [
+        f"ERROR: 'Nobody' is not published in {board / 'models.json'}; published: '{NAME}', '{OTHER}'"
+    ]
 
 
 def test_pytest_verify_published_with_nothing_published_says_so(tmp_path):
@@ -237,23 +288,39 @@ def test_snapshot_update_is_refused_and_the_published_file_unchanged(copy, flag)
     assert path.read_bytes() == before
 
 
-
-
 # -- a broken models.json, in every command ------------------------------------------------------
 
 
-BROKEN = {"malformed": (b'[{"name": ', "not valid JSON"), "not UTF-8": (b"\xff\xfe[\x00]\x00", "not UTF-8 text")}
+BROKEN = {
+    "malformed": (b'[{"name": ', "not valid JSON"),
+    "not UTF-8": (b"\xff\xfe[\x00]\x00", "not UTF-8 text"),
+}
 
 
 def _commands(data: Path) -> dict[str, list[str]]:
     paths = [f"--results-dir={data / 'results'}", f"--run-dir={data / 'runs'}"]
     return {
         "pytest --verify-published": [sys.executable, "-m", "pytest", "--verify-published", *paths],
-        "pytest eval run": [sys.executable, "-m", "pytest", "--provider=reference", "--limit=1", "--publish=Gold", *paths],
+        "pytest eval run": [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--provider=reference",
+            "--limit=1",
+            "--publish=Gold",
+            *paths,
+        ],
         "evaluate --verify": evaluate_command(data, "--verify"),
         "evaluate NAME": evaluate_command(data, NAME, "--dry-run"),
-        "build": [sys.executable, "-m", "evals.site", "--check", f"--models={data / 'models.json'}", f"--results={data / 'results'}",
-                  f"--site={data.parent / 'site'}"],
+        "build": [
+            sys.executable,
+            "-m",
+            "evals.site",
+            "--check",
+            f"--models={data / 'models.json'}",
+            f"--results={data / 'results'}",
+            f"--site={data.parent / 'site'}",
+        ],
     }
 
 
@@ -276,7 +343,9 @@ def test_a_broken_models_json_is_one_line_in_every_command(tmp_path, command, da
 # -- publishing right after a run --------------------------------------------------------------
 
 
-def test_a_publish_right_after_a_run_rescores_only_the_result_files_this_session_did_not_write(pytester, monkeypatch, tmp_path):
+def test_a_publish_right_after_a_run_rescores_only_the_result_files_this_session_did_not_write(
+    pytester, monkeypatch, tmp_path
+):
     """The session's own result file was written from the records it read just now: only the
     others (an earlier session's) are rescored from their run folders before publishing.
     pytest runs in this process, so the rescorings are counted where they happen."""
@@ -287,16 +356,35 @@ def test_a_publish_right_after_a_run_rescores_only_the_result_files_this_session
         monkeypatch.delenv(name, raising=False)
     rescored: list[str] = []
     rescore = verify._rescore
-    monkeypatch.setattr(verify, "_rescore", lambda published, **kw: rescored.append(published["config"]["eval"]) or rescore(published, **kw))
+    monkeypatch.setattr(
+        verify,
+        "_rescore",
+        lambda published, **kw: (
+            rescored.append(published["config"]["eval"]) or rescore(published, **kw)
+        ),
+    )
     folders = (f"--run-dir={tmp_path / 'runs'}", f"--results-dir={tmp_path / 'data' / 'results'}")
 
-    earlier = pytester.runpytest_inprocess(EVALS, "--provider=reference", "-m", "freeform", "--limit=3", *folders)
+    earlier = pytester.runpytest_inprocess(
+        EVALS, "--provider=reference", "-m", "freeform", "--limit=3", *folders
+    )
     assert earlier.ret == 0 and rescored == []
     # -k: every eval is reachable, so publishing looks at the freeform result file too.
-    done = pytester.runpytest_inprocess(EVALS, "--provider=reference", "-k", "multiple_choice", "--limit=3", "--publish=Gold", *folders)
+    done = pytester.runpytest_inprocess(
+        EVALS,
+        "--provider=reference",
+        "-k",
+        "multiple_choice",
+        "--limit=3",
+        "--publish=Gold",
+        *folders,
+    )
 
     assert done.ret == 0
     assert rescored == ["freeform"]
-    assert [line for line in done.outlines if line.startswith("publish: ")] == [  # a reference run never is published
+    assert [
+        line for line in done.outlines if line.startswith("publish: ")
+    ] == [  # a reference run never is published
         "publish: not published: --limit 3 makes it a smoke test",
-        "publish: not published: the reference provider answers with the gold answers"]
+        "publish: not published: the reference provider answers with the gold answers",
+    ]

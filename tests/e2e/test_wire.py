@@ -42,11 +42,23 @@ def run(tmp_path, *args, **kwargs):
 
 
 def live(server, *extra, model="qwen3-8b"):
-    return ["--provider=live", f"--model={model}", f"--base-url={server.url}/v1", "-m", "multiple_choice", LIMIT, *extra]
+    return [
+        "--provider=live",
+        f"--model={model}",
+        f"--base-url={server.url}/v1",
+        "-m",
+        "multiple_choice",
+        LIMIT,
+        *extra,
+    ]
 
 
 def generation(server):
-    return [r for r in server.requests if r.path.endswith(("/chat/completions", "/responses", "/messages"))]
+    return [
+        r
+        for r in server.requests
+        if r.path.endswith(("/chat/completions", "/responses", "/messages"))
+    ]
 
 
 # -- 6: the exact body, as a strict server reads it -------------------------------------------
@@ -54,15 +66,22 @@ def generation(server):
 EXACT = {  # flags -> the body's fields beside the prompt's ("messages" / "input" + "instructions")
     "live --thinking": (["--thinking"], {"chat_template_kwargs": {"enable_thinking": True}}),
     "live --effort on a local server": (["--effort=low"], {"reasoning_effort": "low"}),
-    "live --thinking --max-tokens": (["--thinking", "--max-tokens=64"], {"chat_template_kwargs": {"enable_thinking": True}, "max_tokens": 64}),
+    "live --thinking --max-tokens": (
+        ["--thinking", "--max-tokens=64"],
+        {"chat_template_kwargs": {"enable_thinking": True}, "max_tokens": 64},
+    ),
     "openai --responses-api": (["--provider=openai", "--responses-api"], {"stream": False}),
-    "openai --responses-api --effort": (["--provider=openai", "--responses-api", "--effort=high"],
-                                        {"stream": False, "reasoning": {"effort": "high", "summary": "auto"}}),
+    "openai --responses-api --effort": (
+        ["--provider=openai", "--responses-api", "--effort=high"],
+        {"stream": False, "reasoning": {"effort": "high", "summary": "auto"}},
+    ),
 }
 
 
 @pytest.mark.parametrize("case", EXACT)
-def test_every_request_body_is_exactly_what_was_meant_and_a_strict_server_answers_it(student, tmp_path, case):
+def test_every_request_body_is_exactly_what_was_meant_and_a_strict_server_answers_it(
+    student, tmp_path, case
+):
     flags, fields = EXACT[case]
     with StrictServer(student) as server:
         done = run(tmp_path, *live(server), *flags)
@@ -78,14 +97,31 @@ def test_every_request_body_is_exactly_what_was_meant_and_a_strict_server_answer
 def test_openrouter_route_and_effort_are_fields_of_the_body_not_an_extra_body(student, tmp_path):
     # The loopback server stands in for openrouter.ai as the HTTP proxy of a plain-http URL.
     with OpenAIServer(student, reasoning_field="reasoning") as server:
-        env = harness_env(HTTP_PROXY=server.url, OPENROUTER_API_KEY="fake-openrouter-key", NO_PROXY="", no_proxy="")
-        done = run(tmp_path, "--provider=live", "--model=qwen/qwen3-8b", "--base-url=http://openrouter.ai/api/v1", "--route=deepinfra",
-                   "--effort=high", "-m", "multiple_choice", LIMIT, env=env)
+        env = harness_env(
+            HTTP_PROXY=server.url,
+            OPENROUTER_API_KEY="fake-openrouter-key",
+            NO_PROXY="",
+            no_proxy="",
+        )
+        done = run(
+            tmp_path,
+            "--provider=live",
+            "--model=qwen/qwen3-8b",
+            "--base-url=http://openrouter.ai/api/v1",
+            "--route=deepinfra",
+            "--effort=high",
+            "-m",
+            "multiple_choice",
+            LIMIT,
+            env=env,
+        )
         bodies = [r.body for r in generation(server)]
 
     assert "apiErrors 0" in done.stdout, done.stdout[-2000:]
     assert bodies and all(set(b) == {"model", "messages", "provider", "reasoning"} for b in bodies)
-    assert bodies[0]["provider"] == {"order": ["deepinfra"], "allow_fallbacks": False} and bodies[0]["reasoning"] == {"effort": "high"}
+    assert bodies[0]["provider"] == {"order": ["deepinfra"], "allow_fallbacks": False} and bodies[
+        0
+    ]["reasoning"] == {"effort": "high"}
 
 
 def test_batch_lines_carry_the_same_exact_body(student, tmp_path):
@@ -102,14 +138,31 @@ def test_batch_lines_carry_the_same_exact_body(student, tmp_path):
 # -- 10: shapes real servers send -------------------------------------------------------------
 
 ERROR_BODIES = {  # status, body as the server sent it, what the user must read of it
-    "transformers serve's unexpected field": (422, {"detail": "Unexpected fields in the request: {'extra_body'}"},
-                                              "HTTP 422: Unexpected fields in the request: {'extra_body'}"),
-    "FastAPI's validation list": (422, {"detail": [{"loc": ["body", "messages"], "msg": "Field required", "type": "missing"}]},
-                                  "HTTP 422: Field required"),
-    "Ollama's error string": (404, {"error": "model \"qwen3-8b\" not found, try pulling it first"},
-                              "HTTP 404: model \"qwen3-8b\" not found, try pulling it first"),
-    "a plain-text body": (400, "prompt is too long for this server", "HTTP 400: prompt is too long for this server"),
-    "a message with a newline and an escape": (400, {"error": {"message": "bad\n\x1b[31mrequest"}}, "HTTP 400: bad\\n\\x1b[31mrequest"),
+    "transformers serve's unexpected field": (
+        422,
+        {"detail": "Unexpected fields in the request: {'extra_body'}"},
+        "HTTP 422: Unexpected fields in the request: {'extra_body'}",
+    ),
+    "FastAPI's validation list": (
+        422,
+        {"detail": [{"loc": ["body", "messages"], "msg": "Field required", "type": "missing"}]},
+        "HTTP 422: Field required",
+    ),
+    "Ollama's error string": (
+        404,
+        {"error": 'model "qwen3-8b" not found, try pulling it first'},
+        'HTTP 404: model "qwen3-8b" not found, try pulling it first',
+    ),
+    "a plain-text body": (
+        400,
+        "prompt is too long for this server",
+        "HTTP 400: prompt is too long for this server",
+    ),
+    "a message with a newline and an escape": (
+        400,
+        {"error": {"message": "bad\n\x1b[31mrequest"}},
+        "HTTP 400: bad\\n\\x1b[31mrequest",
+    ),
 }
 
 
@@ -135,15 +188,26 @@ def test_a_server_pinned_to_another_model_says_so(student, tmp_path):
 def test_an_anthropic_error_body_of_another_shape_keeps_its_explanation(tmp_path):
     with AnthropicServer(Student()) as server:
         server.fail_next(100, 400, body={"detail": "this proxy takes no thinking parameter"})
-        done = run(tmp_path, "--provider=anthropic", "--model=claude-student", f"--base-url={server.url}", "-m", "multiple_choice", LIMIT,
-                   env=harness_env(ANTHROPIC_API_KEY="fake-anthropic-key"))
+        done = run(
+            tmp_path,
+            "--provider=anthropic",
+            "--model=claude-student",
+            f"--base-url={server.url}",
+            "-m",
+            "multiple_choice",
+            LIMIT,
+            env=harness_env(ANTHROPIC_API_KEY="fake-anthropic-key"),
+        )
 
     assert "HTTP 400: this proxy takes no thinking parameter" in done.stdout
 
 
 def as_parts(body):
     message = body["choices"][0]["message"]
-    message["content"] = [{"type": "text", "text": message["content"][:5]}, {"type": "text", "text": message["content"][5:]}]
+    message["content"] = [
+        {"type": "text", "text": message["content"][:5]},
+        {"type": "text", "text": message["content"][5:]},
+    ]
 
 
 def test_content_as_a_list_of_text_parts_is_the_answer_asked_once(student, tmp_path):
@@ -157,10 +221,27 @@ def test_content_as_a_list_of_text_parts_is_the_answer_asked_once(student, tmp_p
 
 
 LITELLM_ERRORS = {  # a 200 whose body is an error object: the API error it says, asked as its status says
-    "a bad request": ({"error": {"message": "litellm.BadRequestError: model not mapped", "type": "invalid_request_error", "code": "400"}},
-                      "bad_request: HTTP 200 carrying an error 400: litellm.BadRequestError: model not mapped (after 1 attempt)", 1),
-    "no code": ({"error": {"message": "upstream refused", "type": None}}, "bad_request: HTTP 200 carrying an error: upstream refused (after 1 attempt)", 1),
-    "a string": ({"error": "budget exceeded for key"}, "bad_request: HTTP 200 carrying an error: budget exceeded for key (after 1 attempt)", 1),
+    "a bad request": (
+        {
+            "error": {
+                "message": "litellm.BadRequestError: model not mapped",
+                "type": "invalid_request_error",
+                "code": "400",
+            }
+        },
+        "bad_request: HTTP 200 carrying an error 400: litellm.BadRequestError: model not mapped (after 1 attempt)",
+        1,
+    ),
+    "no code": (
+        {"error": {"message": "upstream refused", "type": None}},
+        "bad_request: HTTP 200 carrying an error: upstream refused (after 1 attempt)",
+        1,
+    ),
+    "a string": (
+        {"error": "budget exceeded for key"},
+        "bad_request: HTTP 200 carrying an error: budget exceeded for key (after 1 attempt)",
+        1,
+    ),
 }
 
 
@@ -183,8 +264,12 @@ def test_a_reply_of_megabytes_is_kept_cut_at_the_limit_and_scored(student, tmp_p
 
     def responder(request):
         answer = student(request)
-        if huge in last_user_text(request.body):  # the answer, then 3 MB of padding a broken server appended
-            return Answer(answer.text + "\n" + "padding " * 400_000, input_tokens=120, output_tokens=30)
+        if huge in last_user_text(
+            request.body
+        ):  # the answer, then 3 MB of padding a broken server appended
+            return Answer(
+                answer.text + "\n" + "padding " * 400_000, input_tokens=120, output_tokens=30
+            )
         return answer
 
     with OpenAIServer(responder) as server:
@@ -194,27 +279,43 @@ def test_a_reply_of_megabytes_is_kept_cut_at_the_limit_and_scored(student, tmp_p
 
     (record,) = (tmp_path / "runs").glob(f"multiple_choice/*/calls/{MC[1]['id']}/candidate.json")
     kept = json.loads(record.read_text())["response"]
-    assert record.stat().st_size < REPLY_LIMIT + 10_000 and kept["cut"] is True and len(kept["text"]) == REPLY_LIMIT
+    assert (
+        record.stat().st_size < REPLY_LIMIT + 10_000
+        and kept["cut"] is True
+        and len(kept["text"]) == REPLY_LIMIT
+    )
     result = read_result(tmp_path / "results", "multiple_choice")
     row = next(r for r in result["results"] if r["id"] == MC[1]["id"])
-    assert row["status"] != "apiError" and result["summary"]["n"] == 10, done.stdout[-2000:]  # scored as kept, like any reply
+    assert row["status"] != "apiError" and result["summary"]["n"] == 10, done.stdout[
+        -2000:
+    ]  # scored as kept, like any reply
     assert asked == 10 and "apiErrors 0" in rerun.stdout
 
 
 # -- 7: a stale reply ------------------------------------------------------------------------
 
 
-def test_a_reply_written_twice_on_a_kept_alive_connection_never_becomes_another_items_answer(student, tmp_path):
+def test_a_reply_written_twice_on_a_kept_alive_connection_never_becomes_another_items_answer(
+    student, tmp_path
+):
     with OpenAIServer(student) as server:
-        server.inject_when(lambda r: r.index % 3 == 0, Fault(twice=True))  # a broken proxy, on every third request
+        server.inject_when(
+            lambda r: r.index % 3 == 0, Fault(twice=True)
+        )  # a broken proxy, on every third request
         done = run(tmp_path, *live(server), "--concurrency=1")
         first = read_result(tmp_path / "results", "multiple_choice")
         rerun = run(tmp_path, *live(server), "--concurrency=1")
 
     rows = {r["id"]: r for r in first["results"]}
-    assert first["summary"]["accuracy"] == 0.8, done.stdout[-2000:]  # the Student's own score: each item got its own reply
+    assert first["summary"]["accuracy"] == 0.8, done.stdout[
+        -2000:
+    ]  # the Student's own score: each item got its own reply
     for i, question in enumerate(MC[:10]):
-        record = json.loads(next((tmp_path / "runs").glob(f"multiple_choice/*/calls/{question['id']}/candidate.json")).read_text())
+        record = json.loads(
+            next(
+                (tmp_path / "runs").glob(f"multiple_choice/*/calls/{question['id']}/candidate.json")
+            ).read_text()
+        )
         letter = question["answer"] if i % 5 else "ABCD"[("ABCD".index(question["answer"]) + 1) % 4]
         assert record["response"]["text"].endswith(f"Answer: {letter}"), question["id"]
         assert rows[question["id"]]["status"] == ("correct" if i % 5 else "wrong")
@@ -224,7 +325,9 @@ def test_a_reply_written_twice_on_a_kept_alive_connection_never_becomes_another_
 # -- 8: a deadline for the whole attempt ----------------------------------------------------
 
 
-def test_a_reply_trickled_a_byte_at_a_time_is_cut_at_the_request_timeout_and_asked_again(student, tmp_path):
+def test_a_reply_trickled_a_byte_at_a_time_is_cut_at_the_request_timeout_and_asked_again(
+    student, tmp_path
+):
     """A byte every 50 ms never trips a per-read timeout: the first reply would take minutes.
     --request-timeout bounds the whole attempt, and the retry gets the answer."""
     with OpenAIServer(student) as server:
@@ -236,13 +339,20 @@ def test_a_reply_trickled_a_byte_at_a_time_is_cut_at_the_request_timeout_and_ask
 
     result = read_result(tmp_path / "results", "multiple_choice")
     assert result["summary"]["apiErrors"] == 0 and result["summary"]["n"] == 1, done.stdout[-2000:]
-    assert asked == 2 and took < 15  # the trickle alone is ~0.05 s per byte of a reply of hundreds of bytes
+    assert (
+        asked == 2 and took < 15
+    )  # the trickle alone is ~0.05 s per byte of a reply of hundreds of bytes
 
 
 def test_a_request_timeout_no_request_can_use_is_refused_in_one_line(tmp_path):
     for value in ("0", "nan", "1e308"):
-        done = run(tmp_path, "--provider=reference", "-m", "multiple_choice", f"--request-timeout={value}")
-        assert done.returncode == 4 and "ERROR: --request-timeout must be a number of seconds above 0" in done.stderr, done.stderr
+        done = run(
+            tmp_path, "--provider=reference", "-m", "multiple_choice", f"--request-timeout={value}"
+        )
+        assert (
+            done.returncode == 4
+            and "ERROR: --request-timeout must be a number of seconds above 0" in done.stderr
+        ), done.stderr
 
 
 # -- 9: a dead endpoint ----------------------------------------------------------------------
@@ -250,7 +360,11 @@ def test_a_request_timeout_no_request_can_use_is_refused_in_one_line(tmp_path):
 
 def stopped_lines(done, text: str) -> list[str]:
     """The line a run that ended early ends with, naming why (as a rejected key's does)."""
-    return [line for line in done.stdout.splitlines() if line.startswith("! Interrupted: stopped: ") and text in line]
+    return [
+        line
+        for line in done.stdout.splitlines()
+        if line.startswith("! Interrupted: stopped: ") and text in line
+    ]
 
 
 def free_port() -> int:
@@ -259,7 +373,9 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def test_a_dead_endpoint_ends_the_run_early_in_one_line_naming_it_and_a_rerun_resumes(student, tmp_path):
+def test_a_dead_endpoint_ends_the_run_early_in_one_line_naming_it_and_a_rerun_resumes(
+    student, tmp_path
+):
     port = free_port()
     url = f"http://127.0.0.1:{port}/v1"
     args = ["--provider=live", "--model=qwen3-8b", f"--base-url={url}", "-m", "multiple_choice"]
@@ -269,21 +385,37 @@ def test_a_dead_endpoint_ends_the_run_early_in_one_line_naming_it_and_a_rerun_re
     took = time.monotonic() - started
 
     assert done.returncode != 0
-    named = stopped_lines(done, f"nothing answers at {url} (connection failed: [Errno 111] Connection refused)")
-    assert len(named) == 1 and "start the server or check --base-url" in named[0], done.stdout[-3000:]
+    named = stopped_lines(
+        done, f"nothing answers at {url} (connection failed: [Errno 111] Connection refused)"
+    )
+    assert len(named) == 1 and "start the server or check --base-url" in named[0], done.stdout[
+        -3000:
+    ]
     assert done.stdout.count("ERROR at setup") <= 1  # not an error block per item
     assert took < 20
     with OpenAIServer(student, port=port) as server:
         resumed = run(tmp_path, *args)
-    assert read_result(tmp_path / "results", "multiple_choice")["summary"]["apiErrors"] == 0, resumed.stdout[-2000:]
+    assert read_result(tmp_path / "results", "multiple_choice")["summary"]["apiErrors"] == 0, (
+        resumed.stdout[-2000:]
+    )
     assert len(generation(server)) == len(MC)
 
 
 def test_a_dead_judge_endpoint_ends_the_run_naming_the_judges_url(student, tmp_path):
     dead = f"http://127.0.0.1:{free_port()}/v1"
     with OpenAIServer(student) as server:
-        done = run(tmp_path, "--provider=openai", "--model=student-1", f"--base-url={server.url}/v1", f"--judge=live:judge-a@{dead}",
-                   f"--judge=live:judge-b@{server.url}/v1", f"--judge=live:judge-c@{server.url}/v1", "-m", "freeform", LIMIT)
+        done = run(
+            tmp_path,
+            "--provider=openai",
+            "--model=student-1",
+            f"--base-url={server.url}/v1",
+            f"--judge=live:judge-a@{dead}",
+            f"--judge=live:judge-b@{server.url}/v1",
+            f"--judge=live:judge-c@{server.url}/v1",
+            "-m",
+            "freeform",
+            LIMIT,
+        )
 
     assert done.returncode != 0
     assert len(stopped_lines(done, f"nothing answers at {dead} ")) == 1, done.stdout[-3000:]
@@ -291,8 +423,16 @@ def test_a_dead_judge_endpoint_ends_the_run_naming_the_judges_url(student, tmp_p
 
 def test_a_dead_anthropic_endpoint_ends_the_run_in_one_line(tmp_path):
     url = f"http://127.0.0.1:{free_port()}"
-    done = run(tmp_path, "--provider=anthropic", "--model=claude-student", f"--base-url={url}", "-m", "multiple_choice", LIMIT,
-               env=harness_env(ANTHROPIC_API_KEY="fake-anthropic-key"))
+    done = run(
+        tmp_path,
+        "--provider=anthropic",
+        "--model=claude-student",
+        f"--base-url={url}",
+        "-m",
+        "multiple_choice",
+        LIMIT,
+        env=harness_env(ANTHROPIC_API_KEY="fake-anthropic-key"),
+    )
 
     assert done.returncode != 0
     assert len(stopped_lines(done, f"nothing answers at {url} ")) == 1, done.stdout[-3000:]
@@ -331,4 +471,6 @@ def test_a_redirect_to_another_origin_ends_the_run_in_one_line(student, tmp_path
         origins = (server.url, elsewhere.url)
 
     assert done.returncode != 0 and asked_elsewhere == 0
-    assert len(stopped_lines(done, f"{origins[0]} redirects to another origin, {origins[1]}")) == 1, done.stdout[-3000:]
+    assert (
+        len(stopped_lines(done, f"{origins[0]} redirects to another origin, {origins[1]}")) == 1
+    ), done.stdout[-3000:]

@@ -54,10 +54,22 @@ REPLIES = [
     _unit("backtick-lines", "````\n"),
     _unit("indented-fence-lines", "  ```  luau  \n"),
     _unit("closed-blocks", "```lua\nlocal x = 1\n```\n", code=True),
-    _unit("defining-blocks", "```luau\nlocal Solution = {}\nfunction Solution.twoSum() end\nreturn Solution\n```\n", code=True),
-    _unit("crlf-fences", "```lua\r\nlocal x = 1\r\n```\r\n", code=True),  # Windows line endings close their blocks
+    _unit(
+        "defining-blocks",
+        "```luau\nlocal Solution = {}\nfunction Solution.twoSum() end\nreturn Solution\n```\n",
+        code=True,
+    ),
+    _unit(
+        "crlf-fences", "```lua\r\nlocal x = 1\r\n```\r\n", code=True
+    ),  # Windows line endings close their blocks
     _unit("return-lines", "return\n", head="function\n", code=True),
-    _unit("function-then-spaces", " ", head="local function twoSum", tail="x\nreturn Solution", code=True),
+    _unit(
+        "function-then-spaces",
+        " ",
+        head="local function twoSum",
+        tail="x\nreturn Solution",
+        code=True,
+    ),
     _unit("name-then-spaces", " ", head="```lua\ntwoSum", tail="= nil\n```", code=True),
     # -- answer leads and letters -----------------------------------------------------------------
     _unit("answer-leads", "Answer: B\n", letter="B"),
@@ -90,7 +102,9 @@ REPLIES = [
     _unit("dash-labels", "C \u2014 x\n", letter="C"),
     _unit("subject-letters", "picking C would ", letter=None),
     # -- conditions and caveats: each commitment reads its sentence before it and its clause after ----
-    _unit("condition-words", "if you unless otherwise in that case ", tail="\nAnswer: B", letter="B"),
+    _unit(
+        "condition-words", "if you unless otherwise in that case ", tail="\nAnswer: B", letter="B"
+    ),
     _unit("conditional-commitments", "If you need it, A would be correct. ", letter=None),
     _unit("conditions-in-one-sentence", "if you need A would be correct ", letter=None),
     _unit("caveats-after", "B is correct if you ", letter="B"),
@@ -99,7 +113,9 @@ REPLIES = [
     _unit("foreign-leads", "La respuesta correcta es la ", tail="B.", letter="B"),
     _unit("cjk-leads", "\u7b54\u6848\u662f", tail="B", letter="B"),  # 答案是
     _unit("full-width-answers", "\u7b54\u6848\uff1a\uff22\u3002", letter="B"),  # 答案：Ｂ。
-    _unit("articles", "es la ", head="La respuesta ", tail="B", letter=None),  # "la B" with no lead before it
+    _unit(
+        "articles", "es la ", head="La respuesta ", tail="B", letter=None
+    ),  # "la B" with no lead before it
     _unit("foreign-commitments", "La respuesta correcta es la B. ", letter="B"),
     # -- markdown, whitespace, long lines ---------------------------------------------------------
     _unit("nested-quotes-and-bold", "> > > > **_`# x`_** ", tail="\n"),
@@ -112,27 +128,52 @@ REPLIES = [
     # -- verdicts ---------------------------------------------------------------------------------
     _unit("verdict-lines", "VERDICT: CORRECT\n", letter=None, verdict=True),
     _unit("disagreeing-verdicts", "VERDICT: CORRECT\nVERDICT: INCORRECT\n"),
-    _unit("verdict-spaces", " ", head="VERDICT:", tail="CORRECT x", verdict=True),  # a sentence after it
+    _unit(
+        "verdict-spaces", " ", head="VERDICT:", tail="CORRECT x", verdict=True
+    ),  # a sentence after it
     _unit("verdict-stars", "*", head="VERDICT: CORRECT", tail="x", verdict=True),
-    _unit("lead-verdict-then-reasoning", "The candidate names FireServer, it was actually fine. ", head="VERDICT: CORRECT\n", verdict=True),
+    _unit(
+        "lead-verdict-then-reasoning",
+        "The candidate names FireServer, it was actually fine. ",
+        head="VERDICT: CORRECT\n",
+        verdict=True,
+    ),
     _unit("lead-verdict-then-retractions", "Hmm. ", head="VERDICT: CORRECT\n"),
-    _unit("verdict-then-long-clause", " it names FireServer", head="VERDICT: CORRECT", verdict=True),
+    _unit(
+        "verdict-then-long-clause", " it names FireServer", head="VERDICT: CORRECT", verdict=True
+    ),
     _unit("unclosed-think", "VERDICT: CORRECT\n", head="<think>", reasoning=True),
-    _unit("think-blocks", "<think>VERDICT: INCORRECT</think>", tail="VERDICT: CORRECT", verdict=True, reasoning=True),
+    _unit(
+        "think-blocks",
+        "<think>VERDICT: INCORRECT</think>",
+        tail="VERDICT: CORRECT",
+        verdict=True,
+        reasoning=True,
+    ),
     _unit("label-lines", "Verdict:\n"),
     _unit("heading-then-word-lines", "## Verdict\nCORRECT\n", verdict=True),
     _unit("verdict-is-lines", "The verdict is INCORRECT.\n", verdict=False),
     _unit("fenced-json-verdicts", '```json\n{"verdict": "CORRECT"}\n```\n', verdict=True),
     _unit("json-nested-brackets", "[", head='{"verdict": "CORRECT", "x": ', tail="}", verdict=True),
-    _unit("json-verdict-after-long-field", "x", head='{"reasoning": "', tail='", "verdict": "INCORRECT"}', verdict=False),
+    _unit(
+        "json-verdict-after-long-field",
+        "x",
+        head='{"reasoning": "',
+        tail='", "verdict": "INCORRECT"}',
+        verdict=False,
+    ),
     # -- reasoning blocks ---------------------------------------------------------------------------
     _unit("think-openings", "<think>", reasoning=True),  # one block, never closed
-    _unit("think-closings", "</think>"),  # an empty block a template opened, then stray closings: no reasoning
+    _unit(
+        "think-closings", "</think>"
+    ),  # an empty block a template opened, then stray closings: no reasoning
     _unit("reasoning-blocks", "<think>x</think>\n", reasoning=True),
     _unit("mixed-blocks", "<thinking>x</thinking> <reasoning>y</reasoning> ", reasoning=True),
     _unit("text-then-closings", "x</think>", reasoning=True),  # the answer: every later "x</think>"
     _unit("openings-then-closing", "<think>", tail="</think>", reasoning=True),
-    _unit("unfinished-openings", "<think", tail="</think>", reasoning=True),  # no opening tag: a template opened the block
+    _unit(
+        "unfinished-openings", "<think", tail="</think>", reasoning=True
+    ),  # no opening tag: a template opened the block
     _unit("spaces-then-opening", " ", tail="<thinking>x", reasoning=True),
     # -- a plausible reply, many times over ---------------------------------------------------------
     _unit(
@@ -157,14 +198,20 @@ PARSERS: dict[str, Callable[[str], object]] = {
 def parse_all(reply: str) -> dict[str, object]:
     """What each parser makes of `reply`: the letter, the verdict, whether code was found,
     whether a reasoning block was."""
-    return {"letter": PARSERS["letter"](reply), "verdict": PARSERS["verdict"](reply), "code": PARSERS["code"](reply) is not None,
-            "reasoning": PARSERS["reasoning"](reply)[0] is not None}
+    return {
+        "letter": PARSERS["letter"](reply),
+        "verdict": PARSERS["verdict"](reply),
+        "code": PARSERS["code"](reply) is not None,
+        "reasoning": PARSERS["reasoning"](reply)[0] is not None,
+    }
 
 
 def serve() -> None:
     for line in sys.stdin:
         name, size = line.split()
-        if name == "spin":  # a parse that hangs (spending CPU, as a quadratic one does), for the guard's own test
+        if (
+            name == "spin"
+        ):  # a parse that hangs (spending CPU, as a quadratic one does), for the guard's own test
             end = time.monotonic() + float(size)
             while time.monotonic() < end:
                 pass

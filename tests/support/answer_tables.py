@@ -16,7 +16,10 @@ from tests.support import ROOT
 
 # shared/ sits beside the repository (on a developer's machine and in CI alike).
 REFERENCE_REPLIES = Path(
-    os.environ.get("ROBLOX_EVALS_MC_REFERENCE", ROOT.parent / "shared" / "reference" / "mc-replies-mmlu-pro.jsonl")
+    os.environ.get(
+        "ROBLOX_EVALS_MC_REFERENCE",
+        ROOT.parent / "shared" / "reference" / "mc-replies-mmlu-pro.jsonl",
+    )
 )
 
 
@@ -25,7 +28,12 @@ WAIT = ["wait()", "task.wait()", "delay()", "spawn()"]
 
 
 # "In a LocalScript, which call sends a message to the server through a RemoteEvent?"
-REMOTE = ["`remote:FireClient(player, ...)`", "`remote:InvokeServer(...)`", "`remote:Fire(...)`", "`remote:FireServer(...)`"]
+REMOTE = [
+    "`remote:FireClient(player, ...)`",
+    "`remote:InvokeServer(...)`",
+    "`remote:Fire(...)`",
+    "`remote:FireServer(...)`",
+]
 
 
 # "Where should a ModuleScript that only the server may read be stored?"
@@ -60,10 +68,29 @@ EN = "Let me weigh each option: A is throttled to about 30 Hz; C and D are depre
 
 
 # Ten choices (A-J), as MMLU-Pro has: "I" is a choice letter as well as the pronoun.
-TEN = ["Humanoid", "Animator", "Tool", "Backpack", "Camera", "Team", "Sound", "Beam", "Attachment", "Trail"]
+TEN = [
+    "Humanoid",
+    "Animator",
+    "Tool",
+    "Backpack",
+    "Camera",
+    "Team",
+    "Sound",
+    "Beam",
+    "Attachment",
+    "Trail",
+]
 
 
-def case(id: str, reply: str, choices: list[str], expected: str | None, *, xfail: str | None = None, raises=None):
+def case(
+    id: str,
+    reply: str,
+    choices: list[str],
+    expected: str | None,
+    *,
+    xfail: str | None = None,
+    raises=None,
+):
     marks = [pytest.mark.xfail(strict=True, reason=xfail, raises=raises)] if xfail else []
     return pytest.param(reply, choices, expected, id=id, marks=marks)
 
@@ -80,7 +107,12 @@ CASES = [
     case("answer-colon-lowercase", "Answer: c", WAIT, "C"),
     case("answer-colon-uppercase-label", "ANSWER: (B)", WAIT, "B"),
     case("label-with-choice-text", "C) delay()", WAIT, "C"),
-    case("label-dot-choice-text-then-explanation", "D. `remote:FireServer(...)`\n\nFireServer is the client-to-server call.", REMOTE, "D"),
+    case(
+        "label-dot-choice-text-then-explanation",
+        "D. `remote:FireServer(...)`\n\nFireServer is the client-to-server call.",
+        REMOTE,
+        "D",
+    ),
     case("answer-is-paren", "The answer is (B).", WAIT, "B"),
     case("answer-is-lowercase-paren", "The answer is (c).", WAIT, "C"),
     case("answer-would-be", "The answer would be B.", WAIT, "B"),
@@ -92,7 +124,12 @@ CASES = [
     case("bold-label-with-colon-inside", "**Answer:** C", WAIT, "C"),
     case("bold-letter-after-label", "Final answer: **B**", WAIT, "B"),
     case("final-answer", "Final answer: D", WAIT, "D"),
-    case("correct-option-is-with-text", "The correct option is D: `remote:FireServer(...)`.", REMOTE, "D"),
+    case(
+        "correct-option-is-with-text",
+        "The correct option is D: `remote:FireServer(...)`.",
+        REMOTE,
+        "D",
+    ),
     case("correct-option-colon-newline", "The correct option is:\n\nB", WAIT, "B"),
     case("answer-is-newline", "The answer is\n\nC", WAIT, "C"),
     case("correct-one-is", "Let me compare them.\n\nThe correct one is B.", WAIT, "B"),
@@ -120,8 +157,18 @@ CASES = [
     case("bare-exclamation", "B!", WAIT, "B"),
     case("bare-fenced", "```\nB\n```", WAIT, "B"),
     # -- a letter alone on the first line, then the why --------------------------------------------
-    case("first-line-letter-then-why", "B\n\ntask.wait() resumes on the next Heartbeat after the time passes; wait() is throttled.", WAIT, "B"),
-    case("first-line-bold-then-others-named", "**B**\n\nExplanation: A is throttled to about 30 Hz; C and D are deprecated globals.", WAIT, "B"),
+    case(
+        "first-line-letter-then-why",
+        "B\n\ntask.wait() resumes on the next Heartbeat after the time passes; wait() is throttled.",
+        WAIT,
+        "B",
+    ),
+    case(
+        "first-line-bold-then-others-named",
+        "**B**\n\nExplanation: A is throttled to about 30 Hz; C and D are deprecated globals.",
+        WAIT,
+        "B",
+    ),
     case("first-line-paren-then-why", "(D)\nFireServer is the client-to-server call.", REMOTE, "D"),
     case("first-line-letter-dot-then-because", "B.\nBecause task.wait() is accurate.", WAIT, "B"),
     case(
@@ -137,11 +184,23 @@ CASES = [
         WAIT,
         "B",
     ),
-    case("last-line-after-per-option-notes", "Let me weigh them.\n- A: throttled\n- B: accurate\n- C: deprecated\n- D: deprecated\n\nB", WAIT, "B"),
+    case(
+        "last-line-after-per-option-notes",
+        "Let me weigh them.\n- A: throttled\n- B: accurate\n- C: deprecated\n- D: deprecated\n\nB",
+        WAIT,
+        "B",
+    ),
     case("last-line-header", "ServerStorage never replicates to clients.\n\n### B", STORAGE, "B"),
-    case("last-line-blockquote", "FireServer goes from a client to the server.\n\n> D", REMOTE, "D"),
+    case(
+        "last-line-blockquote", "FireServer goes from a client to the server.\n\n> D", REMOTE, "D"
+    ),
     case("last-line-after-a-bullet", "Let me think.\n\nAnswer:\n- B", WAIT, "B"),
-    case("last-line-overrides-earlier-answer", "The answer is A... hmm, wait() is throttled, so no.\n\n**B**", WAIT, "B"),
+    case(
+        "last-line-overrides-earlier-answer",
+        "The answer is A... hmm, wait() is throttled, so no.\n\n**B**",
+        WAIT,
+        "B",
+    ),
     # -- answer leads of every form: words, tags, JSON, arrows, dashes -----------------------------
     case("answer-dash", "Answer - B", WAIT, "B"),
     case("answer-em-dash", "Answer — B", WAIT, "B"),
@@ -153,7 +212,12 @@ CASES = [
     case("answer-tags-on-lines", "<answer>\nB\n</answer>", WAIT, "B"),
     case("answer-in-brackets", "[ANSWER] B", WAIT, "B"),
     case("answer-json", '{"answer": "B"}', WAIT, "B"),
-    case("answer-json-with-reason", '{"answer": "D", "reason": "FireServer goes from client to server"}', REMOTE, "D"),
+    case(
+        "answer-json-with-reason",
+        '{"answer": "D", "reason": "FireServer goes from client to server"}',
+        REMOTE,
+        "D",
+    ),
     case("choice-json", '{"choice":"B"}', WAIT, "B"),
     case("answer-colon-code-span", "answer: `B`", WAIT, "B"),
     case("answer-colon-brackets", "Answer: [B]", WAIT, "B"),
@@ -190,17 +254,39 @@ CASES = [
     case("selected-answer-colon", "Selected answer: B", WAIT, "B"),
     case("short-answer-colon", "Short answer: B.", WAIT, "B"),
     case("tldr-colon", "TL;DR: B", WAIT, "B"),
-    case("conclusion-colon", "Let me reason step by step.\n\n1. wait() is throttled.\n2. task.wait() is accurate.\n\nConclusion: B", WAIT, "B"),
-    case("result-colon", "Step 1: compare the throttles.\nStep 2: compare the yields.\n\nResult: B", WAIT, "B"),
+    case(
+        "conclusion-colon",
+        "Let me reason step by step.\n\n1. wait() is throttled.\n2. task.wait() is accurate.\n\nConclusion: B",
+        WAIT,
+        "B",
+    ),
+    case(
+        "result-colon",
+        "Step 1: compare the throttles.\nStep 2: compare the yields.\n\nResult: B",
+        WAIT,
+        "B",
+    ),
     case("the-right-one-is", "The right one is B.", WAIT, "B"),
-    case("correct-location-is", "ServerStorage is only visible to the server, unlike ReplicatedStorage (A), which replicates. "
-         "StarterPlayerScripts (C) and Workspace (D) replicate too. The correct location is B.", STORAGE, "B"),
+    case(
+        "correct-location-is",
+        "ServerStorage is only visible to the server, unlike ReplicatedStorage (A), which replicates. "
+        "StarterPlayerScripts (C) and Workspace (D) replicate too. The correct location is B.",
+        STORAGE,
+        "B",
+    ),
     case("best-approach-is", "The best approach is B.", WAIT, "B"),
     case("bold-label-then-paren-and-text", "**Final answer:** (B) task.wait()", WAIT, "B"),
     case("blockquote-answer-then-why", "> Answer: **B**\n>\n> task.wait() is accurate.", WAIT, "B"),
-    case("correct-answer-blockquote-label", "Correct answer:\n\n> **B. ServerStorage**", STORAGE, "B"),
+    case(
+        "correct-answer-blockquote-label", "Correct answer:\n\n> **B. ServerStorage**", STORAGE, "B"
+    ),
     case("answer-underlined-heading", "ANSWER\n-------\nB", WAIT, "B"),
-    case("so-my-answer-is-bold", "Here's my reasoning: wait() throttles, delay() and spawn() are deprecated.\nSo my answer is **B**.", WAIT, "B"),
+    case(
+        "so-my-answer-is-bold",
+        "Here's my reasoning: wait() throttles, delay() and spawn() are deprecated.\nSo my answer is **B**.",
+        WAIT,
+        "B",
+    ),
     case("final-answer-dollar-boxed", "So the final answer is $\\boxed{B}$.", WAIT, "B"),
     case("answer-dollar-text", "Answer: $\\text{B}$", WAIT, "B"),
     # -- verbs of choosing -------------------------------------------------------------------------
@@ -232,7 +318,12 @@ CASES = [
     case("id-lean", "I'd lean B.", WAIT, "B"),
     case("id-put", "I'd put B.", WAIT, "B"),
     case("one-word-answer", "I'll answer in one word: B.", WAIT, "B"),
-    case("tempted-then-go-with", "It's tempting to choose A since it's the classic call, but it's throttled. I'll go with B.", WAIT, "B"),
+    case(
+        "tempted-then-go-with",
+        "It's tempting to choose A since it's the classic call, but it's throttled. I'll go with B.",
+        WAIT,
+        "B",
+    ),
     # -- a closing word before the letter: it must end its clause ----------------------------------
     case("i-think-its", "I think it's B.", WAIT, "B"),
     case("its", "It's B.", WAIT, "B"),
@@ -251,7 +342,12 @@ CASES = [
     case("so-dash-why", "So B — task.wait() is accurate.", WAIT, "B"),
     case("so-definitely", "Lots of reasoning about it all.\n\nSo, definitely B.", WAIT, "B"),
     case("that-makes-it", "That makes it B.", WAIT, "B"),
-    case("that-leaves", "Let's see: A is throttled, B yields, D is deprecated. That leaves C.", WAIT, "C"),
+    case(
+        "that-leaves",
+        "Let's see: A is throttled, B yields, D is deprecated. That leaves C.",
+        WAIT,
+        "C",
+    ),
     case("thats", "That's B.", WAIT, "B"),
     case("that-would-be", "That would be B.", WAIT, "B"),
     case("it-must-be", "It must be B.", WAIT, "B"),
@@ -268,9 +364,19 @@ CASES = [
     case("thatd-be", "That'd be B.", WAIT, "B"),
     case("in-short", "In short, B.", WAIT, "B"),
     case("yeah-letter", "Yeah, B.", WAIT, "B"),
-    case("ruled-out-then-leaves", "First, A is the legacy wait, which is throttled. So A is out. C and D don't yield at all, "
-         "so they're out too. That leaves B.", WAIT, "B"),
-    case("asked-and-answered-then-so", "Hmm. A? No — A is throttled. C? No, it doesn't yield. D? Same. So B.", WAIT, "B"),
+    case(
+        "ruled-out-then-leaves",
+        "First, A is the legacy wait, which is throttled. So A is out. C and D don't yield at all, "
+        "so they're out too. That leaves B.",
+        WAIT,
+        "B",
+    ),
+    case(
+        "asked-and-answered-then-so",
+        "Hmm. A? No — A is throttled. C? No, it doesn't yield. D? Same. So B.",
+        WAIT,
+        "B",
+    ),
     case(
         "others-in-parens-then-so",
         "The client must call FireServer on the RemoteEvent. FireClient (A) goes the other way; InvokeServer (B) is for "
@@ -304,7 +410,12 @@ CASES = [
     case("letter-sounds-right", "B sounds right.", WAIT, "B"),
     case("letter-is-what-id-go-with", "B is what I'd go with.", WAIT, "B"),
     case("letter-is-the-way-to-go", "B is the way to go.", WAIT, "B"),
-    case("confident-that-letter-is-correct", "After analyzing, I'm confident that B is correct.", WAIT, "B"),
+    case(
+        "confident-that-letter-is-correct",
+        "After analyzing, I'm confident that B is correct.",
+        WAIT,
+        "B",
+    ),
     case("letter-apostrophe-s-the-answer", "B's the answer.", WAIT, "B"),
     case("letter-apostrophe-s-correct", "B's correct.", WAIT, "B"),
     case("bold-letter-is-correct", "**B** is correct.", WAIT, "B"),
@@ -312,8 +423,13 @@ CASES = [
     case("letter-is-the-most-accurate", "B is the most accurate.", WAIT, "B"),
     case("letter-is-best", "B is best.", WAIT, "B"),
     case("letter-is-the-correct-option-here", "B is the correct option here.", WAIT, "B"),
-    case("pick-after-reasons-then-letter-is-the-one", "If you pick A, you get throttling. If you pick C or D, you don't yield. "
-         "B is the one that yields without the throttle.\n\nB", WAIT, "B"),
+    case(
+        "pick-after-reasons-then-letter-is-the-one",
+        "If you pick A, you get throttling. If you pick C or D, you don't yield. "
+        "B is the one that yields without the throttle.\n\nB",
+        WAIT,
+        "B",
+    ),
     case("bold-label-is-the-right-choice", "**B) task.wait()** is the right choice.", WAIT, "B"),
     case("second-option-paren-is-correct", "The second option (B) is correct.", WAIT, "B"),
     case("distractor-then-letter-is-correct", "A is tempting but B is correct.", WAIT, "B"),
@@ -329,7 +445,12 @@ CASES = [
     case("letter-dot-then-why", "B. task.wait() is the modern API.", WAIT, "B"),
     case("letter-then-paren-why", "B. (Because task.wait() is accurate.)", WAIT, "B"),
     case("letter-then-final-answer-words", "B, final answer.", WAIT, "B"),
-    case("label-with-paren-choice-text", "(B) task.wait() — it resumes after the time passes.", WAIT, "B"),
+    case(
+        "label-with-paren-choice-text",
+        "(B) task.wait() — it resumes after the time passes.",
+        WAIT,
+        "B",
+    ),
     # -- short replies: a letter and a word or two -------------------------------------------------
     case("option-letter", "Option B", WAIT, "B"),
     case("option-paren-letter", "Option (B)", WAIT, "B"),
@@ -384,22 +505,59 @@ CASES = [
     case("bold-answer-then-paren-text", "**Answer: B** (task.wait())", WAIT, "B"),
     case("bold-label-colon-outside-bold", "Answer:** B", WAIT, "B"),
     case("bold-correct-answer-with-text", "**Correct Answer: B. task.wait()**", WAIT, "B"),
-    case("bold-reasoning-then-bold-answer", "**Reasoning:** wait() is throttled.\n**Answer:** B", WAIT, "B"),
+    case(
+        "bold-reasoning-then-bold-answer",
+        "**Reasoning:** wait() is throttled.\n**Answer:** B",
+        WAIT,
+        "B",
+    ),
     case("answer-bold-colon-then-text", "The answer is **B**: task.wait().", WAIT, "B"),
     # -- text after the letter ---------------------------------------------------------------------
     case("answer-dash-why", "Answer: B — task.wait() resumes accurately.", WAIT, "B"),
-    case("answer-comma-because", "The answer is B, because wait() is throttled and the others are deprecated.", WAIT, "B"),
-    case("answer-then-sentence-about-it", "Answer: D is the only call that goes from a client to the server.", REMOTE, "D"),
+    case(
+        "answer-comma-because",
+        "The answer is B, because wait() is throttled and the others are deprecated.",
+        WAIT,
+        "B",
+    ),
+    case(
+        "answer-then-sentence-about-it",
+        "Answer: D is the only call that goes from a client to the server.",
+        REMOTE,
+        "D",
+    ),
     case("answer-then-rule", "Answer: B\n\n---\n\nExplanation: wait() is throttled.", WAIT, "B"),
     case("answer-then-confidence", "Answer: B\nConfidence: high", WAIT, "B"),
     case("answer-then-sign-off", "Sure! The answer is B. Hope this helps!", WAIT, "B"),
-    case("answer-then-offer", "wait() throttles. task.wait() does not.\n\n**Answer: B**\n\nLet me know if you want more detail!", WAIT, "B"),
-    case("answer-then-why-nots", "Answer: B.\n\nWhy not A? Because wait() is throttled. Why not C? delay() is deprecated.", WAIT, "B"),
+    case(
+        "answer-then-offer",
+        "wait() throttles. task.wait() does not.\n\n**Answer: B**\n\nLet me know if you want more detail!",
+        WAIT,
+        "B",
+    ),
+    case(
+        "answer-then-why-nots",
+        "Answer: B.\n\nWhy not A? Because wait() is throttled. Why not C? delay() is deprecated.",
+        WAIT,
+        "B",
+    ),
     case("answer-then-second-best", "Answer: B\n\nI'd say A is a close second.", WAIT, "B"),
-    case("answer-then-conditional-other", "Answer: B\n\nIf you picked A, you'd be wrong.", WAIT, "B"),
-    case("answer-then-hypothetical-other", "Answer: B\n\nNote: choosing C would hang the thread.", WAIT, "B"),
+    case(
+        "answer-then-conditional-other", "Answer: B\n\nIf you picked A, you'd be wrong.", WAIT, "B"
+    ),
+    case(
+        "answer-then-hypothetical-other",
+        "Answer: B\n\nNote: choosing C would hang the thread.",
+        WAIT,
+        "B",
+    ),
     case("answer-then-others-joined", "Answer: B\n\nA or C would throttle.", WAIT, "B"),
-    case("answer-then-choice-both-compile", "The answer is B.\n\nBoth compile with A or C.", WAIT, "B"),
+    case(
+        "answer-then-choice-both-compile",
+        "The answer is B.\n\nBoth compile with A or C.",
+        WAIT,
+        "B",
+    ),
     # -- letters in the reasoning before the final one ---------------------------------------------
     case(
         "analysis-of-each-option-then-answer",
@@ -414,8 +572,18 @@ CASES = [
         WAIT,
         "B",
     ),
-    case("others-named-then-answer", "A and B are wrong, C is deprecated, so the answer is D.", WAIT, "D"),
-    case("choosing-between-two-then-one", "So between (B) and (C), I choose (C). Answer: C", WAIT, "C"),
+    case(
+        "others-named-then-answer",
+        "A and B are wrong, C is deprecated, so the answer is D.",
+        WAIT,
+        "D",
+    ),
+    case(
+        "choosing-between-two-then-one",
+        "So between (B) and (C), I choose (C). Answer: C",
+        WAIT,
+        "C",
+    ),
     case("rejected-letter-after-answer", "The answer is B, not D.", WAIT, "B"),
     case(
         "lowercase-subparts-are-not-answers",
@@ -430,7 +598,12 @@ CASES = [
         REMOTE,
         "D",
     ),
-    case("article-a-after-answer-is", "The answer is a matter of replication, but Answer: B", WAIT, "B"),
+    case(
+        "article-a-after-answer-is",
+        "The answer is a matter of replication, but Answer: B",
+        WAIT,
+        "B",
+    ),
     case("pronoun-i", "I think the answer is D.", REMOTE, "D"),
     case("letter-a-as-answer", "The answer is A.", STORAGE, "A"),
     case("letter-a-at-end", "Answer: A", STORAGE, "A"),
@@ -454,15 +627,45 @@ CASES = [
         STORAGE,
         "B",
     ),
-    case("initially-thought-then-answer", "I initially thought A, but A is throttled. The answer is B.", WAIT, "B"),
-    case("letters-in-parens-then-answer", "wait() — throttled (A). task.wait() (B) — accurate. delay() (C) — deprecated. "
-         "spawn() (D) — deprecated.\n\nAnswer: B", WAIT, "B"),
-    case("answer-then-wrong-labels", "Answer: B\n\nA) wrong: throttled.\nC) wrong: deprecated.\nD) wrong: deprecated.", WAIT, "B"),
-    case("answer-then-you-might-be-tempted", "The answer is B. You might be tempted to pick A, but it's throttled.", WAIT, "B"),
-    case("answer-then-some-might-argue", "I think the answer is B, though some might argue for A.", WAIT, "B"),
+    case(
+        "initially-thought-then-answer",
+        "I initially thought A, but A is throttled. The answer is B.",
+        WAIT,
+        "B",
+    ),
+    case(
+        "letters-in-parens-then-answer",
+        "wait() — throttled (A). task.wait() (B) — accurate. delay() (C) — deprecated. "
+        "spawn() (D) — deprecated.\n\nAnswer: B",
+        WAIT,
+        "B",
+    ),
+    case(
+        "answer-then-wrong-labels",
+        "Answer: B\n\nA) wrong: throttled.\nC) wrong: deprecated.\nD) wrong: deprecated.",
+        WAIT,
+        "B",
+    ),
+    case(
+        "answer-then-you-might-be-tempted",
+        "The answer is B. You might be tempted to pick A, but it's throttled.",
+        WAIT,
+        "B",
+    ),
+    case(
+        "answer-then-some-might-argue",
+        "I think the answer is B, though some might argue for A.",
+        WAIT,
+        "B",
+    ),
     case("answer-then-trap-in-parens", "Answer: B. (A is a common trap.)", WAIT, "B"),
-    case("answer-then-wouldnt-choose", "The answer is B. A would work in older code but it's throttled; C and D are deprecated, "
-         "so I wouldn't choose them.", WAIT, "B"),
+    case(
+        "answer-then-wouldnt-choose",
+        "The answer is B. A would work in older code but it's throttled; C and D are deprecated, "
+        "so I wouldn't choose them.",
+        WAIT,
+        "B",
+    ),
     # -- self-corrections: the last commitment wins ------------------------------------------------
     case(
         "self-correction-same-line",
@@ -470,7 +673,12 @@ CASES = [
         REMOTE,
         "D",
     ),
-    case("self-correction-reconsider", "Answer: B\n\nActually, let me reconsider. Answer: D", REMOTE, "D"),
+    case(
+        "self-correction-reconsider",
+        "Answer: B\n\nActually, let me reconsider. Answer: D",
+        REMOTE,
+        "D",
+    ),
     case("self-correction-final-answer", "Answer: B\nFinal answer: C", WAIT, "C"),
     case("boxed-twice", "\\boxed{B}\n\nActually no, \\boxed{D}", WAIT, "D"),
     case("self-correction-say-then-its", "I'd say A... no wait, it's B.", WAIT, "B"),
@@ -481,7 +689,9 @@ CASES = [
     case("self-correction-short-i-mean", "A, I mean B.", WAIT, "B"),
     case("self-correction-short-actually", "D — actually B.", WAIT, "B"),
     case("self-correction-or-rather", "B, or rather C.", WAIT, "C"),
-    case("self-correction-label-then-final", "D) spawn()? No — B) task.wait(). Final: B", WAIT, "B"),
+    case(
+        "self-correction-label-then-final", "D) spawn()? No — B) task.wait(). Final: B", WAIT, "B"
+    ),
     # -- the choice's text instead of its letter ---------------------------------------------------
     case("quoted-choice-text", "The correct method is `task.wait()`.", WAIT, "B"),
     case("quoted-choice-after-answer-colon", "Answer: ServerStorage", STORAGE, "B"),
@@ -556,8 +766,18 @@ CASES = [
     case("no-answer", "I'm not sure which of these is right; it depends on the game.", WAIT, None),
     case("empty", "", WAIT, None),
     case("whitespace-only", "  \n\t ", WAIT, None),
-    case("truncated-after-answer-is", "Let me think. (A) FireClient goes to a client. (B) InvokeServer is RemoteFunction. So the answer is", REMOTE, None),
-    case("truncated-mid-analysis", "Let's analyze each option in turn. Option A uses wait(), which is throttled. Option B", WAIT, None),
+    case(
+        "truncated-after-answer-is",
+        "Let me think. (A) FireClient goes to a client. (B) InvokeServer is RemoteFunction. So the answer is",
+        REMOTE,
+        None,
+    ),
+    case(
+        "truncated-mid-analysis",
+        "Let's analyze each option in turn. Option A uses wait(), which is throttled. Option B",
+        WAIT,
+        None,
+    ),
     case("truncated-label-only", "Answer:", WAIT, None),
     case("number-not-letter", "Answer: 2", WAIT, None),
     case("cannot-determine", "I cannot determine the answer from the options given.", WAIT, None),
@@ -568,7 +788,12 @@ CASES = [
     case("options-echoed", "A) wait()\nB) task.wait()\nC) delay()\nD) spawn()", WAIT, None),
     case("letters-listed-on-lines", "The options are:\nA\nB\nC\nD", WAIT, None),
     case("letters-listed-in-a-line", "A, B, C, D", WAIT, None),
-    case("table-without-answer", "| Option | Server only? |\n|---|---|\n| A | No |\n| B | Yes |\n| C | No |\n| D | No |", STORAGE, None),
+    case(
+        "table-without-answer",
+        "| Option | Server only? |\n|---|---|\n| A | No |\n| B | Yes |\n| C | No |\n| D | No |",
+        STORAGE,
+        None,
+    ),
     # -- "A" and "I": letters and words, ten choices -----------------------------------------------
     case("ten-pronoun-then-letter", "I think it's C.", TEN, "C"),
     case("ten-letter-i-after-verb", "I'd go with I.", TEN, "I"),
@@ -650,38 +875,149 @@ CASES = [
         "A",
     ),
     # -- a caveat after the answer: a condition or a hypothetical never overrides it ---------------
-    case("caveat-note-would-be-if", "Answer: B\n\n(Note: option A would be correct if you only needed a rough delay.)", WAIT, "B"),
-    case("caveat-opposite-direction", "**Answer: D**\n\nFor the opposite direction (the server telling one client), A would be the best choice.",
-         REMOTE, "D"),
-    case("caveat-correct-only-if", "B is correct. A is correct only if you target the legacy scheduler.", WAIT, "B"),
-    case("caveat-in-that-case", "Answer: D\n\nIn that case, if you needed a reply from the server, B would be the right call.", REMOTE, "D"),
-    case("caveat-otherwise", "The answer is B. Otherwise, if the throttle did not matter, A would be the best choice.", WAIT, "B"),
-    case("caveat-unless-in-which-case", "Answer: B\n\nUnless you are stuck on legacy code, in which case A is the answer.", WAIT, "B"),
-    case("caveat-if-you-only-needed", "Final answer: B\n\nIf you only needed a one-off callback, C would be correct.", WAIT, "B"),
-    case("caveat-would-be-right-if", "B is the answer. A would be right if you were targeting the old 30 Hz scheduler.", WAIT, "B"),
-    case("caveat-assuming-after-first-line", "**D**\n\nAssuming you wanted server-to-client instead, A is the call.", REMOTE, "D"),
-    case("caveat-only-when", "The answer is B; A is correct only when the legacy throttle is wanted.", WAIT, "B"),
-    case("caveat-hypothetical-alone", "Answer: B (A would be the pick for code that must run on the old scheduler).", WAIT, "B"),
-    case("caveat-spanish-si-seria", "Respuesta: B\n\nSi solo necesitaras un retraso aproximado, C sería la respuesta correcta.", WAIT, "B"),
+    case(
+        "caveat-note-would-be-if",
+        "Answer: B\n\n(Note: option A would be correct if you only needed a rough delay.)",
+        WAIT,
+        "B",
+    ),
+    case(
+        "caveat-opposite-direction",
+        "**Answer: D**\n\nFor the opposite direction (the server telling one client), A would be the best choice.",
+        REMOTE,
+        "D",
+    ),
+    case(
+        "caveat-correct-only-if",
+        "B is correct. A is correct only if you target the legacy scheduler.",
+        WAIT,
+        "B",
+    ),
+    case(
+        "caveat-in-that-case",
+        "Answer: D\n\nIn that case, if you needed a reply from the server, B would be the right call.",
+        REMOTE,
+        "D",
+    ),
+    case(
+        "caveat-otherwise",
+        "The answer is B. Otherwise, if the throttle did not matter, A would be the best choice.",
+        WAIT,
+        "B",
+    ),
+    case(
+        "caveat-unless-in-which-case",
+        "Answer: B\n\nUnless you are stuck on legacy code, in which case A is the answer.",
+        WAIT,
+        "B",
+    ),
+    case(
+        "caveat-if-you-only-needed",
+        "Final answer: B\n\nIf you only needed a one-off callback, C would be correct.",
+        WAIT,
+        "B",
+    ),
+    case(
+        "caveat-would-be-right-if",
+        "B is the answer. A would be right if you were targeting the old 30 Hz scheduler.",
+        WAIT,
+        "B",
+    ),
+    case(
+        "caveat-assuming-after-first-line",
+        "**D**\n\nAssuming you wanted server-to-client instead, A is the call.",
+        REMOTE,
+        "D",
+    ),
+    case(
+        "caveat-only-when",
+        "The answer is B; A is correct only when the legacy throttle is wanted.",
+        WAIT,
+        "B",
+    ),
+    case(
+        "caveat-hypothetical-alone",
+        "Answer: B (A would be the pick for code that must run on the old scheduler).",
+        WAIT,
+        "B",
+    ),
+    case(
+        "caveat-spanish-si-seria",
+        "Respuesta: B\n\nSi solo necesitaras un retraso aproximado, C sería la respuesta correcta.",
+        WAIT,
+        "B",
+    ),
     case("caveat-chinese-ruguo", "答案：B\n\n如果只需要一次性回调，C 是正确的。", WAIT, "B"),
-    case("caveat-on-the-answer-itself", "The answer is B, unless the game still targets the legacy scheduler.", WAIT, "B"),
-    case("caveat-if-after-the-answer", "task.wait() is accurate, so the answer is B if you care about precision.", WAIT, "B"),
-    case("caveat-reason-with-if", "Answer: B, because if you use wait() you get throttled.", WAIT, "B"),
+    case(
+        "caveat-on-the-answer-itself",
+        "The answer is B, unless the game still targets the legacy scheduler.",
+        WAIT,
+        "B",
+    ),
+    case(
+        "caveat-if-after-the-answer",
+        "task.wait() is accurate, so the answer is B if you care about precision.",
+        WAIT,
+        "B",
+    ),
+    case(
+        "caveat-reason-with-if",
+        "Answer: B, because if you use wait() you get throttled.",
+        WAIT,
+        "B",
+    ),
     case("own-hedge-if-i-had-to", "If I had to pick one, B.", WAIT, "B"),
     case("concessive-even-if", "Even if A looks simpler, B is correct.", WAIT, "B"),
-    case("not-sure-if-then-answer", "I'm not sure if this is what you meant, but the answer is B.", WAIT, "B"),
+    case(
+        "not-sure-if-then-answer",
+        "I'm not sure if this is what you meant, but the answer is B.",
+        WAIT,
+        "B",
+    ),
     case("rhetorical-if-we-compare", "If we compare them all, the answer is B.", WAIT, "B"),
     # -- only conditional mentions: no commitment, never guessed -----------------------------------
-    case("conditional-two-directions", "If you need to go from a client to the server, D would be the right call; for the opposite "
-         "direction, A would be.", REMOTE, None),
-    case("conditional-counterfactual", "If it were a RemoteFunction, the answer would be B.", REMOTE, None),
-    case("conditional-two-only-ifs", "A is correct only if you target legacy code, and C is correct only if you want a callback.", WAIT, None),
-    case("conditional-assuming-otherwise", "Assuming the legacy scheduler, the answer would be A; otherwise it would be B.", WAIT, None),
-    case("conditional-spanish", "Si necesitas precisión, la respuesta sería B; si no, A.", WAIT, None),
-    case("conditional-opposite-alone", "For the opposite direction, A would be the best choice.", REMOTE, None),
+    case(
+        "conditional-two-directions",
+        "If you need to go from a client to the server, D would be the right call; for the opposite "
+        "direction, A would be.",
+        REMOTE,
+        None,
+    ),
+    case(
+        "conditional-counterfactual",
+        "If it were a RemoteFunction, the answer would be B.",
+        REMOTE,
+        None,
+    ),
+    case(
+        "conditional-two-only-ifs",
+        "A is correct only if you target legacy code, and C is correct only if you want a callback.",
+        WAIT,
+        None,
+    ),
+    case(
+        "conditional-assuming-otherwise",
+        "Assuming the legacy scheduler, the answer would be A; otherwise it would be B.",
+        WAIT,
+        None,
+    ),
+    case(
+        "conditional-spanish", "Si necesitas precisión, la respuesta sería B; si no, A.", WAIT, None
+    ),
+    case(
+        "conditional-opposite-alone",
+        "For the opposite direction, A would be the best choice.",
+        REMOTE,
+        None,
+    ),
     case("conditional-in-that-case", "In that case the answer would be C.", WAIT, None),
     case("conditional-if-you-need", "If you need accuracy, the answer is B.", WAIT, None),
-    case("conditional-german-wenn", f"{DE}Wenn du den alten Scheduler brauchst, wäre A richtig.", WAIT, None),
+    case(
+        "conditional-german-wenn",
+        f"{DE}Wenn du den alten Scheduler brauchst, wäre A richtig.",
+        WAIT,
+        None,
+    ),
     case("conditional-chinese-ruguo", f"{ZH}如果是旧代码，答案是A。", WAIT, None),
     # -- other languages and full-width forms, at the end of the reasoning -------------------------
     case("spanish-respuesta-correcta-es-la", f"{ES}La respuesta correcta es la B.", WAIT, "B"),
@@ -730,16 +1066,48 @@ CASES = [
     case("german-nicht", "Die Antwort ist nicht A.", WAIT, None),
     case("french-n-est-pas", f"{FR}A n'est pas la bonne réponse.", WAIT, None),
     case("japanese-machigai", "Aは間違いです。", WAIT, None),
-    case("spanish-conditional-seria", "Si la pregunta fuera sobre el servidor, la respuesta sería A.", WAIT, None),
+    case(
+        "spanish-conditional-seria",
+        "Si la pregunta fuera sobre el servidor, la respuesta sería A.",
+        WAIT,
+        None,
+    ),
     # -- a reasoning block before the answer: read without it (evals.reasoning), as it is graded ----
-    case("think-draft-then-text-paren", "<think>Stepped fires before physics: the answer is C.</think>\nIt is Heartbeat (D).", FRAME, "D"),
-    case("think-draft-then-choice-text", "<think>I'll go with A, ReplicatedStorage.</think>\n\nPut it in ServerStorage.", STORAGE, "B"),
-    case("thinking-draft-then-bold-text", "<thinking>Answer: C</thinking>\n**`remote:FireServer(...)`** sends it to the server.", REMOTE, "D"),
-    case("reasoning-draft-then-answer", "<reasoning>My pick: A</reasoning>\nAnswer: (B)", WAIT, "B"),
-    case("template-opened-draft-then-answer", "So the answer is A.\n</think>\n\ntypeof, choice B.", TYPEOF, "B"),
+    case(
+        "think-draft-then-text-paren",
+        "<think>Stepped fires before physics: the answer is C.</think>\nIt is Heartbeat (D).",
+        FRAME,
+        "D",
+    ),
+    case(
+        "think-draft-then-choice-text",
+        "<think>I'll go with A, ReplicatedStorage.</think>\n\nPut it in ServerStorage.",
+        STORAGE,
+        "B",
+    ),
+    case(
+        "thinking-draft-then-bold-text",
+        "<thinking>Answer: C</thinking>\n**`remote:FireServer(...)`** sends it to the server.",
+        REMOTE,
+        "D",
+    ),
+    case(
+        "reasoning-draft-then-answer", "<reasoning>My pick: A</reasoning>\nAnswer: (B)", WAIT, "B"
+    ),
+    case(
+        "template-opened-draft-then-answer",
+        "So the answer is A.\n</think>\n\ntypeof, choice B.",
+        TYPEOF,
+        "B",
+    ),
     case("think-only-unclosed", "<think>The answer is B, task.wait()", WAIT, None),
     case("think-empty-then-answer", "<think>\n\n</think>\n\nAnswer: C", WAIT, "C"),
-    case("ten-think-draft-then-letter", "<think>I think it's I, Attachment.</think>\nAnswer: J", TEN, "J"),
+    case(
+        "ten-think-draft-then-letter",
+        "<think>I think it's I, Attachment.</think>\nAnswer: J",
+        TEN,
+        "J",
+    ),
     # -- reasonable replies the function misreads --------------------------------------------------
     case(
         "xfail-hedge-then-pick-after-comma",

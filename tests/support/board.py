@@ -19,7 +19,13 @@ from tests.support.loopback import OpenAIServer
 NAME = "Student 1"
 
 
-META = ["--provider-name=Loopback Labs", "--url=https://example.com/student", "--release-date=2026-11-01", "--price-input=1.25", "--price-output=10"]
+META = [
+    "--provider-name=Loopback Labs",
+    "--url=https://example.com/student",
+    "--release-date=2026-11-01",
+    "--price-input=1.25",
+    "--price-output=10",
+]
 
 
 def evaluate_command(data: Path, *args: str) -> list[str]:
@@ -31,16 +37,34 @@ def evaluate(data: Path, *args: str, timeout: float = 300) -> subprocess.Complet
 
 
 def verify(data: Path, *args: str) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "pytest", "-p", "tests.support.no_network", "--verify-published", f"--results-dir={data / 'results'}", f"--run-dir={data / 'runs'}", *args]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "tests.support.no_network",
+        "--verify-published",
+        f"--results-dir={data / 'results'}",
+        f"--run-dir={data / 'runs'}",
+        *args,
+    ]
     return run_cli(command, timeout=300)
 
 
 def model_flags(server) -> list[str]:
-    return ["--provider=openai", "--model=student-1", f"--base-url={server.url}/v1", f"--judge=live:judge-a@{server.url}/v1", f"--judge=live:judge-b@{server.url}/v1"]
+    return [
+        "--provider=openai",
+        "--model=student-1",
+        f"--base-url={server.url}/v1",
+        f"--judge=live:judge-a@{server.url}/v1",
+        f"--judge=live:judge-b@{server.url}/v1",
+    ]
 
 
 def entry(data: Path, name: str = NAME) -> dict | None:
-    return models_file.find_entry(models_file.load_models(data / "models.json", results=data / "results"), name)
+    return models_file.find_entry(
+        models_file.load_models(data / "models.json", results=data / "results"), name
+    )
 
 
 @pytest.fixture(scope="module")
@@ -49,16 +73,27 @@ def board(tmp_path_factory):
     data = tmp_path_factory.mktemp("board") / "data"
     student = Student()
     with OpenAIServer(student, latency=0.05) as server:
-        first = subprocess.Popen(evaluate_command(data, NAME, *model_flags(server), *META, "--evals=mc"), cwd=ROOT, env=harness_env(),
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        first = subprocess.Popen(
+            evaluate_command(data, NAME, *model_flags(server), *META, "--evals=mc"),
+            cwd=ROOT,
+            env=harness_env(),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         deadline = time.monotonic() + 60
         cached = data / "runs"
         # Killed once answers are cached, whatever the machine's load (requests alone can all be in flight).
-        while (len(server.requests) < 10 or not any(cached.glob("multiple_choice/*/calls/*/candidate.json"))) and time.monotonic() < deadline:
+        while (
+            len(server.requests) < 10
+            or not any(cached.glob("multiple_choice/*/calls/*/candidate.json"))
+        ) and time.monotonic() < deadline:
             time.sleep(0.05)
         os.killpg(first.pid, signal.SIGKILL)
         first.wait()
-        finished = {p.parent.name for p in (data / "runs").glob("multiple_choice/*/calls/*/candidate.json")}
+        finished = {
+            p.parent.name for p in (data / "runs").glob("multiple_choice/*/calls/*/candidate.json")
+        }
         # A request the killed run sent may still be read from its socket by a server thread
         # after the kill (under load, a while after): counted as the resume's, it would look
         # asked twice. The count is taken once the server has gone quiet.
@@ -76,5 +111,3 @@ def _quiet_count(server, quiet: float = 1.0, limit: float = 30.0) -> int:
         if len(server.requests) != count:
             count, since = len(server.requests), time.monotonic()
     return count
-
-

@@ -55,9 +55,14 @@ def skipped_without_chromium(error: BrowserUnavailable) -> bool:
 def start_chromium(profile: Path, *, timeout: float = 20.0) -> WebDriver:
     """One chromedriver and one headless Chromium session, with `profile` as its user data
     directory and the browser console log kept for `problems`."""
-    missing = [str(p) for p in (CHROMIUM, CHROMEDRIVER) if not (p.is_file() and os.access(p, os.X_OK))]
+    missing = [
+        str(p) for p in (CHROMIUM, CHROMEDRIVER) if not (p.is_file() and os.access(p, os.X_OK))
+    ]
     if missing:
-        raise BrowserUnavailable(f"{' and '.join(missing)} not found: install headless Chromium with `{INSTALL}`", missing=True)
+        raise BrowserUnavailable(
+            f"{' and '.join(missing)} not found: install headless Chromium with `{INSTALL}`",
+            missing=True,
+        )
     options = webdriver.ChromeOptions()
     options.binary_location = str(CHROMIUM)
     for arg in (*CHROME_ARGS, f"--user-data-dir={profile}"):
@@ -69,10 +74,16 @@ def start_chromium(profile: Path, *, timeout: float = 20.0) -> WebDriver:
         return webdriver.Chrome(options=options, service=Service(str(CHROMEDRIVER)))
     except WebDriverException as error:
         message = (error.msg or str(error)).strip().splitlines()
-        raise BrowserUnavailable(f"chromedriver could not start Chromium: {message[0][:500] if message else type(error).__name__}") from None
+        raise BrowserUnavailable(
+            f"chromedriver could not start Chromium: {message[0][:500] if message else type(error).__name__}"
+        ) from None
 
 
 def problems(browser: WebDriver) -> list[str]:
     """Console entries of warning level or worse (page errors, failed loads, console.error)
     since the last read of the console log."""
-    return [f"{e['level']}: {e['message']}" for e in browser.get_log("browser") if e["level"] in ("SEVERE", "WARNING")]
+    return [
+        f"{e['level']}: {e['message']}"
+        for e in browser.get_log("browser")
+        if e["level"] in ("SEVERE", "WARNING")
+    ]

@@ -17,7 +17,7 @@ MC_RECORDS = [
     },
     {
         "id": "t-2",
-        "question": "Which function returns \"Instance\" for a Part?",
+        "question": 'Which function returns "Instance" for a Part?',
         "choices": ["type", "typeof", "getmetatable", "rawequal"],
         "answer": "B",
     },

@@ -23,5 +23,14 @@ class EchoProvider(Provider):
         return Completion(text=text, usage=Usage(input=1, output=1), model=self.spec.model)
 
 
-register_provider("echo", ProviderInfo("tests.support.echo_provider:EchoProvider", frozenset({"max_tokens"}), network=False,
-                                       flags=(STUTTER,), fields=(SHOUT,), position=60))
+register_provider(
+    "echo",
+    ProviderInfo(
+        "tests.support.echo_provider:EchoProvider",
+        frozenset({"max_tokens"}),
+        network=False,
+        flags=(STUTTER,),
+        fields=(SHOUT,),
+        position=60,
+    ),
+)

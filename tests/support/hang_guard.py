@@ -30,7 +30,10 @@ class HangGuard:
         if self.child is None:
             self.child = subprocess.Popen(
                 [sys.executable, "-m", "tests.support.adversarial_replies", "--serve"],
-                cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                cwd=ROOT,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
             )
         self.child.stdin.write(f"{name} {size}\n")
         self.child.stdin.flush()
@@ -39,11 +42,17 @@ class HangGuard:
         while not ready:
             ready = bool(select.select([self.child.stdout], [], [], 0.5)[0])
             used = cpu_seconds(self.child.pid)
-            if not ready and ((used is not None and used - spent > limit) or time.monotonic() - started > WALL_SECONDS):
+            if not ready and (
+                (used is not None and used - spent > limit)
+                or time.monotonic() - started > WALL_SECONDS
+            ):
                 break
         if not ready:
             self.close()
-            pytest.fail(f"parsing the {size // 1024} KB reply {name!r} did not finish within {limit:g} s of CPU: it hangs", pytrace=False)
+            pytest.fail(
+                f"parsing the {size // 1024} KB reply {name!r} did not finish within {limit:g} s of CPU: it hangs",
+                pytrace=False,
+            )
         line = self.child.stdout.readline()
         if not line:
             code = self.child.wait()

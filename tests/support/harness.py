@@ -28,39 +28,79 @@ from tests.support.loopback import Answer, last_user_text
 DATA = ROOT / "data" / "robloxqa"
 API_KEY = "fake-loopback-key-for-tests"
 # A models.json entry with every field right and no result files yet.
-GOOD = {"name": "M", "provider": "P", "url": "https://p", "releaseDate": "2026-01-02", "size": None, "price": {"input": 1, "output": 2}}
+GOOD = {
+    "name": "M",
+    "provider": "P",
+    "url": "https://p",
+    "releaseDate": "2026-01-02",
+    "size": None,
+    "price": {"input": 1, "output": 2},
+}
 
 
 def questions(name: str, split: str = "test") -> list[dict]:
-    rows = [json.loads(line) for line in (DATA / f"{name}.jsonl").read_text().splitlines() if line.strip()]
+    rows = [
+        json.loads(line)
+        for line in (DATA / f"{name}.jsonl").read_text().splitlines()
+        if line.strip()
+    ]
     return [r for r in rows if r["split"] == split]
 
 
 def harness_env(**extra: str) -> dict[str, str]:
     # As from a shell: no API key of the test process's, no warning it said (`models_file.WARNED`).
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != "ROBLOX_EVALS_WARNED"}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.endswith("_API_KEY") and k != "ROBLOX_EVALS_WARNED"
+    }
     # Lookups that a test does not point at a loopback server go nowhere, never to the internet.
-    offline = {"OPENROUTER_API_BASE": "http://127.0.0.1:9/api/v1", "HF_ENDPOINT": "http://127.0.0.1:9"}
+    offline = {
+        "OPENROUTER_API_BASE": "http://127.0.0.1:9/api/v1",
+        "HF_ENDPOINT": "http://127.0.0.1:9",
+    }
     return {**env, **offline, "OPENAI_API_KEY": API_KEY, "PYTHONUNBUFFERED": "1", **extra}
 
 
 def harness_command(*args: str, run_dir: Path, results_dir: Path) -> list[str]:
-    return [sys.executable, "-m", "pytest", f"--run-dir={run_dir}", f"--results-dir={results_dir}", *args]
+    return [
+        sys.executable,
+        "-m",
+        "pytest",
+        f"--run-dir={run_dir}",
+        f"--results-dir={results_dir}",
+        *args,
+    ]
 
 
-def run_cli(command: list[str], *, env: dict[str, str] | None = None, cwd: Path | str = ROOT,
-            timeout: float = 300) -> subprocess.CompletedProcess:
+def run_cli(
+    command: list[str],
+    *,
+    env: dict[str, str] | None = None,
+    cwd: Path | str = ROOT,
+    timeout: float = 300,
+) -> subprocess.CompletedProcess:
     """`command` run to its end, its output captured as text: `python -m pytest` and `python -m
     evals.evaluate` warm (tests/support/warm.py: forked, their imports done once), anything
     else, or a command whose interpreter would start differently, exec'd as it is."""
     env = env or harness_env()
     if module := warm.warm_module(command, env):
         return warm.run(command, module, env=env, cwd=cwd, timeout=timeout, text=True)
-    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
+    )
 
 
-def run_harness(*args: str, run_dir: Path, results_dir: Path, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
-    return run_cli(harness_command(*args, run_dir=run_dir, results_dir=results_dir), env=env, timeout=timeout)
+def run_harness(
+    *args: str,
+    run_dir: Path,
+    results_dir: Path,
+    env: dict[str, str] | None = None,
+    timeout: float = 300,
+) -> subprocess.CompletedProcess:
+    return run_cli(
+        harness_command(*args, run_dir=run_dir, results_dir=results_dir), env=env, timeout=timeout
+    )
 
 
 @contextmanager
@@ -85,7 +125,9 @@ def start(command: list[str], *, env: dict[str, str] | None = None, **kwargs) ->
         return subprocess.Popen(command, env=env or harness_env(), start_new_session=True, **kwargs)
 
 
-def wait_for(condition: Callable[[], object], what: str, *, timeout: float = 120, every: float = 0.02) -> None:
+def wait_for(
+    condition: Callable[[], object], what: str, *, timeout: float = 120, every: float = 0.02
+) -> None:
     """Until `condition()` holds. The bound is generous (a loaded machine is slow, never wrong);
     running out, it says what was being waited for."""
     deadline = time.monotonic() + timeout
@@ -126,7 +168,10 @@ class Student:
     def __init__(self):
         self.mc = {q["question"]: (i, q) for i, q in enumerate(questions("multiple_choice"))}
         self.ff = {q["question"]: (i, q) for i, q in enumerate(questions("freeform"))}
-        self.lc = [json.loads(line) for line in (ROOT / "data" / "leetcode" / "problems.jsonl").read_text().splitlines()]
+        self.lc = [
+            json.loads(line)
+            for line in (ROOT / "data" / "leetcode" / "problems.jsonl").read_text().splitlines()
+        ]
 
     def __call__(self, request) -> Answer:
         body = request.body
@@ -135,19 +180,31 @@ class Student:
             return Answer(self.verdict(body["model"], prompt), input_tokens=200, output_tokens=20)
         for problem in self.lc:
             if problem["problem_description"].strip() in prompt:
-                code = problem["wrong_solution"] if problem["difficulty"] == "Hard" else problem["solution"]
+                code = (
+                    problem["wrong_solution"]
+                    if problem["difficulty"] == "Hard"
+                    else problem["solution"]
+                )
                 return Answer(f"```luau\n{code}\n```", input_tokens=400, output_tokens=250)
         for text, (i, q) in self.mc.items():
             if text in prompt:
                 letter = q["answer"] if i % 5 else "ABCD"[("ABCD".index(q["answer"]) + 1) % 4]
-                return Answer(f"Reasoning about it.\n\nAnswer: {letter}", input_tokens=120, output_tokens=30)
+                return Answer(
+                    f"Reasoning about it.\n\nAnswer: {letter}", input_tokens=120, output_tokens=30
+                )
         for text, (i, q) in self.ff.items():
             if text in prompt:
-                return Answer(q["answer"] if i % 4 else "I am not sure.", input_tokens=80, output_tokens=40)
+                return Answer(
+                    q["answer"] if i % 4 else "I am not sure.", input_tokens=80, output_tokens=40
+                )
         return Answer("I do not know this question.")
 
     def verdict(self, judge: str, prompt: str) -> str:
-        reference = re.search(r"Reference answer \(correct by definition\):\n(.*?)\n\nCandidate answer:\n(.*?)\n\nDecide", prompt, re.S)
+        reference = re.search(
+            r"Reference answer \(correct by definition\):\n(.*?)\n\nCandidate answer:\n(.*?)\n\nDecide",
+            prompt,
+            re.S,
+        )
         same = reference.group(1).strip() == reference.group(2).strip()
         i = next(i for text, (i, q) in self.ff.items() if text in prompt)
         if judge == "judge-c" and i % 7 == 0:
@@ -165,7 +222,9 @@ class Student:
         for text, (_, q) in {**self.mc, **self.ff}.items():
             if text in prompt:
                 return q["id"]
-        return next((p["task_id"] for p in self.lc if p["problem_description"].strip() in prompt), None)
+        return next(
+            (p["task_id"] for p in self.lc if p["problem_description"].strip() in prompt), None
+        )
 
 
 STYLES = [  # a judge's reply for a verdict: one of each kind that parse_verdict reads (tests/{unit,e2e}/test_judges.py)
@@ -174,10 +233,14 @@ STYLES = [  # a judge's reply for a verdict: one of each kind that parse_verdict
     lambda v: f"Compared with the reference answer.\nFinal verdict: {v}",
     lambda v: f"Compared with the reference answer.\nVERDICT - {v}",
     lambda v: f"Compared with the reference answer.\nVERDICT：{v}",
-    lambda v: f"Compared with the reference answer.\nVERDICT: {v} {'✅' if v == 'CORRECT' else '❌'}",
+    lambda v: (
+        f"Compared with the reference answer.\nVERDICT: {v} {'✅' if v == 'CORRECT' else '❌'}"
+    ),
     lambda v: f"Compared with the reference answer.\nVERDICT: {v}. That settles it.",
     lambda v: f"Compared with the reference answer.\n```\nVERDICT: {v}\n```",
-    lambda v: f"<think>Draft: VERDICT: {'INCORRECT' if v == 'CORRECT' else 'CORRECT'}\nOn reflection, no.</think>\nVERDICT: {v}",
+    lambda v: (
+        f"<think>Draft: VERDICT: {'INCORRECT' if v == 'CORRECT' else 'CORRECT'}\nOn reflection, no.</think>\nVERDICT: {v}"
+    ),
 ]
 
 
@@ -187,7 +250,9 @@ class OwnWayJudges(Student):
     def verdict(self, judge: str, prompt: str) -> str:
         same = super().verdict("judge-a", prompt).endswith("VERDICT: CORRECT")
         i = next(i for text, (i, q) in self.ff.items() if text in prompt)
-        return STYLES[(3 * i + "abc".index(judge[-1])) % len(STYLES)]("CORRECT" if same else "INCORRECT")
+        return STYLES[(3 * i + "abc".index(judge[-1])) % len(STYLES)](
+            "CORRECT" if same else "INCORRECT"
+        )
 
 
 def candidate_requests(server, student) -> list[str]:
@@ -196,7 +261,9 @@ def candidate_requests(server, student) -> list[str]:
 
 def fail_first_mc(server, n: int, status: int = 400):
     failing = [q["question"] for q in MC[:n]]
-    server.fail_when(lambda r: any(text in r.body["messages"][-1]["content"] for text in failing), status)
+    server.fail_when(
+        lambda r: any(text in r.body["messages"][-1]["content"] for text in failing), status
+    )
 
 
 def out(done: subprocess.CompletedProcess) -> str:
@@ -205,7 +272,11 @@ def out(done: subprocess.CompletedProcess) -> str:
 
 def bundled(name: str, split: str = "test") -> list[str]:
     path = ROOT / "data" / "robloxqa" / f"{name}.jsonl"
-    return [r["id"] for line in path.read_text(encoding="utf-8").splitlines() if line.strip() and (r := json.loads(line))["split"] == split]
+    return [
+        r["id"]
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip() and (r := json.loads(line))["split"] == split
+    ]
 
 
 EVALS = str(ROOT / "tests_evals")
@@ -228,11 +299,19 @@ def usage_error(result: pytest.RunResult) -> str:
     return lines[0]
 
 
-PROBLEMS = [json.loads(line) for line in (ROOT / "data" / "leetcode" / "problems.jsonl").read_text().splitlines()]
+PROBLEMS = [
+    json.loads(line)
+    for line in (ROOT / "data" / "leetcode" / "problems.jsonl").read_text().splitlines()
+]
 
 
 def mc_file(path: Path, ids: list[str]) -> Path:
-    rows = [{"id": i, "question": f"Question number {n}?", "choices": ["yes", "no"], "answer": "A"} for n, i in enumerate(ids)]
+    rows = [
+        {"id": i, "question": f"Question number {n}?", "choices": ["yes", "no"], "answer": "A"}
+        for n, i in enumerate(ids)
+    ]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path
+
+
 MC = questions("multiple_choice")

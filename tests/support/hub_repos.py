@@ -5,8 +5,16 @@ from __future__ import annotations
 from tests.support.loopback.hub_server import RepoFile
 
 
-def openrouter_model(model_id: str, name: str, created: int, prompt: str, completion: str, *,
-                     hugging_face_id: str | None = "", context: int = 131072) -> dict:
+def openrouter_model(
+    model_id: str,
+    name: str,
+    created: int,
+    prompt: str,
+    completion: str,
+    *,
+    hugging_face_id: str | None = "",
+    context: int = 131072,
+) -> dict:
     """One entry of OpenRouter's `data`, with the fields the real list carries."""
     return {
         "id": model_id,
@@ -16,11 +24,26 @@ def openrouter_model(model_id: str, name: str, created: int, prompt: str, comple
         "created": created,
         "description": f"{name} via OpenRouter.",
         "context_length": context,
-        "architecture": {"modality": "text->text", "input_modalities": ["text"], "output_modalities": ["text"],
-                         "tokenizer": "Other", "instruct_type": None},
-        "pricing": {"prompt": prompt, "completion": completion, "request": "0", "image": "0",
-                    "web_search": "0", "internal_reasoning": "0"},
-        "top_provider": {"context_length": context, "max_completion_tokens": 16384, "is_moderated": False},
+        "architecture": {
+            "modality": "text->text",
+            "input_modalities": ["text"],
+            "output_modalities": ["text"],
+            "tokenizer": "Other",
+            "instruct_type": None,
+        },
+        "pricing": {
+            "prompt": prompt,
+            "completion": completion,
+            "request": "0",
+            "image": "0",
+            "web_search": "0",
+            "internal_reasoning": "0",
+        },
+        "top_provider": {
+            "context_length": context,
+            "max_completion_tokens": 16384,
+            "is_moderated": False,
+        },
         "per_request_limits": None,
         "supported_parameters": ["max_tokens", "temperature", "top_p", "tools"],
         "default_parameters": {},
@@ -28,25 +51,68 @@ def openrouter_model(model_id: str, name: str, created: int, prompt: str, comple
 
 
 MODELS = [
-    openrouter_model("openai/gpt-5.5", "OpenAI: GPT-5.5", 1772582400, "0.00000125", "0.00001",
-                     context=400000),
-    openrouter_model("anthropic/claude-sonnet-4.5", "Anthropic: Claude Sonnet 4.5", 1759161676,
-                     "0.000003", "0.000015", hugging_face_id=None),
-    openrouter_model("anthropic/claude-3.7-sonnet:beta", "Anthropic: Claude 3.7 Sonnet (self-moderated)",
-                     1740422110, "0.000003", "0.000015"),
-    openrouter_model("qwen/qwen3-235b-a22b-2507", "Qwen: Qwen3 235B A22B Instruct 2507", 1753119555,
-                     "0.000000078", "0.000000312", hugging_face_id="tiny-org/Tiny-Chat-8B"),
-    openrouter_model("qwen/qwen3-235b-a22b-2507:free", "Qwen: Qwen3 235B A22B Instruct 2507 (free)", 1753119555,
-                     "0", "0", hugging_face_id="tiny-org/Tiny-Chat-8B"),
-    openrouter_model("z-ai/glm-4.6", "Z.AI: GLM 4.6", 1759235576, "0.0000004", "0.00000175",
-                     hugging_face_id="gated-org/Locked-70B"),
-    openrouter_model("moonshotai/kimi-k2-0905", "MoonshotAI: Kimi K2 0905", 1757021147,
-                     "0.000000333333333", "0.0000025", hugging_face_id="moonshotai/Kimi-K2-Instruct-0905"),
-    openrouter_model("thedrummer/rocinante-12b", "TheDrummer: Rocinante 12B", 1727654400,
-                     "0.00000017", "0.00000043"),
+    openrouter_model(
+        "openai/gpt-5.5", "OpenAI: GPT-5.5", 1772582400, "0.00000125", "0.00001", context=400000
+    ),
+    openrouter_model(
+        "anthropic/claude-sonnet-4.5",
+        "Anthropic: Claude Sonnet 4.5",
+        1759161676,
+        "0.000003",
+        "0.000015",
+        hugging_face_id=None,
+    ),
+    openrouter_model(
+        "anthropic/claude-3.7-sonnet:beta",
+        "Anthropic: Claude 3.7 Sonnet (self-moderated)",
+        1740422110,
+        "0.000003",
+        "0.000015",
+    ),
+    openrouter_model(
+        "qwen/qwen3-235b-a22b-2507",
+        "Qwen: Qwen3 235B A22B Instruct 2507",
+        1753119555,
+        "0.000000078",
+        "0.000000312",
+        hugging_face_id="tiny-org/Tiny-Chat-8B",
+    ),
+    openrouter_model(
+        "qwen/qwen3-235b-a22b-2507:free",
+        "Qwen: Qwen3 235B A22B Instruct 2507 (free)",
+        1753119555,
+        "0",
+        "0",
+        hugging_face_id="tiny-org/Tiny-Chat-8B",
+    ),
+    openrouter_model(
+        "z-ai/glm-4.6",
+        "Z.AI: GLM 4.6",
+        1759235576,
+        "0.0000004",
+        "0.00000175",
+        hugging_face_id="gated-org/Locked-70B",
+    ),
+    openrouter_model(
+        "moonshotai/kimi-k2-0905",
+        "MoonshotAI: Kimi K2 0905",
+        1757021147,
+        "0.000000333333333",
+        "0.0000025",
+        hugging_face_id="moonshotai/Kimi-K2-Instruct-0905",
+    ),
+    openrouter_model(
+        "thedrummer/rocinante-12b",
+        "TheDrummer: Rocinante 12B",
+        1727654400,
+        "0.00000017",
+        "0.00000043",
+    ),
     # Midnight UTC minus one second: a local-time conversion would give another day.
     openrouter_model("x-ai/grok-4", "xAI: Grok 4", 1767225599, "0.000003", "0.000015"),
-    openrouter_model("openrouter/auto", "Auto Router", 1699401600, "-1", "-1", hugging_face_id=None),
+    openrouter_model(
+        "openrouter/auto", "Auto Router", 1699401600, "-1", "-1", hugging_face_id=None
+    ),
 ]
 
 
@@ -71,7 +137,10 @@ REPOS: dict[str, dict[str, File]] = {
         "LICENSE": File(7_627, False),
         "config.json": File(855, False),
         "generation_config.json": File(184, False),
-        **{f"model-{i:05d}-of-00004.safetensors": File(size, True) for i, size in enumerate(SHARDS, 1)},
+        **{
+            f"model-{i:05d}-of-00004.safetensors": File(size, True)
+            for i, size in enumerate(SHARDS, 1)
+        },
         "model.safetensors.index.json": File(23_950, False),
         "tokenizer.json": File(9_085_657, True),
         "tokenizer_config.json": File(55_351, False),
@@ -101,7 +170,10 @@ REPOS: dict[str, dict[str, File]] = {
         "README.md": File(12_730, False),
         "Tiny-Chat-8B-Q4_K_M.gguf": File(4_920_739_232, True),
         "Tiny-Chat-8B-Q6_K.gguf": File(6_596_006_112, True),
-        **{f"Q8_0/Tiny-Chat-8B-Q8_0-{i:05d}-of-00003.gguf": File(size, True) for i, size in enumerate(Q8_PARTS, 1)},
+        **{
+            f"Q8_0/Tiny-Chat-8B-Q8_0-{i:05d}-of-00003.gguf": File(size, True)
+            for i, size in enumerate(Q8_PARTS, 1)
+        },
         # Part 2 of a split that lost a part: only parts 1 and 2 of 3 are there.
         "BF16/Tiny-Chat-8B-BF16-00001-of-00003.gguf": File(7_000_000_000, True),
         "BF16/Tiny-Chat-8B-BF16-00002-of-00003.gguf": File(7_000_000_000, True),

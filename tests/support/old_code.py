@@ -38,18 +38,47 @@ def publish_with_old_code(commit: str, folder: Path, server, *flags: str) -> Pat
     published NAME, answered by `server`."""
     old = folder / "tree"
     old.mkdir()
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit], capture_output=True, check=True).stdout
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", commit], capture_output=True, check=True
+    ).stdout
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(old, filter="data")
     _own_entry_points(old)
     env = harness_env(PYTHONPATH=str(old))
-    where = subprocess.run([sys.executable, "-c", "import evals.evaluate, plugins; print(evals.evaluate.__file__); print(plugins.__file__)"],
-                           cwd=old, env=env, capture_output=True, text=True, check=True)
-    assert all(Path(line).is_relative_to(old) for line in where.stdout.split()), where.stdout  # really the old code
+    where = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import evals.evaluate, plugins; print(evals.evaluate.__file__); print(plugins.__file__)",
+        ],
+        cwd=old,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert all(Path(line).is_relative_to(old) for line in where.stdout.split()), (
+        where.stdout
+    )  # really the old code
 
     data = folder / "board" / "data"
-    done = subprocess.run([sys.executable, "-m", "evals.evaluate", NAME, *model_flags(server), *META, *flags, f"--data-dir={data}"],
-                          cwd=old, env=env, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evals.evaluate",
+            NAME,
+            *model_flags(server),
+            *META,
+            *flags,
+            f"--data-dir={data}",
+        ],
+        cwd=old,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert f"published {NAME!r}" in done.stdout
     return data
@@ -62,9 +91,15 @@ def _own_entry_points(tree: Path) -> None:
     project = tomllib.loads((tree / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     info = tree / f"roblox_evals-{project['version']}.dist-info"
     info.mkdir()
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {project['version']}\n")
-    (info / "entry_points.txt").write_text("".join(f"[{group}]\n" + "".join(f"{name} = {value}\n" for name, value in points.items()) + "\n"
-                                                   for group, points in project.get("entry-points", {}).items()))
+    (info / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {project['version']}\n"
+    )
+    (info / "entry_points.txt").write_text(
+        "".join(
+            f"[{group}]\n" + "".join(f"{name} = {value}\n" for name, value in points.items()) + "\n"
+            for group, points in project.get("entry-points", {}).items()
+        )
+    )
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +124,9 @@ def board(old_board, tmp_path) -> Path:
 
 
 def _entry(data: Path) -> dict:
-    return models_file.find_entry(models_file.load_models(data / "models.json", results=data / "results"), NAME)
+    return models_file.find_entry(
+        models_file.load_models(data / "models.json", results=data / "results"), NAME
+    )
 
 
 def _file(data: Path, key: str) -> Path:

@@ -39,23 +39,58 @@ def advance(zones: dict[str, Path], **microjoules: int) -> None:
         path.write_text(f"{(int(path.read_text()) + amount) % WRAP}\n")
 
 
-HEADER = ["Date", "Time", "Virtual Memory Committed [MB]", "Core Clocks (avg) [MHz]", "CPU Package [°C]",
-          "CPU Package Power [W]", "IA Cores Power [W]", "GPU Temperature [°C]", "GPU Power [W]", "GPU Power [W]",
-          "Vcore [V]"]
+HEADER = [
+    "Date",
+    "Time",
+    "Virtual Memory Committed [MB]",
+    "Core Clocks (avg) [MHz]",
+    "CPU Package [°C]",
+    "CPU Package Power [W]",
+    "IA Cores Power [W]",
+    "GPU Temperature [°C]",
+    "GPU Power [W]",
+    "GPU Power [W]",
+    "Vcore [V]",
+]
 
 
-SENSORS = ["", "", "System: ASUS ROG", "CPU [#0]: Intel Core i9-13900K", "CPU [#0]: Intel Core i9-13900K: DTS",
-           "CPU [#0]: Intel Core i9-13900K: Enhanced", "CPU [#0]: Intel Core i9-13900K: Enhanced", "GPU [#0]: NVIDIA",
-           "GPU [#0]: NVIDIA", "GPU [#1]: NVIDIA", "ASUS ROG (Nuvoton NCT6798D)"]
+SENSORS = [
+    "",
+    "",
+    "System: ASUS ROG",
+    "CPU [#0]: Intel Core i9-13900K",
+    "CPU [#0]: Intel Core i9-13900K: DTS",
+    "CPU [#0]: Intel Core i9-13900K: Enhanced",
+    "CPU [#0]: Intel Core i9-13900K: Enhanced",
+    "GPU [#0]: NVIDIA",
+    "GPU [#0]: NVIDIA",
+    "GPU [#1]: NVIDIA",
+    "ASUS ROG (Nuvoton NCT6798D)",
+]
 
 
-def hwinfo_row(t: float, cpu: float, gpus: tuple[float, float], *, cores: float = 30.0) -> list[str]:
+def hwinfo_row(
+    t: float, cpu: float, gpus: tuple[float, float], *, cores: float = 30.0
+) -> list[str]:
     local = datetime.fromtimestamp(t)
-    return [local.strftime("%d.%m.%Y"), local.strftime("%H:%M:%S.") + f"{local.microsecond // 1000:03d}",
-            "12345", "4800.0", "61", f"{cpu:.3f}", f"{cores:.3f}", "55", f"{gpus[0]:.3f}", f"{gpus[1]:.3f}", "1.250"]
+    return [
+        local.strftime("%d.%m.%Y"),
+        local.strftime("%H:%M:%S.") + f"{local.microsecond // 1000:03d}",
+        "12345",
+        "4800.0",
+        "61",
+        f"{cpu:.3f}",
+        f"{cores:.3f}",
+        "55",
+        f"{gpus[0]:.3f}",
+        f"{gpus[1]:.3f}",
+        "1.250",
+    ]
 
 
-def write_hwinfo(path: Path, rows: list[list[str]], *, closed: bool, encoding: str = "utf-8-sig") -> Path:
+def write_hwinfo(
+    path: Path, rows: list[list[str]], *, closed: bool, encoding: str = "utf-8-sig"
+) -> Path:
     """As HWiNFO writes its log: a header with units, a trailing comma on every row, CRLF,
     and when logging stops the header again and a row of sensor names."""
     lines = [HEADER, *rows] + ([HEADER, SENSORS] if closed else [])
@@ -81,7 +116,9 @@ class Power:
         while not self._stop.wait(0.005):
             # The energy since the start, not a sum of steps: a late step under load costs
             # the next reading a few milliseconds, never energy.
-            staged = counter.with_name("energy_uj.new")  # whole, as sysfs reads are, never a half-written number
+            staged = counter.with_name(
+                "energy_uj.new"
+            )  # whole, as sysfs reads are, never a half-written number
             staged.write_text(f"{(base + int(WATTS * (time.time() - started) * 1e6)) % WRAP}\n")
             staged.replace(counter)
 

@@ -31,7 +31,15 @@ from tests.support.browser import (
 STATIC = ("index.html", "model.html", "common.js", "app.js", "model.js", "style.css")
 
 
-def _rows(eval_name: str, *, n: int, correct: int, usage: tuple[int, int], difficulty: str | None = None, offset: int = 0) -> list[dict]:
+def _rows(
+    eval_name: str,
+    *,
+    n: int,
+    correct: int,
+    usage: tuple[int, int],
+    difficulty: str | None = None,
+    offset: int = 0,
+) -> list[dict]:
     rows = []
     for i in range(n):
         ok = i < correct
@@ -39,7 +47,12 @@ def _rows(eval_name: str, *, n: int, correct: int, usage: tuple[int, int], diffi
             "id": f"{eval_name[:2]}-{offset + i:04d}",
             "status": "correct" if ok else "wrong",
             "correct": ok,
-            "usage": {"input": usage[0], "output": usage[1], "reasoning": usage[1] // 2, "cached": 0},
+            "usage": {
+                "input": usage[0],
+                "output": usage[1],
+                "reasoning": usage[1] // 2,
+                "cached": 0,
+            },
             "latency": 1.5,
         }
         if eval_name == "multiple_choice":
@@ -53,34 +66,70 @@ def _rows(eval_name: str, *, n: int, correct: int, usage: tuple[int, int], diffi
                 "judgeUsage": {"input": 90_000, "output": 9_000, "reasoning": 0, "cached": 0},
             }
         else:
-            row |= {"difficulty": difficulty, "tests": "5/5" if ok else "3/5", "note": None if ok else "2 tests failed", "work": 1200, "workBudget": 50_000}
+            row |= {
+                "difficulty": difficulty,
+                "tests": "5/5" if ok else "3/5",
+                "note": None if ok else "2 tests failed",
+                "work": 1200,
+                "workBudget": 50_000,
+            }
         rows.append(row)
     return rows
 
 
-def _write_run(results: Path, eval_name: str, model: str, provider: str, rows: list[dict], *, runs: Path | None = None,
-               replies: dict[str, str] | None = None, dataset: str = "0" * 64) -> str:
+def _write_run(
+    results: Path,
+    eval_name: str,
+    model: str,
+    provider: str,
+    rows: list[dict],
+    *,
+    runs: Path | None = None,
+    replies: dict[str, str] | None = None,
+    dataset: str = "0" * 64,
+) -> str:
     """The result file of `rows`, and with `runs` its run folder: a candidate cache record per
     row (under the row's attempt key), the reply `replies[id]` or a plain one, an API error's
     record for an apiError row."""
     task = TASKS[eval_name]
-    config = {"eval": eval_name, "provider": provider, "model": model, "split": "test",
-              "dataset": {"source": "bundled", "sha256": dataset}, "promptVersion": task.prompt_version, "harnessVersion": 1}
+    config = {
+        "eval": eval_name,
+        "provider": provider,
+        "model": model,
+        "split": "test",
+        "dataset": {"source": "bundled", "sha256": dataset},
+        "promptVersion": task.prompt_version,
+        "harnessVersion": 1,
+    }
     # the summary as the harness computes it; the rest of the file written here, as it is laid out
-    result = {"config": config, "summary": summarize(task, rows), "publishable": True, "notPublishable": [],
-              "timing": {"wall": 12.5}, "results": sorted(rows, key=lambda r: r["id"])}
+    result = {
+        "config": config,
+        "summary": summarize(task, rows),
+        "publishable": True,
+        "notPublishable": [],
+        "timing": {"wall": 12.5},
+        "results": sorted(rows, key=lambda r: r["id"]),
+    }
     name = run_name(config) + ".json"
     (results / eval_name).mkdir(parents=True, exist_ok=True)
     (results / eval_name / name).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     if runs is not None:
         cache = RunCache(runs / eval_name / run_name(config), session="s")
         for row in rows:
-            request = {"provider": {"provider": provider, "model": model}, "prompt": question_of(row["id"]), "system": "You are a Roblox expert."}
+            request = {
+                "provider": {"provider": provider, "model": model},
+                "prompt": question_of(row["id"]),
+                "system": "You are a Roblox expert.",
+            }
             if row["status"] == "apiError":
                 outcome = ProviderError("rate limited for good", kind="rate_limit", status=429)
             else:
-                text = (replies or {}).get(row["id"], f"My answer to {row['id']}, epoch {row.get('epoch', 1)}.")
-                outcome = Completion(text=text, reasoning=f"Thinking about {row['id']}.", usage=Usage(10, 20))
+                text = (replies or {}).get(
+                    row["id"], f"My answer to {row['id']}, epoch {row.get('epoch', 1)}."
+                )
+                outcome = Completion(
+                    text=text, reasoning=f"Thinking about {row['id']}.", usage=Usage(10, 20)
+                )
             cache.store(attempt_key(row["id"], row.get("epoch")), "candidate", request, outcome)
     return name
 
@@ -92,18 +141,48 @@ def question_of(item_id: str) -> str:
 HOSTILE = '</script><script>alert(1)</script><img src=x onerror="window.__pwned = 1"> & \u2028 done \x1b]0;title\x07 \u202edesrever\nnext line'
 
 
-def _publish(results: Path, model: str, provider: str, *, ff: tuple[int, int], mc: tuple[int, int], lc: dict[str, int],
-             usage: dict[str, tuple[int, int]], runs: Path | None = None, replies: dict[str, str] | None = None) -> dict[str, str]:
+def _publish(
+    results: Path,
+    model: str,
+    provider: str,
+    *,
+    ff: tuple[int, int],
+    mc: tuple[int, int],
+    lc: dict[str, int],
+    usage: dict[str, tuple[int, int]],
+    runs: Path | None = None,
+    replies: dict[str, str] | None = None,
+) -> dict[str, str]:
     """Writes the three result files (and with `runs` their run folders): ff/mc = (n, correct),
     lc = correct of 4 per difficulty, usage = per-row (input, output) tokens per eval."""
     leetcode = []
     for band, correct in lc.items():
-        leetcode += _rows("leetcode", n=4, correct=correct, usage=usage["leetcode"], difficulty=band, offset=len(leetcode))
+        leetcode += _rows(
+            "leetcode",
+            n=4,
+            correct=correct,
+            usage=usage["leetcode"],
+            difficulty=band,
+            offset=len(leetcode),
+        )
     more = {"runs": runs, "replies": replies}
     return {
-        "freeform": _write_run(results, "freeform", model, provider, _rows("freeform", n=ff[0], correct=ff[1], usage=usage["freeform"]), **more),
-        "multipleChoice": _write_run(results, "multiple_choice", model, provider,
-                                     _rows("multiple_choice", n=mc[0], correct=mc[1], usage=usage["multiple_choice"]), **more),
+        "freeform": _write_run(
+            results,
+            "freeform",
+            model,
+            provider,
+            _rows("freeform", n=ff[0], correct=ff[1], usage=usage["freeform"]),
+            **more,
+        ),
+        "multipleChoice": _write_run(
+            results,
+            "multiple_choice",
+            model,
+            provider,
+            _rows("multiple_choice", n=mc[0], correct=mc[1], usage=usage["multiple_choice"]),
+            **more,
+        ),
         "leetcode": _write_run(results, "leetcode", model, provider, leetcode, **more),
     }
 
@@ -116,28 +195,85 @@ def make_board_data(root: Path) -> tuple[Path, Path]:
     results, runs = root / "results", root / "runs"
     models = [
         {
-            "name": "alpha-1", "provider": "OpenAI", "url": "https://example.com/alpha-1", "releaseDate": "2025-08-07",
-            "size": None, "price": {"input": 2.0, "output": 8.0},
-            "resultFiles": _publish(results, "alpha-1", "openai", ff=(10, 7), mc=(20, 17), lc={"easy": 4, "medium": 2, "hard": 1},
-                                    usage={"freeform": (1000, 500), "multiple_choice": (400, 100), "leetcode": (800, 1500)},
-                                    runs=runs, replies={"fr-0009": HOSTILE}),
+            "name": "alpha-1",
+            "provider": "OpenAI",
+            "url": "https://example.com/alpha-1",
+            "releaseDate": "2025-08-07",
+            "size": None,
+            "price": {"input": 2.0, "output": 8.0},
+            "resultFiles": _publish(
+                results,
+                "alpha-1",
+                "openai",
+                ff=(10, 7),
+                mc=(20, 17),
+                lc={"easy": 4, "medium": 2, "hard": 1},
+                usage={
+                    "freeform": (1000, 500),
+                    "multiple_choice": (400, 100),
+                    "leetcode": (800, 1500),
+                },
+                runs=runs,
+                replies={"fr-0009": HOSTILE},
+            ),
         },
         {
-            "name": "beta-2", "provider": "Anthropic", "url": "https://example.com/beta-2", "releaseDate": "2025-09-29",
-            "size": None, "price": {"input": 3, "output": 15},
-            "resultFiles": _publish(results, "beta-2", "anthropic", ff=(10, 9), mc=(20, 18), lc={"easy": 4, "medium": 3, "hard": 2},
-                                    usage={"freeform": (1200, 700), "multiple_choice": (500, 50), "leetcode": (900, 2000)}, runs=runs),
+            "name": "beta-2",
+            "provider": "Anthropic",
+            "url": "https://example.com/beta-2",
+            "releaseDate": "2025-09-29",
+            "size": None,
+            "price": {"input": 3, "output": 15},
+            "resultFiles": _publish(
+                results,
+                "beta-2",
+                "anthropic",
+                ff=(10, 9),
+                mc=(20, 18),
+                lc={"easy": 4, "medium": 3, "hard": 2},
+                usage={
+                    "freeform": (1200, 700),
+                    "multiple_choice": (500, 50),
+                    "leetcode": (900, 2000),
+                },
+                runs=runs,
+            ),
         },
         {
-            "name": "qwen-local-70b", "provider": "Qwen", "url": "https://example.com/qwen-local-70b", "releaseDate": "2025-04-29",
-            "size": 70_600_000_000, "price": {"electricity": 0.15},
-            "kilowattHour": {"freeform": 0.8, "multipleChoice": 0.5, "easy": 0.2, "medium": 0.3, "hard": 0.45},
-            "resultFiles": _publish(results, "qwen-local-70b", "live", ff=(10, 5), mc=(20, 12), lc={"easy": 3, "medium": 1, "hard": 0},
-                                    usage={"freeform": (1000, 900), "multiple_choice": (400, 300), "leetcode": (800, 2500)}),
+            "name": "qwen-local-70b",
+            "provider": "Qwen",
+            "url": "https://example.com/qwen-local-70b",
+            "releaseDate": "2025-04-29",
+            "size": 70_600_000_000,
+            "price": {"electricity": 0.15},
+            "kilowattHour": {
+                "freeform": 0.8,
+                "multipleChoice": 0.5,
+                "easy": 0.2,
+                "medium": 0.3,
+                "hard": 0.45,
+            },
+            "resultFiles": _publish(
+                results,
+                "qwen-local-70b",
+                "live",
+                ff=(10, 5),
+                mc=(20, 12),
+                lc={"easy": 3, "medium": 1, "hard": 0},
+                usage={
+                    "freeform": (1000, 900),
+                    "multiple_choice": (400, 300),
+                    "leetcode": (800, 2500),
+                },
+            ),
         },
         {
-            "name": "gamma-preview", "provider": "Gamma", "url": "https://example.com/gamma", "releaseDate": "2025-10-01",
-            "size": 8_000_000_000, "price": {"input": 0.5, "output": 1.5},
+            "name": "gamma-preview",
+            "provider": "Gamma",
+            "url": "https://example.com/gamma",
+            "releaseDate": "2025-10-01",
+            "size": 8_000_000_000,
+            "price": {"input": 0.5, "output": 1.5},
         },
     ]
     path = root / "models.json"
@@ -157,7 +293,7 @@ def cli(models: Path, results: Path, site_dir: Path, *flags: str) -> list[str]:
 
 def read_data_js(site_dir: Path) -> dict:
     text = (site_dir / "data.js").read_text(encoding="utf-8")
-    body = text[text.index("window.LEADERBOARD = ") + len("window.LEADERBOARD = "):]
+    body = text[text.index("window.LEADERBOARD = ") + len("window.LEADERBOARD = ") :]
     assert body.endswith("};\n")
     return json.loads(body[:-2])
 
@@ -200,7 +336,9 @@ class Page:
         self._browser: WebDriver | None = None
         self._error: str | None = None
         self._skip = False
-        self._profile = tempfile.TemporaryDirectory(prefix="chromium-profile-", ignore_cleanup_errors=True)
+        self._profile = tempfile.TemporaryDirectory(
+            prefix="chromium-profile-", ignore_cleanup_errors=True
+        )
 
     def browser(self) -> WebDriver:
         if self._browser is None:
@@ -214,7 +352,9 @@ class Page:
                 if self._skip:
                     pytest.skip(f"{self._error} ({SKIP_WITHOUT_CHROMIUM}=1)")
                 pytest.fail(self._error, pytrace=False)
-            self._browser.set_window_size(1400, 1000)  # the whole table in view: no sideways scrolling
+            self._browser.set_window_size(
+                1400, 1000
+            )  # the whole table in view: no sideways scrolling
         return self._browser
 
     def open(self, url: str) -> WebDriver:
@@ -260,7 +400,10 @@ class Spelling(Task):
     position = 40
     prompt_version = "sp-v1"
     bands = ("short", "long")
-    board = (Column("spelling", "Spelling bee"), Column("spellingLong", "Long", "long", averaged=False))
+    board = (
+        Column("spelling", "Spelling bee"),
+        Column("spellingLong", "Long", "long", averaged=False),
+    )
 
     def band(self, row):
         return row["length"]
@@ -307,8 +450,16 @@ def spelling_rows(short: int, long: int) -> list[dict]:
     for band, correct in (("short", short), ("long", long)):
         for i in range(4):
             ok = i < correct
-            rows.append({"id": f"sp-{len(rows):04d}", "status": "correct" if ok else "wrong", "correct": ok, "length": band,
-                         "usage": {"input": 100, "output": 10, "reasoning": 0, "cached": 0}, "latency": 0.5})
+            rows.append(
+                {
+                    "id": f"sp-{len(rows):04d}",
+                    "status": "correct" if ok else "wrong",
+                    "correct": ok,
+                    "length": band,
+                    "usage": {"input": 100, "output": 10, "reasoning": 0, "cached": 0},
+                    "latency": 0.5,
+                }
+            )
     return rows
 
 
@@ -322,12 +473,37 @@ def _waived_freeform(results: Path, model: str) -> str:
     """A freeform run whose one judge wrote no readable verdict on any of its 10 answers: 0%,
     over the error gate, so on the board only with --allow-errors."""
     task = TASKS["freeform"]
-    rows = [{"id": f"fr-{i:04d}", "status": "wrong", "correct": False, "usage": {"input": 1000, "output": 500, "reasoning": 0, "cached": 0},
-             "verdicts": [{"judge": "openai:judge-a", "verdict": None}], "agreed": False, "latency": 1.0} for i in range(10)]
-    config = {"eval": "freeform", "provider": "openai", "model": model, "split": "test", "dataset": {"source": "bundled", "sha256": "0" * 64},
-              "promptVersion": task.prompt_version, "harnessVersion": 1, "judges": [{"provider": "openai", "model": "judge-a"}]}
+    rows = [
+        {
+            "id": f"fr-{i:04d}",
+            "status": "wrong",
+            "correct": False,
+            "usage": {"input": 1000, "output": 500, "reasoning": 0, "cached": 0},
+            "verdicts": [{"judge": "openai:judge-a", "verdict": None}],
+            "agreed": False,
+            "latency": 1.0,
+        }
+        for i in range(10)
+    ]
+    config = {
+        "eval": "freeform",
+        "provider": "openai",
+        "model": model,
+        "split": "test",
+        "dataset": {"source": "bundled", "sha256": "0" * 64},
+        "promptVersion": task.prompt_version,
+        "harnessVersion": 1,
+        "judges": [{"provider": "openai", "model": "judge-a"}],
+    }
     summary = summarize(task, rows)
-    result = {"config": config, "summary": summary, "publishable": False, "notPublishable": ["over the gate"], "timing": {}, "results": rows}
+    result = {
+        "config": config,
+        "summary": summary,
+        "publishable": False,
+        "notPublishable": ["over the gate"],
+        "timing": {},
+        "results": rows,
+    }
     name = run_name(config) + ".json"
     (results / "freeform" / name).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     return name
@@ -339,15 +515,52 @@ def make_crowded_registry(root: Path) -> tuple[Path, Path]:
     results = root / "results"
     models = []
     for i, name in enumerate(CLOSE):
-        files = _publish(results, name, "openai", ff=(10, 7 + i % 2), mc=(20, 16 + i % 3), lc={"easy": 4, "medium": 2, "hard": 1},
-                         usage={"freeform": (1000 + 10 * i, 500), "multiple_choice": (400, 100), "leetcode": (800, 1500)})
-        models.append({"name": name, "provider": "OpenAI", "url": f"https://example.com/{name}", "releaseDate": "2025-08-07",
-                       "size": None, "price": {"input": 2.0, "output": 8.0}, "resultFiles": files})
-    files = _publish(results, WAIVED, "openai", ff=(10, 0), mc=(20, 15), lc={"easy": 3, "medium": 1, "hard": 0},
-                     usage={"freeform": (1000, 500), "multiple_choice": (10, 10), "leetcode": (10, 10)})
+        files = _publish(
+            results,
+            name,
+            "openai",
+            ff=(10, 7 + i % 2),
+            mc=(20, 16 + i % 3),
+            lc={"easy": 4, "medium": 2, "hard": 1},
+            usage={
+                "freeform": (1000 + 10 * i, 500),
+                "multiple_choice": (400, 100),
+                "leetcode": (800, 1500),
+            },
+        )
+        models.append(
+            {
+                "name": name,
+                "provider": "OpenAI",
+                "url": f"https://example.com/{name}",
+                "releaseDate": "2025-08-07",
+                "size": None,
+                "price": {"input": 2.0, "output": 8.0},
+                "resultFiles": files,
+            }
+        )
+    files = _publish(
+        results,
+        WAIVED,
+        "openai",
+        ff=(10, 0),
+        mc=(20, 15),
+        lc={"easy": 3, "medium": 1, "hard": 0},
+        usage={"freeform": (1000, 500), "multiple_choice": (10, 10), "leetcode": (10, 10)},
+    )
     files["freeform"] = _waived_freeform(results, WAIVED)
-    models.append({"name": WAIVED, "provider": "Delta", "url": "https://example.com/delta", "releaseDate": "2025-10-01", "size": None,
-                   "price": {"input": 0.1, "output": 0.4}, "allowErrors": True, "resultFiles": files})
+    models.append(
+        {
+            "name": WAIVED,
+            "provider": "Delta",
+            "url": "https://example.com/delta",
+            "releaseDate": "2025-10-01",
+            "size": None,
+            "price": {"input": 0.1, "output": 0.4},
+            "allowErrors": True,
+            "resultFiles": files,
+        }
+    )
     path = root / "models.json"
     path.write_text(json.dumps(models, indent=2) + "\n", encoding="utf-8")
     return path, results

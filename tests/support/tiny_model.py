@@ -23,11 +23,22 @@ SPECIALS = ["<|pad|>", "<|eos|>", "<|end|>", "<|system|>", "<|user|>", "<|assist
 
 
 def corpus() -> list[str]:
-    rows = [json.loads(line) for line in (ROOT / "data" / "robloxqa" / "multiple_choice.jsonl").read_text().splitlines() if line.strip()]
-    return [json.dumps(row) for row in rows] + [TEMPLATE_MARKER, "<think>", "</think>", "Answer: A B C D"]
+    rows = [
+        json.loads(line)
+        for line in (ROOT / "data" / "robloxqa" / "multiple_choice.jsonl").read_text().splitlines()
+        if line.strip()
+    ]
+    return [json.dumps(row) for row in rows] + [
+        TEMPLATE_MARKER,
+        "<think>",
+        "</think>",
+        "Answer: A B C D",
+    ]
 
 
-def build_checkpoint(folder: Path, *, layers: int = 2, hidden: int = 64, vocab: int = 800, seed: int = 0) -> Path:
+def build_checkpoint(
+    folder: Path, *, layers: int = 2, hidden: int = 64, vocab: int = 800, seed: int = 0
+) -> Path:
     import torch
     import transformers
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
@@ -36,14 +47,29 @@ def build_checkpoint(folder: Path, *, layers: int = 2, hidden: int = 64, vocab: 
     bpe = Tokenizer(models.BPE())
     bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     bpe.decoder = decoders.ByteLevel()
-    bpe.train_from_iterator(corpus(), trainers.BpeTrainer(vocab_size=vocab, special_tokens=SPECIALS,
-                                                          initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=bpe, eos_token="<|eos|>", pad_token="<|pad|>")
+    bpe.train_from_iterator(
+        corpus(),
+        trainers.BpeTrainer(
+            vocab_size=vocab,
+            special_tokens=SPECIALS,
+            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        ),
+    )
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=bpe, eos_token="<|eos|>", pad_token="<|pad|>"
+    )
     tokenizer.chat_template = CHAT_TEMPLATE
     config = LlamaConfig(
-        vocab_size=bpe.get_vocab_size(), hidden_size=hidden, intermediate_size=2 * hidden, num_hidden_layers=layers,
-        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=4096,
-        eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id, bos_token_id=None,
+        vocab_size=bpe.get_vocab_size(),
+        hidden_size=hidden,
+        intermediate_size=2 * hidden,
+        num_hidden_layers=layers,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=4096,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+        bos_token_id=None,
     )
     torch.manual_seed(seed)
     model = LlamaForCausalLM(config).to(torch.float32)
@@ -61,7 +87,11 @@ def build_adapter(checkpoint: Path, folder: Path, *, seed: int = 1) -> Path:
 
     torch.manual_seed(seed)
     base = AutoModelForCausalLM.from_pretrained(checkpoint, dtype=torch.float32)
-    lora = LoraConfig(r=8, lora_alpha=32, target_modules=["q_proj", "k_proj", "v_proj", "o_proj", "up_proj", "down_proj"],
-                      init_lora_weights=False)  # random A and B: the adapter changes the output
+    lora = LoraConfig(
+        r=8,
+        lora_alpha=32,
+        target_modules=["q_proj", "k_proj", "v_proj", "o_proj", "up_proj", "down_proj"],
+        init_lora_weights=False,
+    )  # random A and B: the adapter changes the output
     get_peft_model(base, lora).save_pretrained(folder)
     return folder

@@ -62,29 +62,83 @@ class Kind:
 # package (pytest warns that it cannot rewrite one imported before it starts: xdist, syrupy,
 # anyio, the harness's `plugins`) nor, for pytest, an SDK (openai and anthropic import anyio;
 # pytest's own process rarely needs one: the asking children import it).
-_EVALS = ("evals.run", "evals.askers.processes", "evals.askers.batch", "evals.verify", "evals.site", "evals.publish", "evals.models_file",
-          "evals.tasks.multiple_choice", "evals.tasks.freeform", "evals.tasks.leetcode", "evals.providers.openai",
-          "evals.providers.anthropic", "evals.providers.live", "evals.providers.reference", "evals.energy.hwinfo",
-          "evals.energy.rapl", "evals.energy.nvml", "evals.luau", "httpx")
+_EVALS = (
+    "evals.run",
+    "evals.askers.processes",
+    "evals.askers.batch",
+    "evals.verify",
+    "evals.site",
+    "evals.publish",
+    "evals.models_file",
+    "evals.tasks.multiple_choice",
+    "evals.tasks.freeform",
+    "evals.tasks.leetcode",
+    "evals.providers.openai",
+    "evals.providers.anthropic",
+    "evals.providers.live",
+    "evals.providers.reference",
+    "evals.energy.hwinfo",
+    "evals.energy.rapl",
+    "evals.energy.nvml",
+    "evals.luau",
+    "httpx",
+)
 # `evals.askers.processes` as its parent starts it (evals/askers/processes.py): -P, the harness's root first on its path.
 _FETCHER_PATH = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
 KINDS = {
     "pytest": Kind("pytest", ("pytest", *_EVALS)),
-    "evals.evaluate": Kind("evals.evaluate", ("evals.evaluate", "evals.evaluate.children", "evals.evaluate.publishing", *_EVALS, "openai", "anthropic")),
+    "evals.evaluate": Kind(
+        "evals.evaluate",
+        (
+            "evals.evaluate",
+            "evals.evaluate.children",
+            "evals.evaluate.publishing",
+            *_EVALS,
+            "openai",
+            "anthropic",
+        ),
+    ),
     "evals.site": Kind("evals.site", ("evals.site", *_EVALS)),
-    "evals.askers.processes": Kind("evals.askers.processes", (*_EVALS, "openai", "anthropic"), ("-P",), {"PYTHONPATH": _FETCHER_PATH}),
+    "evals.askers.processes": Kind(
+        "evals.askers.processes",
+        (*_EVALS, "openai", "anthropic"),
+        ("-P",),
+        {"PYTHONPATH": _FETCHER_PATH},
+    ),
 }
 WARM_MODULES = tuple(KINDS)
 # The kinds of command each kind starts of its own (evaluate: a pytest per eval; pytest: its
 # asking processes): their servers are started before the first such command is forked.
-CHILDREN = {"evals.evaluate": ("pytest", "evals.askers.processes"), "pytest": ("evals.askers.processes",)}
+CHILDREN = {
+    "evals.evaluate": ("pytest", "evals.askers.processes"),
+    "pytest": ("evals.askers.processes",),
+}
 # Read by the interpreter as it starts: a command whose environment sets one differently from
 # its server's would not start the same interpreter. (PYTHONIOENCODING and PYTHONUNBUFFERED
 # are read too, but only to build the standard streams, which a forked command rebuilds.)
-STARTUP_VARIABLES = ("PYTHONPATH", "PYTHONHOME", "PYTHONSAFEPATH", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE",
-                     "PYTHONWARNINGS", "PYTHONDEVMODE", "PYTHONUTF8", "PYTHONNODEBUGRANGES", "PYTHONINTMAXSTRDIGITS",
-                     "PYTHONOPTIMIZE", "PYTHONMALLOC", "PYTHONFAULTHANDLER", "PYTHONTRACEMALLOC", "PYTHONPROFILEIMPORTTIME",
-                     "PYTHONEXECUTABLE", "PYTHONPLATLIBDIR", "PYTHONCOERCECLOCALE", "LC_ALL", "LC_CTYPE", "LANG")
+STARTUP_VARIABLES = (
+    "PYTHONPATH",
+    "PYTHONHOME",
+    "PYTHONSAFEPATH",
+    "PYTHONHASHSEED",
+    "PYTHONDONTWRITEBYTECODE",
+    "PYTHONWARNINGS",
+    "PYTHONDEVMODE",
+    "PYTHONUTF8",
+    "PYTHONNODEBUGRANGES",
+    "PYTHONINTMAXSTRDIGITS",
+    "PYTHONOPTIMIZE",
+    "PYTHONMALLOC",
+    "PYTHONFAULTHANDLER",
+    "PYTHONTRACEMALLOC",
+    "PYTHONPROFILEIMPORTTIME",
+    "PYTHONEXECUTABLE",
+    "PYTHONPLATLIBDIR",
+    "PYTHONCOERCECLOCALE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "LANG",
+)
 STREAM_VARIABLES = ("PYTHONIOENCODING", "PYTHONUNBUFFERED")
 
 
@@ -117,12 +171,32 @@ class WarmProcess:
     """As much of `subprocess.Popen` as the tests and the harness use, for a command forked
     by the server."""
 
-    def __init__(self, command: list[str], module: str, *, env: dict[str, str] | None = None, cwd: Path | str | None = None,
-                 stdin=None, stdout=None, stderr=None, text: bool = False, universal_newlines: bool | None = None,
-                 encoding: str | None = None, errors: str | None = None, start_new_session: bool = False):
+    def __init__(
+        self,
+        command: list[str],
+        module: str,
+        *,
+        env: dict[str, str] | None = None,
+        cwd: Path | str | None = None,
+        stdin=None,
+        stdout=None,
+        stderr=None,
+        text: bool = False,
+        universal_newlines: bool | None = None,
+        encoding: str | None = None,
+        errors: str | None = None,
+        start_new_session: bool = False,
+    ):
         self.args, self.returncode = command, None
         text = bool(text or universal_newlines or encoding or errors)
-        opened = {"encoding": encoding or "utf-8", "errors": errors or ("replace" if not encoding else "strict")} if text else {}
+        opened = (
+            {
+                "encoding": encoding or "utf-8",
+                "errors": errors or ("replace" if not encoding else "strict"),
+            }
+            if text
+            else {}
+        )
         theirs, opened_here = [], []  # the child's three descriptors; those of them made here
         if stdin == subprocess.PIPE:
             read, write = os.pipe()
@@ -136,7 +210,9 @@ class WarmProcess:
                 opened_here.append(os.open(os.devnull, os.O_RDONLY))
                 theirs.append(opened_here[-1])
             else:
-                theirs.append(0 if stdin is None else stdin if isinstance(stdin, int) else stdin.fileno())
+                theirs.append(
+                    0 if stdin is None else stdin if isinstance(stdin, int) else stdin.fileno()
+                )
             self.stdin = None
         streams = []
         for wanted, default in ((stdout, 1), (stderr, 2)):
@@ -153,12 +229,25 @@ class WarmProcess:
                 theirs.append(opened_here[-1])
                 streams.append(None)
             else:
-                theirs.append(default if wanted is None else wanted if isinstance(wanted, int) else wanted.fileno())
+                theirs.append(
+                    default
+                    if wanted is None
+                    else wanted
+                    if isinstance(wanted, int)
+                    else wanted.fileno()
+                )
                 streams.append(None)
         self.stdout, self.stderr = streams
         env = dict(os.environ) if env is None else env
-        request = {"module": module, "args": command[command.index("-m", 1) + 2:], "env": env, "cwd": str(cwd or os.getcwd()),
-                   "session": start_new_session, "servers": _servers_for(module), "argv": command}
+        request = {
+            "module": module,
+            "args": command[command.index("-m", 1) + 2 :],
+            "env": env,
+            "cwd": str(cwd or os.getcwd()),
+            "session": start_new_session,
+            "servers": _servers_for(module),
+            "argv": command,
+        }
         self._channel = _connect(module)
         socket.send_fds(self._channel, [json.dumps(request).encode()], theirs)
         for fd in opened_here:
@@ -170,7 +259,9 @@ class WarmProcess:
 
     def _wait_for_status(self) -> None:
         line = self._lines.readline()
-        self.returncode = int(line) if line.strip() else -signal.SIGKILL  # the server gone: as killed
+        self.returncode = (
+            int(line) if line.strip() else -signal.SIGKILL
+        )  # the server gone: as killed
         self._lines.close()
         self._channel.close()
         self._ended.set()
@@ -198,9 +289,13 @@ class WarmProcess:
 
     def communicate(self, input=None, timeout: float | None = None):
         outputs: dict[int, list] = {}
-        threads = [threading.Thread(target=lambda i=i, s=s: outputs.setdefault(i, [s.read()]), daemon=True)
-                   for i, s in enumerate((self.stdout, self.stderr)) if s is not None]
+        threads = [
+            threading.Thread(target=lambda i=i, s=s: outputs.setdefault(i, [s.read()]), daemon=True)
+            for i, s in enumerate((self.stdout, self.stderr))
+            if s is not None
+        ]
         if self.stdin is not None:
+
             def feed(stream=self.stdin):
                 try:
                     if input:
@@ -208,6 +303,7 @@ class WarmProcess:
                     stream.close()
                 except (BrokenPipeError, OSError):
                     pass
+
             threads.append(threading.Thread(target=feed, daemon=True))
         for thread in threads:
             thread.start()
@@ -232,7 +328,9 @@ class WarmProcess:
         self.send_signal(signal.SIGKILL)
 
 
-def run(command: list[str], module: str, *, timeout: float | None = None, **kwargs) -> subprocess.CompletedProcess:
+def run(
+    command: list[str], module: str, *, timeout: float | None = None, **kwargs
+) -> subprocess.CompletedProcess:
     """`subprocess.run(command, capture_output=True, ...)` through the server."""
     process = WarmProcess(command, module, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kwargs)
     try:
@@ -246,6 +344,7 @@ def run(command: list[str], module: str, *, timeout: float | None = None, **kwar
 
 # -- the servers, as this process sees them ------------------------------------------------------
 
+
 def _server_env(kind: Kind) -> dict[str, str]:
     env = {name: value for name, value in os.environ.items() if name not in STREAM_VARIABLES}
     return {**env, **kind.variables}
@@ -256,8 +355,13 @@ class _Server:
         self.folder = tempfile.mkdtemp(prefix="warm-")
         self.path = os.path.join(self.folder, "socket")
         self.env = _server_env(kind)
-        self.process = subprocess.Popen([sys.executable, *kind.flags, "-m", "tests.support.warm", self.path, kind.module],
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=self.env, cwd=ROOT)
+        self.process = subprocess.Popen(
+            [sys.executable, *kind.flags, "-m", "tests.support.warm", self.path, kind.module],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=self.env,
+            cwd=ROOT,
+        )
         ready = self.process.stdout.readline()  # written once it listens, after its imports
         if ready.strip() != b"ready":
             raise RuntimeError(f"the warm-start server did not start (it printed {ready!r})")
@@ -320,6 +424,7 @@ def _connect(module: str) -> socket.socket:
 
 # -- the server itself ------------------------------------------------------------------------------
 
+
 def serve(path: str, module: str) -> None:
     import importlib
 
@@ -375,11 +480,21 @@ def _standard_streams(env: dict[str, str]) -> None:
         default = getattr(sys, f"__{name}__")
         raw = io.FileIO(fd, "rb" if mode == "r" else "wb", closefd=False)
         raw.name = f"<{name}>"
-        binary = raw if unbuffered and mode == "w" else (io.BufferedReader(raw) if mode == "r" else io.BufferedWriter(raw))
-        stream = io.TextIOWrapper(binary, encoding=encoding or default.encoding,
-                                  errors="backslashreplace" if name == "stderr" else errors or (default.errors if not encoding else "strict"),
-                                  newline="\n", line_buffering=not unbuffered and mode == "w" and (fd == 2 or raw.isatty()),
-                                  write_through=unbuffered)
+        binary = (
+            raw
+            if unbuffered and mode == "w"
+            else (io.BufferedReader(raw) if mode == "r" else io.BufferedWriter(raw))
+        )
+        stream = io.TextIOWrapper(
+            binary,
+            encoding=encoding or default.encoding,
+            errors="backslashreplace"
+            if name == "stderr"
+            else errors or (default.errors if not encoding else "strict"),
+            newline="\n",
+            line_buffering=not unbuffered and mode == "w" and (fd == 2 or raw.isatty()),
+            write_through=unbuffered,
+        )
         stream.mode = mode
         setattr(sys, name, stream)
         setattr(sys, f"__{name}__", stream)
@@ -389,18 +504,39 @@ class _Popen(subprocess.Popen):
     """In a forked command: `subprocess.Popen`, but a command of a kind whose server it was
     told of is forked from that server (what `subprocess.run` and the harness call)."""
 
-    ACCEPTED = {"cwd", "env", "stdin", "stdout", "stderr", "text", "universal_newlines", "encoding", "errors",
-                "start_new_session", "close_fds", "bufsize"}
+    ACCEPTED = {
+        "cwd",
+        "env",
+        "stdin",
+        "stdout",
+        "stderr",
+        "text",
+        "universal_newlines",
+        "encoding",
+        "errors",
+        "start_new_session",
+        "close_fds",
+        "bufsize",
+    }
 
     def __new__(cls, args=None, *more, **kwargs):
-        if (not more and isinstance(args, list) and all(isinstance(a, str) for a in args) and set(kwargs) <= cls.ACCEPTED
-                and kwargs.get("close_fds", True) and kwargs.get("bufsize", -1) == -1):
+        if (
+            not more
+            and isinstance(args, list)
+            and all(isinstance(a, str) for a in args)
+            and set(kwargs) <= cls.ACCEPTED
+            and kwargs.get("close_fds", True)
+            and kwargs.get("bufsize", -1) == -1
+        ):
             env = kwargs.get("env")
             module = warm_module(args, dict(os.environ) if env is None else dict(env))
             if module is not None:
                 kwargs.pop("close_fds", None)
                 kwargs.pop("bufsize", None)
-                if any(kwargs.get(name) for name in ("text", "universal_newlines", "encoding", "errors")):
+                if any(
+                    kwargs.get(name)
+                    for name in ("text", "universal_newlines", "encoding", "errors")
+                ):
                     # Popen's text defaults, not the tests' lenient ones (WarmProcess's).
                     kwargs["encoding"] = kwargs.get("encoding") or locale.getencoding()
                     kwargs["errors"] = kwargs.get("errors") or "strict"
@@ -423,7 +559,9 @@ def _child(request: dict, fds: list[int]) -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
-        os.closerange(3, 1 << 16)  # as exec with close_fds: nothing of the server's or the other commands'
+        os.closerange(
+            3, 1 << 16
+        )  # as exec with close_fds: nothing of the server's or the other commands'
         os.environ.clear()
         os.environ.update(request["env"])
         _standard_streams(request["env"])
@@ -432,9 +570,13 @@ def _child(request: dict, fds: list[int]) -> None:
             sys.path[0] = request["cwd"]  # what `python -m` puts first
         sys.argv = [request["module"], *request["args"]]
         sys.orig_argv = request["argv"]
-        _inherited = {kind: (path, variables) for kind, (path, variables) in request["servers"].items()}
+        _inherited = {
+            kind: (path, variables) for kind, (path, variables) in request["servers"].items()
+        }
         subprocess.Popen = _Popen  # type: ignore[misc]
-        sys.modules.pop(request["module"], None)  # run as `python -m` runs it: as __main__, not imported first
+        sys.modules.pop(
+            request["module"], None
+        )  # run as `python -m` runs it: as __main__, not imported first
         runpy.run_module(request["module"], run_name="__main__", alter_sys=True)
         code = 0
     except SystemExit as exit:

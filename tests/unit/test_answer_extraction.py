@@ -33,15 +33,11 @@ def test_extract_letter(reply, choices, expected):
     assert graded(reply, choices) == expected
 
 
-
-
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("letter", list(string.ascii_uppercase))
 def test_every_letter_in_every_shape(shape, letter):
     reply = shaped(shape, letter)
     assert graded(reply, ALPHABET) == letter
-
-
 
 
 def test_table_is_varied():
@@ -59,8 +55,14 @@ def test_valid_range_follows_the_number_of_choices():
 def test_real_replies_from_mmlu_pro():
     """39 real GPT-4o and DeepSeek replies to 10-option questions, labelled by hand."""
     if not REFERENCE_REPLIES.is_file():
-        pytest.skip(f"{REFERENCE_REPLIES} is not there (shared/ sits beside the repository; set ROBLOX_EVALS_MC_REFERENCE)")
-    records = [json.loads(line) for line in REFERENCE_REPLIES.read_text(encoding="utf-8").splitlines() if line.strip()]
+        pytest.skip(
+            f"{REFERENCE_REPLIES} is not there (shared/ sits beside the repository; set ROBLOX_EVALS_MC_REFERENCE)"
+        )
+    records = [
+        json.loads(line)
+        for line in REFERENCE_REPLIES.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
     assert records, f"{REFERENCE_REPLIES} holds no records"
     wrong = [
         f"{r['id']}: expected {r['expected']!r}, got {got!r} ({', '.join(r.get('tags', []))})"

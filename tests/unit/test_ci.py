@@ -16,7 +16,10 @@ PENDING: set[str] = set()
 
 def commands(path: Path) -> set[str]:
     """The `uv ...` commands a script or workflow runs, one per line (after a `run:` or alone)."""
-    found = (re.match(r"\s*(?:-\s*)?(?:run:\s*)?(uv (?:run|sync)\b.*?)\s*$", line) for line in path.read_text(encoding="utf-8").splitlines())
+    found = (
+        re.match(r"\s*(?:-\s*)?(?:run:\s*)?(uv (?:run|sync)\b.*?)\s*$", line)
+        for line in path.read_text(encoding="utf-8").splitlines()
+    )
     return {m.group(1) for m in found if m}
 
 
@@ -31,14 +34,21 @@ def test_the_workflow_runs_what_ci_runs_and_the_readmes_test_command():
     assert any(c.startswith("uv sync --locked ") for c in ci & workflow)
 
 
-def test_a_missing_chromium_skips_the_browser_tests_only_where_the_variable_says_so(tmp_path, monkeypatch):
+def test_a_missing_chromium_skips_the_browser_tests_only_where_the_variable_says_so(
+    tmp_path, monkeypatch
+):
     monkeypatch.setattr(browser, "CHROMIUM", tmp_path / "no-chromium")
     with pytest.raises(browser.BrowserUnavailable) as raised:
         browser.start_chromium(tmp_path / "profile")
-    assert "no-chromium not found: install headless Chromium with `apt-get install chromium chromium-driver`" in str(raised.value)
+    assert (
+        "no-chromium not found: install headless Chromium with `apt-get install chromium chromium-driver`"
+        in str(raised.value)
+    )
 
     monkeypatch.delenv(browser.SKIP_WITHOUT_CHROMIUM, raising=False)
     assert not browser.skipped_without_chromium(raised.value)
     monkeypatch.setenv(browser.SKIP_WITHOUT_CHROMIUM, "1")
     assert browser.skipped_without_chromium(raised.value)
-    assert not browser.skipped_without_chromium(browser.BrowserUnavailable("chromedriver could not start Chromium: crashed"))
+    assert not browser.skipped_without_chromium(
+        browser.BrowserUnavailable("chromedriver could not start Chromium: crashed")
+    )

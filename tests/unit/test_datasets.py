@@ -21,15 +21,12 @@ from tests.support.datasets import MC_RECORDS, v2_record, write_jsonl, write_par
 BUNDLED = ROOT / "data" / "robloxqa"
 
 
-
-
-
-
-
 def raw(name: str) -> list[dict]:
-    return [json.loads(line) for line in (BUNDLED / name).read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
+    return [
+        json.loads(line)
+        for line in (BUNDLED / name).read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
 
 
 # -- the bundled sets ------------------------------------------------------------------------
@@ -70,8 +67,12 @@ def test_identity_follows_the_file_content(tmp_path):
 
 
 def test_jsonl_and_parquet_with_the_same_columns_load_the_same_questions(tmp_path):
-    from_jsonl, jsonl_identity = load_multiple_choice(str(write_jsonl(tmp_path / "qs.jsonl", MC_RECORDS)), "test")
-    from_parquet, parquet_identity = load_multiple_choice(str(write_parquet(tmp_path / "qs.parquet", MC_RECORDS)), "test")
+    from_jsonl, jsonl_identity = load_multiple_choice(
+        str(write_jsonl(tmp_path / "qs.jsonl", MC_RECORDS)), "test"
+    )
+    from_parquet, parquet_identity = load_multiple_choice(
+        str(write_parquet(tmp_path / "qs.parquet", MC_RECORDS)), "test"
+    )
     assert from_jsonl == from_parquet
     assert [q.id for q in from_jsonl] == ["t-1", "t-2", "t-3"]
     assert [q.answer for q in from_jsonl] == ["D", "B", "B"]
@@ -81,7 +82,11 @@ def test_jsonl_and_parquet_with_the_same_columns_load_the_same_questions(tmp_pat
 
 def test_freeform_jsonl_and_parquet_load_the_same_questions(tmp_path):
     records = [
-        {"id": "f-1", "question": "What does task.wait() return?", "answer": "The time that actually elapsed."},
+        {
+            "id": "f-1",
+            "question": "What does task.wait() return?",
+            "answer": "The time that actually elapsed.",
+        },
         {"id": "f-2", "question": "Where do server-only modules go?", "answer": "ServerStorage."},
     ]
     a, _ = load_freeform(str(write_jsonl(tmp_path / "ff.jsonl", records)), "test")
@@ -91,7 +96,10 @@ def test_freeform_jsonl_and_parquet_load_the_same_questions(tmp_path):
 
 def test_fallback_column_names(tmp_path):
     """prompt / options / correct_answer / question_id are read like question / choices / answer / id."""
-    path = write_jsonl(tmp_path / "alt.jsonl", [{"question_id": 7, "prompt": "Q?", "options": ["x", "y", "z"], "correct_answer": "z"}])
+    path = write_jsonl(
+        tmp_path / "alt.jsonl",
+        [{"question_id": 7, "prompt": "Q?", "options": ["x", "y", "z"], "correct_answer": "z"}],
+    )
     (q,), _ = load_multiple_choice(str(path), "test")
     assert (q.id, q.question, q.choices, q.answer) == ("7", "Q?", ("x", "y", "z"), "C")
 
@@ -140,7 +148,9 @@ def test_v2_records_are_shuffled_deterministically(tmp_path):
     second, _ = load_multiple_choice(str(path), "test")
     assert first == second
     for q, r in zip(first, records):
-        assert sorted(q.choices) == sorted([r["answer"], r["incorrect_0"], r["incorrect_1"], r["incorrect_2"]])
+        assert sorted(q.choices) == sorted(
+            [r["answer"], r["incorrect_0"], r["incorrect_1"], r["incorrect_2"]]
+        )
         assert q.choices["ABCD".index(q.answer)] == r["answer"]
     letters = Counter(q.answer for q in first)
     assert set(letters) == set("ABCD"), letters
@@ -158,14 +168,21 @@ def test_v2_order_follows_the_question_not_the_file(tmp_path):
 # -- bad files fail loudly ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("missing, named", [("question", "'question'"), ("choices", "'choices'"), ("answer", "'answer'")])
+@pytest.mark.parametrize(
+    "missing, named", [("question", "'question'"), ("choices", "'choices'"), ("answer", "'answer'")]
+)
 def test_missing_column_names_file_record_and_column(tmp_path, missing, named):
     bad = {k: v for k, v in MC_RECORDS[2].items() if k != missing}
     path = write_jsonl(tmp_path / "qs.jsonl", [MC_RECORDS[0], MC_RECORDS[1], bad])
     with pytest.raises(DatasetError) as error:
         load_multiple_choice(str(path), "test")
     message = str(error.value)
-    assert str(path) in message and "record 3" in message and "missing column" in message and named in message
+    assert (
+        str(path) in message
+        and "record 3" in message
+        and "missing column" in message
+        and named in message
+    )
 
 
 def test_missing_column_in_parquet_names_the_record(tmp_path):
@@ -177,18 +194,35 @@ def test_missing_column_in_parquet_names_the_record(tmp_path):
 
 
 def test_freeform_missing_answer_names_the_record(tmp_path):
-    path = write_jsonl(tmp_path / "ff.jsonl", [{"id": "f-1", "question": "Q?", "answer": "An answer."}, {"id": "f-2", "question": "Q2?"}])
+    path = write_jsonl(
+        tmp_path / "ff.jsonl",
+        [{"id": "f-1", "question": "Q?", "answer": "An answer."}, {"id": "f-2", "question": "Q2?"}],
+    )
     with pytest.raises(DatasetError) as error:
         load_freeform(str(path), "test")
-    assert str(path) in str(error.value) and "record 2" in str(error.value) and "'answer'" in str(error.value)
+    assert (
+        str(path) in str(error.value)
+        and "record 2" in str(error.value)
+        and "'answer'" in str(error.value)
+    )
 
 
 def test_invalid_json_names_the_line(tmp_path):
     path = tmp_path / "qs.jsonl"
-    path.write_text(json.dumps(MC_RECORDS[0]) + "\n" + json.dumps(MC_RECORDS[1]) + "\n" + '{"id": "t-3", "question": "Q?",\n')
+    path.write_text(
+        json.dumps(MC_RECORDS[0])
+        + "\n"
+        + json.dumps(MC_RECORDS[1])
+        + "\n"
+        + '{"id": "t-3", "question": "Q?",\n'
+    )
     with pytest.raises(DatasetError) as error:
         load_multiple_choice(str(path), "test")
-    assert str(path) in str(error.value) and "record 3" in str(error.value) and "not valid JSON" in str(error.value)
+    assert (
+        str(path) in str(error.value)
+        and "record 3" in str(error.value)
+        and "not valid JSON" in str(error.value)
+    )
 
 
 def test_a_line_that_is_not_an_object_is_rejected(tmp_path):
@@ -199,13 +233,19 @@ def test_a_line_that_is_not_an_object_is_rejected(tmp_path):
 
 
 def test_wrong_type_names_the_column(tmp_path):
-    path = write_jsonl(tmp_path / "qs.jsonl", [{**MC_RECORDS[0], "choices": "FireClient, FireServer"}])
-    with pytest.raises(DatasetError, match=r"record 1: column 'choices' should be list or tuple, got str"):
+    path = write_jsonl(
+        tmp_path / "qs.jsonl", [{**MC_RECORDS[0], "choices": "FireClient, FireServer"}]
+    )
+    with pytest.raises(
+        DatasetError, match=r"record 1: column 'choices' should be list or tuple, got str"
+    ):
         load_multiple_choice(str(path), "test")
 
 
 def test_duplicate_ids_are_rejected(tmp_path):
-    path = write_jsonl(tmp_path / "qs.jsonl", [MC_RECORDS[0], MC_RECORDS[1], {**MC_RECORDS[2], "id": "t-1"}])
+    path = write_jsonl(
+        tmp_path / "qs.jsonl", [MC_RECORDS[0], MC_RECORDS[1], {**MC_RECORDS[2], "id": "t-1"}]
+    )
     with pytest.raises(DatasetError) as error:
         load_multiple_choice(str(path), "test")
     assert str(error.value) == f"{path}: records 1 and 3 have the same id 't-1'; ids must be unique"
@@ -231,7 +271,11 @@ def test_record_number_counts_rows_of_the_other_split(tmp_path):
     bad = {k: v for k, v in MC_RECORDS[2].items() if k != "question"}
     path = write_jsonl(
         tmp_path / "qs.jsonl",
-        [{**MC_RECORDS[0], "split": "test"}, {**MC_RECORDS[1], "split": "train"}, {**bad, "split": "test"}],
+        [
+            {**MC_RECORDS[0], "split": "test"},
+            {**MC_RECORDS[1], "split": "train"},
+            {**bad, "split": "test"},
+        ],
     )
     with pytest.raises(DatasetError, match=r"record 3: missing column"):
         load_multiple_choice(str(path), "test")
@@ -248,7 +292,11 @@ def test_empty_file_fails_loudly(tmp_path):
 
 
 def test_split_column_picks_the_rows_of_the_split(tmp_path):
-    records = [{**MC_RECORDS[0], "split": "train"}, {**MC_RECORDS[1], "split": "test"}, MC_RECORDS[2]]  # no split: test
+    records = [
+        {**MC_RECORDS[0], "split": "train"},
+        {**MC_RECORDS[1], "split": "test"},
+        MC_RECORDS[2],
+    ]  # no split: test
     path = write_jsonl(tmp_path / "qs.jsonl", records)
     assert [q.id for q in load_multiple_choice(str(path), "train")[0]] == ["t-1"]
     assert [q.id for q in load_multiple_choice(str(path), "test")[0]] == ["t-2", "t-3"]
@@ -306,7 +354,7 @@ def test_evals_served_missing_file_fails(tmp_path):
 
 def test_a_json_file_that_is_not_utf8_names_its_line(tmp_path):
     path = tmp_path / "qs.json"
-    path.write_bytes(b'[\n' + json.dumps(MC_RECORDS[0]).encode() + b',\n{"id": "\xff"}\n]')
+    path.write_bytes(b"[\n" + json.dumps(MC_RECORDS[0]).encode() + b',\n{"id": "\xff"}\n]')
     with pytest.raises(DatasetError, match=r"qs.json: line 3: not UTF-8 \(byte 0xff at column 9\)"):
         load_multiple_choice(str(path), "test")
 

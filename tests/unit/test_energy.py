@@ -40,13 +40,14 @@ class Clock:
 # ---------------------------------------------------------------- spans
 
 
-
-
 def test_a_torn_last_line_is_skipped_and_the_next_writer_starts_a_new_line(tmp_path):
     with SpanLog(tmp_path).span("mcq", clock=iter([10.0, 12.5]).__next__):
         pass
     killed = tmp_path / "energy" / "spans-1-deadbeef.jsonl"
-    killed.write_text(json.dumps({"start": 1.0, "end": 2.0, "eval": "leetcode", "band": "hard"}) + '\n{"start": 3.0, "en')
+    killed.write_text(
+        json.dumps({"start": 1.0, "end": 2.0, "eval": "leetcode", "band": "hard"})
+        + '\n{"start": 3.0, "en'
+    )
     assert sorted(SpanLog.read(tmp_path), key=lambda span: span.start) == [
         Span(1.0, 2.0, "leetcode", "hard"),
         Span(10.0, 12.5, "mcq"),
@@ -66,14 +67,6 @@ def test_a_span_is_recorded_when_its_block_raises(tmp_path):
 # ---------------------------------------------------------------- rapl
 
 
-
-
-
-
-
-
-
-
 def test_rapl_sums_the_package_zones_only_and_counts_a_wraparound(tmp_path):
     zones = powercap_tree(tmp_path / "powercap")
     clock = Clock(1000.0)
@@ -84,10 +77,21 @@ def test_rapl_sums_the_package_zones_only_and_counts_a_wraparound(tmp_path):
     rapl.start(store)  # a first reading at 1000
 
     clock.now = 1002.0
-    advance(zones, **{"package-0": 1_500_000, "package-1": 4_000_000, "core": 10**9, "psys": 10**9, "mmio": 10**9})
+    advance(
+        zones,
+        **{
+            "package-0": 1_500_000,
+            "package-1": 4_000_000,
+            "core": 10**9,
+            "psys": 10**9,
+            "mmio": 10**9,
+        },
+    )
     rapl.sample()
     clock.now = 1005.0
-    advance(zones, **{"package-0": 3_000_000, "package-1": 1_000_000, "core": 10**9})  # package-0 wraps
+    advance(
+        zones, **{"package-0": 3_000_000, "package-1": 1_000_000, "core": 10**9}
+    )  # package-0 wraps
     rapl.sample()
     clock.now = 1006.0
     rapl.stop()  # a last reading, nothing used since
@@ -110,8 +114,12 @@ def test_rapl_check_names_what_is_missing(tmp_path, monkeypatch):
     def denied(path: Path) -> int:
         raise PermissionError(13, "Permission denied", str(path))
 
-    monkeypatch.setattr(rapl_source, "_read_counter", denied)  # root reads it here whatever its mode
-    with pytest.raises(UsageError, match=r"cannot read .*intel-rapl:0/energy_uj \(permission denied.*run as root"):
+    monkeypatch.setattr(
+        rapl_source, "_read_counter", denied
+    )  # root reads it here whatever its mode
+    with pytest.raises(
+        UsageError, match=r"cannot read .*intel-rapl:0/energy_uj \(permission denied.*run as root"
+    ):
         source("rapl", powercap=tmp_path).check()
 
 
@@ -120,18 +128,44 @@ def test_readings_of_sessions_merge_by_machine_and_source(tmp_path):
     another source's are never subtracted from these; torn and stray lines are skipped."""
 
     def line(t, value, origin="host a", src="rapl"):
-        return json.dumps({"source": src, "origin": origin, "t": t, "scale": 1e-6,
-                           "counters": {"intel-rapl:0": value}, "wrap": {"intel-rapl:0": 1000}})
+        return json.dumps(
+            {
+                "source": src,
+                "origin": origin,
+                "t": t,
+                "scale": 1e-6,
+                "counters": {"intel-rapl:0": value},
+                "wrap": {"intel-rapl:0": 1000},
+            }
+        )
 
     one = tmp_path / "one.jsonl"
     two = tmp_path / "two.jsonl"
-    one.write_text("\n".join([line(0, 100), line(2, 300), line(4, 500), line(100, 7, origin="host b")]) + "\n")
-    two.write_text("\n".join([line(1, 200), line(3, 400), line(3.5, 399),  # two samplers' readings crossed
-                              line(5, 50, src="nvml"), line(200, 9, origin="host b"), "not json", '{"t": 9']))
+    one.write_text(
+        "\n".join([line(0, 100), line(2, 300), line(4, 500), line(100, 7, origin="host b")]) + "\n"
+    )
+    two.write_text(
+        "\n".join(
+            [
+                line(1, 200),
+                line(3, 400),
+                line(3.5, 399),  # two samplers' readings crossed
+                line(5, 50, src="nvml"),
+                line(200, 9, origin="host b"),
+                "not json",
+                '{"t": 9',
+            ]
+        )
+    )
     rapl = source("rapl", powercap=tmp_path)
     intervals = rapl.intervals([one, two, tmp_path / "missing.jsonl"])
     assert [(i.start, i.end, round(i.joules * 1e6)) for i in intervals] == [
-        (0, 1, 100), (1, 2, 100), (2, 3, 100), (3, 3.5, 0), (3.5, 4, 101), (100, 200, 2),
+        (0, 1, 100),
+        (1, 2, 100),
+        (2, 3, 100),
+        (3, 3.5, 0),
+        (3.5, 4, 101),
+        (100, 200, 2),
     ]
 
 
@@ -181,7 +215,10 @@ def test_nvml_sums_the_energy_of_every_gpu(tmp_path):
     nvml.sample()
     clock.now, gpus.energies = 53.0, [10_000, 170_000]  # GPU 0's driver reloaded
     nvml.stop()
-    assert nvml.intervals([store]) == [Interval(50.0, 52.0, pytest.approx(350.0)), Interval(52.0, 53.0, pytest.approx(50.0))]
+    assert nvml.intervals([store]) == [
+        Interval(50.0, 52.0, pytest.approx(350.0)),
+        Interval(52.0, 53.0, pytest.approx(50.0)),
+    ]
     assert "NVML" in nvml.method
 
 
@@ -220,7 +257,9 @@ def test_the_sampler_skips_an_unreadable_reading_and_stop_reports_a_full_disk(tm
     with nvml._lock:  # between two writes
         real, nvml._handle = nvml._handle, FullDisk()
         real.close()
-    with pytest.raises(StorageError, match=r"cannot write .*nvml.jsonl \(No space left on device\): free space"):
+    with pytest.raises(
+        StorageError, match=r"cannot write .*nvml.jsonl \(No space left on device\): free space"
+    ):
         nvml.stop()
     readings = [json.loads(line)["counters"]["gpu0"] for line in store.read_text().splitlines()]
     assert readings[:2] == [1000, 3000]  # the second reading failed, the third spans its gap
@@ -240,11 +279,16 @@ class Broken:
 
 
 def test_nvml_check_says_why_it_cannot_measure():
-    with pytest.raises(UsageError, match=r"NVML is not available \(NVML Shared Library Not Found\): install the NVIDIA driver"):
+    with pytest.raises(
+        UsageError,
+        match=r"NVML is not available \(NVML Shared Library Not Found\): install the NVIDIA driver",
+    ):
         source("nvml", nvml=Broken()).check()
     with pytest.raises(UsageError, match="NVML sees no GPU"):
         source("nvml", nvml=Broken(0, "energy")).check()
-    with pytest.raises(UsageError, match=r"GPU 0 does not report its total energy \(Not Supported; Volta"):
+    with pytest.raises(
+        UsageError, match=r"GPU 0 does not report its total energy \(Not Supported; Volta"
+    ):
         source("nvml", nvml=Broken(2, "energy")).check()
 
 
@@ -258,20 +302,19 @@ def test_the_real_nvml_reader_imports_without_a_gpu():
 # ---------------------------------------------------------------- hwinfo
 
 
-
-
-
-
-
 def test_hwinfo_power_columns_by_the_trapezoid_rule(tmp_path):
     base = 1_790_000_000.0
-    log = write_hwinfo(tmp_path / "sensors.csv", [
-        hwinfo_row(base, 40.0, (100.0, 20.0)),  # 160 W
-        hwinfo_row(base + 2.0, 60.0, (150.0, 30.0)),  # 240 W
-        hwinfo_row(base + 4.5, 50.0, (100.0, 10.0)),  # 160 W
-        hwinfo_row(base + 4.5 + 60, 40.0, (0.0, 0.0)),  # after a pause: no interval
-        hwinfo_row(base + 65.5, 40.0, (0.0, 0.0)),
-    ], closed=True)
+    log = write_hwinfo(
+        tmp_path / "sensors.csv",
+        [
+            hwinfo_row(base, 40.0, (100.0, 20.0)),  # 160 W
+            hwinfo_row(base + 2.0, 60.0, (150.0, 30.0)),  # 240 W
+            hwinfo_row(base + 4.5, 50.0, (100.0, 10.0)),  # 160 W
+            hwinfo_row(base + 4.5 + 60, 40.0, (0.0, 0.0)),  # after a pause: no interval
+            hwinfo_row(base + 65.5, 40.0, (0.0, 0.0)),
+        ],
+        closed=True,
+    )
     hwinfo = source("hwinfo", log=log)
     assert hwinfo.intervals([]) == [
         Interval(base, base + 2.0, pytest.approx(400.0)),  # (160 + 240) / 2 x 2 s
@@ -286,8 +329,12 @@ def test_hwinfo_power_columns_by_the_trapezoid_rule(tmp_path):
 
 def test_hwinfo_log_in_cp1252_with_a_torn_last_row(tmp_path):
     now = float(int(time.time()))
-    log = write_hwinfo(tmp_path / "sensors.csv", [hwinfo_row(now - 3, 30.0, (10.0, 0.0)), hwinfo_row(now - 1, 50.0, (10.0, 0.0))],
-                       closed=False, encoding="cp1252")
+    log = write_hwinfo(
+        tmp_path / "sensors.csv",
+        [hwinfo_row(now - 3, 30.0, (10.0, 0.0)), hwinfo_row(now - 1, 50.0, (10.0, 0.0))],
+        closed=False,
+        encoding="cp1252",
+    )
     with open(log, "ab") as handle:
         handle.write(",".join(hwinfo_row(now, 40.0, (0.0, 0.0))[:6]).encode())  # being written
     hwinfo = source("hwinfo", log=log)
@@ -304,11 +351,17 @@ def test_hwinfo_check_wants_a_log_being_written_now(tmp_path):
     with pytest.raises(UsageError, match="--energy-log PATH"):
         source("hwinfo")
 
-    stale = write_hwinfo(tmp_path / "stale.csv", [hwinfo_row(now - 62, 30.0, (0.0, 0.0)), hwinfo_row(now - 60, 30.0, (0.0, 0.0))], closed=False)
+    stale = write_hwinfo(
+        tmp_path / "stale.csv",
+        [hwinfo_row(now - 62, 30.0, (0.0, 0.0)), hwinfo_row(now - 60, 30.0, (0.0, 0.0))],
+        closed=False,
+    )
     with pytest.raises(UsageError, match=r"was last written 60 s ago, so HWiNFO is not logging"):
         source("hwinfo", log=stale).check()
 
-    stopped = write_hwinfo(tmp_path / "stopped.csv", [hwinfo_row(now - 1, 30.0, (0.0, 0.0))], closed=True)
+    stopped = write_hwinfo(
+        tmp_path / "stopped.csv", [hwinfo_row(now - 1, 30.0, (0.0, 0.0))], closed=True
+    )
     with pytest.raises(UsageError, match="closing header, so logging has stopped"):
         source("hwinfo", log=stopped).check()
 
@@ -316,17 +369,24 @@ def test_hwinfo_check_wants_a_log_being_written_now(tmp_path):
     with pytest.raises(UsageError, match="has no sample yet"):
         source("hwinfo", log=empty).check()
 
-    ahead = write_hwinfo(tmp_path / "ahead.csv", [hwinfo_row(now + 3600, 30.0, (0.0, 0.0))], closed=False)
+    ahead = write_hwinfo(
+        tmp_path / "ahead.csv", [hwinfo_row(now + 3600, 30.0, (0.0, 0.0))], closed=False
+    )
     with pytest.raises(UsageError, match="3600 s ahead of this machine's clock"):
         source("hwinfo", log=ahead).check()
 
-    with pytest.raises(UsageError, match=r'no column "Wall Power \[W\]" \(its power columns: "CPU Package Power \[W\]", "IA Cores'):
+    with pytest.raises(
+        UsageError,
+        match=r'no column "Wall Power \[W\]" \(its power columns: "CPU Package Power \[W\]", "IA Cores',
+    ):
         source("hwinfo", log=stale, columns=["Wall Power [W]"]).check()
 
 
 def test_hwinfo_check_reads_only_the_end_of_a_long_log(tmp_path, monkeypatch):
     now = time.time()
-    rows = [hwinfo_row(now - 5000 + 2 * i, 30.0, (0.0, 0.0)) for i in range(2499)] + [hwinfo_row(now - 1, 30.0, (0.0, 0.0))]
+    rows = [hwinfo_row(now - 5000 + 2 * i, 30.0, (0.0, 0.0)) for i in range(2499)] + [
+        hwinfo_row(now - 1, 30.0, (0.0, 0.0))
+    ]
     log = write_hwinfo(tmp_path / "long.csv", rows, closed=False)
     monkeypatch.setattr(hwinfo_source, "TAIL_BYTES", 1000)
     source("hwinfo", log=log).check()
@@ -339,17 +399,30 @@ def test_hwinfo_reads_the_hour_repeated_when_clocks_go_back(tmp_path, monkeypatc
     monkeypatch.setenv("TZ", "Europe/Berlin")
     time.tzset()
     try:
-        rows = [["25.10.2026", "02:59:58.000"], ["25.10.2026", "02:00:00.500"], ["25.10.2026", "02:00:02.500"]]
-        log = write_hwinfo(tmp_path / "dst.csv", [cells + ["0", "0", "0", "100", "0", "0", "20", "0", "1"] for cells in rows], closed=True)
+        rows = [
+            ["25.10.2026", "02:59:58.000"],
+            ["25.10.2026", "02:00:00.500"],
+            ["25.10.2026", "02:00:02.500"],
+        ]
+        log = write_hwinfo(
+            tmp_path / "dst.csv",
+            [cells + ["0", "0", "0", "100", "0", "0", "20", "0", "1"] for cells in rows],
+            closed=True,
+        )
         intervals = source("hwinfo", log=log).intervals([])
     finally:
         monkeypatch.undo()
         time.tzset()
-    assert [(i.end - i.start, i.joules) for i in intervals] == [(2.5, pytest.approx(300.0)), (2.0, pytest.approx(240.0))]
+    assert [(i.end - i.start, i.joules) for i in intervals] == [
+        (2.5, pytest.approx(300.0)),
+        (2.0, pytest.approx(240.0)),
+    ]
 
 
 def test_an_unknown_source_is_a_usage_error():
-    with pytest.raises(UsageError, match="unknown --energy-source 'wattmeter': choose one of hwinfo, rapl, nvml"):
+    with pytest.raises(
+        UsageError, match="unknown --energy-source 'wattmeter': choose one of hwinfo, rapl, nvml"
+    ):
         source("wattmeter")
     with pytest.raises(UsageError, match="period must be positive"):
         source("rapl", period=0)
@@ -367,7 +440,10 @@ def test_two_evals_at_once_share_by_requests_in_flight():
     spans = [Span(0.0, 10.0, "mcq"), Span(0.0, 5.0, "freeform"), Span(4.0, 6.0, "freeform")]
     result = attribute(spans, [Interval(0.0, 10.0, 360.0)])
     # always in flight: all 360 J; request-seconds mcq 10, freeform 5 + 2 = 7
-    assert result == {"mcq": {"kWh": kwh(360 * 10 / 17), "bands": {}}, "freeform": {"kWh": kwh(360 * 7 / 17), "bands": {}}}
+    assert result == {
+        "mcq": {"kWh": kwh(360 * 10 / 17), "bands": {}},
+        "freeform": {"kWh": kwh(360 * 7 / 17), "bands": {}},
+    }
 
 
 def test_idle_gaps_and_unmeasured_time_go_to_nobody():
@@ -385,11 +461,24 @@ def test_idle_gaps_and_unmeasured_time_go_to_nobody():
 
 
 def test_spans_across_several_intervals_of_different_power():
-    spans = [Span(1.0, 4.0, "mcq"), Span(3.0, 5.0, "freeform"), Span(3.0, 3.0, "mcq"), Span(9.0, 8.0, "mcq")]
-    intervals = [Interval(0.0, 2.0, 20.0), Interval(2.0, 4.0, 60.0), Interval(4.0, 6.0, 10.0), Interval(6.0, 6.0, 5.0)]
+    spans = [
+        Span(1.0, 4.0, "mcq"),
+        Span(3.0, 5.0, "freeform"),
+        Span(3.0, 3.0, "mcq"),
+        Span(9.0, 8.0, "mcq"),
+    ]
+    intervals = [
+        Interval(0.0, 2.0, 20.0),
+        Interval(2.0, 4.0, 60.0),
+        Interval(4.0, 6.0, 10.0),
+        Interval(6.0, 6.0, 5.0),
+    ]
     # [0,2]: mcq 1 s of 2 -> 10 J. [2,4]: covered 2 s -> 60 J; mcq 2, freeform 1 -> 40 / 20.
     # [4,6]: freeform 1 s of 2 -> 5 J. Empty and backwards spans, an empty interval: nothing.
-    assert attribute(spans, intervals) == {"mcq": {"kWh": kwh(50.0), "bands": {}}, "freeform": {"kWh": kwh(25.0), "bands": {}}}
+    assert attribute(spans, intervals) == {
+        "mcq": {"kWh": kwh(50.0), "bands": {}},
+        "freeform": {"kWh": kwh(25.0), "bands": {}},
+    }
 
 
 def test_bands_share_their_eval_part_the_same_way():
@@ -414,7 +503,14 @@ def test_attribution_agrees_with_a_count_second_by_second():
     spans = []
     for _ in range(60):
         start = rng.randrange(0, 40)
-        spans.append(Span(start, start + rng.randrange(1, 8), rng.choice(["mcq", "freeform", "leetcode"]), rng.choice([None, "easy", "hard"])))
+        spans.append(
+            Span(
+                start,
+                start + rng.randrange(1, 8),
+                rng.choice(["mcq", "freeform", "leetcode"]),
+                rng.choice([None, "easy", "hard"]),
+            )
+        )
     energies = [rng.uniform(0, 300) for _ in range(50)]
     expected: dict = {}
     for second, joules in enumerate(energies):
@@ -423,10 +519,17 @@ def test_attribution_agrees_with_a_count_second_by_second():
             entry = expected.setdefault(span.eval, {"kWh": 0.0, "bands": {}})
             entry["kWh"] += joules / len(live) / 3.6e6
             if span.band is not None:
-                entry["bands"][span.band] = entry["bands"].get(span.band, 0.0) + joules / len(live) / 3.6e6
-    intervals = [Interval(float(second), second + 1.0, joules) for second, joules in enumerate(energies)]
+                entry["bands"][span.band] = (
+                    entry["bands"].get(span.band, 0.0) + joules / len(live) / 3.6e6
+                )
+    intervals = [
+        Interval(float(second), second + 1.0, joules) for second, joules in enumerate(energies)
+    ]
     result = attribute(spans, intervals)
-    assert result == {name: {"kWh": pytest.approx(entry["kWh"]), "bands": pytest.approx(entry["bands"])} for name, entry in expected.items()}
+    assert result == {
+        name: {"kWh": pytest.approx(entry["kWh"]), "bands": pytest.approx(entry["bands"])}
+        for name, entry in expected.items()
+    }
 
 
 def test_attribution_from_a_run_folder_end_to_end(tmp_path):

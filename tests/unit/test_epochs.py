@@ -13,15 +13,28 @@ from evals.tasks import TASKS
 
 def test_more_epochs_is_another_run_and_one_epoch_is_the_run_without_the_flag():
     mc = TASKS["multiple_choice"]
-    names = {k: plan(mc, from_values({"provider": "reference", "epochs": k})).config.run_name for k in (None, 1, 2, 3)}
+    names = {
+        k: plan(mc, from_values({"provider": "reference", "epochs": k})).config.run_name
+        for k in (None, 1, 2, 3)
+    }
     assert names[None] == names[1]
     assert len({names[None], names[2], names[3]}) == 3
     assert "epochs2" in names[2]
 
 
 def _rows(by_problem: dict[str, list[bool]], difficulty: str = "easy") -> list[dict]:
-    return [{"id": pid, "epoch": e, "difficulty": difficulty, "status": "correct" if ok else "wrong", "correct": ok, "usage": {}}
-            for pid, results in by_problem.items() for e, ok in enumerate(results, 1)]
+    return [
+        {
+            "id": pid,
+            "epoch": e,
+            "difficulty": difficulty,
+            "status": "correct" if ok else "wrong",
+            "correct": ok,
+            "usage": {},
+        }
+        for pid, results in by_problem.items()
+        for e, ok in enumerate(results, 1)
+    ]
 
 
 def test_leetcode_reports_unbiased_pass_at_1_and_pass_at_k_per_band():
@@ -33,7 +46,9 @@ def test_leetcode_reports_unbiased_pass_at_1_and_pass_at_k_per_band():
     assert summary["easy"]["passAt"] == {"1": 0.625, "4": 1.0}
     assert summary["hard"]["passAt"] == {"1": 0.125, "4": 0.5}
     assert summary["medium"]["n"] == 0 and "passAt" not in summary["medium"]
-    assert summary["overall"]["accuracy"] == round(6 / 16, 4)  # pass@1 with K answers each is their mean
+    assert summary["overall"]["accuracy"] == round(
+        6 / 16, 4
+    )  # pass@1 with K answers each is their mean
 
 
 def test_one_epoch_summaries_are_as_before():
@@ -42,5 +57,3 @@ def test_one_epoch_summaries_are_as_before():
     assert "epochs" not in summary and "questions" not in summary
     assert summary["ci95"] == [round(x, 4) for x in stats.wilson(3, 4)]
     assert "passAt" not in summarize(TASKS["leetcode"], _rows({"p": [True]}))["overall"]
-
-

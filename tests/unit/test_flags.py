@@ -29,15 +29,26 @@ def pytest_how_to_run() -> list[str]:
 
 def test_every_how_to_run_flag_of_pytest_is_taken_by_evaluate_or_declared_pytest_only():
     pytest_flags = pytest_how_to_run()
-    assert {"--concurrency", "--device", "--luau-timeout", "--responses-api", "--jest-url", "--energy-log"} <= set(pytest_flags)
+    assert {
+        "--concurrency",
+        "--device",
+        "--luau-timeout",
+        "--responses-api",
+        "--jest-url",
+        "--energy-log",
+    } <= set(pytest_flags)
     rows = {flag.name: flag for flag in how_to_run()}
-    assert {name for name, flag in rows.items() if flag.pytest and not flag.evaluate_name} == PYTEST_ONLY
+    assert {
+        name for name, flag in rows.items() if flag.pytest and not flag.evaluate_name
+    } == PYTEST_ONLY
     for name in pytest_flags:
         if name in PYTEST_ONLY:
             continue
         flag = rows[name]  # a pytest option declared outside the table fails here
         value = [] if flag.switch else [flag.choices[0] if flag.choices else VALUES.get(name, "1")]
-        args = parse_args(["Some Model", flag.evaluate_name, *value, *TOGETHER.get(name, [])])  # evaluate takes it (argparse exits otherwise)
+        args = parse_args(
+            ["Some Model", flag.evaluate_name, *value, *TOGETHER.get(name, [])]
+        )  # evaluate takes it (argparse exits otherwise)
         assert getattr(args, flag.evaluate_dest) not in (None, False), name
     for name in PYTEST_ONLY:
         with pytest.raises(SystemExit):
@@ -50,11 +61,29 @@ def test_evaluate_differs_where_the_table_says():
 
 
 def test_evaluate_takes_and_forwards_the_local_flags():
-    args = parse_args(["Tiny", "--provider", "local", "--device", "cpu", "--luau-timeout", "5", "--dry-run", "--energy",
-                       "--energy-source=nvml", "--api-key-env=MY_KEY"])
+    args = parse_args(
+        [
+            "Tiny",
+            "--provider",
+            "local",
+            "--device",
+            "cpu",
+            "--luau-timeout",
+            "5",
+            "--dry-run",
+            "--energy",
+            "--energy-source=nvml",
+            "--api-key-env=MY_KEY",
+        ]
+    )
     assert (args.device, args.luau_timeout, args.dry_run) == ("cpu", 5.0, True)
-    assert forwarded(args, how_to_run()) == ["--api-key-env=MY_KEY", "--energy", "--energy-source=nvml", "--luau-timeout=5.0",
-                                             "--device=cpu"]
+    assert forwarded(args, how_to_run()) == [
+        "--api-key-env=MY_KEY",
+        "--energy",
+        "--energy-source=nvml",
+        "--luau-timeout=5.0",
+        "--device=cpu",
+    ]
 
 
 def test_nothing_is_forwarded_that_was_not_given():
@@ -80,28 +109,35 @@ def test_a_batch_api_costs_what_the_result_files_record():
     from evals.providers import PROVIDERS, batch_providers
     from evals.results import BATCH_PRICE
 
-    factors = {name: info.batch_price for name, info in PROVIDERS.items() if info.batch_price is not None}
-    assert set(factors) == {"openai", "anthropic", "live"} and set(factors.values()) == {BATCH_PRICE}
+    factors = {
+        name: info.batch_price for name, info in PROVIDERS.items() if info.batch_price is not None
+    }
+    assert set(factors) == {"openai", "anthropic", "live"} and set(factors.values()) == {
+        BATCH_PRICE
+    }
     assert batch_providers() == "openai, anthropic, and live endpoints that speak OpenAI's"
 
 
-@pytest.mark.parametrize("url, openrouter", [
-    ("https://openrouter.ai/api/v1", True),
-    ("http://openrouter.ai/api/v1/", True),
-    ("https://eu.OpenRouter.ai/api/v1", True),
-    ("https://myopenrouter.ai.example.com/v1", False),
-    ("https://example.com/openrouter.ai/v1", False),
-    ("https://openrouter.ai@evil.example/v1", False),  # the user info is not the host
-    ("https://openrouter.ai.evil.example/v1", False),
-    ("https://evil.example/v1?host=openrouter.ai", False),
-    ("HTTPS://OpenRouter.AI/api/v1", True),
-    ("https://openrouter.ai./api/v1", True),  # the same host, written fully qualified
-    ("https://eu.openrouter.ai.:443/api/v1", True),
-    ("https://openrouter.ai:8443/api/v1", True),
-    ("http://127.0.0.1:8000/v1", False),
-    ("", False),
-    (None, False),
-])
+@pytest.mark.parametrize(
+    "url, openrouter",
+    [
+        ("https://openrouter.ai/api/v1", True),
+        ("http://openrouter.ai/api/v1/", True),
+        ("https://eu.OpenRouter.ai/api/v1", True),
+        ("https://myopenrouter.ai.example.com/v1", False),
+        ("https://example.com/openrouter.ai/v1", False),
+        ("https://openrouter.ai@evil.example/v1", False),  # the user info is not the host
+        ("https://openrouter.ai.evil.example/v1", False),
+        ("https://evil.example/v1?host=openrouter.ai", False),
+        ("HTTPS://OpenRouter.AI/api/v1", True),
+        ("https://openrouter.ai./api/v1", True),  # the same host, written fully qualified
+        ("https://eu.openrouter.ai.:443/api/v1", True),
+        ("https://openrouter.ai:8443/api/v1", True),
+        ("http://127.0.0.1:8000/v1", False),
+        ("", False),
+        (None, False),
+    ],
+)
 def test_openrouter_is_told_by_its_host_name_alike_everywhere(url, openrouter, monkeypatch):
     from evals import metadata
     from evals.providers import ProviderSpec, is_openrouter, key_variable
@@ -110,7 +146,9 @@ def test_openrouter_is_told_by_its_host_name_alike_everywhere(url, openrouter, m
     assert is_openrouter(url) is openrouter
     assert metadata._is_openrouter(url) is openrouter
     if url:
-        assert (key_variable(ProviderSpec("live", "m", base_url=url)) == "OPENROUTER_API_KEY") is openrouter
+        assert (
+            key_variable(ProviderSpec("live", "m", base_url=url)) == "OPENROUTER_API_KEY"
+        ) is openrouter
 
 
 # -- power sources ------------------------------------------------------------------------------
@@ -120,22 +158,38 @@ def test_a_registered_power_source_is_a_choice_with_its_own_flag(monkeypatch):
     from evals.energy import PowerSourceInfo, _registry, register_source, source, sources
     from evals.flags import Flag
 
-    meter = Flag("--energy-meter-port", "with --energy-source wattmeter: the meter's serial port", str, forward=True)
+    meter = Flag(
+        "--energy-meter-port",
+        "with --energy-source wattmeter: the meter's serial port",
+        str,
+        forward=True,
+    )
     made = {}
     sources()  # the built-ins loaded, then a copy that the test's source leaves behind
     monkeypatch.setattr(_registry, "_sources", {**_registry._sources})
-    register_source("wattmeter", PowerSourceInfo(lambda *, port=None, clock: made.setdefault("port", port), (("port", meter),)))
+    register_source(
+        "wattmeter",
+        PowerSourceInfo(
+            lambda *, port=None, clock: made.setdefault("port", port), (("port", meter),)
+        ),
+    )
     flags = {flag.name: flag for flag in how_to_run()}
-    assert flags["--energy-source"].choices == ("hwinfo", "rapl", "nvml", "wattmeter") and "--energy-meter-port" in flags
-    args = parse_args(["Some Model", "--energy", "--energy-source=wattmeter", "--energy-meter-port=/dev/ttyUSB0"])
-    assert forwarded(args, how_to_run())[-2:] == ["--energy-source=wattmeter", "--energy-meter-port=/dev/ttyUSB0"]
+    assert (
+        flags["--energy-source"].choices == ("hwinfo", "rapl", "nvml", "wattmeter")
+        and "--energy-meter-port" in flags
+    )
+    args = parse_args(
+        ["Some Model", "--energy", "--energy-source=wattmeter", "--energy-meter-port=/dev/ttyUSB0"]
+    )
+    assert forwarded(args, how_to_run())[-2:] == [
+        "--energy-source=wattmeter",
+        "--energy-meter-port=/dev/ttyUSB0",
+    ]
     source("wattmeter", port="/dev/ttyUSB0")
     assert made == {"port": "/dev/ttyUSB0"}
 
 
 # -- a provider of a third party ----------------------------------------------------------------
-
-
 
 
 # -- an eval's own flags, and what a bare resume keeps -------------------------------------------
@@ -155,7 +209,15 @@ def test_a_run_records_only_the_graded_flags_it_sets_to_other_than_their_default
     from evals.tasks import TASKS, graded_with, recorded_values
 
     leetcode = TASKS["leetcode"]
-    assert graded_with(leetcode, {"luau_timeout": 10.0, "jest_url": "http://jest"}) == {}  # its file as before
+    assert (
+        graded_with(leetcode, {"luau_timeout": 10.0, "jest_url": "http://jest"}) == {}
+    )  # its file as before
     assert graded_with(leetcode, {"luau_timeout": 5.0, "jest_url": None}) == {"--luau-timeout": 5.0}
-    assert recorded_values(leetcode, {}) == {"luau_timeout": 10.0, "jest_url": None}  # a file of before: the defaults
-    assert recorded_values(leetcode, {"gradedWith": {"--luau-timeout": 5.0}}) == {"luau_timeout": 5.0, "jest_url": None}
+    assert recorded_values(leetcode, {}) == {
+        "luau_timeout": 10.0,
+        "jest_url": None,
+    }  # a file of before: the defaults
+    assert recorded_values(leetcode, {"gradedWith": {"--luau-timeout": 5.0}}) == {
+        "luau_timeout": 5.0,
+        "jest_url": None,
+    }

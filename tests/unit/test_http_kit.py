@@ -17,7 +17,9 @@ PROVIDER = ROOT / "tests" / "support" / "json_provider.py"
 
 
 def _blocks(language: str) -> list[str]:
-    return re.findall(rf"^```{language}\n(.*?)^```", GUIDE.read_text(encoding="utf-8"), flags=re.S | re.M)
+    return re.findall(
+        rf"^```{language}\n(.*?)^```", GUIDE.read_text(encoding="utf-8"), flags=re.S | re.M
+    )
 
 
 # -- the guide --------------------------------------------------------------------------------------
@@ -33,23 +35,45 @@ def test_the_guides_code_and_prose_name_no_private_module():
     for block in blocks:
         for node in ast.walk(ast.parse(block)):
             if isinstance(node, ast.ImportFrom):
-                private += [node.module or ""] if any(part.startswith("_") for part in (node.module or "").split(".")) else []
+                private += (
+                    [node.module or ""]
+                    if any(part.startswith("_") for part in (node.module or "").split("."))
+                    else []
+                )
                 private += [alias.name for alias in node.names if alias.name.startswith("_")]
             elif isinstance(node, ast.Import):
-                private += [alias.name for alias in node.names if any(part.startswith("_") for part in alias.name.split("."))]
-            elif isinstance(node, ast.Name) and node.id.startswith("_") and not node.id.startswith("__"):
+                private += [
+                    alias.name
+                    for alias in node.names
+                    if any(part.startswith("_") for part in alias.name.split("."))
+                ]
+            elif (
+                isinstance(node, ast.Name)
+                and node.id.startswith("_")
+                and not node.id.startswith("__")
+            ):
                 private.append(node.id)
     assert private == []
     prose = re.sub(r"^```.*?^```", "", GUIDE.read_text(encoding="utf-8"), flags=re.S | re.M)
-    named = re.findall(r"\bevals(?:[./]\w+)*[./]_[a-z]\w*|(?<![\w./])_[a-z]\w*\.(?:py\b|[a-z]\w*)", prose)
+    named = re.findall(
+        r"\bevals(?:[./]\w+)*[./]_[a-z]\w*|(?<![\w./])_[a-z]\w*\.(?:py\b|[a-z]\w*)", prose
+    )
     assert named == []
 
 
 def test_the_guides_http_provider_is_the_one_these_tests_run():
     (block,) = [b for b in _blocks("python") if b.startswith("# my_provider/jsonapi.py\n")]
     assert block.removeprefix("# my_provider/jsonapi.py\n") in PROVIDER.read_text(encoding="utf-8")
-    imports = [node for node in ast.walk(ast.parse(block)) if isinstance(node, (ast.Import, ast.ImportFrom))]
-    assert {node.module for node in imports if isinstance(node, ast.ImportFrom)} == {"evals", "evals.extensions", "evals.providers"}
+    imports = [
+        node
+        for node in ast.walk(ast.parse(block))
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+    ]
+    assert {node.module for node in imports if isinstance(node, ast.ImportFrom)} == {
+        "evals",
+        "evals.extensions",
+        "evals.providers",
+    }
 
 
 def test_the_kit_is_the_objects_the_built_in_providers_use():

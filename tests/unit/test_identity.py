@@ -10,11 +10,6 @@ from tests.support.identities import IMPLICIT, SENT, SHAPING
 pytest_plugins = ["pytester"]
 
 
-
-
-
 def test_every_identity_field_has_a_case_here():
     covered = set(SENT) | set(SHAPING) | IMPLICIT
     assert {f.name for f in FIELDS} <= covered
-
-

@@ -42,7 +42,11 @@ REASON = "The candidate names FireServer for client-to-server and InvokeServer f
         ),
         # not one verdict stated clearly -> None
         pytest.param("VERDICT: CORRECT\nVERDICT: INCORRECT", None, id="two-disagreeing-lines"),
-        pytest.param("VERDICT: INCORRECT\nOn reflection it is fine.\nVERDICT: CORRECT", None, id="disagreeing-then-last"),
+        pytest.param(
+            "VERDICT: INCORRECT\nOn reflection it is fine.\nVERDICT: CORRECT",
+            None,
+            id="disagreeing-then-last",
+        ),
         pytest.param(f"{REASON}\nVERDICT: MOSTLY CORRECT", None, id="mostly-correct"),
         pytest.param(f"{REASON}\nVERDICT: PARTIALLY CORRECT", None, id="partially-correct"),
         pytest.param(f"{REASON}\nVERDICT: NOT CORRECT", None, id="not-correct"),
@@ -66,19 +70,37 @@ THINK_DRAFT = "<think>\nThe candidate seems to swap them. VERDICT: INCORRECT\nVE
 OWN_WAY = {
     "verdict-first": [
         (f"VERDICT: CORRECT\n{REASON}", True),  # the issue's
-        ("**VERDICT: INCORRECT**\n\nThe candidate names InvokeServer where the reference says FireServer.", False),
+        (
+            "**VERDICT: INCORRECT**\n\nThe candidate names InvokeServer where the reference says FireServer.",
+            False,
+        ),
         (f"Verdict: CORRECT\n\nReasoning: {REASON}", True),
-        ("VERDICT: INCORRECT. The candidate says RemoteFunction, but the reference says RemoteEvent.", False),
+        (
+            "VERDICT: INCORRECT. The candidate says RemoteFunction, but the reference says RemoteEvent.",
+            False,
+        ),
         ("## VERDICT: CORRECT\n- names FireServer\n- names InvokeServer", True),
-        (f"### Verdict\n**CORRECT**\n\n{REASON}", True),  # the label as a heading, the verdict under it
-        ("VERDICT: INCORRECT\nThe candidate names RemoteFunction; the correct answer is RemoteEvent.", False),
+        (
+            f"### Verdict\n**CORRECT**\n\n{REASON}",
+            True,
+        ),  # the label as a heading, the verdict under it
+        (
+            "VERDICT: INCORRECT\nThe candidate names RemoteFunction; the correct answer is RemoteEvent.",
+            False,
+        ),
         ("VERDICT: CORRECT\n\nThe candidate correctly identifies both calls.", True),
     ],
     "json": [
         ('{"verdict": "CORRECT"}', True),  # the issue's
         ('{"verdict":"INCORRECT"}', False),
-        ('{"reasoning": "It names FireServer and InvokeServer, but not in order.", "verdict": "CORRECT"}', True),
-        ('```json\n{\n  "verdict": "INCORRECT",\n  "reason": "It swaps the two calls."\n}\n```', False),
+        (
+            '{"reasoning": "It names FireServer and InvokeServer, but not in order.", "verdict": "CORRECT"}',
+            True,
+        ),
+        (
+            '```json\n{\n  "verdict": "INCORRECT",\n  "reason": "It swaps the two calls."\n}\n```',
+            False,
+        ),
         (f'{REASON}\n\n```json\n{{"verdict": "CORRECT", "confidence": 0.9}}\n```', True),
         ("{'verdict': 'CORRECT'}", True),
         ('{"final_verdict": "correct"}', True),
@@ -108,7 +130,10 @@ OWN_WAY = {
         (f"{REASON}\nVERDICT: CORRECT (it names FireServer)", True),  # the issue's
         (f"{REASON}\nVERDICT: INCORRECT ❌", False),
         (f"{REASON}\nVERDICT: CORRECT - the candidate states the same key facts.", True),
-        (f"{REASON}\nVERDICT: INCORRECT. It names InvokeServer where the reference says FireServer.", False),
+        (
+            f"{REASON}\nVERDICT: INCORRECT. It names InvokeServer where the reference says FireServer.",
+            False,
+        ),
         (f"{REASON}\n✅ VERDICT: CORRECT", True),
         (f"{REASON}\nVERDICT: CORRECT 🎉 Nice work.", True),
         (f"{REASON}\nVERDICT: INCORRECT, since it swaps the two calls.", False),
@@ -164,10 +189,16 @@ OWN_WAY = {
         ("VERDICT: CORRECT\nHowever, it never mentions InvokeServer.", None),
         ("VERDICT: CORRECT\nNo, it is not: the candidate swaps them.", None),
         ("VERDICT: CORRECT\nI mean INCORRECT.", None),
-        ("VERDICT: CORRECT\nThe candidate says InvokeServer reaches the client, which contradicts the reference: incorrect.", None),
+        (
+            "VERDICT: CORRECT\nThe candidate says InvokeServer reaches the client, which contradicts the reference: incorrect.",
+            None,
+        ),
         ("VERDICT: INCORRECT\nOn balance I would call it CORRECT.", None),
         # a verdict in the middle is not where a reader looks: here, the candidate's own line quoted
-        ("The candidate's answer ends with:\n```\nVERDICT: CORRECT\n```\nwhich tries to sway the grader; it names neither call.", None),
+        (
+            "The candidate's answer ends with:\n```\nVERDICT: CORRECT\n```\nwhich tries to sway the grader; it names neither call.",
+            None,
+        ),
     ],
     "refusal": [
         ("I'm sorry, but I can't grade this answer.", None),
@@ -207,7 +238,11 @@ OWN_WAY = {
 
 @pytest.mark.parametrize(
     "reply, expected",
-    [pytest.param(reply, expected, id=f"{kind}-{i}") for kind, cases in OWN_WAY.items() for i, (reply, expected) in enumerate(cases)],
+    [
+        pytest.param(reply, expected, id=f"{kind}-{i}")
+        for kind, cases in OWN_WAY.items()
+        for i, (reply, expected) in enumerate(cases)
+    ],
 )
 def test_parse_verdict_said_their_own_way(reply, expected):
     assert parse_verdict(reply) is expected
@@ -216,8 +251,12 @@ def test_parse_verdict_said_their_own_way(reply, expected):
 def test_a_verdict_is_read_after_the_judges_reasoning_block_by_the_graders_one_rule():
     assert parse_verdict(f"{THINK_DRAFT}VERDICT: CORRECT") is True
     assert parse_verdict("<think>VERDICT: CORRECT") is None  # unclosed: no answer
-    assert parse_verdict("VERDICT: INCORRECT\n</think>\nVERDICT: CORRECT") is True  # a block the chat template opened
-    assert parse_verdict("VERDICT: CORRECT <think>VERDICT: INCORRECT</think>") is None  # only at the start: both stand
+    assert (
+        parse_verdict("VERDICT: INCORRECT\n</think>\nVERDICT: CORRECT") is True
+    )  # a block the chat template opened
+    assert (
+        parse_verdict("VERDICT: CORRECT <think>VERDICT: INCORRECT</think>") is None
+    )  # only at the start: both stand
 
 
 @pytest.mark.parametrize(
@@ -270,28 +309,46 @@ class FakeCalls:
 @pytest.mark.parametrize(
     "texts, correct, shown",
     [
-        (["ok\nVERDICT: CORRECT", "ok\nVERDICT: CORRECT", "no\nVERDICT: INCORRECT"], True, ["CORRECT", "CORRECT", "INCORRECT"]),
-        (["ok\nVERDICT: CORRECT", "VERDICT: CORRECT\nbut really it is wrong", "unsure"], False, ["CORRECT", None, None]),
+        (
+            ["ok\nVERDICT: CORRECT", "ok\nVERDICT: CORRECT", "no\nVERDICT: INCORRECT"],
+            True,
+            ["CORRECT", "CORRECT", "INCORRECT"],
+        ),
+        (
+            ["ok\nVERDICT: CORRECT", "VERDICT: CORRECT\nbut really it is wrong", "unsure"],
+            False,
+            ["CORRECT", None, None],
+        ),
         (["ok\nVERDICT: CORRECT", "no\nVERDICT: INCORRECT"], False, ["CORRECT", "INCORRECT"]),
     ],
     ids=["two-of-three", "unparseable-is-not-a-pass", "one-of-two"],
 )
 def test_freeform_row_records_each_vote(texts, correct, shown):
     """The row a freeform item writes: the majority decides, unparseable votes show as None."""
-    sample = FreeformQuestion("ff-x", "What does RemoteEvent:FireServer do?", "It sends a message from the client to the server.")
+    sample = FreeformQuestion(
+        "ff-x",
+        "What does RemoteEvent:FireServer do?",
+        "It sends a message from the client to the server.",
+    )
     calls = FakeCalls(texts)
-    row = TASKS["freeform"].score(sample, Completion(text="It fires the event on the server."), calls)
+    row = TASKS["freeform"].score(
+        sample, Completion(text="It fires the event on the server."), calls
+    )
     assert row["correct"] is correct
     assert row["status"] == ("correct" if correct else "wrong")
     assert [v["verdict"] for v in row["verdicts"]] == shown
     assert [v["judge"] for v in row["verdicts"]] == calls.judge_names
     assert row["agreed"] is (len(set(shown)) == 1 and None not in shown)
     if not correct:
-        assert "unparseable" in TASKS["freeform"].explain(row) or "INCORRECT" in TASKS["freeform"].explain(row)
+        assert "unparseable" in TASKS["freeform"].explain(row) or "INCORRECT" in TASKS[
+            "freeform"
+        ].explain(row)
 
 
 def test_freeform_empty_reply_asks_no_judge():
-    sample = FreeformQuestion("ff-x", "What does RemoteEvent:FireServer do?", "It sends a message to the server.")
+    sample = FreeformQuestion(
+        "ff-x", "What does RemoteEvent:FireServer do?", "It sends a message to the server."
+    )
     calls = FakeCalls(["VERDICT: CORRECT"] * 3)
     row = TASKS["freeform"].score(sample, Completion(text="  \n"), calls)
     assert row["correct"] is False
@@ -305,7 +362,12 @@ def test_freeform_empty_reply_asks_no_judge():
         ("anthropic:claude-haiku-4-5", "anthropic", "claude-haiku-4-5", None),
         ("live:deepseek/deepseek-v3.2", "live", "deepseek/deepseek-v3.2", None),
         ("live:qwen3-8b@http://127.0.0.1:8000/v1", "live", "qwen3-8b", "http://127.0.0.1:8000/v1"),
-        ("live:deepseek/deepseek-v3.2@https://openrouter.ai/api/v1", "live", "deepseek/deepseek-v3.2", "https://openrouter.ai/api/v1"),
+        (
+            "live:deepseek/deepseek-v3.2@https://openrouter.ai/api/v1",
+            "live",
+            "deepseek/deepseek-v3.2",
+            "https://openrouter.ai/api/v1",
+        ),
     ],
 )
 def test_judge_spec_parse(text, provider, model, base_url):
@@ -316,7 +378,9 @@ def test_judge_spec_parse(text, provider, model, base_url):
     assert ("baseUrl" in spec.identity()) is (base_url is not None)
 
 
-@pytest.mark.parametrize("text", ["badform", "openai", "openai:", ":gpt-5-mini", "@http://127.0.0.1:8000/v1", ""])
+@pytest.mark.parametrize(
+    "text", ["badform", "openai", "openai:", ":gpt-5-mini", "@http://127.0.0.1:8000/v1", ""]
+)
 def test_judge_spec_bad_forms(text):
     with pytest.raises(ValueError) as error:
         JudgeSpec.parse(text)
@@ -338,13 +402,18 @@ def test_judge_prompt_holds_question_reference_and_reply():
 
 
 def test_freeform_judges_see_the_prompt():
-    sample = FreeformQuestion("ff-x", "Where do server-only modules go?", "In ServerStorage, which clients never receive.")
+    sample = FreeformQuestion(
+        "ff-x", "Where do server-only modules go?", "In ServerStorage, which clients never receive."
+    )
     calls = FakeCalls(["VERDICT: CORRECT"] * 3)
     TASKS["freeform"].score(sample, Completion(text="Put them in ServerStorage."), calls)
     assert len(calls.prompts) == 3
     for prompt in calls.prompts:
-        assert sample.question in prompt and sample.answer in prompt and "Put them in ServerStorage." in prompt
+        assert (
+            sample.question in prompt
+            and sample.answer in prompt
+            and "Put them in ServerStorage." in prompt
+        )
 
 
 # -- a whole freeform run, judged by judges who say it their own way --------------------------------
-

@@ -23,25 +23,93 @@ PACKAGES = ("evals", "plugins")
 
 # Bottom to top. A module may import its own layer's modules and any below (no cycles).
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("core", ("evals", "evals.errors", "evals.atomic", "evals.locks", "evals.names", "evals.scrub", "evals.stats", "evals.hub", "evals.urls", "evals.reasoning", "evals.words", "evals.messages")),
+    (
+        "core",
+        (
+            "evals",
+            "evals.errors",
+            "evals.atomic",
+            "evals.locks",
+            "evals.names",
+            "evals.scrub",
+            "evals.stats",
+            "evals.hub",
+            "evals.urls",
+            "evals.reasoning",
+            "evals.words",
+            "evals.messages",
+        ),
+    ),
     # The entry-point group each kind's registry is loaded through, and the table of flags extensions declare theirs in.
     ("registries", ("evals.entry_points", "evals.flags")),
     # The extensions and what they are made of, one room each, each kind's registry beside its interface; and the
     # registries' old names (evals.extensions), which nothing in the harness imports.
-    ("parts", ("evals.extensions", "evals.tasks", "evals.tasks.*", "evals.providers", "evals.providers.*", "evals.datasets", "evals.datasets.*",
-               "evals.grading", "evals.grading.*", "evals.luau", "evals.luau.*", "evals.energy", "evals.energy.*")),
+    (
+        "parts",
+        (
+            "evals.extensions",
+            "evals.tasks",
+            "evals.tasks.*",
+            "evals.providers",
+            "evals.providers.*",
+            "evals.datasets",
+            "evals.datasets.*",
+            "evals.grading",
+            "evals.grading.*",
+            "evals.luau",
+            "evals.luau.*",
+            "evals.energy",
+            "evals.energy.*",
+        ),
+    ),
     ("identity", ("evals.identity", "evals.command_line", "evals.config", "evals.plan")),
     ("engine", ("evals.cache", "evals.run", "evals.askers", "evals.askers.*")),
-    ("outputs", ("evals.results", "evals.schema", "evals.models_file", "evals.verify", "evals.publish", "evals.site.board", "evals.site.rendering", "evals.metadata")),
+    (
+        "outputs",
+        (
+            "evals.results",
+            "evals.schema",
+            "evals.models_file",
+            "evals.verify",
+            "evals.publish",
+            "evals.site.board",
+            "evals.site.rendering",
+            "evals.metadata",
+        ),
+    ),
     # evaluate: a package of its phases; the site's `build` command (evals.site, which re-exports the board and rendering above).
-    ("commands", ("evals.evaluate", "evals.evaluate.*", "evals.site", "evals.site.cli", "evals.site.__main__", "plugins", "plugins.*")),
+    (
+        "commands",
+        (
+            "evals.evaluate",
+            "evals.evaluate.*",
+            "evals.site",
+            "evals.site.cli",
+            "evals.site.__main__",
+            "plugins",
+            "plugins.*",
+        ),
+    ),
 ]
 # Above the parts, only these modules of the parts may be named: the interfaces, never a
 # concrete eval, dataset loader, grader or provider (those are reached through the registries).
-INTERFACES = ("evals.tasks", "evals.tasks._base", "evals.tasks._registry", "evals.datasets",
-              "evals.providers", "evals.providers._base", "evals.providers._retry", "evals.providers._batch", "evals.providers._registry",
-              "evals.energy", "evals.energy.spans", "evals.energy._base", "evals.energy.attribution", "evals.energy._registry",
-              "evals.grading.judge_spec")
+INTERFACES = (
+    "evals.tasks",
+    "evals.tasks._base",
+    "evals.tasks._registry",
+    "evals.datasets",
+    "evals.providers",
+    "evals.providers._base",
+    "evals.providers._retry",
+    "evals.providers._batch",
+    "evals.providers._registry",
+    "evals.energy",
+    "evals.energy.spans",
+    "evals.energy._base",
+    "evals.energy.attribution",
+    "evals.energy._registry",
+    "evals.grading.judge_spec",
+)
 
 
 def modules() -> dict[str, Path]:
@@ -68,11 +136,16 @@ def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
                 anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*anchor, base] if base else anchor)
             # `from evals import stats` imports the module evals.stats
-            targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base for alias in node.names]
+            targets = [
+                f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base
+                for alias in node.names
+            ]
         else:
             continue
         for target in targets:
-            while target and target not in known:  # `import evals.luau.runner as r`: the module itself
+            while (
+                target and target not in known
+            ):  # `import evals.luau.runner as r`: the module itself
                 target = target.rpartition(".")[0]
             if target and target != name:
                 found.add(target)
@@ -94,20 +167,31 @@ def graph() -> dict[str, set[str]]:
 
 def test_every_module_has_a_layer(graph):
     unplaced = sorted(name for name in graph if layer_of(name) is None)
-    assert not unplaced, f"place these modules in a layer of tests/unit/test_layers.py (and docs/layers.md): {unplaced}"
+    assert not unplaced, (
+        f"place these modules in a layer of tests/unit/test_layers.py (and docs/layers.md): {unplaced}"
+    )
 
 
 def test_no_import_points_up(graph):
-    upward = sorted(f"{name} ({LAYERS[layer_of(name)][0]}) imports {target} ({LAYERS[layer_of(target)][0]})"
-                    for name, targets in graph.items() for target in targets
-                    if layer_of(name) is not None and layer_of(target) is not None and layer_of(target) > layer_of(name))
+    upward = sorted(
+        f"{name} ({LAYERS[layer_of(name)][0]}) imports {target} ({LAYERS[layer_of(target)][0]})"
+        for name, targets in graph.items()
+        for target in targets
+        if layer_of(name) is not None
+        and layer_of(target) is not None
+        and layer_of(target) > layer_of(name)
+    )
     assert not upward, "\n".join(upward)
 
 
 def test_nothing_above_the_parts_names_a_concrete_extension(graph):
     parts = next(i for i, (layer, _) in enumerate(LAYERS) if layer == "parts")
-    named = sorted(f"{name} imports {target}" for name, targets in graph.items() for target in targets
-                   if (layer_of(name) or 0) > parts and layer_of(target) == parts and target not in INTERFACES)
+    named = sorted(
+        f"{name} imports {target}"
+        for name, targets in graph.items()
+        for target in targets
+        if (layer_of(name) or 0) > parts and layer_of(target) == parts and target not in INTERFACES
+    )
     assert not named, "\n".join(named)
 
 
@@ -121,7 +205,7 @@ def test_no_cycles(graph):
         path.append(name)
         for target in sorted(graph.get(name, ())):
             if state.get(target) == 1:
-                cycles.append(" -> ".join([*path[path.index(target):], target]))
+                cycles.append(" -> ".join([*path[path.index(target) :], target]))
             elif target not in state:
                 visit(target)
         path.pop()
@@ -142,10 +226,24 @@ def test_the_walker_sees_imports_inside_functions_type_only_and_relative_ones(tm
     """The tests above cannot pass by not seeing an import: a lazy, a type-only, a relative
     and a `from package import module` import are all found."""
     source = tmp_path / "m.py"
-    source.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from evals import site\n"
-                      "def f():\n    from evals import stats\n    from .results import x\n    import evals.luau.runner as r\n")
-    known = {"evals", "evals.stats", "evals.results", "evals.luau", "evals.luau.runner", "evals.site"}
-    assert imports_of("evals.m", source, known) == {"evals.site", "evals.stats", "evals.results", "evals.luau.runner"}
+    source.write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from evals import site\n"
+        "def f():\n    from evals import stats\n    from .results import x\n    import evals.luau.runner as r\n"
+    )
+    known = {
+        "evals",
+        "evals.stats",
+        "evals.results",
+        "evals.luau",
+        "evals.luau.runner",
+        "evals.site",
+    }
+    assert imports_of("evals.m", source, known) == {
+        "evals.site",
+        "evals.stats",
+        "evals.results",
+        "evals.luau.runner",
+    }
 
 
 # -- no module outside an eval's own names it ---------------------------------------------------
@@ -172,8 +270,20 @@ def eval_mentions() -> list[str]:
         if not builtin(name):
             continue
         own.add(Path(__import__(type(task).__module__, fromlist=["_"]).__file__).resolve())
-        words |= {name, task.key, task.title, *(flag.name.removeprefix("--") for flag in task.flags)}
-    pattern = re.compile("|".join(re.escape(word).replace("_", "[ _-]?").replace(r"\ ", "[ _-]?") for word in words if word), re.IGNORECASE)
+        words |= {
+            name,
+            task.key,
+            task.title,
+            *(flag.name.removeprefix("--") for flag in task.flags),
+        }
+    pattern = re.compile(
+        "|".join(
+            re.escape(word).replace("_", "[ _-]?").replace(r"\ ", "[ _-]?")
+            for word in words
+            if word
+        ),
+        re.IGNORECASE,
+    )
     found = []
     for path in modules().values():
         relative = path.relative_to(ROOT).as_posix()

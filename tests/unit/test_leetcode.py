@@ -18,7 +18,10 @@ MODULE = "local Solution = {}\nfunction Solution.twoSum(nums, target)\n\treturn 
         (f"```lua\n{MODULE}```", MODULE),
         (f"Here you go:\n```\n{MODULE}```\nDone.", MODULE),
         (f"```Luau\n{MODULE}```", MODULE),
-        (f"A helper first:\n```luau\nlocal function helper() end\n```\nThen the module:\n```luau\n{MODULE}```", MODULE),
+        (
+            f"A helper first:\n```luau\nlocal function helper() end\n```\nThen the module:\n```luau\n{MODULE}```",
+            MODULE,
+        ),
         (f"```luau\n{MODULE}```\nUsage:\n```luau\nprint(Solution.sum({{1}}, 1))\n```", MODULE),
         (f"```python\ndef twoSum(): pass\n```\n```luau\n{MODULE}```", MODULE),
         (MODULE, MODULE),  # bare code, no fence
@@ -26,10 +29,26 @@ MODULE = "local Solution = {}\nfunction Solution.twoSum(nums, target)\n\treturn 
         ("```python\ndef twoSum(nums, target):\n    return [0, 1]\n```", None),
         ("```luau\n```", None),
         ("", None),
-        ("Here:\r\n```luau\r\n" + MODULE.replace("\n", "\r\n") + "```\r\nDone.", MODULE),  # Windows line endings
+        (
+            "Here:\r\n```luau\r\n" + MODULE.replace("\n", "\r\n") + "```\r\nDone.",
+            MODULE,
+        ),  # Windows line endings
     ],
-    ids=["luau", "lua", "untagged", "tag-case", "helper-then-module", "module-then-usage", "python-then-luau", "bare",
-         "prose", "python-only", "empty-fence", "empty", "crlf"],
+    ids=[
+        "luau",
+        "lua",
+        "untagged",
+        "tag-case",
+        "helper-then-module",
+        "module-then-usage",
+        "python-then-luau",
+        "bare",
+        "prose",
+        "python-only",
+        "empty-fence",
+        "empty",
+        "crlf",
+    ],
 )
 def test_extract_code(reply, expected):
     assert extract_code(reply, "twoSum") == expected
@@ -41,5 +60,3 @@ def test_extract_code(reply, expected):
 
 # References that never finish, overrun a limit or fail, as a dataset may hold by mistake, and
 # the reason each problem's DatasetError gives.
-
-

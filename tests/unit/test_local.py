@@ -21,8 +21,20 @@ from tests.support.harness import (
 from tests.support.tiny_model import TEMPLATE_MARKER
 
 MAX_TOKENS = 6
-PROMPTS = [Request(prompt=f"Which service replicates {name}?", system="You are a Roblox expert.", max_tokens=MAX_TOKENS)
-           for name in ("RemoteEvents", "parts", "a tool", "the leaderstats folder", "a very long question " * 6)]
+PROMPTS = [
+    Request(
+        prompt=f"Which service replicates {name}?",
+        system="You are a Roblox expert.",
+        max_tokens=MAX_TOKENS,
+    )
+    for name in (
+        "RemoteEvents",
+        "parts",
+        "a tool",
+        "the leaderstats folder",
+        "a very long question " * 6,
+    )
+]
 
 
 # The harness's cache folder (file hashes) is the session's, never the user's.
@@ -30,7 +42,9 @@ pytestmark = pytest.mark.usefixtures("own_cache")
 
 
 def provider_for(checkpoint: Path, **spec):
-    return make_provider(effective_spec(ProviderSpec("local", str(checkpoint), max_tokens=MAX_TOKENS, **spec)))
+    return make_provider(
+        effective_spec(ProviderSpec("local", str(checkpoint), max_tokens=MAX_TOKENS, **spec))
+    )
 
 
 @pytest.fixture(scope="session")
@@ -45,8 +59,12 @@ def base(tiny):
 def test_batched_replies_equal_one_by_one(base):
     batched = base.complete_all(PROMPTS)
     alone = [base.complete_all([request])[0] for request in PROMPTS]
-    assert [(c.text, c.usage, c.finish_reason) for c in batched] == [(c.text, c.usage, c.finish_reason) for c in alone]
-    assert len({c.usage.input for c in batched}) > 1  # prompts of different lengths: padding was needed
+    assert [(c.text, c.usage, c.finish_reason) for c in batched] == [
+        (c.text, c.usage, c.finish_reason) for c in alone
+    ]
+    assert (
+        len({c.usage.input for c in batched}) > 1
+    )  # prompts of different lengths: padding was needed
 
 
 def test_concurrent_calls_share_forward_passes(tiny):
@@ -75,7 +93,9 @@ def test_the_adapter_changes_the_identity_and_the_replies(tiny, base):
     with_adapter = provider_for(tiny["checkpoint"], adapter=str(tiny["adapter"]))
     assert with_adapter.spec.identity()["adapter"].startswith("sha256:")
     assert with_adapter.spec.identity() != base.spec.identity()
-    assert [c.text for c in with_adapter.complete_all(PROMPTS)] != [c.text for c in base.complete_all(PROMPTS)]
+    assert [c.text for c in with_adapter.complete_all(PROMPTS)] != [
+        c.text for c in base.complete_all(PROMPTS)
+    ]
 
     def run_name(**values):
         from evals.plan import plan
@@ -85,13 +105,18 @@ def test_the_adapter_changes_the_identity_and_the_replies(tiny, base):
         return plan(TASKS["multiple_choice"], ident).config.run_name
 
     assert run_name() != run_name(adapter=str(tiny["adapter"]))
-    assert run_name(adapter=str(tiny["adapter"])).startswith("local-") and "-adapter-" in run_name(adapter=str(tiny["adapter"]))
+    assert run_name(adapter=str(tiny["adapter"])).startswith("local-") and "-adapter-" in run_name(
+        adapter=str(tiny["adapter"])
+    )
 
 
 def test_the_chat_template_renders_the_prompt(base):
     rendered = base.render(PROMPTS[0])
     assert rendered.startswith(TEMPLATE_MARKER)
-    assert "<|system|>You are a Roblox expert.<|end|><|user|>Which service replicates RemoteEvents?<|end|><|assistant|>" in rendered
+    assert (
+        "<|system|>You are a Roblox expert.<|end|><|user|>Which service replicates RemoteEvents?<|end|><|assistant|>"
+        in rendered
+    )
     assert not rendered.endswith("<think>")
     (reply,) = base.complete_all([PROMPTS[0]])
     assert reply.usage.input == len(base.tokenizer(rendered, add_special_tokens=False)["input_ids"])
@@ -101,10 +126,20 @@ def test_thinking_opens_the_block_and_the_block_is_the_reasoning(tiny, base):
     thinking = provider_for(tiny["checkpoint"], thinking=True)
     thinking.load()
     assert thinking.render(PROMPTS[0]).endswith("<|assistant|>" + "<think>")
-    tokens = base.tokenizer("<think>RemoteEvent</think>Answer: B<|eos|><|pad|><|pad|>", add_special_tokens=False)["input_ids"]
+    tokens = base.tokenizer(
+        "<think>RemoteEvent</think>Answer: B<|eos|><|pad|><|pad|>", add_special_tokens=False
+    )["input_ids"]
     reply = base._completion(tokens, prompt_tokens=10)
-    assert (reply.text, reply.reasoning, reply.finish_reason) == ("Answer: B", "RemoteEvent", "stop")
-    assert reply.usage.output == len(tokens) - 2 and reply.usage.input == 10 and reply.usage.reasoning > 0
+    assert (reply.text, reply.reasoning, reply.finish_reason) == (
+        "Answer: B",
+        "RemoteEvent",
+        "stop",
+    )
+    assert (
+        reply.usage.output == len(tokens) - 2
+        and reply.usage.input == 10
+        and reply.usage.reasoning > 0
+    )
 
 
 def test_the_identity_is_the_files_content_hashed_once(tiny, tmp_path, monkeypatch):
@@ -121,17 +156,26 @@ def test_the_identity_is_the_files_content_hashed_once(tiny, tmp_path, monkeypat
     data[-1] ^= 1
     weights.write_bytes(bytes(data))
     changed = dict(effective_spec(ProviderSpec("local", str(copy))).recorded)
-    assert changed["model"] != recorded["model"] and changed["chatTemplate"] == recorded["chatTemplate"]
+    assert (
+        changed["model"] != recorded["model"]
+        and changed["chatTemplate"] == recorded["chatTemplate"]
+    )
 
 
-@pytest.mark.parametrize("values, message", [
-    ({"model": "/no/such/folder"}, "--model /no/such/folder: no such folder"),
-    ({"model": str(ROOT / "data")}, "not a checkpoint folder (no config.json)"),
-    ({"adapter": str(ROOT / "data")}, "--adapter {}: not a PEFT adapter folder".format(ROOT / "data")),
-    ({"adapter": "/no/such/adapter"}, "--adapter /no/such/adapter: no such folder"),
-    ({"dtype": "float8"}, "--dtype 'float8' is unknown"),
-    ({"effort": "high"}, "--effort is not sent by --provider local"),
-])
+@pytest.mark.parametrize(
+    "values, message",
+    [
+        ({"model": "/no/such/folder"}, "--model /no/such/folder: no such folder"),
+        ({"model": str(ROOT / "data")}, "not a checkpoint folder (no config.json)"),
+        (
+            {"adapter": str(ROOT / "data")},
+            "--adapter {}: not a PEFT adapter folder".format(ROOT / "data"),
+        ),
+        ({"adapter": "/no/such/adapter"}, "--adapter /no/such/adapter: no such folder"),
+        ({"dtype": "float8"}, "--dtype 'float8' is unknown"),
+        ({"effort": "high"}, "--effort is not sent by --provider local"),
+    ],
+)
 def test_folders_and_flags_are_checked_with_one_line(tiny, values, message):
     with pytest.raises(UsageError) as raised:
         from_values({"provider": "local", "model": str(tiny["checkpoint"]), **values})
@@ -140,7 +184,7 @@ def test_folders_and_flags_are_checked_with_one_line(tiny, values, message):
 
 def test_other_providers_refuse_the_local_flags():
     for flag, value in (("adapter", "/some/adapter"), ("dtype", "float16")):
-        with pytest.raises(UsageError, match=f"--{flag} is not sent by --provider openai.*applies to local"):
+        with pytest.raises(
+            UsageError, match=f"--{flag} is not sent by --provider openai.*applies to local"
+        ):
             from_values({"provider": "openai", "model": "gpt-5.5", flag: value})
-
-

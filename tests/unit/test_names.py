@@ -31,8 +31,18 @@ def _definitions() -> dict[str, list[str]]:
                     found[node.name].append(where)
                 elif isinstance(node, ast.TypeAlias) and isinstance(node.name, ast.Name):
                     found[node.name.id].append(where)
-                elif isinstance(node, ast.Assign) and isinstance(node.value, ast.BinOp) and isinstance(node.value.op, ast.BitOr):
-                    found.update({t.id: [*found[t.id], where] for t in node.targets if isinstance(t, ast.Name) and t.id[:1].isupper()})
+                elif (
+                    isinstance(node, ast.Assign)
+                    and isinstance(node.value, ast.BinOp)
+                    and isinstance(node.value.op, ast.BitOr)
+                ):
+                    found.update(
+                        {
+                            t.id: [*found[t.id], where]
+                            for t in node.targets
+                            if isinstance(t, ast.Name) and t.id[:1].isupper()
+                        }
+                    )
     return {name: places for name, places in found.items() if not name.startswith("_")}
 
 
@@ -48,7 +58,11 @@ def test_every_public_exception_class_is_defined_in_errors():
             if path == ROOT / "evals" / "errors.py":
                 continue
             for node in ast.parse(path.read_text(encoding="utf-8")).body:
-                if isinstance(node, ast.ClassDef) and not node.name.startswith("_") and re.search(r"(Error|Exception|Warning|Failed)$", node.name):
+                if (
+                    isinstance(node, ast.ClassDef)
+                    and not node.name.startswith("_")
+                    and re.search(r"(Error|Exception|Warning|Failed)$", node.name)
+                ):
                     elsewhere[node.name] = path.relative_to(ROOT).as_posix()
     # The Luau lexer's own error never leaves it; WrongAnswer is pytest's Failed, which evals/ cannot import.
     assert elsewhere == {"LexError": "evals/luau/instrument.py"}
@@ -70,7 +84,11 @@ def _drawn() -> set[tuple[str, str]]:
 
 
 def _classes() -> dict[str, type]:
-    return {name: cls for name, cls in vars(errors).items() if inspect.isclass(cls) and cls.__module__ == "evals.errors" and name == cls.__name__}
+    return {
+        name: cls
+        for name, cls in vars(errors).items()
+        if inspect.isclass(cls) and cls.__module__ == "evals.errors" and name == cls.__name__
+    }
 
 
 def test_the_docstrings_tree_is_the_class_hierarchy():
@@ -80,16 +98,30 @@ def test_the_docstrings_tree_is_the_class_hierarchy():
 
 def test_the_tree_parser_reads_nesting_and_two_bases():
     assert ("TransientError", "Unreachable") in _drawn()  # a nested line, with its note
-    assert ("Exception", "EvalError") in _drawn() and ("FatalError", "FatalProviderError") in _drawn()  # two bases, drawn twice
+    assert ("Exception", "EvalError") in _drawn() and (
+        "FatalError",
+        "FatalProviderError",
+    ) in _drawn()  # two bases, drawn twice
 
 
 OLD_PLACES = [
-    ("evals.providers._base", "Unreachable"), ("evals.providers._base", "MalformedReply"),
-    ("evals.providers.http", "Unreachable"), ("evals.providers.http", "MalformedReply"), ("evals.providers.http", "BatchUnsupported"),
-    ("evals.providers._batch", "BatchUnsupported"), ("evals.run", "BatchWaiting"), ("evals.luau", "ReferenceFailed"),
-    ("evals.luau.isolated", "ReferenceFailed"), ("evals.luau.remote", "JestServerError"), ("evals.metadata", "MetadataError"),
-    ("evals.verify", "VerifyError"), ("evals.verify", "RescoreFailed"), ("evals.cache", "CacheWarning"),
-    ("evals.askers.batch", "LedgerWarning"), ("plugins.items", "ApiError"), ("evals.errors", "RegistryError"),
+    ("evals.providers._base", "Unreachable"),
+    ("evals.providers._base", "MalformedReply"),
+    ("evals.providers.http", "Unreachable"),
+    ("evals.providers.http", "MalformedReply"),
+    ("evals.providers.http", "BatchUnsupported"),
+    ("evals.providers._batch", "BatchUnsupported"),
+    ("evals.run", "BatchWaiting"),
+    ("evals.luau", "ReferenceFailed"),
+    ("evals.luau.isolated", "ReferenceFailed"),
+    ("evals.luau.remote", "JestServerError"),
+    ("evals.metadata", "MetadataError"),
+    ("evals.verify", "VerifyError"),
+    ("evals.verify", "RescoreFailed"),
+    ("evals.cache", "CacheWarning"),
+    ("evals.askers.batch", "LedgerWarning"),
+    ("plugins.items", "ApiError"),
+    ("evals.errors", "RegistryError"),
 ]
 
 

@@ -18,6 +18,9 @@ from tests.support.adversarial_replies import REPLIES, parse_all
 @pytest.mark.parametrize("reply", REPLIES, ids=[r.name for r in REPLIES])
 def test_small_replies_parse_the_same(reply):
     """At 4 KB, in this process: what the table says holds whatever the size."""
-    assert parse_all(reply.build(4096)) == {"letter": reply.letter, "verdict": reply.verdict, "code": reply.code, "reasoning": reply.reasoning}
-
-
+    assert parse_all(reply.build(4096)) == {
+        "letter": reply.letter,
+        "verdict": reply.verdict,
+        "code": reply.code,
+        "reasoning": reply.reasoning,
+    }

@@ -25,5 +25,3 @@ def test_a_missing_api_key_is_a_usage_error_naming_the_variable(monkeypatch):
 
 
 # -- what the wire itself does: deadlines, stale replies, redirects, oversized replies ------
-
-

@@ -11,21 +11,40 @@ import pytest
 from evals.reasoning import split
 
 
-@pytest.mark.parametrize("text, reasoning, answer", [
-    ("Answer: B", None, "Answer: B"),
-    ("<think>the answer is A</think>\n\nAnswer: C", "the answer is A", "Answer: C"),
-    ("  \n<thinking> I'll go with B </thinking>Answer: C", "I'll go with B", "Answer: C"),
-    ("<reasoning>B?</reasoning>\nC", "B?", "C"),
-    ("<THINK>a</Think> C", "a", "C"),
-    ("draft: A\n</think>\n\nAnswer: C", "draft: A", "Answer: C"),  # the template opened the block
-    ("<think>a</think>\n<thinking>b</thinking></think>\nC", "a\n\nb", "C"),  # blocks, then a stray closing
-    ("<think></think>Answer: B", None, "Answer: B"),  # thinking off: an empty block
-    ("<think>the answer is A", "the answer is A", ""),  # never closed: no answer
-    ("<thinking>Answer: A</think>", "Answer: A</think>", ""),  # its own closing tag, not another's
-    ("Answer: B <think>later</think>", None, "Answer: B <think>later</think>"),  # not at the start: the answer's
-    ("Sure. <think>x</think> Answer: B", None, "Sure. <think>x</think> Answer: B"),
-    ("I think <thinking> is a tag", None, "I think <thinking> is a tag"),
-])
+@pytest.mark.parametrize(
+    "text, reasoning, answer",
+    [
+        ("Answer: B", None, "Answer: B"),
+        ("<think>the answer is A</think>\n\nAnswer: C", "the answer is A", "Answer: C"),
+        ("  \n<thinking> I'll go with B </thinking>Answer: C", "I'll go with B", "Answer: C"),
+        ("<reasoning>B?</reasoning>\nC", "B?", "C"),
+        ("<THINK>a</Think> C", "a", "C"),
+        (
+            "draft: A\n</think>\n\nAnswer: C",
+            "draft: A",
+            "Answer: C",
+        ),  # the template opened the block
+        (
+            "<think>a</think>\n<thinking>b</thinking></think>\nC",
+            "a\n\nb",
+            "C",
+        ),  # blocks, then a stray closing
+        ("<think></think>Answer: B", None, "Answer: B"),  # thinking off: an empty block
+        ("<think>the answer is A", "the answer is A", ""),  # never closed: no answer
+        (
+            "<thinking>Answer: A</think>",
+            "Answer: A</think>",
+            "",
+        ),  # its own closing tag, not another's
+        (
+            "Answer: B <think>later</think>",
+            None,
+            "Answer: B <think>later</think>",
+        ),  # not at the start: the answer's
+        ("Sure. <think>x</think> Answer: B", None, "Sure. <think>x</think> Answer: B"),
+        ("I think <thinking> is a tag", None, "I think <thinking> is a tag"),
+    ],
+)
 def test_split(text, reasoning, answer):
     assert split(text) == (reasoning, answer)
     assert split(answer) == (None, answer)  # what was split once holds no block
@@ -41,5 +60,3 @@ def test_split(text, reasoning, answer):
 
 
 # -- a run published before this rule -----------------------------------------------------------------
-
-

@@ -10,17 +10,33 @@ from evals import energy, entry_points, providers, tasks, words
 
 # Every public name evals/extensions.py had when it held the registries itself (d584a3e).
 OLD_NAMES = {
-    "GROUP": entry_points, "DISTRIBUTION": entry_points, "Registry": entry_points, "entry_points_found": entry_points, "load": entry_points,
-    "register_task": tasks, "tasks": tasks, "task_tags": tasks, "on_board": tasks, "builtin": tasks, "on_board_keys": tasks,
+    "GROUP": entry_points,
+    "DISTRIBUTION": entry_points,
+    "Registry": entry_points,
+    "entry_points_found": entry_points,
+    "load": entry_points,
+    "register_task": tasks,
+    "tasks": tasks,
+    "task_tags": tasks,
+    "on_board": tasks,
+    "builtin": tasks,
+    "on_board_keys": tasks,
     "kilowatt_hour_keys": tasks,
-    "register_provider": providers, "providers": providers, "provider_ahead": providers,
-    "register_source": energy, "sources": energy,
-    "NUMBERS": words, "in_words": words, "either": words,
+    "register_provider": providers,
+    "providers": providers,
+    "provider_ahead": providers,
+    "register_source": energy,
+    "sources": energy,
+    "NUMBERS": words,
+    "in_words": words,
+    "either": words,
 }
 
 
 def test_the_old_names_are_the_registries_own():
-    assert {name: getattr(old, name) for name in OLD_NAMES} == {name: getattr(module, name) for name, module in OLD_NAMES.items()}
+    assert {name: getattr(old, name) for name in OLD_NAMES} == {
+        name: getattr(module, name) for name, module in OLD_NAMES.items()
+    }
     assert sorted(old.__all__) == sorted(OLD_NAMES)
 
 

@@ -27,7 +27,9 @@ def test_runs_that_do_not_reproduce_are_not_regraded_and_nothing_is_written(tmp_
     assert out.count("not regraded") == 9  # three models, three evals each
     assert "nothing to regrade" in out
     board = [line for line in out.splitlines() if line.startswith("board ")]
-    assert board[0].removeprefix("board before:") == board[1].removeprefix("board after: ")  # the order did not change
+    assert board[0].removeprefix("board before:") == board[1].removeprefix(
+        "board after: "
+    )  # the order did not change
 
 
 def test_a_name_that_is_not_published_is_one_line_naming_the_published_ones(tmp_path, capsys):
@@ -37,4 +39,6 @@ def test_a_name_that_is_not_published_is_one_line_naming_the_published_ones(tmp_
 
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2
-    assert err == [f"error: 'no such model' is not published in {models}; published: 'alpha-1', 'beta-2', 'qwen-local-70b'"]
+    assert err == [
+        f"error: 'no such model' is not published in {models}; published: 'alpha-1', 'beta-2', 'qwen-local-70b'"
+    ]

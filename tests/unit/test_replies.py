@@ -11,6 +11,8 @@ def test_scrub_redacts_the_longest_key_first_and_leaves_placeholders_and_clean_t
     scrub = Scrub(["fake-short-12345", "fake-short-12345-and-more", "EMPTY", ""])
 
     assert scrub("a fake-short-12345-and-more b fake-short-12345") == "a <redacted> b <redacted>"
-    assert scrub({"EMPTY": ["local EMPTY = {}", 3, None]}) == {"EMPTY": ["local EMPTY = {}", 3, None]}
+    assert scrub({"EMPTY": ["local EMPTY = {}", 3, None]}) == {
+        "EMPTY": ["local EMPTY = {}", 3, None]
+    }
     assert scrub("cut \ud83d here, whole 😀 there") == "cut \\ud83d here, whole 😀 there"
     assert scrub(scrub("cut \ud83d")) == scrub("cut \ud83d")

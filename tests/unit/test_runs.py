@@ -7,11 +7,14 @@ from __future__ import annotations
 import pytest
 
 
-@pytest.mark.parametrize("value, where", [
-    ({"summary": {"cost": float("nan")}}, "summary.cost"),
-    ({"prices": {"input": float("inf")}}, "prices.input"),
-    ({"rows": [{"latency": 1.0}, {"latency": -float("inf")}]}, "rows[1].latency"),
-])
+@pytest.mark.parametrize(
+    "value, where",
+    [
+        ({"summary": {"cost": float("nan")}}, "summary.cost"),
+        ({"prices": {"input": float("inf")}}, "prices.input"),
+        ({"rows": [{"latency": 1.0}, {"latency": -float("inf")}]}, "rows[1].latency"),
+    ],
+)
 def test_no_json_file_the_harness_writes_holds_nan_or_infinity(tmp_path, value, where):
     """NaN and Infinity are not JSON (the board's JSON.parse fails on them): the writer refuses
     them in one line naming the file and the field, and leaves nothing behind."""
@@ -20,7 +23,10 @@ def test_no_json_file_the_harness_writes_holds_nan_or_infinity(tmp_path, value, 
     path = tmp_path / "result.json"
     with pytest.raises(ValueError) as error:
         write_json_atomic(path, value, indent=2)
-    assert str(error.value) == f"{path}: {where} is not a finite number, which JSON cannot hold; nothing was written"
+    assert (
+        str(error.value)
+        == f"{path}: {where} is not a finite number, which JSON cannot hold; nothing was written"
+    )
     assert list(tmp_path.iterdir()) == []
 
 
@@ -31,7 +37,16 @@ def test_a_run_spec_is_built_by_keyword_only(tmp_path):
 
     with pytest.raises(TypeError):
         RunSpec("multiple_choice", None, (), None, (), (), tmp_path, None)
-    spec = RunSpec(eval="multiple_choice", config=None, samples=(), candidate=None, judges=(), redacted=(), folder=tmp_path, session=None)
+    spec = RunSpec(
+        eval="multiple_choice",
+        config=None,
+        samples=(),
+        candidate=None,
+        judges=(),
+        redacted=(),
+        folder=tmp_path,
+        session=None,
+    )
     assert (spec.concurrency, spec.published) == (8, False)
 
 

@@ -79,7 +79,9 @@ def _pass_at_k_by_enumeration(n: int, c: int, k: int) -> Fraction:
 def test_pass_at_k_is_the_chance_that_k_draws_hold_a_pass(n):
     for c in range(n + 1):
         for k in range(1, n + 1):
-            assert stats.pass_at_k(n, c, k) == pytest.approx(float(_pass_at_k_by_enumeration(n, c, k)), abs=1e-12)
+            assert stats.pass_at_k(n, c, k) == pytest.approx(
+                float(_pass_at_k_by_enumeration(n, c, k)), abs=1e-12
+            )
 
 
 def test_pass_at_1_is_the_share_passing_and_pass_at_k_needs_k_samples():
@@ -99,16 +101,27 @@ def _mcnemar_by_brute_force(only_a: int, only_b: int) -> float:
     return float(Fraction(extreme, 2**n))
 
 
-@pytest.mark.parametrize(("only_a", "only_b"), [(0, 0), (10, 2), (2, 10), (5, 5), (0, 7), (40, 61), (700, 600)])
+@pytest.mark.parametrize(
+    ("only_a", "only_b"), [(0, 0), (10, 2), (2, 10), (5, 5), (0, 7), (40, 61), (700, 600)]
+)
 def test_mcnemar_exact_p_value(only_a, only_b):
-    assert stats.mcnemar_exact(only_a, only_b) == pytest.approx(min(1.0, _mcnemar_by_brute_force(only_a, only_b)), rel=1e-9, abs=1e-300)
+    assert stats.mcnemar_exact(only_a, only_b) == pytest.approx(
+        min(1.0, _mcnemar_by_brute_force(only_a, only_b)), rel=1e-9, abs=1e-300
+    )
 
 
-def table(both: int, only_a: int, only_b: int, neither: int) -> tuple[dict[str, list[bool]], dict[str, list[bool]]]:
+def table(
+    both: int, only_a: int, only_b: int, neither: int
+) -> tuple[dict[str, list[bool]], dict[str, list[bool]]]:
     """Two models' answers, one per question, from the cells of their paired 2x2 table."""
     a: dict[str, list[bool]] = {}
     b: dict[str, list[bool]] = {}
-    for count, (right_a, right_b) in ((both, (True, True)), (only_a, (True, False)), (only_b, (False, True)), (neither, (False, False))):
+    for count, (right_a, right_b) in (
+        (both, (True, True)),
+        (only_a, (True, False)),
+        (only_b, (False, True)),
+        (neither, (False, False)),
+    ):
         for _ in range(count):
             a[f"q{len(a):03d}"], b[f"q{len(b):03d}"] = [right_a], [right_b]
     return a, b
@@ -144,7 +157,9 @@ def test_paired_comparison_of_equal_models_is_not_distinguishable():
 
 
 def test_paired_comparison_with_epochs_has_no_mcnemar():
-    result = stats.paired({"q1": [True, False], "q2": [True, True]}, {"q1": [False, False], "q2": [True, True]})
+    result = stats.paired(
+        {"q1": [True, False], "q2": [True, True]}, {"q1": [False, False], "q2": [True, True]}
+    )
     assert "mcnemarP" not in result
     assert result["difference"] == 25.0
 
@@ -172,20 +187,34 @@ def test_a_difference_at_its_bound_keeps_its_width():
     full, refused = table(0, 25, 0, 0)
     result = stats.paired(full, refused)
     assert result["difference"] == 100.0
-    assert result["ci95"] == [81.16, 100.0]  # 25 questions cannot prove +100 exactly; nothing above 100
+    assert result["ci95"] == [
+        81.16,
+        100.0,
+    ]  # 25 questions cannot prove +100 exactly; nothing above 100
     assert result["distinguishable"] is True
     assert stats.paired(refused, full)["ci95"] == [-100.0, -81.16]
 
 
-@pytest.mark.parametrize(("cells", "low", "high"), [
-    ((1, 0, 0, 0), -79.35, 79.35),  # one question, both right: Wilson's 1 of 1 is [0.207, 1] for each
-    ((0, 1, 0, 0), -12.21, 100.0),  # one question, only A right
-    ((0, 0, 0, 1), -79.35, 79.35),  # one question, both wrong
-    ((20, 0, 0, 0), -16.11, 16.11),  # every question a tie, all right: as wide as Wilson's 20 of 20 leaves room
-    # every question a tie, some right (b = c = 0): Wilson's 7 of 20 is [0.181, 0.567], and the two
-    # models' agreement (Newcombe's phi, 0.89) narrows it: sqrt(0.169^2 + 0.217^2 - 2 * 0.89 * 0.169 * 0.217)
-    ((7, 0, 0, 13), -10.19, 10.19),
-])
+@pytest.mark.parametrize(
+    ("cells", "low", "high"),
+    [
+        (
+            (1, 0, 0, 0),
+            -79.35,
+            79.35,
+        ),  # one question, both right: Wilson's 1 of 1 is [0.207, 1] for each
+        ((0, 1, 0, 0), -12.21, 100.0),  # one question, only A right
+        ((0, 0, 0, 1), -79.35, 79.35),  # one question, both wrong
+        (
+            (20, 0, 0, 0),
+            -16.11,
+            16.11,
+        ),  # every question a tie, all right: as wide as Wilson's 20 of 20 leaves room
+        # every question a tie, some right (b = c = 0): Wilson's 7 of 20 is [0.181, 0.567], and the two
+        # models' agreement (Newcombe's phi, 0.89) narrows it: sqrt(0.169^2 + 0.217^2 - 2 * 0.89 * 0.169 * 0.217)
+        ((7, 0, 0, 13), -10.19, 10.19),
+    ],
+)
 def test_edge_cases_keep_a_width_and_stay_possible(cells, low, high):
     result = stats.paired(*table(*cells))
     assert result["ci95"] == [low, high]
@@ -201,7 +230,10 @@ def test_every_small_table_gives_a_possible_interval_around_its_difference_and_i
             forward, backward = stats.paired(a, b), stats.paired(b, a)
             low, high = forward["ci95"]
             assert -100.0 <= low <= forward["difference"] <= high <= 100.0 and low < high
-            assert backward["ci95"] == [-high, -low] and backward["difference"] == -forward["difference"]
+            assert (
+                backward["ci95"] == [-high, -low]
+                and backward["difference"] == -forward["difference"]
+            )
             assert backward["distinguishable"] is forward["distinguishable"]
 
 
@@ -231,12 +263,18 @@ def _normal_interval(cells: tuple[int, int, int, int]) -> tuple[float, float]:
     return 100 * max(-1.0, mean - half), 100 * min(1.0, mean + half)
 
 
-@pytest.mark.parametrize(("n", "chances"), [
-    (10, (0.0, 0.95, 0.05, 0.0)),  # A nearly always right where B is wrong: the difference near +100
-    (25, (0.02, 0.96, 0.01, 0.01)),
-    (25, (0.9, 0.02, 0.0, 0.08)),  # nearly every question a tie
-    (10, (0.0, 0.9, 0.0, 0.1)),  # A right on 9 in 10 that B gets wrong, both wrong on the rest
-])
+@pytest.mark.parametrize(
+    ("n", "chances"),
+    [
+        (
+            10,
+            (0.0, 0.95, 0.05, 0.0),
+        ),  # A nearly always right where B is wrong: the difference near +100
+        (25, (0.02, 0.96, 0.01, 0.01)),
+        (25, (0.9, 0.02, 0.0, 0.08)),  # nearly every question a tie
+        (10, (0.0, 0.9, 0.0, 0.1)),  # A right on 9 in 10 that B gets wrong, both wrong on the rest
+    ],
+)
 def test_the_interval_keeps_its_coverage_near_the_bounds_on_few_questions(n, chances):
     assert _coverage(n, chances, lambda cells: stats.paired(*table(*cells))["ci95"]) >= 0.91
     assert _coverage(n, chances, _normal_interval) < 0.75  # the normal interval's misses there
@@ -260,8 +298,14 @@ def test_epochs_at_the_bounds_and_in_full_agreement_keep_a_width():
 
 def test_the_average_of_independent_scores_combines_their_intervals():
     # 0.7 - sqrt(0.1^2 + 0.1^2 + 0.05^2) / 3 = 0.65 below, the same above (these are symmetric)
-    assert stats.average_interval([(0.5, [0.4, 0.6]), (0.7, [0.6, 0.8]), (0.9, [0.85, 0.95])]) == [0.65, 0.75]
-    assert stats.average_interval([(0.3, [0.2, 0.45])]) == [0.2, 0.45]  # one score: its own interval
+    assert stats.average_interval([(0.5, [0.4, 0.6]), (0.7, [0.6, 0.8]), (0.9, [0.85, 0.95])]) == [
+        0.65,
+        0.75,
+    ]
+    assert stats.average_interval([(0.3, [0.2, 0.45])]) == [
+        0.2,
+        0.45,
+    ]  # one score: its own interval
     # 0.99 - sqrt(0.08^2 + 0.05^2) / 2 below, 0.99 + sqrt(0.02^2 + 0) / 2 above
     assert stats.average_interval([(0.98, [0.9, 1.0]), (1.0, [0.95, 1.0])]) == [0.9428, 1.0]
     assert stats.average_interval([]) == [0.0, 1.0]

@@ -99,9 +99,3 @@ def test_a_waiting_request_is_let_in_when_the_limit_recovers():
 
 
 # -- one limit per endpoint, counted at the server ---------------------------------------------
-
-
-
-
-
-

@@ -12,11 +12,27 @@ from tests.support import ROOT
 TESTS = ROOT / "tests"
 # What starts a process or a server, by the module or name a unit test would import it by.
 PROCESSES_OR_SERVERS = {
-    "subprocess", "multiprocessing", "concurrent.futures.process", "tests.support.loopback", "tests.support.warm",
-    "tests.support.board", "tests.support.old_code", "tests.support.hang_guard", "tests.support.luau.jest_server",
+    "subprocess",
+    "multiprocessing",
+    "concurrent.futures.process",
+    "tests.support.loopback",
+    "tests.support.warm",
+    "tests.support.board",
+    "tests.support.old_code",
+    "tests.support.hang_guard",
+    "tests.support.luau.jest_server",
     "tests.support.loopback.hub_server",
 }
-STARTING_NAMES = {"run_harness", "run_cli", "start", "harness_command", "start_chromium", "run_tests_isolated", "Popen", "fork"}
+STARTING_NAMES = {
+    "run_harness",
+    "run_cli",
+    "start",
+    "harness_command",
+    "start_chromium",
+    "run_tests_isolated",
+    "Popen",
+    "fork",
+}
 STARTING_FIXTURES = {"pytester", "server", "student", "served", "page", "board", "old_board"}
 
 
@@ -35,9 +51,14 @@ def imports(path: Path) -> list[tuple[str, list[str]]]:
 
 
 def test_no_test_module_imports_another():
-    offenders = [f"{path.relative_to(ROOT)} imports {module}" for path in modules(TESTS) for module, names in imports(path)
-                 if module.startswith(("tests.unit", "tests.e2e", "tests.test_")) or any(n.startswith("test_") for n in names)
-                 and module.startswith("tests")]
+    offenders = [
+        f"{path.relative_to(ROOT)} imports {module}"
+        for path in modules(TESTS)
+        for module, names in imports(path)
+        if module.startswith(("tests.unit", "tests.e2e", "tests.test_"))
+        or any(n.startswith("test_") for n in names)
+        and module.startswith("tests")
+    ]
     assert offenders == [], "share it through tests/support instead"
 
 
@@ -46,16 +67,29 @@ def test_unit_tests_start_no_process_and_no_server():
     for path in modules(TESTS / "unit"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for module, names in imports(path):
-            if module in PROCESSES_OR_SERVERS or any(module.startswith(m + ".") for m in PROCESSES_OR_SERVERS):
+            if module in PROCESSES_OR_SERVERS or any(
+                module.startswith(m + ".") for m in PROCESSES_OR_SERVERS
+            ):
                 offenders.append(f"{path.relative_to(ROOT)} imports {module}")
-            offenders += [f"{path.relative_to(ROOT)} imports {name} from {module}" for name in names if name in STARTING_NAMES]
+            offenders += [
+                f"{path.relative_to(ROOT)} imports {name} from {module}"
+                for name in names
+                if name in STARTING_NAMES
+            ]
         for node in ast.walk(tree):
             if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
-                offenders += [f"{path.relative_to(ROOT)}::{node.name} takes {a.arg}" for a in node.args.args if a.arg in STARTING_FIXTURES]
+                offenders += [
+                    f"{path.relative_to(ROOT)}::{node.name} takes {a.arg}"
+                    for a in node.args.args
+                    if a.arg in STARTING_FIXTURES
+                ]
     assert offenders == [], "a test that starts a process or a server belongs in tests/e2e"
 
 
 def test_every_test_module_is_in_a_tier():
-    stray = [path.relative_to(ROOT) for path in modules(TESTS) if not path.is_relative_to(TESTS / "unit")
-             and not path.is_relative_to(TESTS / "e2e")]
+    stray = [
+        path.relative_to(ROOT)
+        for path in modules(TESTS)
+        if not path.is_relative_to(TESTS / "unit") and not path.is_relative_to(TESTS / "e2e")
+    ]
     assert stray == [], "tests/unit (import and call) or tests/e2e (the CLI, processes, servers)"

@@ -26,15 +26,30 @@ from evals import models_file
 # -- the rule, case by case (evals.verify.judge) ----------------------------------------------------
 
 
-def _result(answers: dict[str, str], *, graders: dict[str, str] | None = None, tokens: int = 30) -> dict:
+def _result(
+    answers: dict[str, str], *, graders: dict[str, str] | None = None, tokens: int = 30
+) -> dict:
     """A multiple-choice result of format 2 (`graders` given) or 1, every gold answer "A"."""
     from evals.results import summarize
     from evals.tasks import TASKS
 
-    rows = [{"id": i, "status": "correct" if a == "A" else "wrong", "correct": a == "A", "expected": "A", "answer": a,
-             "usage": {"input": 100, "output": tokens, "reasoning": 0, "cached": 0}, **({"records": f"digest-{i}"} if graders else {})}
-            for i, a in answers.items()]
-    result = {"config": {"eval": "multiple_choice", "provider": "openai", "model": "m"}, "summary": summarize(TASKS["multiple_choice"], rows), "results": rows}
+    rows = [
+        {
+            "id": i,
+            "status": "correct" if a == "A" else "wrong",
+            "correct": a == "A",
+            "expected": "A",
+            "answer": a,
+            "usage": {"input": 100, "output": tokens, "reasoning": 0, "cached": 0},
+            **({"records": f"digest-{i}"} if graders else {}),
+        }
+        for i, a in answers.items()
+    ]
+    result = {
+        "config": {"eval": "multiple_choice", "provider": "openai", "model": "m"},
+        "summary": summarize(TASKS["multiple_choice"], rows),
+        "results": rows,
+    }
     return {"resultFormat": 2, **result, "graders": graders} if graders else result
 
 
@@ -52,15 +67,25 @@ def test_judge_a_format_1_file_compares_without_the_new_fields(letters_v2):
     today = _result({"q1": "A", "q2": "B"}, graders={"letters": "2", "stats": "1"})
     old = _result({"q1": "A", "q2": "B"})
 
-    assert judge(letters_v2, old, today).status == "ok"  # same scores: the missing graders and digests are no difference
+    assert (
+        judge(letters_v2, old, today).status == "ok"
+    )  # same scores: the missing graders and digests are no difference
 
 
 def test_judge_only_graded_fields_under_a_new_grader_version_is_a_regrade(letters_v2):
     from evals.verify import judge
 
-    verdict = judge(letters_v2, _result({"q1": "A", "q2": "B"}), _result({"q1": "A", "q2": "A"}, graders={"letters": "2", "stats": "1"}))
+    verdict = judge(
+        letters_v2,
+        _result({"q1": "A", "q2": "B"}),
+        _result({"q1": "A", "q2": "A"}, graders={"letters": "2", "stats": "1"}),
+    )
 
-    assert (verdict.status, verdict.graders, verdict.items) == ("REGRADE", {"letters": ("1", "2")}, ["q2"])
+    assert (verdict.status, verdict.graders, verdict.items) == (
+        "REGRADE",
+        {"letters": ("1", "2")},
+        ["q2"],
+    )
 
 
 def test_judge_same_graders_with_a_different_score_is_a_diff():
@@ -69,7 +94,11 @@ def test_judge_same_graders_with_a_different_score_is_a_diff():
     from evals.verify import judge
 
     today = graders_of(TASKS["multiple_choice"])  # published and rescored by the same versions
-    verdict = judge(TASKS["multiple_choice"], _result({"q1": "A", "q2": "B"}, graders=today), _result({"q1": "A", "q2": "A"}, graders=today))
+    verdict = judge(
+        TASKS["multiple_choice"],
+        _result({"q1": "A", "q2": "B"}, graders=today),
+        _result({"q1": "A", "q2": "A"}, graders=today),
+    )
 
     assert verdict.status == "DIFF" and "results.q2.answer" in verdict.fields
 
@@ -77,10 +106,16 @@ def test_judge_same_graders_with_a_different_score_is_a_diff():
 def test_judge_a_field_the_graders_do_not_write_is_a_diff_even_under_new_graders(letters_v2):
     from evals.verify import judge
 
-    tokens = judge(letters_v2, _result({"q1": "A", "q2": "B"}), _result({"q1": "A", "q2": "A"}, graders={"letters": "2", "stats": "1"}, tokens=31))
+    tokens = judge(
+        letters_v2,
+        _result({"q1": "A", "q2": "B"}),
+        _result({"q1": "A", "q2": "A"}, graders={"letters": "2", "stats": "1"}, tokens=31),
+    )
     records = _result({"q1": "A", "q2": "A"}, graders={"letters": "2", "stats": "1"})
     records["results"][1]["records"] = "another digest"
-    digest = judge(letters_v2, _result({"q1": "A", "q2": "B"}, graders={"letters": "1", "stats": "1"}), records)
+    digest = judge(
+        letters_v2, _result({"q1": "A", "q2": "B"}, graders={"letters": "1", "stats": "1"}), records
+    )
 
     assert tokens.status == "DIFF" and "summary.tokens.output" in tokens.fields
     assert digest.status == "DIFF" and "results.q2.records" in digest.fields
@@ -92,9 +127,14 @@ def test_judge_a_summary_edited_alone_is_a_diff_unless_the_statistics_changed(le
     edited = _result({"q1": "A", "q2": "B"})
     edited["summary"]["correct"] += 1
 
-    assert judge(letters_v2, edited, _result({"q1": "A", "q2": "B"}, graders={"letters": "2", "stats": "1"})).status == "DIFF"
+    assert (
+        judge(
+            letters_v2,
+            edited,
+            _result({"q1": "A", "q2": "B"}, graders={"letters": "2", "stats": "1"}),
+        ).status
+        == "DIFF"
+    )
 
 
 # -- the judges' verdicts read anew -------------------------------------------------------------------
-
-

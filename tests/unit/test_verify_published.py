@@ -32,5 +32,3 @@ def test_the_snapshot_extension_never_writes_or_deletes_a_published_file(tmp_pat
 
 
 # -- a broken models.json, in every command ------------------------------------------------------
-
-

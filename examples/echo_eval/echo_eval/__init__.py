@@ -19,7 +19,9 @@ from evals.tasks import Task, register_task
 BUNDLED = Path(__file__).with_name("words.jsonl")
 # Its own how-to-run flag: pytest and `evaluate` take it, `resources` gets its value. It changes
 # how a reply is graded, so `graded=True`: the result file records it, verify rescores with it.
-IGNORE_CASE = Flag("--echo-ignore-case", "echo: a reply in other capitals is right too", forward=True, graded=True)
+IGNORE_CASE = Flag(
+    "--echo-ignore-case", "echo: a reply in other capitals is right too", forward=True, graded=True
+)
 
 
 @dataclass(frozen=True)
@@ -48,7 +50,9 @@ class Echo(Task):
         try:
             lines = path.read_text(encoding="utf-8").splitlines()
         except OSError as error:
-            raise DatasetError(f"--dataset echo={source}: cannot read it ({error.strerror or error}); pass bundled or a JSONL file") from None
+            raise DatasetError(
+                f"--dataset echo={source}: cannot read it ({error.strerror or error}); pass bundled or a JSONL file"
+            ) from None
         words = []
         for number, line in enumerate(lines, 1):
             if not line.strip():
@@ -57,7 +61,9 @@ class Echo(Task):
                 record = json.loads(line)
                 words.append(Word(str(record["id"]), str(record["word"])))
             except (ValueError, KeyError, TypeError):
-                raise DatasetError(f"{path}: line {number}: not a JSON object with an id and a word") from None
+                raise DatasetError(
+                    f"{path}: line {number}: not a JSON object with an id and a word"
+                ) from None
         digest = hashlib.sha256(path.read_bytes()).hexdigest()[:12]
         return words, {"name": "bundled" if source == "bundled" else path.name, "sha256": digest}
 
@@ -75,7 +81,11 @@ class Echo(Task):
         reply = completion.text.strip()
         match = scoring.resource("match") or str  # a Scoring of no run of this command: exact
         correct = match(reply) == match(sample.word)
-        return {"status": "correct" if correct else "wrong", "correct": correct, "expected": sample.word}
+        return {
+            "status": "correct" if correct else "wrong",
+            "correct": correct,
+            "expected": sample.word,
+        }
 
     def explain(self, row):
         return f"did not repeat {row['expected']!r}"  # the reply is the model's: never printed

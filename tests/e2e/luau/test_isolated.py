@@ -31,7 +31,9 @@ from tests.support.luau.specs import (
 )
 
 FORCED = os.environ.get(START_METHOD)  # the whole run's, if one is forced
-forkserver_only = pytest.mark.skipif(start_method() != "forkserver", reason="the forkserver's own behaviour; this run uses spawn")
+forkserver_only = pytest.mark.skipif(
+    start_method() != "forkserver", reason="the forkserver's own behaviour; this run uses spawn"
+)
 
 
 @pytest.fixture(params=["spawn"] if FORCED == "spawn" else ["default", "spawn"])
@@ -44,9 +46,6 @@ def start_method_(request, monkeypatch):
     stop_idle_workers()
 
 
-
-
-
 def without_elapsed(run) -> dict:
     result = run.to_dict()
     del result["elapsed"]
@@ -56,19 +55,25 @@ def without_elapsed(run) -> dict:
 def test_isolated_results_match_in_process_results(start_method_):
     failing = solution("function Solution.double(x) print(x) return x end")
     for source in (DOUBLER, failing):
-        assert without_elapsed(run_tests_isolated(source, DOUBLER_SPEC)) == without_elapsed(run_tests(source, DOUBLER_SPEC))
+        assert without_elapsed(run_tests_isolated(source, DOUBLER_SPEC)) == without_elapsed(
+            run_tests(source, DOUBLER_SPEC)
+        )
 
 
 def test_a_hung_c_call_is_killed_at_the_timeout(start_method_):
     started = time.perf_counter()
     run = run_tests_isolated(BACKTRACKING, DOUBLER_SPEC, timeout=0.3)
     assert run.status == "error" and run.reason == "timed out after 0.3 s"
-    assert time.perf_counter() - started < 30  # not killed, the call would run on: a bound only a hang reaches
+    assert (
+        time.perf_counter() - started < 30
+    )  # not killed, the call would run on: a bound only a hang reaches
     assert run_tests_isolated(DOUBLER, DOUBLER_SPEC).passed
 
 
 def test_a_crashed_worker_becomes_a_run_with_the_signal(start_method_):
-    assert run_tests_isolated(DOUBLER, DOUBLER_SPEC).passed  # a worker is up: a spawned one takes a while
+    assert run_tests_isolated(
+        DOUBLER, DOUBLER_SPEC
+    ).passed  # a worker is up: a spawned one takes a while
 
     def crash_the_worker():
         time.sleep(0.3)
@@ -115,7 +120,9 @@ def test_a_caller_that_dies_while_starting_a_worker_leaves_no_traceback():
         "os.close(data)  # the process to run is never sent\n"
         "time.sleep(1.0)  # the forked child reads EOF meanwhile\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
 
@@ -129,14 +136,29 @@ def test_the_memory_limit_holds_in_the_worker(start_method_):
 
 
 def _in_a_process(script: str, method: str) -> subprocess.CompletedProcess:
-    prelude = ("import multiprocessing, os, signal, sys, threading, time\n"
-               "from evals.luau import run_tests_isolated\n"
-               "from tests.support.luau.specs import DOUBLER, DOUBLER_SPEC\n")
-    env = {**os.environ, START_METHOD: method} if method == "spawn" else {k: v for k, v in os.environ.items() if k != START_METHOD}
-    return subprocess.run([sys.executable, "-c", prelude + script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    prelude = (
+        "import multiprocessing, os, signal, sys, threading, time\n"
+        "from evals.luau import run_tests_isolated\n"
+        "from tests.support.luau.specs import DOUBLER, DOUBLER_SPEC\n"
+    )
+    env = (
+        {**os.environ, START_METHOD: method}
+        if method == "spawn"
+        else {k: v for k, v in os.environ.items() if k != START_METHOD}
+    )
+    return subprocess.run(
+        [sys.executable, "-c", prelude + script],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="a console's Ctrl-C cannot be sent to one process there")
+@pytest.mark.skipif(
+    sys.platform == "win32", reason="a console's Ctrl-C cannot be sent to one process there"
+)
 def test_ctrl_c_while_a_worker_starts_reaches_no_worker(start_method_):
     """A terminal's Ctrl-C reaches every process of the group, a spawned worker too while its
     interpreter starts: it must neither die of it nor print a KeyboardInterrupt traceback."""

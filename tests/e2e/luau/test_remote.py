@@ -82,36 +82,72 @@ def test_end_to_end_the_server_finds_and_runs_the_uploaded_spec(answer):
 def remote_run(*steps, api_key=KEY, **options):
     with JestServer(api_keys={KEY}) as server:
         server.script(*steps)
-        run = run_remote(DOUBLER, DOUBLER_SPEC, url=server.url, api_key=api_key, **{**FAST, **options})
+        run = run_remote(
+            DOUBLER, DOUBLER_SPEC, url=server.url, api_key=api_key, **{**FAST, **options}
+        )
     return run, server
 
 
 def test_completed_with_every_test_passing_is_passed():
-    tests = [assertion("doubles two", ancestors=("double",)), assertion("doubles zero", ancestors=("double",))]
+    tests = [
+        assertion("doubles two", ancestors=("double",)),
+        assertion("doubles zero", ancestors=("double",)),
+    ]
     run, _ = remote_run(completed(aggregated(tests)))
     assert run.status == "passed" and run.reason is None
     assert run.tests == [
-        {"title": "doubles two", "fullName": "double doubles two", "ancestorTitles": ["double"], "status": "passed", "failureMessages": []},
-        {"title": "doubles zero", "fullName": "double doubles zero", "ancestorTitles": ["double"], "status": "passed", "failureMessages": []},
+        {
+            "title": "doubles two",
+            "fullName": "double doubles two",
+            "ancestorTitles": ["double"],
+            "status": "passed",
+            "failureMessages": [],
+        },
+        {
+            "title": "doubles zero",
+            "fullName": "double doubles zero",
+            "ancestorTitles": ["double"],
+            "status": "passed",
+            "failureMessages": [],
+        },
     ]
-    assert run.aggregated == {"numTotalTests": 2, "numPassedTests": 2, "numFailedTests": 0, "numPendingTests": 0, "testExecError": None}
+    assert run.aggregated == {
+        "numTotalTests": 2,
+        "numPassedTests": 2,
+        "numFailedTests": 0,
+        "numPendingTests": 0,
+        "testExecError": None,
+    }
     assert run.work == 0 and run.output == ""
 
 
 @pytest.mark.parametrize("formatted", [False, True])
 def test_completed_with_failures_is_failed_with_the_count(formatted):
     message = "\x1b[31mexpect(received).toBe(expected)\x1b[39m\n\nExpected: 4\nReceived: 2"
-    tests = [assertion("a"), assertion("b", "failed", [message]), assertion("c", "skipped"), assertion("d", "todo")]
+    tests = [
+        assertion("a"),
+        assertion("b", "failed", [message]),
+        assertion("c", "skipped"),
+        assertion("d", "todo"),
+    ]
     run, _ = remote_run(completed(aggregated(tests, formatted=formatted)))
     assert run.status == "failed" and run.reason == "1 of 4 tests failed"
     assert [t["status"] for t in run.tests] == ["passed", "failed", "pending", "pending"]
-    assert run.tests[1]["failureMessages"] == ["expect(received).toBe(expected)\n\nExpected: 4\nReceived: 2"]
+    assert run.tests[1]["failureMessages"] == [
+        "expect(received).toBe(expected)\n\nExpected: 4\nReceived: 2"
+    ]
 
 
 def test_a_test_file_that_cannot_run_is_an_error_with_its_message():
-    run, _ = remote_run(completed(aggregated([], exec_error="LuauEval.solution:3: attempt to call a nil value\nstack")))
+    run, _ = remote_run(
+        completed(
+            aggregated([], exec_error="LuauEval.solution:3: attempt to call a nil value\nstack")
+        )
+    )
     assert run.status == "error"
-    assert run.reason == "test suite failed to run: LuauEval.solution:3: attempt to call a nil value"
+    assert (
+        run.reason == "test suite failed to run: LuauEval.solution:3: attempt to call a nil value"
+    )
     assert run.aggregated["testExecError"] == run.reason
 
 
@@ -120,15 +156,26 @@ def test_completed_without_tests_is_an_error():
     assert (run.status, run.reason) == ("error", "no tests found")
 
 
-@pytest.mark.parametrize("step, reason", [
-    (failed("Test starved the Studio heartbeat (likely an un-yielding infinite loop); Studio was force-restarted"),
-     "Test starved the Studio heartbeat (likely an un-yielding infinite loop); Studio was force-restarted"),
-    (failed("Failed to run test: Expected exactly one root instance in the rbxm\nstack traceback"),
-     "Failed to run test: Expected exactly one root instance in the rbxm"),
-    (timeout(), "Test execution timed out after 12 seconds."),
-    (error("Studio is not running"), "Studio is not running"),
-    (error(""), "JestLuaTestServer reported 'error' without a message"),
-])
+@pytest.mark.parametrize(
+    "step, reason",
+    [
+        (
+            failed(
+                "Test starved the Studio heartbeat (likely an un-yielding infinite loop); Studio was force-restarted"
+            ),
+            "Test starved the Studio heartbeat (likely an un-yielding infinite loop); Studio was force-restarted",
+        ),
+        (
+            failed(
+                "Failed to run test: Expected exactly one root instance in the rbxm\nstack traceback"
+            ),
+            "Failed to run test: Expected exactly one root instance in the rbxm",
+        ),
+        (timeout(), "Test execution timed out after 12 seconds."),
+        (error("Studio is not running"), "Studio is not running"),
+        (error(""), "JestLuaTestServer reported 'error' without a message"),
+    ],
+)
 def test_failed_timeout_and_error_statuses_are_error_runs_with_the_servers_message(step, reason):
     run, _ = remote_run(step)
     assert (run.status, run.reason, run.tests) == ("error", reason, [])
@@ -144,7 +191,9 @@ def test_a_busy_server_is_retried_until_it_answers(refusal):
 
 def test_retry_after_is_honoured():
     started = time.perf_counter()
-    run, server = remote_run(http(429, retry_after="1"), completed(aggregated([assertion("ok")])), retry_delay=0.0)
+    run, server = remote_run(
+        http(429, retry_after="1"), completed(aggregated([assertion("ok")])), retry_delay=0.0
+    )
     assert run.passed and len(server.requests) == 2
     assert time.perf_counter() - started >= 0.95
 
@@ -154,10 +203,17 @@ def test_a_server_that_stays_busy_is_an_infrastructure_error_not_a_verdict():
         remote_run(*[http(503)] * 5, attempts=3)
 
 
-@pytest.mark.parametrize("key, status, words", [
-    ("fake-wrong-key-that-must-not-leak", 403, "rejected the API key (HTTP 403: Invalid API key)"),
-    (None, 401, "requires an API key (HTTP 401: X-API-Key header required)"),
-])
+@pytest.mark.parametrize(
+    "key, status, words",
+    [
+        (
+            "fake-wrong-key-that-must-not-leak",
+            403,
+            "rejected the API key (HTTP 403: Invalid API key)",
+        ),
+        (None, 401, "requires an API key (HTTP 401: X-API-Key header required)"),
+    ],
+)
 def test_a_rejected_key_raises_a_one_line_error_without_the_key(key, status, words):
     with pytest.raises(JestServerError) as caught:
         remote_run(api_key=key)
@@ -173,13 +229,16 @@ def test_no_reply_in_time_raises_instead_of_blaming_the_model():
         remote_run(slow(1.0, completed(aggregated([assertion("ok")]))), timeout=0.3)
 
 
-@pytest.mark.parametrize("step, words", [
-    (raw(200, b"<html>proxy error</html>"), "not the /test protocol"),
-    (raw(200, b'{"status": "queued"}'), "unknown status 'queued'"),
-    (raw(200, b'{"status": "completed", "results": null}'), "without Jest results"),
-    (http(413), "HTTP 413: RBXM file too large"),
-    (http(500, f"boom {KEY}"), "HTTP 500: boom <redacted>"),
-])
+@pytest.mark.parametrize(
+    "step, words",
+    [
+        (raw(200, b"<html>proxy error</html>"), "not the /test protocol"),
+        (raw(200, b'{"status": "queued"}'), "unknown status 'queued'"),
+        (raw(200, b'{"status": "completed", "results": null}'), "without Jest results"),
+        (http(413), "HTTP 413: RBXM file too large"),
+        (http(500, f"boom {KEY}"), "HTTP 500: boom <redacted>"),
+    ],
+)
 def test_replies_off_the_protocol_raise(step, words):
     with pytest.raises(JestServerError) as caught:
         remote_run(step)
@@ -189,6 +248,8 @@ def test_replies_off_the_protocol_raise(step, words):
 def test_a_given_client_is_used_and_left_open():
     with httpx.Client() as client, JestServer() as server:
         assert run_remote(DOUBLER, DOUBLER_SPEC, url=server.url, api_key=None, client=client).passed
-        assert run_remote(DOUBLER, DOUBLER_SPEC, url=server.url, api_key=None, client=client, work_budget=10).passed
+        assert run_remote(
+            DOUBLER, DOUBLER_SPEC, url=server.url, api_key=None, client=client, work_budget=10
+        ).passed
         assert not client.is_closed
     assert len(server.requests) == 2

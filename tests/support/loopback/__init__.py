@@ -16,18 +16,30 @@ Both servers also run batches (OpenAI Files + Batch API, Anthropic Message Batch
 
 from .anthropic_server import AnthropicServer
 from .core import (
-                   Answer,
-                   Fault,
-                   LoopbackServer,
-                   Reply,
-                   Request,
-                   count_words,
-                   last_user_text,
-                   read_log,
-                   set_field,
+    Answer,
+    Fault,
+    LoopbackServer,
+    Reply,
+    Request,
+    count_words,
+    last_user_text,
+    read_log,
+    set_field,
 )
 from .openai_server import OpenAIServer
 from .process import ServerProcess
 
-__all__ = ["AnthropicServer", "Answer", "Fault", "LoopbackServer", "OpenAIServer", "Reply",
-           "Request", "ServerProcess", "count_words", "last_user_text", "read_log", "set_field"]
+__all__ = [
+    "AnthropicServer",
+    "Answer",
+    "Fault",
+    "LoopbackServer",
+    "OpenAIServer",
+    "Reply",
+    "Request",
+    "ServerProcess",
+    "count_words",
+    "last_user_text",
+    "read_log",
+    "set_field",
+]

@@ -42,8 +42,12 @@ ENDED = frozenset({"completed", "failed", "expired", "cancelled"})
 
 # The `errors` entry of a batch failed by next_batch_ends("failed") (OpenAI's shape: only
 # OpenAI batches fail as a whole).
-INJECTED_FAILURE = {"code": "batch_failed", "message": "The batch failed (injected by the "
-                    "loopback server's next_batch_ends).", "param": None, "line": None}
+INJECTED_FAILURE = {
+    "code": "batch_failed",
+    "message": "The batch failed (injected by the loopback server's next_batch_ends).",
+    "param": None,
+    "line": None,
+}
 
 # What can befall one line: an int is an HTTP status (the line's reply is that error).
 LineOutcome = int | str  # 400, 429, 500, ... | "expired" | "cancelled"
@@ -93,8 +97,12 @@ class Batch:
         return sum(r.kind == kind for r in self.results or ())
 
     def snapshot(self) -> dict:
-        return {"id": self.id, "status": self.status, "endpoint": self.endpoint,
-                "custom_ids": [custom_id for custom_id, _ in self.lines]}
+        return {
+            "id": self.id,
+            "status": self.status,
+            "endpoint": self.endpoint,
+            "custom_ids": [custom_id for custom_id, _ in self.lines],
+        }
 
 
 class BatchBook:
@@ -106,9 +114,14 @@ class BatchBook:
     lock is held while lines run, so a slow responder slows batch reads, never corrupts them.
     """
 
-    def __init__(self, id_prefix: str, seconds: float, run_line: Callable[[str, Any], Reply],
-                 error_reply: Callable[[int], Reply],
-                 on_end: Callable[[Batch], None] | None = None):
+    def __init__(
+        self,
+        id_prefix: str,
+        seconds: float,
+        run_line: Callable[[str, Any], Reply],
+        error_reply: Callable[[int], Reply],
+        on_end: Callable[[Batch], None] | None = None,
+    ):
         self.id_prefix = id_prefix
         self.seconds = seconds
         self._run_line = run_line
@@ -124,8 +137,9 @@ class BatchBook:
 
     # -- test controls -----------------------------------------------------------------------
 
-    def outcome_when(self, predicate: LinePredicate, outcome: LineOutcome,
-                     times: int | None = None) -> None:
+    def outcome_when(
+        self, predicate: LinePredicate, outcome: LineOutcome, times: int | None = None
+    ) -> None:
         with self._lock:
             self._rules.append([predicate, canonical_outcome(outcome), times])
 
@@ -146,14 +160,25 @@ class BatchBook:
 
     # -- the API's operations ----------------------------------------------------------------
 
-    def create(self, endpoint: str, lines: list[tuple[str, Any]], attributes: dict | None = None,
-               problems: list[dict] | None = None) -> Batch:
+    def create(
+        self,
+        endpoint: str,
+        lines: list[tuple[str, Any]],
+        attributes: dict | None = None,
+        problems: list[dict] | None = None,
+    ) -> Batch:
         """A new batch, counted in `creates`. With `problems`, it fails when validated."""
         with self._lock:
             number = next(self._serial)
-            batch = Batch(f"{self.id_prefix}loopback{number:06d}", endpoint, lines, time.time(),
-                          attributes or {}, problems or [],
-                          self._fates.pop(0) if self._fates else None)
+            batch = Batch(
+                f"{self.id_prefix}loopback{number:06d}",
+                endpoint,
+                lines,
+                time.time(),
+                attributes or {},
+                problems or [],
+                self._fates.pop(0) if self._fates else None,
+            )
             batch.entered["validating"] = batch.created_at
             self._batches[batch.id] = batch
             self.creates += 1
@@ -201,8 +226,11 @@ class BatchBook:
                 self._finish(batch, "failed")
                 return
             self._enter(batch, "in_progress")
-        if (batch.status == "in_progress" and not self._held
-                and elapsed >= self.seconds * PROCESSING_SHARE):
+        if (
+            batch.status == "in_progress"
+            and not self._held
+            and elapsed >= self.seconds * PROCESSING_SHARE
+        ):
             if batch.fate in ("expired", "cancelled"):
                 batch.done = (len(batch.lines) + 1) // 2  # the first half made it
                 if batch.fate == "expired":
@@ -225,7 +253,9 @@ class BatchBook:
             done = len(batch.lines) if batch.done is None else batch.done
             stopped = "expired" if status == "expired" else "cancelled"
             for index, (custom_id, body) in enumerate(batch.lines):
-                kind, reply = self._run(custom_id, body, batch.endpoint) if index < done else (stopped, None)
+                kind, reply = (
+                    self._run(custom_id, body, batch.endpoint) if index < done else (stopped, None)
+                )
                 results.append(LineResult(custom_id, kind, reply, next(self._serial)))
         batch.results = out_of_order(results, batch.id)
         self._enter(batch, status)
@@ -258,8 +288,14 @@ def out_of_order(results: list, seed: str) -> list:
     return shuffled
 
 
-def page(items: list, id_of: Callable[[Any], str], limit: int, *, after: str | None = None,
-         before: str | None = None) -> tuple[list, bool]:
+def page(
+    items: list,
+    id_of: Callable[[Any], str],
+    limit: int,
+    *,
+    after: str | None = None,
+    before: str | None = None,
+) -> tuple[list, bool]:
     """Cursor pagination over `items` in list order: the `limit` items right after the one with
     id `after`, or right before the one with id `before`. Returns (page, has_more)."""
     ids = [id_of(item) for item in items]
@@ -268,7 +304,7 @@ def page(items: list, id_of: Callable[[Any], str], limit: int, *, after: str | N
         start = max(0, end - limit)
         return items[start:end], start > 0
     start = ids.index(after) + 1 if after and after in ids else 0
-    return items[start:start + limit], start + limit < len(items)
+    return items[start : start + limit], start + limit < len(items)
 
 
 class BatchServing:
@@ -284,20 +320,29 @@ class BatchServing:
     batch_limits = (50_000, 200 * 1024 * 1024)  # (requests, bytes) the real API accepts
     batch_fates = ("failed", "expired", "cancelled")  # what next_batch_ends accepts
 
-    def __init__(self, *args, batch_seconds: float = 2.0, batch_max_requests: int | None = None,
-                 batch_max_bytes: int | None = None, list_page_limit: int | None = None, **kwargs):
+    def __init__(
+        self,
+        *args,
+        batch_seconds: float = 2.0,
+        batch_max_requests: int | None = None,
+        batch_max_bytes: int | None = None,
+        list_page_limit: int | None = None,
+        **kwargs,
+    ):
         super().__init__(*args, **kwargs)
         self.list_page_limit = list_page_limit
         self.batch_max_requests = batch_max_requests or self.batch_limits[0]
         self.batch_max_bytes = batch_max_bytes or self.batch_limits[1]
-        self.book = BatchBook(self.batch_id_prefix, batch_seconds, self.run_line,
-                              self.error_reply, self.batch_ended)
+        self.book = BatchBook(
+            self.batch_id_prefix, batch_seconds, self.run_line, self.error_reply, self.batch_ended
+        )
         self._line_requests = count(1_000_000)  # request indexes, far from the live ones
 
     # -- test controls -----------------------------------------------------------------------
 
-    def batch_outcome_when(self, predicate: LinePredicate, outcome: LineOutcome,
-                           times: int | None = None) -> None:
+    def batch_outcome_when(
+        self, predicate: LinePredicate, outcome: LineOutcome, times: int | None = None
+    ) -> None:
         """Lines for which `predicate(custom_id, body)` holds end with `outcome` instead of the
         endpoint's reply: an HTTP status (the provider's error for it), "expired" or
         "cancelled"/"canceled". At most `times` lines, if given."""
@@ -348,8 +393,9 @@ class BatchServing:
         """One batch line answered by the live route's handler. Not recorded, logged, delayed
         or faulted: only HTTP requests are."""
         raw = json.dumps(body).encode()
-        request = Request(next(self._line_requests), "POST", endpoint, "", {}, body, raw,
-                          time.time())
+        request = Request(
+            next(self._line_requests), "POST", endpoint, "", {}, body, raw, time.time()
+        )
         return self.handle_safely(request)
 
     def batch_ended(self, batch: Batch) -> None:

@@ -25,8 +25,9 @@ from typing import Any, Callable
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 # Header values never written to the file log: they carry API keys.
-SECRET_HEADERS = frozenset({"authorization", "x-api-key", "api-key", "proxy-authorization",
-                            "cookie"})
+SECRET_HEADERS = frozenset(
+    {"authorization", "x-api-key", "api-key", "proxy-authorization", "cookie"}
+)
 REDACTED = "<redacted>"
 
 # A body that starts like a real completion and stops mid-object, as a cut-off proxy would send.
@@ -64,9 +65,16 @@ class Request:
         """JSON-able record for the file log, with secrets removed."""
         headers = {k: (REDACTED if k in SECRET_HEADERS else v) for k, v in self.headers.items()}
         body = self.body if self.body is not None else self.raw_body.decode("utf-8", "replace")
-        return {"index": self.index, "timestamp": self.timestamp, "method": self.method,
-                "path": self.path, "query": self.query, "headers": headers, "body": body,
-                "fault": self.fault}
+        return {
+            "index": self.index,
+            "timestamp": self.timestamp,
+            "method": self.method,
+            "path": self.path,
+            "query": self.query,
+            "headers": headers,
+            "body": body,
+            "fault": self.fault,
+        }
 
 
 @dataclass
@@ -170,8 +178,15 @@ class LoopbackServer:
     The base class has no routes: its default responder echoes method, path and body as JSON.
     """
 
-    def __init__(self, responder: Responder | None = None, *, latency: float = 0.0,
-                 host: str = "127.0.0.1", port: int = 0, log_path: str | Path | None = None):
+    def __init__(
+        self,
+        responder: Responder | None = None,
+        *,
+        latency: float = 0.0,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        log_path: str | Path | None = None,
+    ):
         self.responder = responder or self.default_responder
         self.latency = latency
         self._address = (host, port)
@@ -183,7 +198,9 @@ class LoopbackServer:
         self._httpd: _HTTPServer | None = None
         self._log_file = None
         self._in_flight: collections.Counter[str | None] = collections.Counter()
-        self.peak_in_flight: dict[str | None, int] = {}  # model (None: no model in the body) -> most requests at once
+        self.peak_in_flight: dict[
+            str | None, int
+        ] = {}  # model (None: no model in the body) -> most requests at once
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -192,8 +209,12 @@ class LoopbackServer:
         self._httpd.loopback = self
         if self._log_path:
             self._log_file = open(self._log_path, "a", encoding="utf-8")
-        threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                         name=f"loopback-{self.port}", daemon=True).start()
+        threading.Thread(
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name=f"loopback-{self.port}",
+            daemon=True,
+        ).start()
         return self
 
     def stop(self) -> None:
@@ -249,16 +270,30 @@ class LoopbackServer:
         with self._lock:
             self._rules.append([predicate, fault, times])
 
-    def fail_next(self, n: int = 1, status: int | None = None, *, error: str | None = None,
-                  retry_after: float | None = None, body: bytes | str | dict | None = None,
-                  headers: dict[str, str] | None = None) -> None:
+    def fail_next(
+        self,
+        n: int = 1,
+        status: int | None = None,
+        *,
+        error: str | None = None,
+        retry_after: float | None = None,
+        body: bytes | str | dict | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         """The next n requests get an error reply. With neither status nor error: 429."""
         self.inject(_error_fault(status, error, retry_after, body, headers), n)
 
-    def fail_when(self, predicate: Predicate, status: int | None = None, *,
-                  times: int | None = None, error: str | None = None,
-                  retry_after: float | None = None, body: bytes | str | dict | None = None,
-                  headers: dict[str, str] | None = None) -> None:
+    def fail_when(
+        self,
+        predicate: Predicate,
+        status: int | None = None,
+        *,
+        times: int | None = None,
+        error: str | None = None,
+        retry_after: float | None = None,
+        body: bytes | str | dict | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         """Requests matching `predicate(request)` get an error reply (see fail_next)."""
         self.inject_when(predicate, _error_fault(status, error, retry_after, body, headers), times)
 
@@ -289,11 +324,14 @@ class LoopbackServer:
         result = self.responder(request)
         return result if isinstance(result, Reply) else Reply(200, {"text": str(result)})
 
-    def error_reply(self, status: int | None, error: str | None = None,
-                    message: str | None = None) -> Reply:
+    def error_reply(
+        self, status: int | None, error: str | None = None, message: str | None = None
+    ) -> Reply:
         """An error in this provider's body shape; status None means "the usual one for `error`"."""
-        return Reply(status or 500, {"error": {"type": error or "error",
-                                               "message": message or "loopback error"}})
+        return Reply(
+            status or 500,
+            {"error": {"type": error or "error", "message": message or "loopback error"}},
+        )
 
     # -- the request pipeline ----------------------------------------------------------------
 
@@ -306,16 +344,30 @@ class LoopbackServer:
         except ValueError:
             body = None
         with self._lock:
-            request = Request(len(self._requests), method, parts.path, parts.query, headers,
-                              body, raw, time.time())
+            request = Request(
+                len(self._requests),
+                method,
+                parts.path,
+                parts.query,
+                headers,
+                body,
+                raw,
+                time.time(),
+            )
             fault = self._take_fault(request)
             if fault:
                 request = _with_fault(request, fault.label)
             self._requests.append(request)
             self._write_log(request)  # at arrival, so a killed client still leaves a trace
-            model = body.get("model") if isinstance(body, dict) and isinstance(body.get("model"), str) else None
+            model = (
+                body.get("model")
+                if isinstance(body, dict) and isinstance(body.get("model"), str)
+                else None
+            )
             self._in_flight[model] += 1
-            self.peak_in_flight[model] = max(self.peak_in_flight.get(model, 0), self._in_flight[model])
+            self.peak_in_flight[model] = max(
+                self.peak_in_flight.get(model, 0), self._in_flight[model]
+            )
         try:
             time.sleep(self.latency + (fault.delay if fault else 0.0))
             if fault and fault.drop:
@@ -399,7 +451,11 @@ class RoutedServer(LoopbackServer):
         body = request.body
         if not isinstance(body, dict):
             return self.error_reply(400, message="The request body is not valid JSON.")
-        missing = [f for f in self.required.get(request.path.removeprefix("/api"), ()) if body.get(f) is None]
+        missing = [
+            f
+            for f in self.required.get(request.path.removeprefix("/api"), ())
+            if body.get(f) is None
+        ]
         if missing:
             return self.error_reply(400, message=f"{missing[0]}: Field required")
         if body.get("stream"):  # loud rather than a silently wrong non-SSE body
@@ -446,8 +502,9 @@ def match_path(template: str, path: str) -> dict[str, str] | None:
 def _error_fault(status, error, retry_after, body, headers) -> Fault:
     if status is None and error is None:
         status = 429
-    return Fault(status=status, error=error, retry_after=retry_after, body=body,
-                 headers=headers or {})
+    return Fault(
+        status=status, error=error, retry_after=retry_after, body=body, headers=headers or {}
+    )
 
 
 def _with_fault(request: Request, label: str) -> Request:
@@ -581,22 +638,28 @@ class _Handler(BaseHTTPRequestHandler):
                 self.send_header(name, value)
         # A HEAD reply says the length of the body a GET would get (or the one the reply names), and sends none.
         lengths = [v for k, v in reply_headers.items() if k.lower() == "content-length"]
-        self.send_header("content-length", lengths[0] if lengths and self.command == "HEAD" else str(len(body)))
+        self.send_header(
+            "content-length", lengths[0] if lengths and self.command == "HEAD" else str(len(body))
+        )
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(body)
 
-    def _write_faulty(self, status: int, headers: dict[str, str], body: bytes, fault: Fault) -> None:
+    def _write_faulty(
+        self, status: int, headers: dict[str, str], body: bytes, fault: Fault
+    ) -> None:
         head = [f"HTTP/1.1 {status} {self.responses.get(status, ('',))[0]}"]
         head += [f"{k}: {v}" for k, v in headers.items() if k.lower() != "content-length"]
         head.append(f"content-length: {len(body)}")
         message = ("\r\n".join(head) + "\r\n\r\n").encode() + body
-        if fault.twice:  # one write: the client reads both into its buffer, the second left for the next request
+        if (
+            fault.twice
+        ):  # one write: the client reads both into its buffer, the second left for the next request
             self.wfile.write(message * 2)
             return
         try:
             for i in range(len(message)):
-                self.wfile.write(message[i:i + 1])
+                self.wfile.write(message[i : i + 1])
                 self.wfile.flush()
                 time.sleep(fault.trickle)
         except OSError:  # the client gave up on it

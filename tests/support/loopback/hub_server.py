@@ -87,7 +87,9 @@ class HubServer(LoopbackServer):
         self.cdn.stop()
 
     def add(self, kind: str, repo: str, files: dict[str, RepoFile | bytes], **options) -> HubRepo:
-        made = HubRepo({p: f if isinstance(f, RepoFile) else RepoFile(f) for p, f in files.items()}, **options)
+        made = HubRepo(
+            {p: f if isinstance(f, RepoFile) else RepoFile(f) for p, f in files.items()}, **options
+        )
         self.repos[(kind, repo)] = made
         for path, file in made.files.items():
             if file.lfs:
@@ -109,7 +111,9 @@ class HubServer(LoopbackServer):
     def _info(self, request: Request, kind: str, repo: str, rest: list[str]) -> Reply:
         if (kind, repo) in self.renamed:
             new = self.renamed[(kind, repo)]
-            moved = request.path.replace(quote(repo), new, 1) + (f"?{request.query}" if request.query else "")
+            moved = request.path.replace(quote(repo), new, 1) + (
+                f"?{request.query}" if request.query else ""
+            )
             return Reply(307, "Temporary Redirect", {"Location": moved})
         if rest and (len(rest) != 2 or rest[0] != "revision"):
             return Reply(404, {"error": "Sorry, we can't find the page you are looking for."})
@@ -118,14 +122,27 @@ class HubServer(LoopbackServer):
             return found
         revision = rest[1] if rest else "main"
         if revision not in (*found.branches, found.commit):
-            return Reply(404, {"error": f"Invalid rev id: {revision}"}, {"X-Error-Code": "RevisionNotFound"})
+            return Reply(
+                404, {"error": f"Invalid rev id: {revision}"}, {"X-Error-Code": "RevisionNotFound"}
+            )
         blobs = request.params.get("blobs", "").lower() == "true"
-        return Reply(200, {
-            "_id": hashlib.sha1(repo.encode()).hexdigest()[:24], "id": repo, "author": repo.split("/")[0],
-            "sha": found.commit, "lastModified": "2025-07-21T12:00:00.000Z", "private": found.private,
-            "gated": "manual" if found.gated else False, "disabled": False, "downloads": 1203, "likes": 32,
-            "tags": [], "siblings": [self._sibling(p, f, blobs) for p, f in found.files.items()],
-        })
+        return Reply(
+            200,
+            {
+                "_id": hashlib.sha1(repo.encode()).hexdigest()[:24],
+                "id": repo,
+                "author": repo.split("/")[0],
+                "sha": found.commit,
+                "lastModified": "2025-07-21T12:00:00.000Z",
+                "private": found.private,
+                "gated": "manual" if found.gated else False,
+                "disabled": False,
+                "downloads": 1203,
+                "likes": 32,
+                "tags": [],
+                "siblings": [self._sibling(p, f, blobs) for p, f in found.files.items()],
+            },
+        )
 
     @staticmethod
     def _sibling(path: str, file: RepoFile, blobs: bool) -> dict:
@@ -139,7 +156,9 @@ class HubServer(LoopbackServer):
     def _resolve(self, request: Request, kind: str, repo: str, revision: str, path: str) -> Reply:
         if (kind, repo) in self.renamed:  # a relative redirect to the new name, on the Hub itself
             new = self.renamed[(kind, repo)]
-            return Reply(307, "Temporary Redirect", {"Location": request.path.replace(quote(repo), new, 1)})
+            return Reply(
+                307, "Temporary Redirect", {"Location": request.path.replace(quote(repo), new, 1)}
+            )
         found = self._repo(request, kind, repo, files=True)
         if isinstance(found, Reply):
             return found
@@ -148,26 +167,47 @@ class HubServer(LoopbackServer):
         file = found.files.get(path)
         common = {"X-Repo-Commit": found.commit, "Accept-Ranges": "bytes"}
         if file is None:
-            return Reply(404, "Entry not found", common | {"X-Error-Code": "EntryNotFound",
-                                                           "X-Error-Message": "Entry not found"})
+            return Reply(
+                404,
+                "Entry not found",
+                common | {"X-Error-Code": "EntryNotFound", "X-Error-Message": "Entry not found"},
+            )
         if file.lfs:
             location = f"{self.cdn.url}/{file.sha256(path)}?X-Amz-Expires=3600&X-Amz-Signature=fake"
-            return Reply(302, f"Found. Redirecting to {location}", common | {
-                "Location": location, "X-Linked-Size": str(file.length), "X-Linked-Etag": f'"{file.sha256(path)}"',
-                "ETag": f'W/"{file.sha1(path)[:20]}"'})
+            return Reply(
+                302,
+                f"Found. Redirecting to {location}",
+                common
+                | {
+                    "Location": location,
+                    "X-Linked-Size": str(file.length),
+                    "X-Linked-Etag": f'"{file.sha256(path)}"',
+                    "ETag": f'W/"{file.sha1(path)[:20]}"',
+                },
+            )
         body = file.body if file.body is not None else b"x" * file.length
-        return Reply(200, body, common | {"ETag": f'"{file.sha1(path)}"', "Content-Type": "application/octet-stream"})
+        return Reply(
+            200,
+            body,
+            common | {"ETag": f'"{file.sha1(path)}"', "Content-Type": "application/octet-stream"},
+        )
 
     def _repo(self, request: Request, kind: str, repo: str, *, files: bool) -> HubRepo | Reply:
         sent = request.headers.get("authorization")
         allowed = self.token is not None and sent == f"Bearer {self.token}"
         found = self.repos.get((kind, repo))
         if found is None or (found.private and not allowed):
-            return Reply(401 if sent is None else 404, {"error": "Repository not found"},
-                         {"X-Error-Code": "RepoNotFound", "X-Error-Message": "Repository not found"})
+            return Reply(
+                401 if sent is None else 404,
+                {"error": "Repository not found"},
+                {"X-Error-Code": "RepoNotFound", "X-Error-Message": "Repository not found"},
+            )
         if found.gated and files and not allowed:
-            return Reply(401 if sent is None else 403, {"error": f"Access to {kind} {repo} is restricted."},
-                         {"X-Error-Code": "GatedRepo", "X-Error-Message": "Access restricted"})
+            return Reply(
+                401 if sent is None else 403,
+                {"error": f"Access to {kind} {repo} is restricted."},
+                {"X-Error-Code": "GatedRepo", "X-Error-Message": "Access restricted"},
+            )
         return found
 
     def _cdn_reply(self, request: Request) -> Reply:
@@ -177,13 +217,25 @@ class HubServer(LoopbackServer):
         return Reply(200, body, {"Content-Type": "application/octet-stream"})
 
 
-def use_hub(monkeypatch: pytest.MonkeyPatch, home: Path, endpoint: str, *, token: str | None = None,
-            offline: bool = False) -> Path:
+def use_hub(
+    monkeypatch: pytest.MonkeyPatch,
+    home: Path,
+    endpoint: str,
+    *,
+    token: str | None = None,
+    offline: bool = False,
+) -> Path:
     """huggingface_hub as a user with HF_HOME=`home`, HF_ENDPOINT=`endpoint`, HF_TOKEN=`token`
     (no saved login) and HF_HUB_OFFLINE=`offline` has it. Returns the Hub cache folder."""
     from huggingface_hub import constants
 
-    for name in ("HF_HUB_CACHE", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
+    for name in (
+        "HF_HUB_CACHE",
+        "HF_TOKEN",
+        "HUGGING_FACE_HUB_TOKEN",
+        "HF_HUB_OFFLINE",
+        "TRANSFORMERS_OFFLINE",
+    ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HF_HOME", str(home))
     monkeypatch.setenv("HF_ENDPOINT", endpoint)
@@ -203,7 +255,11 @@ def use_hub(monkeypatch: pytest.MonkeyPatch, home: Path, endpoint: str, *, token
     monkeypatch.setattr(constants, "ENDPOINT", endpoint)
     # No user-agent extras: they make the client fetch a registry of coding agents from the endpoint.
     monkeypatch.setattr(constants, "HF_HUB_DISABLE_TELEMETRY", True)
-    monkeypatch.setattr(constants, "HUGGINGFACE_CO_URL_TEMPLATE", endpoint + "/{repo_id}/resolve/{revision}/{filename}")
+    monkeypatch.setattr(
+        constants,
+        "HUGGINGFACE_CO_URL_TEMPLATE",
+        endpoint + "/{repo_id}/resolve/{revision}/{filename}",
+    )
     return cache
 
 
@@ -211,7 +267,9 @@ def no_retry_waits(monkeypatch: pytest.MonkeyPatch) -> None:
     """The client retries a failed connection 5 times, 1 s, 2 s, 4 s, 8 s and 8 s apart: no waits in tests."""
     from huggingface_hub.utils import _http
 
-    monkeypatch.setattr(_http, "time", type("NoWaits", (), {"sleep": staticmethod(lambda seconds: None)}))
+    monkeypatch.setattr(
+        _http, "time", type("NoWaits", (), {"sleep": staticmethod(lambda seconds: None)})
+    )
 
 
 def closed_port_url() -> str:

@@ -15,8 +15,13 @@ class JsonApiServer(RoutedServer):
         answer = self.answer(request)
         if isinstance(answer, Reply):
             return answer
-        usage = {"input": count_words([request.body.get("system"), request.body["prompt"]]), "output": count_words(answer.text)}
-        return Reply(200, answer.wire({"text": answer.text, "model": request.body["model"], "usage": usage}))
+        usage = {
+            "input": count_words([request.body.get("system"), request.body["prompt"]]),
+            "output": count_words(answer.text),
+        }
+        return Reply(
+            200, answer.wire({"text": answer.text, "model": request.body["model"], "usage": usage})
+        )
 
     def default_responder(self, request) -> Answer:
         return Answer(f"loopback reply to: {request.body['prompt'].splitlines()[0]}")

@@ -16,11 +16,26 @@ from .core import read_log
 class ServerProcess:
     """A `serve` subprocess. `extra_args` are passed to the CLI, e.g. ["--fail-next", "2"]."""
 
-    def __init__(self, kind: str, *, latency: float = 0.0, log_path: str | Path | None = None,
-                 extra_args: list[str] = (), start_timeout: float = 60.0):
+    def __init__(
+        self,
+        kind: str,
+        *,
+        latency: float = 0.0,
+        log_path: str | Path | None = None,
+        extra_args: list[str] = (),
+        start_timeout: float = 60.0,
+    ):
         self.log_path = Path(log_path) if log_path else None
-        self._cmd = [sys.executable, "-m", "tests.support.loopback.serve", "--kind", kind,
-                     "--latency", str(latency), *extra_args]
+        self._cmd = [
+            sys.executable,
+            "-m",
+            "tests.support.loopback.serve",
+            "--kind",
+            kind,
+            "--latency",
+            str(latency),
+            *extra_args,
+        ]
         if self.log_path:
             self._cmd += ["--log", str(self.log_path)]
         self._start_timeout = start_timeout
@@ -28,10 +43,15 @@ class ServerProcess:
         self.url: str = ""
 
     def start(self) -> ServerProcess:
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-            filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))}
-        self.proc = subprocess.Popen(self._cmd, cwd=REPO_ROOT, env=env, text=True,
-                                     stdout=subprocess.PIPE)
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(
+                filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")])
+            ),
+        }
+        self.proc = subprocess.Popen(
+            self._cmd, cwd=REPO_ROOT, env=env, text=True, stdout=subprocess.PIPE
+        )
         # Bounded wait: a server that never prints must fail the test, not hang it.
         ready, _, _ = select.select([self.proc.stdout], [], [], self._start_timeout)
         self.url = self.proc.stdout.readline().strip() if ready else ""

@@ -26,34 +26,59 @@ KINDS = {"openai": OpenAIServer, "anthropic": AnthropicServer}
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m tests.support.loopback.serve", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.support.loopback.serve",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--kind", choices=KINDS, required=True)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds added to every reply")
     parser.add_argument("--log", help="JSONL file; one line appended per request")
-    parser.add_argument("--fail-next", type=int, default=0, metavar="N",
-                        help="the first N requests get an error reply")
-    parser.add_argument("--fail-status", type=int,
-                        help="default: the error kind's status, else 429")
+    parser.add_argument(
+        "--fail-next",
+        type=int,
+        default=0,
+        metavar="N",
+        help="the first N requests get an error reply",
+    )
+    parser.add_argument(
+        "--fail-status", type=int, help="default: the error kind's status, else 429"
+    )
     parser.add_argument("--fail-error", help="named error kind, e.g. insufficient_quota")
     parser.add_argument("--retry-after", type=float, help="retry-after seconds on those errors")
-    parser.add_argument("--storm", type=float, default=0.0, metavar="P",
-                        help="each request fails with probability P, by a mix of 429s, 500s, "
-                             "dropped connections, truncated bodies and stalls")
-    parser.add_argument("--stall", type=float, default=30.0, help="seconds a stalled reply waits (default 30)")
+    parser.add_argument(
+        "--storm",
+        type=float,
+        default=0.0,
+        metavar="P",
+        help="each request fails with probability P, by a mix of 429s, 500s, "
+        "dropped connections, truncated bodies and stalls",
+    )
+    parser.add_argument(
+        "--stall", type=float, default=30.0, help="seconds a stalled reply waits (default 30)"
+    )
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--batch-seconds", type=float, default=2.0,
-                        help="seconds from creating a batch to its end (default 2; 0 ends it "
-                             "at its first read)")
+    parser.add_argument(
+        "--batch-seconds",
+        type=float,
+        default=2.0,
+        help="seconds from creating a batch to its end (default 2; 0 ends it at its first read)",
+    )
     args = parser.parse_args(argv)
 
-    server = KINDS[args.kind](latency=args.latency, host=args.host, port=args.port,
-                              log_path=args.log, batch_seconds=args.batch_seconds)
+    server = KINDS[args.kind](
+        latency=args.latency,
+        host=args.host,
+        port=args.port,
+        log_path=args.log,
+        batch_seconds=args.batch_seconds,
+    )
     if args.fail_next:
-        server.fail_next(args.fail_next, args.fail_status, error=args.fail_error,
-                         retry_after=args.retry_after)
+        server.fail_next(
+            args.fail_next, args.fail_status, error=args.fail_error, retry_after=args.retry_after
+        )
     if args.storm:
         add_storm(server, args.storm, args.stall, random.Random(args.seed))
     stopped = threading.Event()
@@ -85,7 +110,9 @@ def add_storm(server, probability: float, stall: float, rng: random.Random) -> N
     def pick(request) -> Fault | None:
         with draw_lock:
             if request.index not in picks:
-                picks[request.index] = rng.choices(faults, weights)[0] if rng.random() < probability else None
+                picks[request.index] = (
+                    rng.choices(faults, weights)[0] if rng.random() < probability else None
+                )
             return picks[request.index]
 
     for fault in faults:

@@ -15,11 +15,51 @@ from .core import Reply, Request
 from .openai_server import OpenAIServer
 
 # The fields it reads; anything else in a body is refused.
-CHAT_FIELDS = frozenset({"model", "messages", "max_tokens", "max_completion_tokens", "temperature", "top_p", "seed", "stop", "stream",
-                         "n", "frequency_penalty", "presence_penalty", "logit_bias", "logprobs", "top_logprobs", "response_format",
-                         "reasoning_effort", "chat_template_kwargs", "tools", "tool_choice", "user"})
-RESPONSES_FIELDS = frozenset({"model", "input", "instructions", "max_output_tokens", "temperature", "top_p", "stream", "reasoning",
-                              "metadata", "store", "include", "tools", "tool_choice", "previous_response_id", "text", "user"})
+CHAT_FIELDS = frozenset(
+    {
+        "model",
+        "messages",
+        "max_tokens",
+        "max_completion_tokens",
+        "temperature",
+        "top_p",
+        "seed",
+        "stop",
+        "stream",
+        "n",
+        "frequency_penalty",
+        "presence_penalty",
+        "logit_bias",
+        "logprobs",
+        "top_logprobs",
+        "response_format",
+        "reasoning_effort",
+        "chat_template_kwargs",
+        "tools",
+        "tool_choice",
+        "user",
+    }
+)
+RESPONSES_FIELDS = frozenset(
+    {
+        "model",
+        "input",
+        "instructions",
+        "max_output_tokens",
+        "temperature",
+        "top_p",
+        "stream",
+        "reasoning",
+        "metadata",
+        "store",
+        "include",
+        "tools",
+        "tool_choice",
+        "previous_response_id",
+        "text",
+        "user",
+    }
+)
 
 
 class StrictServer(OpenAIServer):
@@ -34,8 +74,11 @@ class StrictServer(OpenAIServer):
         if refused := self._refusal(request, RESPONSES_FIELDS):
             return refused
         if isinstance(request.body, dict) and request.body.get("stream") is not False:
-            return Reply(200, 'event: response.created\ndata: {"type": "response.created"}\n\n',
-                         {"content-type": "text/event-stream"})
+            return Reply(
+                200,
+                'event: response.created\ndata: {"type": "response.created"}\n\n',
+                {"content-type": "text/event-stream"},
+            )
         return super().response(request)
 
     def _refusal(self, request: Request, fields: frozenset[str]) -> Reply | None:
@@ -44,5 +87,8 @@ class StrictServer(OpenAIServer):
         if unexpected:
             return Reply(422, {"detail": f"Unexpected fields in the request: {unexpected!r}"})
         if self.pinned and body.get("model") != self.pinned:
-            return Reply(400, {"detail": f"Server is pinned to {self.pinned!r}; requested {body.get('model')!r}"})
+            return Reply(
+                400,
+                {"detail": f"Server is pinned to {self.pinned!r}; requested {body.get('model')!r}"},
+            )
         return None

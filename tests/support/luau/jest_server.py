@@ -78,7 +78,15 @@ class Recorded:
 
 
 def _outcome(status: str, *, results: dict | None = None, error: str | None = None) -> Reply:
-    return Reply(200, {"test_id": "00000000-0000-4000-8000-000000000000", "status": status, "results": results, "error": error})
+    return Reply(
+        200,
+        {
+            "test_id": "00000000-0000-4000-8000-000000000000",
+            "status": status,
+            "results": results,
+            "error": error,
+        },
+    )
 
 
 def completed(results: dict) -> Step:
@@ -135,7 +143,9 @@ _DETAILS = {
 
 def http(status: int, detail: str | None = None, *, retry_after: str | None = None) -> Step:
     headers = {"Retry-After": retry_after} if retry_after is not None else {}
-    return _Refusal(status, detail if detail is not None else _DETAILS.get(status, "error"), headers)
+    return _Refusal(
+        status, detail if detail is not None else _DETAILS.get(status, "error"), headers
+    )
 
 
 def run_locally() -> Step:
@@ -147,11 +157,22 @@ def run_locally() -> Step:
         modules = {m.name: m for m in upload.children(0) if m.class_name == "ModuleScript"}
         specs = [m for name, m in modules.items() if TEST_MATCH.match(name)]
         if len(specs) != 1 or "solution" not in modules:
-            return _outcome("failed", error=f"Failed to run test: expected one spec and a solution, got {sorted(modules)}")
+            return _outcome(
+                "failed",
+                error=f"Failed to run test: expected one spec and a solution, got {sorted(modules)}",
+            )
         run = run_tests(modules["solution"].properties["Source"], specs[0].properties["Source"])
-        exec_error = run.aggregated["testExecError"] if run.status == "error" and not run.tests else None
+        exec_error = (
+            run.aggregated["testExecError"] if run.status == "error" and not run.tests else None
+        )
         entries = [
-            assertion(t["title"], t["status"], t["failureMessages"], t["ancestorTitles"], full_name=t["fullName"])
+            assertion(
+                t["title"],
+                t["status"],
+                t["failureMessages"],
+                t["ancestorTitles"],
+                full_name=t["fullName"],
+            )
             for t in run.tests
         ]
         return _outcome("completed", results=aggregated(entries, exec_error=exec_error))
@@ -162,7 +183,14 @@ def run_locally() -> Step:
 # -- Jest result shapes ----------------------------------------------------------------------
 
 
-def assertion(title: str, status: str = "passed", messages=(), ancestors=("suite",), *, full_name: str | None = None) -> dict:
+def assertion(
+    title: str,
+    status: str = "passed",
+    messages=(),
+    ancestors=("suite",),
+    *,
+    full_name: str | None = None,
+) -> dict:
     """One AssertionResult as Jest Lua's runCLI reports it."""
     return {
         "ancestorTitles": list(ancestors),
@@ -177,15 +205,28 @@ def assertion(title: str, status: str = "passed", messages=(), ancestors=("suite
     }
 
 
-def aggregated(assertions: list[dict], *, exec_error: str | None = None, formatted: bool = False,
-               path: str = "LuauEval/solution.spec") -> dict:
+def aggregated(
+    assertions: list[dict],
+    *,
+    exec_error: str | None = None,
+    formatted: bool = False,
+    path: str = "LuauEval/solution.spec",
+) -> dict:
     """Jest's AggregatedResult for one test file: runCLI's `results` (what the Studio plugin sends back),
     or with formatted=True the --json shape (testResults[].assertionResults)."""
-    count = {s: sum(a["status"] == s for a in assertions) for s in ("passed", "failed", "pending", "todo")}
+    count = {
+        s: sum(a["status"] == s for a in assertions)
+        for s in ("passed", "failed", "pending", "todo")
+    }
     if formatted:
         suite: dict[str, Any] = {
-            "assertionResults": [{k: a[k] for k in ("ancestorTitles", "fullName", "status", "title", "failureMessages")}
-                                 for a in assertions],
+            "assertionResults": [
+                {
+                    k: a[k]
+                    for k in ("ancestorTitles", "fullName", "status", "title", "failureMessages")
+                }
+                for a in assertions
+            ],
             "message": exec_error or "",
             "name": path,
             "status": "failed" if exec_error or count["failed"] else "passed",
@@ -204,13 +245,23 @@ def aggregated(assertions: list[dict], *, exec_error: str | None = None, formatt
             "openHandles": [],
             "perfStats": {"end": 1, "runtime": 1, "slow": False, "start": 0},
             "skipped": False,
-            "snapshot": {"added": 0, "fileDeleted": False, "matched": 0, "unchecked": 0, "uncheckedKeys": [],
-                         "unmatched": 0, "updated": 0},
+            "snapshot": {
+                "added": 0,
+                "fileDeleted": False,
+                "matched": 0,
+                "unchecked": 0,
+                "uncheckedKeys": [],
+                "unmatched": 0,
+                "updated": 0,
+            },
             "testFilePath": path,
             "testResults": assertions,
         }
         if exec_error:
-            suite["testExecError"] = {"message": exec_error, "stack": exec_error + "\nstack traceback:\n  [string]:1"}
+            suite["testExecError"] = {
+                "message": exec_error,
+                "stack": exec_error + "\nstack traceback:\n  [string]:1",
+            }
     return {
         "numFailedTestSuites": int(bool(exec_error or count["failed"])),
         "numFailedTests": count["failed"],
@@ -242,7 +293,9 @@ class JestServer:
         self._steps: deque[Step] = deque()
         self._lock = threading.Lock()
         self._httpd = _Server(("127.0.0.1", 0), _handler_for(self))
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
 
     @property
     def url(self) -> str:
@@ -284,7 +337,10 @@ class JestServer:
             elif not body:
                 reply = Reply(400, {"detail": "No rbxm data provided"})
             elif not body.startswith(b"<roblox!"):
-                reply = Reply(400, {"detail": "Invalid RBXM file format. File must be a valid Roblox model file"})
+                reply = Reply(
+                    400,
+                    {"detail": "Invalid RBXM file format. File must be a valid Roblox model file"},
+                )
             else:
                 try:
                     model = read_rbxm(body)
@@ -294,11 +350,16 @@ class JestServer:
                 if model_error is not None:
                     reply = _outcome("failed", error=f"Failed to run test: {model_error}")
                 elif len(roots) != 1 or model[0].parent is not None:
-                    reply = _outcome("failed", error="Failed to run test: Expected exactly one root instance in the rbxm")
+                    reply = _outcome(
+                        "failed",
+                        error="Failed to run test: Expected exactly one root instance in the rbxm",
+                    )
                 else:
                     reply = step(Upload(model, body))
         with self._lock:
-            self.requests.append(Recorded(method, path, headers, body, model, model_error, reply.status))
+            self.requests.append(
+                Recorded(method, path, headers, body, model, model_error, reply.status)
+            )
         return reply
 
 
@@ -330,7 +391,9 @@ def _handler_for(server: JestServer) -> type[BaseHTTPRequestHandler]:
                 self.close_connection = True
                 self.connection.shutdown(2)
                 return
-            payload = reply.body if isinstance(reply.body, bytes) else json.dumps(reply.body).encode()
+            payload = (
+                reply.body if isinstance(reply.body, bytes) else json.dumps(reply.body).encode()
+            )
             self.send_response(reply.status)
             if not isinstance(reply.body, bytes):
                 self.send_header("Content-Type", "application/json")

@@ -92,7 +92,9 @@ def read_rbxm(data: bytes) -> list[RbxInstance]:
             property_name = reader.text()
             type_id = reader.u8()
             referents = classes[class_id][1]
-            for referent, value in zip(referents, reader.values(type_id, len(referents)), strict=True):
+            for referent, value in zip(
+                referents, reader.values(type_id, len(referents)), strict=True
+            ):
                 properties[referent][property_name] = value
         elif name == b"PRNT":
             if parents is not None:
@@ -121,18 +123,26 @@ def read_rbxm(data: bytes) -> list[RbxInstance]:
 
     order = sorted(properties)
     index = {referent: i for i, referent in enumerate(order)}
-    class_of = {referent: class_name for class_name, referents in classes.values() for referent in referents}
+    class_of = {
+        referent: class_name for class_name, referents in classes.values() for referent in referents
+    }
     instances = []
     for referent in order:
         props = {
-            key: (index.get(value) if isinstance(value, _Ref) else value) for key, value in properties[referent].items()
+            key: (index.get(value) if isinstance(value, _Ref) else value)
+            for key, value in properties[referent].items()
         }
         parent = parents.get(referent, -1)
         if parent != -1 and parent not in index:
             raise RbxmError(f"referent {referent} has an unknown parent {parent}")
         name_value = props.get("Name", "")
         instances.append(
-            RbxInstance(class_of[referent], name_value if isinstance(name_value, str) else "", props, index.get(parent))
+            RbxInstance(
+                class_of[referent],
+                name_value if isinstance(name_value, str) else "",
+                props,
+                index.get(parent),
+            )
         )
     return instances
 
@@ -167,7 +177,9 @@ def _lz4_block(block: bytes, size: int, name: bytes) -> bytes:
     except lz4.block.LZ4BlockError as error:
         raise RbxmError(f"chunk {name!r}: LZ4 block does not decode ({error})") from None
     if len(out) != size:
-        raise RbxmError(f"chunk {name!r}: LZ4 block expands to {len(out)} bytes, the chunk header says {size}")
+        raise RbxmError(
+            f"chunk {name!r}: LZ4 block expands to {len(out)} bytes, the chunk header says {size}"
+        )
     return out
 
 
@@ -238,6 +250,8 @@ class _Reader:
         if type_id == TYPE_FLOAT64:
             return list(struct.unpack(f"<{count}d", self.take(8 * count)))
         if type_id == TYPE_REFERENT:
-            return [None if referent == -1 else _Ref(referent) for referent in self.referents(count)]
+            return [
+                None if referent == -1 else _Ref(referent) for referent in self.referents(count)
+            ]
         raw = RawProperty(type_id, self.take(len(self.payload) - self.at))
         return [raw] * count

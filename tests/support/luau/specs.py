@@ -67,4 +67,6 @@ def workers() -> list[multiprocessing.process.BaseProcess]:
 
 
 # Backtracks through ~30^30 states inside one C call: no counter runs meanwhile.
-BACKTRACKING = solution("function Solution.double(x) return ('a'):rep(30):find(('a*'):rep(30) .. 'b') end")
+BACKTRACKING = solution(
+    "function Solution.double(x) return ('a'):rep(30):find(('a*'):rep(30) .. 'b') end"
+)

@@ -32,7 +32,9 @@ def test_infinite_loop_ends_by_the_work_budget_deterministically():
     assert first.status == "error"
     assert first.reason == f"work budget exceeded ({BUDGET} units)"
     assert first.work == second.work
-    assert BUDGET < first.work < BUDGET + 100  # the budget ended it, not the timeout (its reason would say so)
+    assert (
+        BUDGET < first.work < BUDGET + 100
+    )  # the budget ended it, not the timeout (its reason would say so)
 
 
 def test_catching_the_budget_error_does_not_help():
@@ -47,15 +49,21 @@ def test_catching_the_budget_error_does_not_help():
 
 
 def test_a_loop_in_the_test_file_counts_too():
-    run = run_then_check_next_run(DOUBLER, spec('it("spins", function() repeat until false end)'), work_budget=BUDGET)
+    run = run_then_check_next_run(
+        DOUBLER, spec('it("spins", function() repeat until false end)'), work_budget=BUDGET
+    )
     assert run.reason == f"work budget exceeded ({BUDGET} units)"
 
 
 def test_infinite_loop_without_a_budget_ends_by_the_timeout():
     started = time.perf_counter()
-    run = run_then_check_next_run(solution("function Solution.double(x) while true do end end"), timeout=0.3)
+    run = run_then_check_next_run(
+        solution("function Solution.double(x) while true do end end"), timeout=0.3
+    )
     assert run.status == "error" and run.reason == "timed out after 0.3 s"
-    assert time.perf_counter() - started < 30  # not killed, the loop would run on: a bound only a hang reaches
+    assert (
+        time.perf_counter() - started < 30
+    )  # not killed, the loop would run on: a bound only a hang reaches
 
 
 @pytest.mark.parametrize(
@@ -76,18 +84,24 @@ def test_memory_bombs_end_the_run_at_the_memory_limit(body):
 
 
 def test_memory_bomb_while_loading_is_a_suite_error():
-    run = run_then_check_next_run("local t = {} for i = 1, 1e9 do t[i] = i end", memory_limit=32 * 2**20)
+    run = run_then_check_next_run(
+        "local t = {} for i = 1, 1e9 do t[i] = i end", memory_limit=32 * 2**20
+    )
     assert run.status == "error" and run.reason == "memory limit 32 MiB exceeded"
 
 
 def test_deep_recursion_is_a_stack_overflow():
-    source = solution("local function down(n) return down(n + 1) + 1 end\nfunction Solution.double(x) return down(x) end")
+    source = solution(
+        "local function down(n) return down(n + 1) + 1 end\nfunction Solution.double(x) return down(x) end"
+    )
     run = run_then_check_next_run(source)
     assert run.reason == "stack overflow; 2 of 2 tests failed"
 
 
 def test_yielding_out_of_a_test_fails_it():
-    run = run_then_check_next_run(solution("function Solution.double(x) coroutine.yield(2 * x) end"))
+    run = run_then_check_next_run(
+        solution("function Solution.double(x) coroutine.yield(2 * x) end")
+    )
     assert set(messages(run)) == {"the test yielded; asynchronous tests are not supported"}
 
 
@@ -191,7 +205,9 @@ def test_metamethods_on_returned_values_cannot_fake_a_match():
 
 
 def test_printing_megabytes_is_capped():
-    source = solution("function Solution.double(x) for _ = 1, 200 do print(string.rep('y', 10000)) end return 3 * x end")
+    source = solution(
+        "function Solution.double(x) for _ = 1, 200 do print(string.rep('y', 10000)) end return 3 * x end"
+    )
     run = run_then_check_next_run(source, output_limit=4096)
     assert len(run.output) < 4096 + 200
     assert "[output truncated at 4096 bytes;" in run.output

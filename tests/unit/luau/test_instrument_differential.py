@@ -29,28 +29,31 @@ PROGRAMS: dict[str, str] = {
     "escape-hex": r"""print("\x41\x62\x7A\x7e", #"\x00\xff")""",
     "escape-decimal": r"""print("\65\066\0677|\9|\255" == "AB" .. "C7|\t|\xff", #"\0\1\12\123")""",
     "escape-unicode": r"""print("\u{48}\u{E9}\u{20AC}\u{1F600}", #"\u{0}\u{7FF}\u{10FFFF}")""",
-    "escaped-newline-lf": 'print("one\\\ntwo", \'three\\\nfour\')',
+    "escaped-newline-lf": "print(\"one\\\ntwo\", 'three\\\nfour')",
     "escaped-newline-crlf": 'print("one\\' + CR + LF + 'two")',
     "escaped-newline-cr": 'print("one\\' + CR + 'two")',
     "keywords-in-strings": """print("while true do end", 'repeat until false', "function() end", 'do')
 print("--[[ not a comment", ']] -- nor this')""",
     "brackets-in-strings": r"""print("[[", "]]", '[==[', "`{", "}`", "\"]]\"")""",
     # -- long strings and comments -------------------------------------------------------
-    "long-strings": 'print([[a]] .. [=[ ]] ]=] .. [==[ ]=] ]] ]==] .. [[\nfirst newline dropped]])',
-    "long-string-levels": 'local s = [===[\n]]\n]=]\n]==]\n]===] print(#s, s)',
-    "long-comments": '--[[ while true do end ]] print(1)\n--[==[ ]] ]=] while true do end ]==] print(2)\n--[[\nmulti\nline\n]] print(3)',
-    "line-comments": 'print(1) -- while true do end\n-- repeat\nprint(2) --[=x not a long comment\nprint(3) ---[[ nor this\nprint(4)\n--]]',
+    "long-strings": "print([[a]] .. [=[ ]] ]=] .. [==[ ]=] ]] ]==] .. [[\nfirst newline dropped]])",
+    "long-string-levels": "local s = [===[\n]]\n]=]\n]==]\n]===] print(#s, s)",
+    "long-comments": "--[[ while true do end ]] print(1)\n--[==[ ]] ]=] while true do end ]==] print(2)\n--[[\nmulti\nline\n]] print(3)",
+    "line-comments": "print(1) -- while true do end\n-- repeat\nprint(2) --[=x not a long comment\nprint(3) ---[[ nor this\nprint(4)\n--]]",
     "comment-ends-at-cr": "local n = 0 -- a comment" + CR + "for i = 1, 3 do n += i end print(n)",
-    "comment-ends-at-crlf": "local n = 0 -- a comment" + CR + LF + "while n < 4 do n += 1 end print(n)",
+    "comment-ends-at-crlf": "local n = 0 -- a comment"
+    + CR
+    + LF
+    + "while n < 4 do n += 1 end print(n)",
     "hot-comments": "--!strict\n--!optimize 2\nlocal function f(x: number): number return x + 1 end\nprint(f(1))",
     # -- interpolated strings ---------------------------------------------------------------
     "interpolation": 'local a, b = 2, "x" print(`a={a} b={b} sum={a + 3}`, `plain`, ``)',
     "interpolation-braces": 'print(`{ #{1, 2, 3} } { ({n = 4}).n } { (function() return "}" end)() }`)',
     "interpolation-escapes": r"""print(`\{not an expression\} \` \u{41}\u{1F600} \x41 \65 \z   z {1}`)""",
-    "interpolation-nested": 'local x = 5 print(`outer {`inner {x} {`deep {x * 2}`}`} done`)',
+    "interpolation-nested": "local x = 5 print(`outer {`inner {x} {`deep {x * 2}`}`} done`)",
     "interpolation-strings-inside": """print(`{"}"} {'{'} {[[}]]} {"`"}`)""",
-    "interpolation-loop-inside": 'print(`{(function() local s = 0 for i = 1, 4 do s += i end return s end)()}`)',
-    "interpolation-escaped-newline": 'print(`a\\\nb{1}`)',
+    "interpolation-loop-inside": "print(`{(function() local s = 0 for i = 1, 4 do s += i end return s end)()}`)",
+    "interpolation-escaped-newline": "print(`a\\\nb{1}`)",
     "interpolation-if-expression": 'local x = 3 print(`{if x > 2 then "big" else "small"}`)',
     # -- numbers ------------------------------------------------------------------------------
     "numbers": "print(0xff, 0XFF, 0b1010, 0B11, 1_000_000, 0x_FF_FF, 0b_1_0, 1e3, 1E-2, 2.5e+2, .5, 5., 3.14_15)",
@@ -168,14 +171,21 @@ def observable(run: TestRun) -> tuple:
 
 def assert_same(solution: str, tests: str) -> None:
     metered = run_tests(solution, tests)
-    bare = run_tests(solution, tests, metered=False, clock_kept_by_caller=True)  # trusted code: full speed
+    bare = run_tests(
+        solution, tests, metered=False, clock_kept_by_caller=True
+    )  # trusted code: full speed
     assert metered.unmetered is None, metered.unmetered
     assert observable(metered) == observable(bare)
 
 
 def test_the_bare_baseline_runs():
     run = run_tests("print('hi')\nreturn {}", spec('it("t", function() end)'), metered=False)
-    assert (run.status, run.output, run.work, run.unmetered) == ("passed", "hi\n", None, "metering was turned off")
+    assert (run.status, run.output, run.work, run.unmetered) == (
+        "passed",
+        "hi\n",
+        None,
+        "metering was turned off",
+    )
 
 
 @pytest.mark.parametrize("source", PROGRAMS.values(), ids=PROGRAMS.keys())
@@ -203,7 +213,10 @@ def test_invalid_luau_is_the_same_syntax_error(source):
     assert_same(source + "\nreturn {}", spec('it("runs", function() end)'))
 
 
-PROBLEMS = [json.loads(line) for line in (ROOT / "data" / "leetcode" / "problems.jsonl").read_text().splitlines()]
+PROBLEMS = [
+    json.loads(line)
+    for line in (ROOT / "data" / "leetcode" / "problems.jsonl").read_text().splitlines()
+]
 
 
 @pytest.mark.parametrize("problem", PROBLEMS, ids=[p["task_id"] for p in PROBLEMS])

@@ -33,18 +33,41 @@ def string(text: str) -> bytes:
 
 def test_a_folder_with_one_module_is_laid_out_as_the_binary_format_spec_says():
     expected = (
-        b"<roblox!" + bytes.fromhex("89ff0d0a1a0a") + bytes.fromhex("0000")  # magic, signature, version 0
-        + struct.pack("<ii", 2, 2) + bytes(8)  # 2 classes, 2 instances, reserved
+        b"<roblox!"
+        + bytes.fromhex("89ff0d0a1a0a")
+        + bytes.fromhex("0000")  # magic, signature, version 0
+        + struct.pack("<ii", 2, 2)
+        + bytes(8)  # 2 classes, 2 instances, reserved
         # INST: class id, class name, object format 0, count, referents (delta, zigzag, interleaved)
-        + chunk(b"INST", struct.pack("<I", 0) + string("Folder") + b"\x00" + struct.pack("<I", 1) + bytes.fromhex("00000000"))
-        + chunk(b"INST", struct.pack("<I", 1) + string("ModuleScript") + b"\x00" + struct.pack("<I", 1) + bytes.fromhex("00000002"))
+        + chunk(
+            b"INST",
+            struct.pack("<I", 0)
+            + string("Folder")
+            + b"\x00"
+            + struct.pack("<I", 1)
+            + bytes.fromhex("00000000"),
+        )
+        + chunk(
+            b"INST",
+            struct.pack("<I", 1)
+            + string("ModuleScript")
+            + b"\x00"
+            + struct.pack("<I", 1)
+            + bytes.fromhex("00000002"),
+        )
         # PROP: class id, property name, type id 0x01 (String), one length-prefixed string per instance
         + chunk(b"PROP", struct.pack("<I", 0) + string("Name") + b"\x01" + string("F"))
         + chunk(b"PROP", struct.pack("<I", 1) + string("Name") + b"\x01" + string("a"))
         + chunk(b"PROP", struct.pack("<I", 1) + string("Source") + b"\x01" + string("x"))
         # PRNT: version 0, count, children [0, 1] -> deltas [0, 1] -> zigzag [0, 2];
         # parents [-1, 0] -> deltas [-1, 1] -> zigzag [1, 2]; each interleaved big-endian
-        + chunk(b"PRNT", b"\x00" + struct.pack("<I", 2) + bytes.fromhex("00 00 00 00 00 00 00 02") + bytes.fromhex("00 00 00 00 00 00 01 02"))
+        + chunk(
+            b"PRNT",
+            b"\x00"
+            + struct.pack("<I", 2)
+            + bytes.fromhex("00 00 00 00 00 00 00 02")
+            + bytes.fromhex("00 00 00 00 00 00 01 02"),
+        )
         + chunk(b"END\x00", b"</roblox>")
     )
     assert folder_rbxm("F", {"a": "x"}) == expected
@@ -52,8 +75,13 @@ def test_a_folder_with_one_module_is_laid_out_as_the_binary_format_spec_says():
 
 def test_an_empty_folder_matches_the_spec_byte_for_byte():
     expected = (
-        b"<roblox!\x89\xff\r\n\x1a\n\x00\x00" + struct.pack("<ii", 1, 1) + bytes(8)
-        + chunk(b"INST", struct.pack("<I", 0) + string("Folder") + b"\x00" + struct.pack("<I", 1) + bytes(4))
+        b"<roblox!\x89\xff\r\n\x1a\n\x00\x00"
+        + struct.pack("<ii", 1, 1)
+        + bytes(8)
+        + chunk(
+            b"INST",
+            struct.pack("<I", 0) + string("Folder") + b"\x00" + struct.pack("<I", 1) + bytes(4),
+        )
         + chunk(b"PROP", struct.pack("<I", 0) + string("Name") + b"\x01" + string("Folder"))
         + chunk(b"PRNT", b"\x00" + struct.pack("<I", 1) + bytes(4) + bytes.fromhex("00000001"))
         + chunk(b"END\x00", b"</roblox>")
@@ -66,7 +94,7 @@ def test_an_empty_folder_matches_the_spec_byte_for_byte():
 def test_names_and_sources_round_trip_exactly():
     sources = {
         "solution": "local Solution = {}\nreturn Solution\n",
-        "solution.spec": "-- ünïcødé ✓ 日本語 🚀\r\nlocal s = \"\\0\"\0\n\ttabs\n",
+        "solution.spec": '-- ünïcødé ✓ 日本語 🚀\r\nlocal s = "\\0"\0\n\ttabs\n',
         "empty": "",
         "long": "local t = {\n" + "\t'x',\n" * 40_000 + "}\nreturn t\n",  # ~240 KiB
         "名前 with spaces": "return 1",
@@ -74,7 +102,8 @@ def test_names_and_sources_round_trip_exactly():
     assert len(sources["long"].encode()) > 64 * 1024
     model = read_rbxm(folder_rbxm("LuauEval ✓", sources))
     assert [(i.class_name, i.name, i.parent) for i in model] == [
-        ("Folder", "LuauEval ✓", None), *[("ModuleScript", name, 0) for name in sources]
+        ("Folder", "LuauEval ✓", None),
+        *[("ModuleScript", name, 0) for name in sources],
     ]
     assert {i.name: i.properties["Source"] for i in model[1:]} == sources
 
@@ -103,9 +132,9 @@ def lz4_chunks(model: bytes) -> bytes:
     """`model` with every chunk LZ4-compressed, as Studio writes it (the writer stores them plain)."""
     out, at = bytearray(model[:32]), 32
     while at < len(model):
-        name = model[at:at + 4]
+        name = model[at : at + 4]
         (length,) = struct.unpack_from("<I", model, at + 8)
-        payload = model[at + 16:at + 16 + length]
+        payload = model[at + 16 : at + 16 + length]
         block = lz4.block.compress(payload, store_size=False)
         out += name + struct.pack("<III", len(block), length, 0) + block
         at += 16 + length
@@ -120,10 +149,12 @@ def test_the_reader_decodes_lz4_compressed_chunks():
     assert read_rbxm(packed) == read_rbxm(plain)
     name_at = packed.index(b"PROP")
     (stored,) = struct.unpack_from("<I", packed, name_at + 4)
-    broken = packed[:name_at + 16] + b"\xff" * stored + packed[name_at + 16 + stored:]
+    broken = packed[: name_at + 16] + b"\xff" * stored + packed[name_at + 16 + stored :]
     with pytest.raises(RbxmError, match="LZ4 block does not decode"):
         read_rbxm(broken)
-    bigger = packed[:name_at + 8] + struct.pack("<I", 10_000) + packed[name_at + 12:]  # the header says more
+    bigger = (
+        packed[: name_at + 8] + struct.pack("<I", 10_000) + packed[name_at + 12 :]
+    )  # the header says more
     with pytest.raises(RbxmError, match="LZ4 block"):
         read_rbxm(bigger)
 
@@ -156,5 +187,3 @@ def test_an_unusable_url_raises_without_retrying(url):
     with pytest.raises(JestServerError, match="not a usable http"):
         run_remote(DOUBLER, DOUBLER_SPEC, url=url, api_key=KEY, retry_delay=60.0)
     assert time.perf_counter() - started < 20
-
-

@@ -35,11 +35,14 @@ def test_a_passing_run_is_shaped_like_jest_results():
 
 
 def test_failed_tests_are_counted_in_the_reason():
-    run = run_tests(DOUBLER, spec("""
+    run = run_tests(
+        DOUBLER,
+        spec("""
         it("a", function() expect(Solution.double(1)).toBe(2) end)
         it("b", function() expect(Solution.double(1)).toBe(3) end)
         it("c", function() error("oops") end)
-    """))
+    """),
+    )
     assert run.status == "failed"
     assert run.reason == "2 of 3 tests failed"
     assert run.aggregated["numFailedTests"] == 2
@@ -47,20 +50,25 @@ def test_failed_tests_are_counted_in_the_reason():
 
 
 def test_nested_describe_builds_full_names():
-    run = run_tests(DOUBLER, spec("""
+    run = run_tests(
+        DOUBLER,
+        spec("""
         describe("outer", function()
             describe("inner", function()
                 test("leaf", function() end)
             end)
             it("sibling", function() end)
         end)
-    """))
+    """),
+    )
     assert [t["fullName"] for t in run.tests] == ["outer inner leaf", "outer sibling"]
     assert run.tests[0]["ancestorTitles"] == ["outer", "inner"]
 
 
 def test_each_formats_titles_like_jest():
-    run = run_tests(DOUBLER, spec("""
+    run = run_tests(
+        DOUBLER,
+        spec("""
         it.each({ {1, 2}, {2.5, 5} })("double(%d) = %i, case %#, %s", function(x, y)
             expect(Solution.double(x)).toBe(y)
         end)
@@ -74,7 +82,8 @@ def test_each_formats_titles_like_jest():
         describe.each({ {1}, {2} })("block %d", function(n)
             it("runs", function() expect(Solution.double(n)).toBe(2 * n) end)
         end)
-    """))
+    """),
+    )
     assert [t["fullName"] for t in run.tests] == [
         "double(1) = 2, case 0, %s",
         "double(2.5) = 5, case 1, %s",
@@ -90,7 +99,9 @@ def test_each_formats_titles_like_jest():
 
 
 def test_hooks_run_in_jest_order():
-    run = run_tests(DOUBLER, spec("""
+    run = run_tests(
+        DOUBLER,
+        spec("""
         beforeAll(function() print("beforeAll outer") end)
         afterAll(function() print("afterAll outer") end)
         beforeEach(function() print("beforeEach outer") end)
@@ -101,7 +112,8 @@ def test_hooks_run_in_jest_order():
             it("one", function() print("test one") end)
         end)
         it("two", function() print("test two") end)
-    """))
+    """),
+    )
     assert run.passed
     assert run.output.splitlines() == [
         "beforeAll outer",
@@ -118,7 +130,9 @@ def test_hooks_run_in_jest_order():
 
 
 def test_failing_hooks_fail_their_tests():
-    run = run_tests(DOUBLER, spec("""
+    run = run_tests(
+        DOUBLER,
+        spec("""
         describe("each", function()
             beforeEach(function() error("setup broke") end)
             afterEach(function() print("cleanup ran") end)
@@ -128,7 +142,8 @@ def test_failing_hooks_fail_their_tests():
             beforeAll(function() error("once broke") end)
             it("a", function() end)
         end)
-    """))
+    """),
+    )
     assert statuses(run) == ["failed", "failed"]
     assert run.output == "cleanup ran\n"
     assert "setup broke" in messages(run)[0]
@@ -136,22 +151,28 @@ def test_failing_hooks_fail_their_tests():
 
 
 def test_skip_and_focus():
-    skipped = run_tests(DOUBLER, spec("""
+    skipped = run_tests(
+        DOUBLER,
+        spec("""
         xit("x", function() error("ran") end)
         it.skip("skip", function() error("ran") end)
         xdescribe("xd", function() it("inside", function() error("ran") end) end)
         it.todo("later")
         it("runs", function() end)
-    """))
+    """),
+    )
     assert statuses(skipped) == ["pending", "pending", "pending", "pending", "passed"]
     assert skipped.passed and skipped.aggregated["numPendingTests"] == 4
 
-    focused = run_tests(DOUBLER, spec("""
+    focused = run_tests(
+        DOUBLER,
+        spec("""
         it("not focused", function() error("ran") end)
         fit("focused", function() end)
         describe.only("block", function() it("inside", function() end) end)
         fdescribe("other", function() it.skip("still skipped", function() error("ran") end) end)
-    """))
+    """),
+    )
     assert statuses(focused) == ["pending", "passed", "passed", "pending"]
 
 
@@ -214,12 +235,16 @@ def test_errors_while_loading_are_suite_errors():
 
 
 def test_output_is_captured_and_capped_with_a_marker():
-    run = run_tests(DOUBLER, spec("""
+    run = run_tests(
+        DOUBLER,
+        spec("""
         it("prints", function()
             print("a", 1, nil, true)
             for i = 1, 100 do print(string.rep("x", 99)) end
         end)
-    """), output_limit=1000)
+    """),
+        output_limit=1000,
+    )
     assert run.passed
     assert run.output.startswith("a\t1\tnil\ttrue\n")
     printed = len("a\t1\tnil\ttrue\n") + 100 * len("x" * 99 + "\n")
@@ -235,11 +260,15 @@ def test_solution_prints_are_captured_too():
 
 def test_the_prelude_names_what_a_test_file_may_use():
     # Keeps specs.PRELUDE honest: every name it binds exists.
-    run = run_tests(DOUBLER, PRELUDE + """
+    run = run_tests(
+        DOUBLER,
+        PRELUDE
+        + """
         for _, f in {describe, it, test, expect, jest, xit, fit, xdescribe, fdescribe,
                      beforeAll, beforeEach, afterAll, afterEach} do
             assert(f ~= nil)
         end
         it("ok", function() end)
-    """)
+    """,
+    )
     assert run.passed, run.reason

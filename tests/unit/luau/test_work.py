@@ -89,7 +89,9 @@ def test_measure_work_refuses_a_failing_reference():
 )
 def test_no_loop_escapes_the_counter(source):
     # Every source loops forever in a place a careless tokenizer would miss.
-    run = run_tests(source + "\nreturn {}", spec('it("t", function() end)'), work_budget=100_000, timeout=5)
+    run = run_tests(
+        source + "\nreturn {}", spec('it("t", function() end)'), work_budget=100_000, timeout=5
+    )
     assert run.reason == "work budget exceeded (100000 units)"
 
 
@@ -99,7 +101,9 @@ def test_keywords_in_strings_and_comments_get_no_counter():
 
 
 def test_line_numbers_survive_instrumentation():
-    source = solution("\n\nfunction Solution.double(x)\n    for i = 1, 2 do end\n    error('here')\nend")
+    source = solution(
+        "\n\nfunction Solution.double(x)\n    for i = 1, 2 do end\n    error('here')\nend"
+    )
     run = run_tests(source, DOUBLER_SPEC)
     assert run.tests[0]["failureMessages"] == ["solution:6: here"]
 
@@ -108,21 +112,50 @@ def test_line_numbers_survive_instrumentation():
 # of ten after the nesting that its counter must still see. Nested expressions stay further
 # under their limit: the counter's own locals take four of the 255 registers.
 DEEP = {
-    "function-type chain": lambda: "local function f(): " + "(number) -> " * 495 + "number return nil :: any end",
-    "generic function-type chain": lambda: "local function f(): " + "<T>(T) -> " * 200 + "number return nil :: any end",
-    "type-pack chain": lambda: "local function f(): " + "(...number) -> " * 495 + "number return nil :: any end",
-    "function-type chain, anonymous": lambda: "local f = function(): " + "(string) -> " * 495 + "string return nil :: any end",
-    "union of function types": lambda: "local function f(): " + "(number) -> number | " * 150 + "nil return nil end",
-    "generic types": lambda: "type Box<T> = { v: T }\nlocal function f(): " + "Box<" * 495 + "number" + ">" * 495 + " return nil :: any end",
-    "parenthesized types": lambda: "local function f(): " + "(" * 495 + "number" + ")" * 495 + " return 1 end",
+    "function-type chain": lambda: (
+        "local function f(): " + "(number) -> " * 495 + "number return nil :: any end"
+    ),
+    "generic function-type chain": lambda: (
+        "local function f(): " + "<T>(T) -> " * 200 + "number return nil :: any end"
+    ),
+    "type-pack chain": lambda: (
+        "local function f(): " + "(...number) -> " * 495 + "number return nil :: any end"
+    ),
+    "function-type chain, anonymous": lambda: (
+        "local f = function(): " + "(string) -> " * 495 + "string return nil :: any end"
+    ),
+    "union of function types": lambda: (
+        "local function f(): " + "(number) -> number | " * 150 + "nil return nil end"
+    ),
+    "generic types": lambda: (
+        "type Box<T> = { v: T }\nlocal function f(): "
+        + "Box<" * 495
+        + "number"
+        + ">" * 495
+        + " return nil :: any end"
+    ),
+    "parenthesized types": lambda: (
+        "local function f(): " + "(" * 495 + "number" + ")" * 495 + " return 1 end"
+    ),
     "nested tables": lambda: "local t = " + "{" * 200 + "1" + "}" * 200,
     "parentheses": lambda: "local x = " + "(" * 495 + "1" + ")" * 495,
     "a chain of ..": lambda: "local s = " + " .. ".join(["'a'"] * 200),
     "a chain of +": lambda: "local x = 1" + " + 1" * 200,
-    "if/elseif": lambda: "local x = 0\nif x == 1 then x = 1\n" + "".join(f"elseif x == {i} then x = {i}\n" for i in range(2, 497)) + "end",
+    "if/elseif": lambda: (
+        "local x = 0\nif x == 1 then x = 1\n"
+        + "".join(f"elseif x == {i} then x = {i}\n" for i in range(2, 497))
+        + "end"
+    ),
     "if-expressions": lambda: "local x = " + "if false then 0 else " * 495 + "1",
     "do blocks": lambda: "do " * 495 + "local x = 1 " + "end " * 495,
-    "functions in functions": lambda: "local g = " + "function() return " * 495 + "1" + " end" * 495 + "\nlocal h = g" + "()" * 494,
+    "functions in functions": lambda: (
+        "local g = "
+        + "function() return " * 495
+        + "1"
+        + " end" * 495
+        + "\nlocal h = g"
+        + "()" * 494
+    ),
 }
 
 
@@ -130,7 +163,9 @@ DEEP = {
 def test_deep_but_valid_code_is_metered_without_recursing_on_its_depth(kind):
     """With only 150 Python frames to spare, as deep inside a harness as it may be: a walk of
     the source that recursed once per level of nesting would fail here."""
-    source = solution(DEEP[kind]() + "\nfor i = 1, 10 do end\nfunction Solution.double(x) return 2 * x end")
+    source = solution(
+        DEEP[kind]() + "\nfor i = 1, 10 do end\nfunction Solution.double(x) return 2 * x end"
+    )
     limit = sys.getrecursionlimit()
     instrument.cache_clear()
     sys.setrecursionlimit(len(inspect.stack(0)) + 150)
@@ -139,12 +174,23 @@ def test_deep_but_valid_code_is_metered_without_recursing_on_its_depth(kind):
     finally:
         sys.setrecursionlimit(limit)
     assert (run.status, run.reason, run.unmetered) == ("passed", None, None)
-    nested_units = {"do blocks": 495, "functions in functions": 494}.get(kind, 0)  # each do, each call
+    nested_units = {"do blocks": 495, "functions in functions": 494}.get(
+        kind, 0
+    )  # each do, each call
     assert run.work == run_tests(DOUBLER, DOUBLER_SPEC).work + 10 + nested_units
 
 
-@pytest.mark.parametrize("failure", [RecursionError("maximum recursion depth exceeded"), IndexError("list index out of range"), MemoryError()])
-def test_a_failure_of_the_instrumenter_is_never_the_models_its_code_runs_unmetered(monkeypatch, failure):
+@pytest.mark.parametrize(
+    "failure",
+    [
+        RecursionError("maximum recursion depth exceeded"),
+        IndexError("list index out of range"),
+        MemoryError(),
+    ],
+)
+def test_a_failure_of_the_instrumenter_is_never_the_models_its_code_runs_unmetered(
+    monkeypatch, failure
+):
     """Whatever goes wrong inside the instrumenter (a bug of ours, or a limit of Python's), the
     model's correct code passes, unmetered, and the run says why."""
     import evals.luau.runner as runner
@@ -155,4 +201,7 @@ def test_a_failure_of_the_instrumenter_is_never_the_models_its_code_runs_unmeter
     monkeypatch.setattr(runner, "instrument", broken)
     run = run_tests(DOUBLER, DOUBLER_SPEC)
     assert (run.status, run.reason) == ("passed", None)
-    assert run.unmetered.startswith("the instrumenter failed on the solution") and type(failure).__name__ in run.unmetered
+    assert (
+        run.unmetered.startswith("the instrumenter failed on the solution")
+        and type(failure).__name__ in run.unmetered
+    )
