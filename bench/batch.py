@@ -72,7 +72,8 @@ def main() -> None:
     print(f"{args.items} items, batches complete in {args.batch_seconds:g} s, -n {args.workers}")
     print(f"  harness wall time  {wall:6.2f} s   (a rerun with every answer cached: {rerun:.2f} s)")
     print(
-        f"  batch phase        {wall - rerun:6.2f} s   (ideal {args.batch_seconds:g} s: ratio {(wall - rerun) / args.batch_seconds:.2f})"
+        f"  batch phase        {wall - rerun:6.2f} s   (ideal "
+        f"{args.batch_seconds:g} s: ratio {(wall - rerun) / args.batch_seconds:.2f})"
     )
     print(f"  batch creates      {creates}")
     print(f"  polls              {polls}")

@@ -18,7 +18,8 @@ pytest's process and in the processes asking the model) that splits the CPU time
 between pytest's thread and the asking processes, and names the SDK's request and the cache's
 lookups, locks and stores (each thread's own CPU time).
 
-    uv run python bench/cpu.py [--cases 400/16 400/64 2000/64] [-n 0] [--repeat 1] [--latency 0.2] [--breakdown] [--smoke]
+    uv run python bench/cpu.py [--cases 400/16 400/64 2000/64] [-n 0] [--repeat 1] [--latency 0.2]
+                               [--breakdown] [--smoke]
 """
 
 from __future__ import annotations
@@ -144,7 +145,8 @@ def breakdown(items: int, concurrency: int, latency: float) -> None:
         for part, spent in child.items():
             figures[part] = figures.get(part, 0) + spent
     print(
-        f"breakdown at {items}/{concurrency}, -n 0, {len(asking)} asking processes, CPU ms per item (each thread's own time):"
+        f"breakdown at {items}/{concurrency}, -n 0, {len(asking)} "
+        "asking processes, CPU ms per item (each thread's own time):"
     )
     for part in sorted(figures, key=lambda part: (part not in ("session", "main thread"), part)):
         print(f"  {part:<62} {1000 * figures[part] / n:6.2f}")
@@ -169,7 +171,8 @@ def main() -> None:
 
     print(f"latency {args.latency} s, xdist -n {args.workers}, median of {args.repeat}")
     print(
-        f"{'items/in flight':<16} {'request phase/ideal':>20} {'command/ideal':>14} {'CPU ms/item':>12} {'(with start-up)':>16}"
+        f"{'items/in flight':<16} {'request phase/ideal':>20} "
+        f"{'command/ideal':>14} {'CPU ms/item':>12} {'(with start-up)':>16}"
     )
     for case in args.cases:
         items, concurrency = map(int, case.split("/"))

@@ -106,7 +106,8 @@ def measure(
         raise SystemExit(f"{label}: the calls failed")
     ideal = calls * latency / IN_FLIGHT
     print(
-        f"{label:<12} {'beside a busy thread' if busy else 'alone':<21} {1000 * result[0] / calls:5.2f} ms CPU per call, "
+        f"{label:<12} {'beside a busy thread' if busy else 'alone':<21} "
+        f"{1000 * result[0] / calls:5.2f} ms CPU per call, "
         f"wall {wall:5.1f} s ({wall / ideal:.1f} x ideal)",
         flush=True,
     )
@@ -127,7 +128,8 @@ def main() -> None:
     args = parse_args(parser, SMOKE)
     sys.setswitchinterval(args.switch_interval)
     print(
-        f"{args.calls} calls, {IN_FLIGHT} in flight, {args.latency * 1000:g} ms each, switch interval {args.switch_interval * 1000:g} ms"
+        f"{args.calls} calls, {IN_FLIGHT} in flight, {args.latency * 1000:g} "
+        f"ms each, switch interval {args.switch_interval * 1000:g} ms"
     )
     with ServerProcess("openai", latency=args.latency) as server:
         for busy in (False, True):

@@ -5,7 +5,8 @@ than the tests'), then answers the bundled multiple-choice prompts twice on the 
 with --device): one by one, and through `complete` called from as many threads as EvalRun's
 prefetch uses, so the generation thread batches them. Greedy replies must be equal both ways.
 
-    uv run --extra local python bench/local.py [--prompts 32] [--max-new-tokens 32] [--layers 4] [--hidden 256] [--smoke]
+    uv run --extra local python bench/local.py [--prompts 32] [--max-new-tokens 32] [--layers 4]
+                                               [--hidden 256] [--smoke]
 """
 
 from __future__ import annotations

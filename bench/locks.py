@@ -81,7 +81,8 @@ def main() -> None:
         for name in ("FlockLock", "PortableLock"):
             other = median[name, case]
             print(
-                f"  {name} / FolderLock, {case} items: CPU {other[0] / folder[0]:.2f} x, wall {other[1] / folder[1]:.2f} x"
+                f"  {name} / FolderLock, {case} items: CPU "
+                f"{other[0] / folder[0]:.2f} x, wall {other[1] / folder[1]:.2f} x"
             )
 
 

@@ -1,6 +1,7 @@
 """Benchmark: the sandboxed runner against the same code in a bare pluau VM.
 
-    uv run python bench/luau.py [--repeat 3] [--problems data/leetcode/problems.jsonl] [--limit N] [--start-methods] [--smoke]
+    uv run python bench/luau.py [--repeat 3] [--problems data/leetcode/problems.jsonl] [--limit N]
+                                [--start-methods] [--smoke]
 
 Each problem's reference solution and tests run three ways:
   * runner: evals.luau.run_tests in this process (fresh sandboxed VM, metering,
@@ -250,7 +251,8 @@ def compare(problems: dict[str, tuple[str, str]], repeat: int) -> None:
         total_worker += worker
         total_bare += bare
         print(
-            f"{name[:44]:44} {runner * 1000:10.1f} {worker * 1000:10.1f} {bare * 1000:9.1f} {runner / bare:6.2f} {check.work:10}"
+            f"{name[:44]:44} {runner * 1000:10.1f} {worker * 1000:10.1f} "
+            f"{bare * 1000:9.1f} {runner / bare:6.2f} {check.work:10}"
         )
     print(
         f"\n{len(problems)} problems: runner {total_runner:.3f} s, bare {total_bare:.3f} s, "
@@ -259,7 +261,8 @@ def compare(problems: dict[str, tuple[str, str]], repeat: int) -> None:
     )
     print(
         f"references measured in the worker {total_worker:.3f} s vs in this process {total_runner:.3f} s: "
-        f"ratio {total_worker / total_runner:.2f}, {(total_worker - total_runner) / len(problems) * 1000:+.1f} ms per problem"
+        f"ratio {total_worker / total_runner:.2f}, "
+        f"{(total_worker - total_runner) / len(problems) * 1000:+.1f} ms per problem"
     )
 
 
@@ -267,7 +270,8 @@ def by_start_method(problems: dict[str, tuple[str, str]], repeat: int) -> None:
     """A new worker's first problem, and each problem through a reused worker, per start method."""
     first_solution, first_tests = next(iter(problems.values()))
     print(
-        f"\n{'start method':14} {'new worker, 1st problem ms':>27} {'reused worker, per problem ms':>30} {'start-up per worker ms':>23}"
+        f"\n{'start method':14} {'new worker, 1st problem ms':>27} "
+        f"{'reused worker, per problem ms':>30} {'start-up per worker ms':>23}"
     )
     for method in [
         m for m in ("forkserver", "spawn") if m in multiprocessing.get_all_start_methods()

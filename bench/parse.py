@@ -90,7 +90,8 @@ def main() -> None:
         ms, where = worst.get(name, (0.0, "-"))
         growth, gwhere = worst_growth.get(name, (0.0, "-"))
         print(
-            f"{name:8} worst {ms:.1f} ms/MB at {sizes[-1] // 1024} KB ({where}); worst growth / size ratio {growth:.2f} ({gwhere})"
+            f"{name:8} worst {ms:.1f} ms/MB at {sizes[-1] // 1024} KB "
+            f"({where}); worst growth / size ratio {growth:.2f} ({gwhere})"
         )
 
 

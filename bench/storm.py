@@ -62,7 +62,8 @@ def main() -> None:
 
     floor = max(clean, args.stall)  # no run can beat its slowest stall
     print(
-        f"items {args.items}, latency {args.latency} s, concurrency {args.concurrency}, storm {args.storm:.0%}, stalls {args.stall} s"
+        f"items {args.items}, latency {args.latency} s, concurrency "
+        f"{args.concurrency}, storm {args.storm:.0%}, stalls {args.stall} s"
     )
     print(f"clean session: {clean:.2f} s")
     print(f"storm session: {stormy:.2f} s, {requests} requests, apiErrors {summary['apiErrors']}")

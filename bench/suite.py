@@ -108,7 +108,8 @@ def main() -> None:
         walls, cpus = sorted(w for w, _, _ in runs), sorted(c for _, c, _ in runs)
         medians[name] = (walls[len(walls) // 2], cpus[len(cpus) // 2])
         print(
-            f"{name:8s}{medians[name][0]:12.1f} s{medians[name][1]:12.1f} s  {len(runs)}, {sum(c != 0 for *_, c in runs)} failed"
+            f"{name:8s}{medians[name][0]:12.1f} s{medians[name][1]:12.1f} "
+            f"s  {len(runs)}, {sum(c != 0 for *_, c in runs)} failed"
         )
     if "before" in medians:
         (wa, ca), (wb, cb) = medians["after"], medians["before"]

@@ -48,7 +48,8 @@ def main() -> None:
         f"items {args.items}, latency {args.latency} s, concurrency {args.concurrency}, xdist -n {args.workers}"
     )
     print(
-        f"cold run: {cold:.2f} s wall, ideal {ideal:.2f} s, ratio {cold / ideal:.2f} (target <= 1.5), {cold_requests} requests"
+        f"cold run: {cold:.2f} s wall, ideal {ideal:.2f} s, ratio "
+        f"{cold / ideal:.2f} (target <= 1.5), {cold_requests} requests"
     )
     print(
         f"  of which start-up (interpreter, pytest, SDK imports): {cold - cold_session:.2f} s;"

@@ -510,7 +510,8 @@ def print_table(table: list[dict], repetitions: int, version: str) -> None:
     )
     print(
         "| scenario | ideal | harness wall (x ideal) | inspect wall (x ideal) | harness / inspect (goal <= 0.5) |"
-        " CPU s harness / inspect (ms per item) | peak MB over the tree, harness / inspect | start-up + requests + finish, harness |"
+        " CPU s harness / inspect (ms per item) | peak MB over the tree, "
+        "harness / inspect | start-up + requests + finish, harness |"
         " the same, inspect | requests each |"
     )
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")

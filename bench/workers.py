@@ -103,7 +103,8 @@ def compare(
         median = statistics.median(walls[n])
         runs = ", ".join(f"{w:.1f}" for w in walls[n])
         print(
-            f"{label:<12} -n {n}: {median:6.2f} s (runs {runs}), / -n 0: {median / base:.2f}{f' (goal {goal})' if n != '0' else ''}",
+            f"{label:<12} -n {n}: {median:6.2f} s (runs {runs}), / -n 0: "
+            f"{median / base:.2f}{f' (goal {goal})' if n != '0' else ''}",
             flush=True,
         )
 
@@ -140,7 +141,8 @@ def main() -> None:
         with ServerProcess("openai", latency=0.2) as server:
             ideal = args.mc_items * 0.2 / args.concurrency
             print(
-                f"API-bound: {args.mc_items} multiple-choice items, 200 ms each, {args.concurrency} in flight (ideal {ideal:.1f} s)"
+                f"API-bound: {args.mc_items} multiple-choice items, 200 ms "
+                f"each, {args.concurrency} in flight (ideal {ideal:.1f} s)"
             )
             compare(
                 "API-bound",

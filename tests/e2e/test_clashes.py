@@ -43,8 +43,14 @@ def task(name: str, tag: str) -> str:
     return TASK.format(name=name, tag=tag)
 
 
-PROVIDER = 'from evals.providers import ProviderInfo, register_provider\nregister_provider("twice", ProviderInfo(path="{module}:P"))\n'
-RAPL = "from evals.energy import PowerSourceInfo, register_source\nregister_source('rapl', PowerSourceInfo(make=lambda **options: None))\n"
+PROVIDER = (
+    "from evals.providers import ProviderInfo, "
+    'register_provider\nregister_provider("twice", ProviderInfo(path="{module}:P"))\n'
+)
+RAPL = (
+    "from evals.energy import PowerSourceInfo, register_source\nregister_source('rapl', "
+    "PowerSourceInfo(make=lambda **options: None))\n"
+)
 
 # A package: (distribution, its entry points {name: value}, its modules {name: source}).
 Package = tuple[str, dict[str, str], dict[str, str]]
@@ -56,7 +62,10 @@ BROKEN: Package = (
     {"broken_eval": "import a_module_that_is_not_installed\n"},
 )
 
-CLASH = "two installed packages register the eval 'x': a-eval 0.1.0 (a_eval) and b-eval 0.1.0 (b_eval); uninstall one of them"
+CLASH = (
+    "two installed packages register the eval 'x': a-eval 0.1.0 "
+    "(a_eval) and b-eval 0.1.0 (b_eval); uninstall one of them"
+)
 FAILED = (
     "the roblox_evals entry point 'broken' of broken-eval 0.1.0 (broken_eval) failed to load: "
     "ModuleNotFoundError: No module named 'a_module_that_is_not_installed'; fix or uninstall broken-eval"
@@ -157,7 +166,8 @@ KINDS: dict[str, tuple[tuple[Package, ...], str]] = {
     ),
     "an eval's tag": (
         (EVAL_A, ("c-eval", {"cx": "c_eval"}, {"c_eval": task("y", "xa")})),
-        "two installed packages register the eval tag 'xa' (evals 'x' and 'y'): a-eval 0.1.0 (a_eval) and c-eval 0.1.0 (c_eval); "
+        "two installed packages register the eval tag 'xa' (evals 'x' "
+        "and 'y'): a-eval 0.1.0 (a_eval) and c-eval 0.1.0 (c_eval); "
         "uninstall one of them",
     ),
     "a provider's name": (
@@ -165,7 +175,8 @@ KINDS: dict[str, tuple[tuple[Package, ...], str]] = {
             ("p-one", {"p1": "p_one"}, {"p_one": PROVIDER.format(module="p_one")}),
             ("p-two", {"p2": "p_two"}, {"p_two": PROVIDER.format(module="p_two")}),
         ),
-        "two installed packages register the provider 'twice': p-one 0.1.0 (p_one) and p-two 0.1.0 (p_two); uninstall one of them",
+        "two installed packages register the provider 'twice': p-one "
+        "0.1.0 (p_one) and p-two 0.1.0 (p_two); uninstall one of them",
     ),
     "a built-in power source's name": (
         (("my-rapl", {"my_rapl": "my_rapl"}, {"my_rapl": RAPL}),),
@@ -174,7 +185,8 @@ KINDS: dict[str, tuple[tuple[Package, ...], str]] = {
     ),
     "an entry point's name": (
         (("my-openai", {"openai": "my_openai"}, {"my_openai": ""}),),
-        "two installed packages declare the roblox_evals entry point 'openai': roblox-evals {version} (evals.providers.openai) "
+        "two installed packages declare the roblox_evals entry point "
+        "'openai': roblox-evals {version} (evals.providers.openai) "
         "and my-openai 0.1.0 (my_openai); uninstall my-openai",
     ),
     "a module that raises": (
@@ -185,7 +197,8 @@ KINDS: dict[str, tuple[tuple[Package, ...], str]] = {
                 {"raising_eval": "raise RuntimeError('no config\\nfound')\n"},
             ),
         ),
-        "the roblox_evals entry point 'raising' of raising-eval 0.1.0 (raising_eval) failed to load: RuntimeError: no config found; "
+        "the roblox_evals entry point 'raising' of raising-eval 0.1.0 "
+        "(raising_eval) failed to load: RuntimeError: no config found; "
         "fix or uninstall raising-eval",
     ),
     "a module that exits": (

@@ -258,7 +258,8 @@ def test_hub_errors_are_one_line_naming_the_cause_and_the_fix(hub, tmp_path):
     with pytest.raises(DatasetError) as error:
         load_freeform("robloxqa-openended-v1", "test")  # a repo the Hub does not have
     assert one_line(error) == (
-        f"hf:TorpedoSoftware/RobloxQA-OpenEnded-v1.0: no dataset repo TorpedoSoftware/RobloxQA-OpenEnded-v1.0 on the Hub "
+        "hf:TorpedoSoftware/RobloxQA-OpenEnded-v1.0: no dataset "
+        "repo TorpedoSoftware/RobloxQA-OpenEnded-v1.0 on the Hub "
         f"at {hub.url} (HTTP 401 RepoNotFound); check the name; if the repo is private, set HF_TOKEN or run "
         "`hf auth login`, or pass a local copy to --dataset"
     )
@@ -375,7 +376,8 @@ def _bad_files() -> dict[str, tuple[bytes, str]]:
     return {
         "not-utf8": (
             good + latin1,
-            "{path}: line 2: not UTF-8 (byte 0xe9 at column 30); save the file as UTF-8 (from Latin-1: iconv -f latin1 -t utf-8)",
+            "{path}: line 2: not UTF-8 (byte 0xe9 at column 30); save "
+            "the file as UTF-8 (from Latin-1: iconv -f latin1 -t utf-8)",
         ),
         "more-choices-than-letters": (
             good + (json.dumps(many) + "\n").encode(),

@@ -503,7 +503,8 @@ def test_every_missing_key_of_the_candidate_and_the_default_judges_is_one_line_b
     assert done.returncode == 2 and done.stdout == "" and "Traceback" not in done.stderr, out(done)
     (line,) = done.stderr.splitlines()
     assert line.startswith(
-        "error: two API keys are not set: ANTHROPIC_API_KEY (--judge anthropic:claude-haiku-4-5), OPENROUTER_API_KEY (--judge live:"
+        "error: two API keys are not set: ANTHROPIC_API_KEY (--judge "
+        "anthropic:claude-haiku-4-5), OPENROUTER_API_KEY (--judge live:"
     ), line
     assert line.endswith("or pick judges you have keys for with --judge PROVIDER:MODEL"), line
     assert not server.requests and not (tmp_path / "data" / "plans").exists()
@@ -607,8 +608,8 @@ def test_an_eval_that_pytest_stops_with_an_internal_error_is_not_said_to_resume(
     assert done.returncode == 1, out(done)
     last = done.stderr.splitlines()[-1]
     assert (
-        last
-        == "error: mc (pytest exit 3) did not finish (see the log above); mc stopped at an internal error (above), which a resume would meet again"
+        last == "error: mc (pytest exit 3) did not finish (see the log above); mc "
+        "stopped at an internal error (above), which a resume would meet again"
     ), last
 
 

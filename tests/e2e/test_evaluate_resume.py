@@ -243,7 +243,8 @@ def test_one_price_of_an_entry_priced_by_electricity_is_one_line(server, tmp_pat
         done.stderr.strip()
         .splitlines()[-1]
         .endswith(
-            "--price-output alone updates one price per token, and 'Local' is priced per kWh: pass --price-input and --price-output together"
+            "--price-output alone updates one price per token, and 'Local' "
+            "is priced per kWh: pass --price-input and --price-output together"
         )
     )
 

@@ -110,7 +110,10 @@ def test_an_installed_evals_own_flag_reaches_its_resources_and_verify_rescores_w
         and result["summary"]["accuracy"] == 1.0
     )
     (path,) = result_files(results, "echo")
-    probe = f"from pathlib import Path; from evals.verify import compare; print(*compare(Path({str(path)!r}), run_root=Path({str(runs)!r})))"
+    probe = (
+        "from pathlib import Path; from evals.verify import compare; "
+        f"print(*compare(Path({str(path)!r}), run_root=Path({str(runs)!r})))"
+    )
     verified = subprocess.run(
         [sys.executable, "-c", probe],
         cwd=ROOT,
@@ -283,7 +286,10 @@ def test_an_entry_point_that_fails_to_import_is_one_line_naming_it(tmp_path):
 def test_the_schemas_read_the_registry_of_evals_not_models_json_code():
     """schema builds its models from the registry of evals (evals/tasks/_registry.py);
     models_file.py, which checks models.json with those models, imports schema: one way, no cycle."""
-    probe = "import sys, evals.schema; print(sorted(m for m in sys.modules if m in ('evals.models_file', 'evals.tasks._registry')))"
+    probe = (
+        "import sys, evals.schema; print(sorted(m for m in sys.modules "
+        "if m in ('evals.models_file', 'evals.tasks._registry')))"
+    )
     done = subprocess.run(
         [sys.executable, "-c", probe],
         cwd=ROOT,
@@ -324,9 +330,11 @@ import json
 from evals import schema
 summary = {"n": 1, "correct": 1, "accuracy": 1.0, "ci95": [0.2, 1.0], "tokens": {"input": 1, "output": 1}}
 def result(band, eval="tiers"):
-    return {"config": {"eval": eval, "provider": "p", "model": "m"}, "summary": {"overall": summary, "low": summary, "high": summary},
+    return {"config": {"eval": eval, "provider": "p", "model": "m"}, \
+"summary": {"overall": summary, "low": summary, "high": summary},
             "results": [{"id": "a", "status": "correct", "correct": True, "tier": band}]}
-print(json.dumps([schema.problem(schema.result_model(r), r) for r in (result("low"), result("mid"), result("low", "leetcode"))]))
+print(json.dumps([schema.problem(schema.result_model(r), r) \
+for r in (result("low"), result("mid"), result("low", "leetcode"))]))
 """
     done = subprocess.run(
         [sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True

@@ -33,11 +33,19 @@ from tests.support.harness import (
 from tests.support.loopback import Answer, OpenAIServer
 
 HOSTILE = {
-    "lc-easy-01-two-sum-indices": "local Solution = {}\nfunction Solution.twoSum() while true do end end\nreturn Solution",
+    "lc-easy-01-two-sum-indices": (
+        "local Solution = {}\nfunction Solution.twoSum() while true do end end\nreturn Solution"
+    ),
     "lc-easy-02-balanced-brackets": "local t, s = {}, 'x'\nfor i = 1, 40 do s ..= s; t[i] = s end\nreturn {}",
-    "lc-easy-03-alnum-palindrome": "local Solution = {}\nfunction Solution.isPalindrome(s) return Solution.isPalindrome(s) end\nreturn Solution",
+    "lc-easy-03-alnum-palindrome": (
+        "local Solution = {}\nfunction Solution.isPalindrome(s) "
+        "return Solution.isPalindrome(s) end\nreturn Solution"
+    ),
     "lc-easy-04-stock-single-trade": "os.exit(0)\nreturn {}",
-    "lc-easy-05-first-occurrence": "getfenv(0).expect = function() return setmetatable({}, {__index = function() return function() end end}) end\nreturn {}",
+    "lc-easy-05-first-occurrence": (
+        "getfenv(0).expect = function() return setmetatable({}, "
+        "{__index = function() return function() end end}) end\nreturn {}"
+    ),
     "lc-easy-06-merge-sorted-lists": "for i = 1, 200000 do print(string.rep('spam', 64)) end\nreturn {}",
     "lc-easy-07-bit-count-table": "coroutine.yield()\nreturn {}",
 }
@@ -339,7 +347,8 @@ def test_a_runaway_reference_is_a_dataset_error_within_the_luau_timeout(tmp_path
     assert done.returncode == 1, done.stdout[-3000:]
     for record, (problem, reason) in enumerate(zip(problems, RUNAWAY_REFERENCES.values()), start=1):
         assert (
-            f"DatasetError: {path}: record {record} ({problem['task_id']}): the reference solution does not pass its own "
+            f"DatasetError: {path}: record {record} ({problem['task_id']}): "
+            "the reference solution does not pass its own "
             f"tests ({reason}); fix the problem's solution or test in the dataset; the item is not scored"
         ) in done.stdout
     assert "Traceback" not in done.stdout

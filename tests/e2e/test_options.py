@@ -477,7 +477,8 @@ def test_the_judges_missing_keys_are_one_error_line_in_the_candidates_form(
     assert result.ret == USAGE_ERROR and "Exit" not in out and "Traceback" not in out, out
     (line,) = [line for line in result.errlines if line.strip()]
     assert line.startswith(
-        "ERROR: two API keys are not set: ANTHROPIC_API_KEY (--judge anthropic:claude-haiku-4-5), OPENROUTER_API_KEY (--judge live:"
+        "ERROR: two API keys are not set: ANTHROPIC_API_KEY (--judge "
+        "anthropic:claude-haiku-4-5), OPENROUTER_API_KEY (--judge live:"
     ), line
     assert line.endswith("; or pick judges you have keys for with --judge PROVIDER:MODEL"), line
     assert not written(*dirs)

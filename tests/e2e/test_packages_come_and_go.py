@@ -61,7 +61,8 @@ def copy(board, tmp_path) -> Path:
 
 def _warning(data: Path) -> str:
     return (
-        f"warning: {data / 'models.json'}: resultFiles.echo ({NAME!r} {GONE}) is left out: no installed package registers "
+        f"warning: {data / 'models.json'}: resultFiles.echo ({NAME!r} "
+        f"{GONE}) is left out: no installed package registers "
         "an eval with that key; it is kept, and installing the package that puts it on the board brings it back"
     )
 

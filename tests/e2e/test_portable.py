@@ -48,7 +48,10 @@ def test_a_record_lock_excludes_other_threads_and_processes_until_released(tmp_p
     thread.start()
     thread.join()
     assert in_thread == [False]
-    script = f"from evals.locks import {backend.__name__} as L; import pathlib, sys; print(L(pathlib.Path(sys.argv[1])).acquire(wait=False))"
+    script = (
+        f"from evals.locks import {backend.__name__} as L; import pathlib, "
+        "sys; print(L(pathlib.Path(sys.argv[1])).acquire(wait=False))"
+    )
     other = subprocess.run(
         [sys.executable, "-c", script, str(path)],
         cwd=ROOT,
@@ -92,7 +95,8 @@ from evals.cache import RunCache
 store = RunCache(pathlib.Path(sys.argv[1]), "session")
 held = store.lock("mc-001", "candidate")
 if sys.argv[2] == "hold":
-    print(held.acquire(wait=False), store.lock("mc-001", "judge-0").acquire(wait=False), store.lock("mc-002", "candidate").acquire(wait=False))
+    print(held.acquire(wait=False), store.lock("mc-001", "judge-0").acquire(wait=False), \
+store.lock("mc-002", "candidate").acquire(wait=False))
     got = []
     thread = threading.Thread(target=lambda: got.append(store.lock("mc-001", "candidate").acquire(wait=False)))
     thread.start(); thread.join()
@@ -191,11 +195,13 @@ print(store.lookup("mc-001", "candidate", {"q": 1}).text)
     [
         (
             "win32",
-            "hwinfo: the HWiNFO log C:\\hwinfo\\eval.csv does not exist: start HWiNFO's sensor logging into that file before the run",
+            "hwinfo: the HWiNFO log C:\\hwinfo\\eval.csv does not exist: "
+            "start HWiNFO's sensor logging into that file before the run",
         ),
         (
             "darwin",
-            "rapl: RAPL counters are read from Linux's powercap, which darwin does not have: choose --energy-source nvml "
+            "rapl: RAPL counters are read from Linux's powercap, "
+            "which darwin does not have: choose --energy-source nvml "
             "(an NVIDIA GPU) or hwinfo (--energy-log=PATH, HWiNFO's CSV log)",
         ),
     ],
@@ -207,7 +213,8 @@ def test_energy_alone_measures_with_the_platforms_source(tmp_path, platform, say
         + """
 from evals import energy
 from evals.errors import UsageError
-given = {"energy": True} if sys.platform == "win32" else {"energy": True, "energy_powercap": sys.argv[1]}  # an empty one
+given = {"energy": True} if sys.platform == "win32" else \
+{"energy": True, "energy_powercap": sys.argv[1]}  # an empty one
 source = energy.chosen(given.get)
 try:
     source.check()

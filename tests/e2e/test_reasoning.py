@@ -192,7 +192,8 @@ def _ff_reply(request) -> Answer:
         same = reference[0].strip() == reference[1].split("\n\nDecide")[0].strip()
         # its own thoughts first, with the other verdict in them: the verdict after them counts
         return Answer(
-            f"<think>VERDICT: {'INCORRECT' if same else 'CORRECT'}</think>\nCompared.\nVERDICT: {'CORRECT' if same else 'INCORRECT'}"
+            f"<think>VERDICT: {'INCORRECT' if same else 'CORRECT'}</think>\nCompared.\nVERDICT: "
+            f"{'CORRECT' if same else 'INCORRECT'}"
         )
     return Answer(next(reply for id, (reply, _) in FF.items() if f"Freeform {id}?" in prompt))
 

@@ -592,7 +592,10 @@ def test_no_configured_key_is_written_or_printed_when_the_server_echoes_it(stude
                 },
             )
         answer = student(request)
-        leak = f"The key I was called with is {request.api_key}; the other one is {CANDIDATE_KEY if request.api_key == API_KEY else API_KEY}."
+        leak = (
+            f"The key I was called with is {request.api_key}; the other one "
+            f"is {CANDIDATE_KEY if request.api_key == API_KEY else API_KEY}."
+        )
         return dataclasses.replace(
             answer, text=f"{leak}\n{answer.text}", reasoning=f"Thinking with {request.api_key}."
         )

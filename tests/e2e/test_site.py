@@ -74,7 +74,10 @@ STALE = "is stale: run `uv run build --write`"
 
 
 # As the page shows it: line breaks kept, every other invisible control as its escape.
-HOSTILE_SHOWN = '</script><script>alert(1)</script><img src=x onerror="window.__pwned = 1"> & \\u2028 done \\x1b]0;title\\x07 \\u202edesrever\nnext line'
+HOSTILE_SHOWN = (
+    '</script><script>alert(1)</script><img src=x onerror="window.__pwned '
+    '= 1"> & \\u2028 done \\x1b]0;title\\x07 \\u202edesrever\nnext line'
+)
 
 
 # ---- site data ---------------------------------------------------------------------------------
@@ -310,8 +313,8 @@ def test_command_in_a_subprocess(board_data):
     check = run("--check")
     assert (check.returncode, check.stdout) == (1, "")
     assert (
-        check.stderr
-        == f"{site_dir / 'data.js'}, {site_dir / 'models' / 'alpha-1.js'} and 4 more are stale: run `uv run build --write`\n"
+        check.stderr == f"{site_dir / 'data.js'}, {site_dir / 'models' / 'alpha-1.js'} "
+        "and 4 more are stale: run `uv run build --write`\n"
     )
     write = run("--write")
     assert (write.returncode, write.stderr) == (0, "")
@@ -465,8 +468,8 @@ def test_build_refuses_result_files_of_different_runs(board_data):
     edit_entry(models, "alpha-1", resultFiles={**entries[0]["resultFiles"], "leetcode": other})
     err = one_line_refusal(build_command(models, results, site_dir, "--write"))
     assert (
-        f"{results / 'leetcode' / other}: not the same run as the other result files of 'alpha-1' (model 'alpha-1-mini' where freeform has 'alpha-1')"
-        in err
+        f"{results / 'leetcode' / other}: not the same run as the other result "
+        "files of 'alpha-1' (model 'alpha-1-mini' where freeform has 'alpha-1')" in err
     ), err
 
 
@@ -666,7 +669,8 @@ def test_page_loads_without_console_errors_and_shows_every_published_model(page,
     misplaced = browser.execute_script(
         "const row = document.querySelector('#leaderboard tbody tr'); return Array.from(row.children).filter(cell => {"
         " const th = document.querySelector(`thead th[data-key=${cell.dataset.key}]`).getBoundingClientRect();"
-        " const td = cell.getBoundingClientRect(); return Math.abs(th.left - td.left) > 1 || Math.abs(th.right - td.right) > 1;"
+        " const td = cell.getBoundingClientRect(); return Math.abs(th.left "
+        "- td.left) > 1 || Math.abs(th.right - td.right) > 1;"
         " }).map(cell => cell.dataset.key);"
     )
     assert misplaced == []
@@ -771,8 +775,10 @@ def test_every_score_has_a_whisker_with_its_interval_in_the_title(page, served):
     # the band spans the interval on a 0-100% track, the tick stands at the score
     box = browser.execute_script(
         "const cell = document.querySelector(\"tr[data-name='alpha-1'] [data-key=freeform] .whisker\");"
-        " const track = cell.getBoundingClientRect(), band = cell.firstChild.getBoundingClientRect(), tick = cell.lastChild.getBoundingClientRect();"
-        " return [(band.left - track.left) / track.width, (band.right - track.left) / track.width, (tick.left + tick.width / 2 - track.left) / track.width];"
+        " const track = cell.getBoundingClientRect(), band = cell.firstChild.getBoundingClientRect(), tick = "
+        "cell.lastChild.getBoundingClientRect();"
+        " return [(band.left - track.left) / track.width, (band.right - track.left) "
+        "/ track.width, (tick.left + tick.width / 2 - track.left) / track.width];"
     )
     assert box == pytest.approx([0.3968, 0.8922, 0.70], abs=0.02)
     assert problems(browser) == []
@@ -782,9 +788,11 @@ def test_chart_draws_an_error_bar_through_each_point(page, served):
     base, _ = served
     browser = page.open(f"{base}/board/")
     bars = browser.execute_script(
-        "const out = {}; document.querySelectorAll('#chart .error-bar').forEach(g => { const line = g.querySelector('line');"
+        "const out = {}; document.querySelectorAll('#chart "
+        ".error-bar').forEach(g => { const line = g.querySelector('line');"
         " const point = document.querySelector(`#chart circle[data-model='${g.dataset.model}']`);"
-        " out[g.dataset.model] = [Number(line.getAttribute('y1')), Number(line.getAttribute('y2')), Number(point.getAttribute('cy')),"
+        " out[g.dataset.model] = [Number(line.getAttribute('y1')), "
+        "Number(line.getAttribute('y2')), Number(point.getAttribute('cy')),"
         " Number(line.getAttribute('x1')) - Number(point.getAttribute('cx'))]; }); return out;"
     )
     assert sorted(bars) == ["alpha-1", "beta-2", "qwen-local-70b"]
@@ -1163,7 +1171,8 @@ def test_a_page_of_2000_items_is_ready_within_a_second(page, tmp_path_factory):
     timing = browser.execute_script("return window.modelPageTiming")
     elapsed = timing["ready"] - timing["domContentLoaded"]
     print(
-        f"2,000-item model page: {elapsed:.0f} ms from DOMContentLoaded to ready ({timing['ready']:.0f} ms after navigation)"
+        f"2,000-item model page: {elapsed:.0f} ms from DOMContentLoaded "
+        f"to ready ({timing['ready']:.0f} ms after navigation)"
     )
     assert shown_items(browser) == ("2,000 items; showing the first 100", 100)
     browser.find_element(By.CSS_SELECTOR, "#show-more").click()
@@ -1313,8 +1322,8 @@ def test_an_eval_registered_at_run_time_is_on_the_board_and_its_items_on_the_mod
     assert "and Spelling bee words. The average is the mean of the four evals." in lede, lede
     note = browser.find_element(By.CSS_SELECTOR, ".note").text
     assert (
-        "the measured energy of the seven runs (freeform, multiple choice, LeetCode easy, medium, hard, spelling bee short and long)"
-        in note
+        "the measured energy of the seven runs (freeform, multiple "
+        "choice, LeetCode easy, medium, hard, spelling bee short and long)" in note
     ), note
     assert problems(browser) == []
 
@@ -1375,9 +1384,11 @@ def window(browser: WebDriver, size: tuple[int, int]):
 
 def overlapping_labels(browser: WebDriver) -> list[tuple[str, str]]:
     return browser.execute_script(
-        "const boxes = Array.from(document.querySelectorAll('#chart text.point-label')).map(t => [t.textContent, t.getBoundingClientRect()]);"
+        "const boxes = Array.from(document.querySelectorAll('#chart "
+        "text.point-label')).map(t => [t.textContent, t.getBoundingClientRect()]);"
         " const out = []; boxes.forEach(([a, p], i) => boxes.slice(i + 1).forEach(([b, q]) => {"
-        " if (p.left < q.right && q.left < p.right && p.top < q.bottom && q.top < p.bottom) out.push([a, b]); })); return out;"
+        " if (p.left < q.right && q.left < p.right && p.top < q.bottom "
+        "&& q.top < p.bottom) out.push([a, b]); })); return out;"
     )
 
 
@@ -1393,9 +1404,12 @@ def test_the_labels_of_ten_close_models_never_overlap(page, crowded, size, tmp_p
         assert overlapping_labels(browser) == []
         # and none covers a point other than its own
         covered = browser.execute_script(
-            "const points = Array.from(document.querySelectorAll('#chart circle[data-model]')).map(c => [c.dataset.model, c.getBoundingClientRect()]);"
-            " const out = []; document.querySelectorAll('#chart text.point-label').forEach(t => { const p = t.getBoundingClientRect();"
-            " points.forEach(([name, q]) => { if (name !== t.textContent && p.left < q.right && q.left < p.right && p.top < q.bottom && q.top < p.bottom)"
+            "const points = Array.from(document.querySelectorAll('#chart "
+            "circle[data-model]')).map(c => [c.dataset.model, c.getBoundingClientRect()]);"
+            " const out = []; document.querySelectorAll('#chart "
+            "text.point-label').forEach(t => { const p = t.getBoundingClientRect();"
+            " points.forEach(([name, q]) => { if (name !== t.textContent && p.left "
+            "< q.right && q.left < p.right && p.top < q.bottom && q.top < p.bottom)"
             " out.push([t.textContent, name]); }); }); return out;"
         )
         assert covered == []
@@ -1436,7 +1450,8 @@ def test_a_waived_error_gate_is_marked_on_the_board_and_the_models_page(page, cr
     note = browser.find_element(By.CSS_SELECTOR, "#note-waived")
     assert (
         note.text
-        == f"† Error gate waived (published with --allow-errors; failed answers count as wrong): {WAIVED}'s freeform: 10 of 10 answers failed (10 unparseable judge verdicts)."
+        == "† Error gate waived (published with --allow-errors; failed answers count as wrong): "
+        f"{WAIVED}'s freeform: 10 of 10 answers failed (10 unparseable judge verdicts)."
     )
 
     browser = page.open((crowded / "model.html").as_uri() + f"?model={WAIVED}")
@@ -1489,7 +1504,8 @@ def test_at_a_phones_width_the_board_shows_scores_says_it_scrolls_and_its_chart_
             "return document.documentElement.scrollWidth <= window.innerWidth"
         )
         seen = browser.execute_script(
-            "const row = document.querySelector('#leaderboard tbody tr'); const wrap = document.querySelector('#board .table-wrap').getBoundingClientRect();"
+            "const row = document.querySelector('#leaderboard tbody tr'); const wrap "
+            "= document.querySelector('#board .table-wrap').getBoundingClientRect();"
             " return Array.from(row.children).filter(c => { const r = c.getBoundingClientRect();"
             " return r.width > 0 && r.left >= wrap.left - 1 && r.right <= wrap.right + 1; }).map(c => c.dataset.key);"
         )
@@ -1503,7 +1519,8 @@ def test_at_a_phones_width_the_board_shows_scores_says_it_scrolls_and_its_chart_
         assert not scrolls or (hint.is_displayed() and "sideways" in hint.text)
         # the chart's lettering at the size it is drawn, not a wide drawing shrunk to a third
         sizes = browser.execute_script(
-            "return Array.from(document.querySelectorAll('#chart text.point-label, #chart text.tick')).map(t => t.getBoundingClientRect().height)"
+            "return Array.from(document.querySelectorAll('#chart text.point-label, "
+            "#chart text.tick')).map(t => t.getBoundingClientRect().height)"
         )
         assert sizes and min(sizes) >= 11, sizes
         assert problems(browser) == []
@@ -1536,7 +1553,8 @@ def test_a_board_opened_wide_then_narrowed_draws_its_chart_again_at_the_new_widt
             assert time.monotonic() < deadline, "the chart was not drawn again at the phone's width"
             time.sleep(0.05)
         sizes = browser.execute_script(
-            "return Array.from(document.querySelectorAll('#chart text.point-label')).map(t => t.getBoundingClientRect().height)"
+            "return Array.from(document.querySelectorAll('#chart "
+            "text.point-label')).map(t => t.getBoundingClientRect().height)"
         )
         assert min(sizes) >= 11, sizes
         assert overlapping_labels(browser) == []

@@ -287,7 +287,8 @@ def test_a_grader_change_is_a_regrade_not_a_diff_and_regrade_writes_the_new_scor
     )
     assert "DIFF" not in same_flags.stdout, same_flags.stdout[-3000:] + same_flags.stderr[-2000:]
     assert (
-        f"multiple_choice  regrade available: the records of the published result file {mc} (left as it is) are intact, "
+        "multiple_choice  regrade available: the records of the "
+        f"published result file {mc} (left as it is) are intact, "
         "today's graders differ (letters 1 -> 2)" in same_flags.stdout
     )
     assert mc.read_bytes() == published_bytes
@@ -305,7 +306,8 @@ def test_a_grader_change_is_a_regrade_not_a_diff_and_regrade_writes_the_new_scor
         sum(r["expected"] == "A" for r in published["results"]) / len(published["results"]), 4
     )
     assert (
-        f"{NAME} [multipleChoice] {mc.name}: published {published['summary']['accuracy']:.2%}, regraded {regraded_accuracy:.2%} "
+        f"{NAME} [multipleChoice] {mc.name}: published "
+        f"{published['summary']['accuracy']:.2%}, regraded {regraded_accuracy:.2%} "
         f"(letters 1 -> 2; {len(changing)} items changed)"
     ) in dry.stdout
     assert _snapshot(board) == before  # nothing written

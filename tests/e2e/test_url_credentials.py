@@ -220,7 +220,8 @@ def test_evaluate_prints_and_saves_the_url_without_its_credential_and_a_resume_a
         bare = evaluate(*flags)
         assert bare.returncode == 2 and "Traceback" not in bare.stderr
         assert bare.stderr.strip().splitlines() == [
-            f"error: http://{host}/v1 was given with credentials (user info or a key in its query), which are never saved: "
+            f"error: http://{host}/v1 was given with credentials (user "
+            "info or a key in its query), which are never saved: "
             "pass the URL with them again (--base-url, or --judge PROVIDER:MODEL@URL)"
         ]
 

@@ -79,7 +79,10 @@ def _lines(text: str) -> list[str]:
 
 def _verify_offline(data: Path, *args: str) -> subprocess.CompletedProcess:
     """`evaluate --verify` with every IP connection in the process refused."""
-    code = "import runpy, tests.support.no_network; runpy.run_module('evals.evaluate', run_name='__main__', alter_sys=True)"
+    code = (
+        "import runpy, tests.support.no_network; "
+        "runpy.run_module('evals.evaluate', run_name='__main__', alter_sys=True)"
+    )
     return subprocess.run(
         [sys.executable, "-c", code, "--verify", *args, f"--data-dir={data}"],
         cwd=ROOT,

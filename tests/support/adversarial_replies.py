@@ -178,7 +178,8 @@ REPLIES = [
     # -- a plausible reply, many times over ---------------------------------------------------------
     _unit(
         "long-reasoning",
-        "Let's analyze:\n\n- **A. wait()**: deprecated.\n- **B. task.wait()**: accurate.\n\n```lua\ntask.wait(1)\n```\n\n",
+        "Let's analyze:\n\n- **A. wait()**: deprecated.\n- **B. "
+        "task.wait()**: accurate.\n\n```lua\ntask.wait(1)\n```\n\n",
         tail="The answer is B.\nVERDICT: CORRECT",
         letter="B",
         verdict=True,

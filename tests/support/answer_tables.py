@@ -379,7 +379,8 @@ CASES = [
     ),
     case(
         "others-in-parens-then-so",
-        "The client must call FireServer on the RemoteEvent. FireClient (A) goes the other way; InvokeServer (B) is for "
+        "The client must call FireServer on the RemoteEvent. "
+        "FireClient (A) goes the other way; InvokeServer (B) is for "
         "RemoteFunctions; Fire (C) is for BindableEvents. So D.",
         REMOTE,
         "D",
@@ -611,13 +612,15 @@ CASES = [
         "per-option-bold-then-best-choice",
         "Let's go through the options:\n\n**A) wait()** — the legacy global, throttled to about 30 Hz.\n\n"
         "**B) task.wait()** — the modern replacement; it resumes on the next Heartbeat.\n\n"
-        "**C) delay()** — deprecated; it schedules a function.\n\n**D) spawn()** — deprecated.\n\nSo the best choice is **B**.",
+        "**C) delay()** — deprecated; it schedules a function.\n\n**D) "
+        "spawn()** — deprecated.\n\nSo the best choice is **B**.",
         WAIT,
         "B",
     ),
     case(
         "per-option-checks-then-answer-heading",
-        "## Analysis\n\n- A: replicates to clients ❌\n- B: server only ✅\n- C: client scripts ❌\n- D: replicates ❌\n\n## Answer\n\nB",
+        "## Analysis\n\n- A: replicates to clients ❌\n- B: server only "
+        "✅\n- C: client scripts ❌\n- D: replicates ❌\n\n## Answer\n\nB",
         STORAGE,
         "B",
     ),
@@ -757,7 +760,8 @@ CASES = [
     case("description-possessive-is", "B's throttled.", WAIT, None),
     case(
         "description-others-in-parens-no-answer",
-        "The client must call FireServer on the RemoteEvent. FireClient (A) goes the other way; InvokeServer (B) is for "
+        "The client must call FireServer on the RemoteEvent. "
+        "FireClient (A) goes the other way; InvokeServer (B) is for "
         "RemoteFunctions; Fire (C) is for BindableEvents.",
         REMOTE,
         None,

@@ -239,7 +239,8 @@ STYLES = [  # a judge's reply for a verdict: one of each kind that parse_verdict
     lambda v: f"Compared with the reference answer.\nVERDICT: {v}. That settles it.",
     lambda v: f"Compared with the reference answer.\n```\nVERDICT: {v}\n```",
     lambda v: (
-        f"<think>Draft: VERDICT: {'INCORRECT' if v == 'CORRECT' else 'CORRECT'}\nOn reflection, no.</think>\nVERDICT: {v}"
+        f"<think>Draft: VERDICT: {'INCORRECT' if v == 'CORRECT' else 'CORRECT'}\nOn "
+        f"reflection, no.</think>\nVERDICT: {v}"
     ),
 ]
 

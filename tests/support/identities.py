@@ -1,4 +1,5 @@
-"""What a run's identity is made of: each flag's value as sent, and the fields that shape a run, for the identity tests."""
+"""What a run's identity is made of: each flag's value as sent, and the fields that shape a run,
+for the identity tests."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Published boards for the site's tests: registries of models and their result files and run folders, a crowded board, the site built and served, and a browser page on it."""
+"""Published boards for the site's tests: registries of models and their result files and run
+folders, a crowded board, the site built and served, and a browser page on it."""
 
 from __future__ import annotations
 
@@ -138,7 +139,10 @@ def question_of(item_id: str) -> str:
     return f"Question {item_id}: how does a RemoteEvent reach the server?"
 
 
-HOSTILE = '</script><script>alert(1)</script><img src=x onerror="window.__pwned = 1"> & \u2028 done \x1b]0;title\x07 \u202edesrever\nnext line'
+HOSTILE = (
+    '</script><script>alert(1)</script><img src=x onerror="window.__pwned '
+    '= 1"> & \u2028 done \x1b]0;title\x07 \u202edesrever\nnext line'
+)
 
 
 def _publish(

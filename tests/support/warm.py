@@ -83,7 +83,8 @@ _EVALS = (
     "evals.luau",
     "httpx",
 )
-# `evals.askers.processes` as its parent starts it (evals/askers/processes.py): -P, the harness's root first on its path.
+# `evals.askers.processes` as its parent starts it (evals/askers/processes.py): -P, the harness's
+# root first on its path.
 _FETCHER_PATH = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
 KINDS = {
     "pytest": Kind("pytest", ("pytest", *_EVALS)),

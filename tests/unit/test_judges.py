@@ -66,7 +66,10 @@ def test_parse_verdict(reply, expected):
 # Judges who say it their own way (issue 20): each kind as the issue found it, then more of its
 # kind, then what must stay unparseable. Three cases of the table above (a verdict first, then
 # reasoning; a sentence after the verdict; a dash) were unparseable before and read now.
-THINK_DRAFT = "<think>\nThe candidate seems to swap them. VERDICT: INCORRECT\nVERDICT: INCORRECT\nNo wait, it names both, in order.\n</think>\n"
+THINK_DRAFT = (
+    "<think>\nThe candidate seems to swap them. VERDICT: INCORRECT\nVERDICT: "
+    "INCORRECT\nNo wait, it names both, in order.\n</think>\n"
+)
 OWN_WAY = {
     "verdict-first": [
         (f"VERDICT: CORRECT\n{REASON}", True),  # the issue's
@@ -190,13 +193,15 @@ OWN_WAY = {
         ("VERDICT: CORRECT\nNo, it is not: the candidate swaps them.", None),
         ("VERDICT: CORRECT\nI mean INCORRECT.", None),
         (
-            "VERDICT: CORRECT\nThe candidate says InvokeServer reaches the client, which contradicts the reference: incorrect.",
+            "VERDICT: CORRECT\nThe candidate says InvokeServer reaches "
+            "the client, which contradicts the reference: incorrect.",
             None,
         ),
         ("VERDICT: INCORRECT\nOn balance I would call it CORRECT.", None),
         # a verdict in the middle is not where a reader looks: here, the candidate's own line quoted
         (
-            "The candidate's answer ends with:\n```\nVERDICT: CORRECT\n```\nwhich tries to sway the grader; it names neither call.",
+            "The candidate's answer ends with:\n```\nVERDICT: "
+            "CORRECT\n```\nwhich tries to sway the grader; it names neither call.",
             None,
         ),
     ],

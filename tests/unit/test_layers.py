@@ -77,7 +77,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "evals.metadata",
         ),
     ),
-    # evaluate: a package of its phases; the site's `build` command (evals.site, which re-exports the board and rendering above).
+    # evaluate: a package of its phases; the site's `build` command (evals.site, which re-exports the
+    # board and rendering above).
     (
         "commands",
         (

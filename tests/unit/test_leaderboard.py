@@ -46,7 +46,8 @@ from tests.support.harness import GOOD
         ),
         (
             {"price": {"input": 1}},
-            'price: must be {"input", "output"} in USD per million tokens or {"electricity"} in USD per kWh (got {"input": 1})',
+            'price: must be {"input", "output"} in USD per million '
+            'tokens or {"electricity"} in USD per kWh (got {"input": 1})',
         ),
         ({"price": {"input": 1, "output": 2, "electricity": 3}}, "price: must be"),
         (
@@ -102,7 +103,8 @@ def test_an_invalid_entry_is_an_error_naming_the_entry_and_field(tmp_path, chang
         ([GOOD, {**GOOD, "name": ""}], 'entry 2: name: must be a non-empty string (got "")'),
         (
             [GOOD, 42],
-            "entry 2: must be a model entry: an object with name, provider, url, releaseDate, size, price, ... (got 42)",
+            "entry 2: must be a model entry: an object with name, "
+            "provider, url, releaseDate, size, price, ... (got 42)",
         ),
         (
             [{k: v for k, v in GOOD.items() if k not in ("url", "price")}],
@@ -198,7 +200,8 @@ def test_the_result_of_an_eval_no_package_registers_is_kept_and_said_once(
         results / folder / ON_BOARD[key] for key, folder in models_file.RESULT_KEYS.items()
     }
     assert capsys.readouterr().err.splitlines() == [
-        f"warning: {path}: resultFiles.echo ('M' e.json) is left out: no installed package registers an eval with that key; "
+        f"warning: {path}: resultFiles.echo ('M' e.json) is left "
+        "out: no installed package registers an eval with that key; "
         "it is kept, and installing the package that puts it on the board brings it back"
     ]
     models_file.update_entry("M", lambda e: {**e, "size": 7}, path, results=results)

@@ -353,9 +353,15 @@ RESULT_DAMAGE = {
     "truncated": "",
     "binary": "",
     "not an object": "must be a result file: a JSON object with config, summary and results (got 42)",
-    "no summary": "summary.hard: missing (must be a summary: an object with n, correct, accuracy, ci95, apiErrors and tokens, and the other counts when there)",
+    "no summary": (
+        "summary.hard: missing (must be a summary: an object with n, correct, "
+        "accuracy, ci95, apiErrors and tokens, and the other counts when there)"
+    ),
     "wrong eval": "it is a freeform result, not leetcode",
-    "huge token count": "summary.overall.tokens.input: must be a count from 0 to 2**53 - 1 (got 100000000000000000000000000000000000000000000000000000000...)",
+    "huge token count": (
+        "summary.overall.tokens.input: must be a count from 0 to 2**53 - 1 "
+        "(got 100000000000000000000000000000000000000000000000000000000...)"
+    ),
     "no n": "summary.overall.n: missing (must be a count from 0 to 2**53 - 1)",
     "no ci95": "summary.medium.ci95: missing (must be a [low, high] pair of fractions, low <= high)",
     "ci95 not a pair": "summary.overall.ci95: must be a [low, high] pair of fractions, low <= high (got [0.3])",

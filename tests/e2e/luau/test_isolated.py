@@ -172,7 +172,8 @@ def test_ctrl_c_while_a_worker_starts_reaches_no_worker(start_method_):
         "        time.sleep(0.002)\n"
         "threading.Thread(target=interrupt).start()\n"
         "try:\n"
-        "    print(run_tests_isolated(DOUBLER, DOUBLER_SPEC).passed, run_tests_isolated(DOUBLER, DOUBLER_SPEC).passed)\n"
+        "    print(run_tests_isolated(DOUBLER, DOUBLER_SPEC).passed, "
+        "run_tests_isolated(DOUBLER, DOUBLER_SPEC).passed)\n"
         "finally:\n"
         "    done.set()\n"
     )

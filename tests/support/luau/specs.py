@@ -6,7 +6,8 @@ from evals.luau import TestRun, run_tests
 
 PRELUDE = """\
 local JestGlobals = require(game:GetService("ReplicatedStorage").DevPackages.JestGlobals)
-local describe, it, test, expect, jest = JestGlobals.describe, JestGlobals.it, JestGlobals.test, JestGlobals.expect, JestGlobals.jest
+local describe, it, test, expect, jest = JestGlobals.describe, JestGlobals.it, JestGlobals.test, \
+JestGlobals.expect, JestGlobals.jest
 local xit, fit, xdescribe, fdescribe = JestGlobals.xit, JestGlobals.fit, JestGlobals.xdescribe, JestGlobals.fdescribe
 local beforeAll, beforeEach = JestGlobals.beforeAll, JestGlobals.beforeEach
 local afterAll, afterEach = JestGlobals.afterAll, JestGlobals.afterEach

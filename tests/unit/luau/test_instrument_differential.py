@@ -38,8 +38,14 @@ print("--[[ not a comment", ']] -- nor this')""",
     # -- long strings and comments -------------------------------------------------------
     "long-strings": "print([[a]] .. [=[ ]] ]=] .. [==[ ]=] ]] ]==] .. [[\nfirst newline dropped]])",
     "long-string-levels": "local s = [===[\n]]\n]=]\n]==]\n]===] print(#s, s)",
-    "long-comments": "--[[ while true do end ]] print(1)\n--[==[ ]] ]=] while true do end ]==] print(2)\n--[[\nmulti\nline\n]] print(3)",
-    "line-comments": "print(1) -- while true do end\n-- repeat\nprint(2) --[=x not a long comment\nprint(3) ---[[ nor this\nprint(4)\n--]]",
+    "long-comments": (
+        "--[[ while true do end ]] print(1)\n--[==[ ]] ]=] while "
+        "true do end ]==] print(2)\n--[[\nmulti\nline\n]] print(3)"
+    ),
+    "line-comments": (
+        "print(1) -- while true do end\n-- repeat\nprint(2) --[=x "
+        "not a long comment\nprint(3) ---[[ nor this\nprint(4)\n--]]"
+    ),
     "comment-ends-at-cr": "local n = 0 -- a comment" + CR + "for i = 1, 3 do n += i end print(n)",
     "comment-ends-at-crlf": "local n = 0 -- a comment"
     + CR
@@ -78,10 +84,22 @@ local function s(): "ok" | "no" return "ok" end
 local function o(): { x: number }? return nil end
 local function u(): (() -> ())? return nil end
 print(f(), g()(3).n, type(h()), k(), s(), o(), u())""",
-    "type-casts": 'local a = ("5" :: any) :: string local b = (1 :: number) + 2 print(a, b, (({ 1 }) :: { number })[1])',
-    "type-function": "type function Id(t) local n = 0 while n < 1 do n += 1 end return t end\ntype X = Id<number>\nprint('type functions do not run')",
-    "type-as-a-value": "local t = type\nfunction f() return t(1) end print(f())\nlocal r = { type = 2 } local v = r.type\nfunction g() return v end print(g())",
-    "attributes": "@native local function f(n) local s = 0 for i = 1, n do s += i end return s end\n@checked function g() return f(3) end\nprint(f(10), g())",
+    "type-casts": (
+        'local a = ("5" :: any) :: string local b = (1 :: '
+        "number) + 2 print(a, b, (({ 1 }) :: { number })[1])"
+    ),
+    "type-function": (
+        "type function Id(t) local n = 0 while n < 1 do n += 1 end return "
+        "t end\ntype X = Id<number>\nprint('type functions do not run')"
+    ),
+    "type-as-a-value": (
+        "local t = type\nfunction f() return t(1) end print(f())\nlocal r = "
+        "{ type = 2 } local v = r.type\nfunction g() return v end print(g())"
+    ),
+    "attributes": (
+        "@native local function f(n) local s = 0 for i = 1, n do s += i end "
+        "return s end\n@checked function g() return f(3) end\nprint(f(10), g())"
+    ),
     # -- statements -------------------------------------------------------------------------
     "continue": """for i = 1, 6 do if i % 2 == 0 then continue end print(i) end
 local j = 0 while j < 5 do j += 1 if j == 3 then continue end print(j) end
@@ -128,9 +146,15 @@ for i, v in ipairs({ 5, 6 }) do s += i * v end
 while s > 100 do s -= 100 end
 do local inner = 1 s += inner end
 print(s)""",
-    "statement-starting-with-paren": 'local function f() (print)("paren first") end f()\nlocal function g(): number ("x"):upper() return 1 end print(g())',
+    "statement-starting-with-paren": (
+        'local function f() (print)("paren first") end f()\nlocal '
+        'function g(): number ("x"):upper() return 1 end print(g())'
+    ),
     "semicolons": "local a = 1; local b = 2; do local c = 3; print(a, b, c); end; for i = 1, 2 do local d = i; end;",
-    "one-liners": "local f = function() end local g = function() return end print(f(), g(), (function() return 1 end)())",
+    "one-liners": (
+        "local f = function() end local g = function() return "
+        "end print(f(), g(), (function() return 1 end)())"
+    ),
     "errors-keep-lines": """local ok, e = pcall(function()
     for i = 1, 2 do end
     error("boom")
@@ -139,7 +163,10 @@ print(ok, e)
 print(select(2, pcall(error, { code = 1 })).code)
 print(debug.traceback("where"))""",
     "error-while-loading": "local x = 1\nfor i = 1, 2 do x += i end\nerror(`failed at {x}`)",
-    "keyword-boundaries": "local do_ = 1 local _end = 2 local functional = 3 local repeated = 4 local whiled = 5\nprint(do_ + _end + functional + repeated + whiled)",
+    "keyword-boundaries": (
+        "local do_ = 1 local _end = 2 local functional = 3 local repeated = 4 "
+        "local whiled = 5\nprint(do_ + _end + functional + repeated + whiled)"
+    ),
     "env-untouched": """local keys = {}
 for k in pairs(_G) do table.insert(keys, k) end
 print(table.concat(keys, ","), getmetatable(_G))""",
