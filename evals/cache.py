@@ -4,7 +4,8 @@ Every call (candidate and judge) is one JSON record holding the request, the res
 the reasoning text, usage, latency and finish reason, or the call's final error. Records are
 written atomically; a corrupt one (cut short, or any field of the wrong type) is moved aside,
 reported and redone, never a crash (records are not fsynced: see `evals.atomic`). A
-per-record file lock makes concurrent processes ask each question once. Every record is scrubbed (`evals.scrub`) before it is written, and what the
+per-record file lock makes concurrent processes ask each question once. Every record is scrubbed
+(`evals.scrub`) before it is written, and what the
 cache hands back is what it wrote, so a first run and its rerun see the same text."""
 
 from __future__ import annotations

@@ -211,7 +211,8 @@ FLAGS: tuple[Flag, ...] = (
     ),
     Flag(
         "--batch",
-        "send the model calls through the provider's Batch API (half price): submit, then end; rerun the same command to collect",
+        "send the model calls through the provider's Batch API (half price): submit, then end; "
+        "rerun the same command to collect",
         evaluate_help="through the provider's Batch API (half price): submit and end; rerun to collect",
         forward=True,
     ),
@@ -261,7 +262,8 @@ FLAGS: tuple[Flag, ...] = (
     # evaluate's own: --verify [NAME], and its NAME.
     Flag(
         "--verify-published",
-        "rescore every published run (or only model NAME's: --verify-published=NAME) offline and compare it with its result file",
+        "rescore every published run (or only model NAME's: --verify-published=NAME) offline and "
+        "compare it with its result file",
         str,
         nargs="?",
         const=True,
@@ -284,8 +286,11 @@ FLAGS: tuple[Flag, ...] = (
     ),
     Flag(
         "--energy-source",
-        "with --energy: Linux RAPL counters (default), NVIDIA's GPU energy counters, or a HWiNFO CSV log (--energy-log)",
-        str,  # its choices: the registered power sources; none named: the one whose flags are given (evals.energy.chosen)
+        "with --energy: Linux RAPL counters (default), NVIDIA's GPU energy counters, or a HWiNFO "
+        "CSV log (--energy-log)",
+        # its choices: the registered power sources; none named: the one whose flags are given
+        # (evals.energy.chosen)
+        str,
         evaluate_help="with --energy: rapl (default), nvml or hwinfo (with --energy-log)",
         forward=True,
         resume="run",

@@ -1,6 +1,7 @@
 """The run identity, declared once: every flag that decides which answers a run holds.
 
-`FIELDS` is the one table (`TABLE`, the shared fields, then each provider's own). From it come the pytest options and `evaluate`'s arguments
+`FIELDS` is the one table (`TABLE`, the shared fields, then each provider's own). From it come the
+pytest options and `evaluate`'s arguments
 (`add_identity_options`), the `RunConfig` keys that are hashed into the run folder's name,
 the slug, the flags that ask for an identity again (`to_flags`), the way back from a result
 file's config (`identity_from_config`), and the keys that must agree across a model's three
@@ -83,7 +84,8 @@ TABLE: tuple[Field, ...] = (  # the fields every provider shares (or none sends:
         "epochs",
         "epochs",
         "answer each item K times (distinct answers, each cached; a seed per epoch where the API takes one): "
-        "the summary gives the mean, its interval clustered by question, and an eval's pass@1 and pass@K where it gives them",
+        "the summary gives the mean, its interval clustered by question, and an eval's pass@1 and "
+        "pass@K where it gives them",
         kind=int,
         on_spec=False,
         slug="epochs{}",
@@ -138,7 +140,10 @@ def model_keys() -> tuple[str, ...]:
     return tuple(f.key for f in FIELDS if f.name not in ("limit", "split"))
 
 
-JUDGE_HELP = "a judge of the judged evals, PROVIDER:MODEL[@BASE_URL] (repeatable; default: three judges from different vendors)"
+JUDGE_HELP = (
+    "a judge of the judged evals, PROVIDER:MODEL[@BASE_URL] (repeatable; default: three judges "
+    "from different vendors)"
+)
 
 
 def dataset_help() -> str:
@@ -255,7 +260,8 @@ def check(ident: Identity) -> None:
     if not spec.model:
         example = "a checkpoint folder: --model=DIR" if info.recorder else "e.g. --model gpt-5.5"
         raise UsageError(
-            f"--model is required with --provider {spec.provider} ({example}), or use --provider reference for an offline run"
+            f"--model is required with --provider {spec.provider} ({example}), or use --provider "
+            "reference for an offline run"
         )
     if spec.effort and spec.thinking:
         raise UsageError("--effort and --thinking exclude each other: pass one")
@@ -269,7 +275,8 @@ def check(ident: Identity) -> None:
         ):
             takers = [name for name, other in PROVIDERS.items() if f.name in sent_by(other)]
             raise UsageError(
-                f"{f.flag} is not sent by --provider {spec.provider}, so it cannot be part of its run; it applies to {', '.join(takers) or 'no provider'}"
+                f"{f.flag} is not sent by --provider {spec.provider}, so it cannot be part of its "
+                f"run; it applies to {', '.join(takers) or 'no provider'}"
             )
     if spec.effort and spec.effort not in info.efforts:
         raise UsageError(
@@ -337,7 +344,8 @@ def identity_from_config(config: dict[str, Any], dataset_source: str | None = No
     source = dataset_source or source_of(config["dataset"])
     if source is None:
         raise DatasetError(
-            f"the run used the dataset file {config['dataset']['name']!r}, which cannot be found again; pass it with --dataset"
+            f"the run used the dataset file {config['dataset']['name']!r}, which cannot be found "
+            "again; pass it with --dataset"
         )
     info = PROVIDERS.get(values["provider"])
     recorded = tuple((key, config[key]) for key in (info.records if info else ()) if key in config)

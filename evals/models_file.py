@@ -5,7 +5,9 @@ null), price ({"input", "output"} USD per million tokens, or {"electricity"} USD
 optional kilowattHour (`KWH_KEYS`: each board eval's key, or its bands),
 resultFiles (`RESULT_KEYS`: each board eval's key: file names under
 data/results/<eval>/), set only when every eval on the board has one (an entry is written
-only then: until something is published its metadata waits in the plan, `evals.evaluate.saved_plans`), and allowErrors (true when they were published with --allow-errors). The file keeps the
+only then: until something is published its metadata waits in the plan,
+`evals.evaluate.saved_plans`), and allowErrors (true when they were published with --allow-errors).
+The file keeps the
 hand-edited key order, two-space indent and a trailing newline, so that diffs stay small.
 
 Packages come and go: resultFiles may also name the result of an eval no installed package
@@ -188,7 +190,8 @@ def update_entry(
     render: Render | None = None,
 ) -> dict[str, Any] | None:
     """Replace (or add) the entry `name` with `mutate(old entry or None)`, all or nothing, under
-    the file lock (a `mutate` that returns None leaves every file as it is): the new list is validated and `render(new list)` (the site's files) computed
+    the file lock (a `mutate` that returns None leaves every file as it is): the new list is
+    validated and `render(new list)` (the site's files) computed
     before anything is written; an error in either (DataFileError, one line) writes nothing.
     Then models.json and the site are written, each file atomically; if the site cannot be
     written, models.json is put back (and `build --write` brings the site back in line)."""

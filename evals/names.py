@@ -6,7 +6,8 @@ ASCII letters, digits, `.`, `_` and `-`, starting with a letter, digit or `_`, n
 `.`, at most 120 characters, and not a Windows device name (`con`, `nul.txt`...). Any other
 name (`/`, `..`, a NUL, spaces, unicode, capitals, 10,000 characters) becomes a readable prefix,
 `~` and a hash of the exact name; a prefix that Windows would take for a device (`nul.txt`,
-`Lpt9.json`: the part before the first dot names one) starts with `_`. No plain name holds a `~` and the hash is lowercase, so two
+`Lpt9.json`: the part before the first dot names one) starts with `_`. No plain name holds a `~` and
+the hash is lowercase, so two
 different names never share a file, not even on a case-insensitive filesystem (`Q1` and `q1`)."""
 
 from __future__ import annotations

@@ -110,7 +110,10 @@ def _not_in_models(name: str, models_path: Path, add_hint: str | None) -> str:
     hint = add_hint or shlex.join(
         ["uv", "run", "evaluate", name, "--model=MODEL", "--provider=PROVIDER", *METADATA_TO_FILL]
     )
-    return f"{name!r} is not in {models_path.name}: add it first with `{hint}` (the upper-case values are yours to fill in)"
+    return (
+        f"{name!r} is not in {models_path.name}: add it first with `{hint}` (the upper-case values "
+        "are yours to fill in)"
+    )
 
 
 def _not_yet(
@@ -129,7 +132,8 @@ def _not_yet(
     missing = [key for key in models_file.RESULT_KEYS if key not in results]
     if missing:
         return [
-            f"not published yet: {', '.join(missing)} not finished; resultFiles is set once all {in_words(len(models_file.RESULT_KEYS))} exist"
+            f"not published yet: {', '.join(missing)} not finished; resultFiles is set once all "
+            f"{in_words(len(models_file.RESULT_KEYS))} exist"
         ]
     if others and not (republished and set(others) <= set(models_file.others(new))):
         named = ", ".join(f"resultFiles.{key} of {model!r}" for key, model in others.items())
@@ -141,8 +145,10 @@ def _not_yet(
         new.get("kilowattHour") or {}
     ):
         return [
-            f"not published: an electricity-priced model needs all {in_words(len(models_file.KWH_KEYS))} kilowattHour values "
-            f"({', '.join(models_file.KWH_KEYS)}); measure them with --energy (an eval that ran without it: --force --energy)"
+            "not published: an electricity-priced model needs all "
+            f"{in_words(len(models_file.KWH_KEYS))} kilowattHour values "
+            f"({', '.join(models_file.KWH_KEYS)}); measure them with --energy (an eval that ran "
+            "without it: --force --energy)"
         ]
     return []
 

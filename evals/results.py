@@ -147,7 +147,10 @@ def gate_reason(summary: dict[str, Any]) -> str:
     errors, verdicts = (overall.get(k) or 0 for k in GATED)
     advice = ["rerunning retries the API errors"] if errors else []
     advice += ["the cached verdicts stay as they are"] if verdicts else []
-    return f"{failures(summary)}, over the {MAX_ERROR_RATE:.0%} gate: {'; '.join(advice)}; --allow-errors publishes it anyway"
+    return (
+        f"{failures(summary)}, over the {MAX_ERROR_RATE:.0%} gate: {'; '.join(advice)}; "
+        "--allow-errors publishes it anyway"
+    )
 
 
 def not_publishable_reasons(
@@ -303,7 +306,8 @@ def read_result(path: Path) -> dict[str, Any]:
         )
     if version > RESULT_FORMAT:
         raise DataFileError(
-            f"{path}: a result file of format {version}, newer than this code reads (up to {RESULT_FORMAT}); update the harness"
+            f"{path}: a result file of format {version}, newer than this code reads (up to "
+            f"{RESULT_FORMAT}); update the harness"
         )
     from evals import schema
 

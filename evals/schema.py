@@ -279,7 +279,8 @@ class Tokens(BaseModel):
 
 
 class Batch(BaseModel):
-    """an object with calls, tokens and priceFactor (the share of the listed price they cost): the Batch API's part of the run"""
+    """an object with calls, tokens and priceFactor (the share of the listed price they cost):
+    the Batch API's part of the run"""
 
     calls: Count
     tokens: Tokens
@@ -347,7 +348,10 @@ class Timing(BaseModel):
 
 
 class Energy(BaseModel):
-    __doc__ = f"""an object with kWh, source and method, and bands ({", ".join(t.name for t in BANDED)}): the energy the run's requests used"""
+    __doc__ = (
+        """an object with kWh, source and method, and bands """
+        f"""({", ".join(t.name for t in BANDED)}): the energy the run's requests used"""
+    )
 
     kWh: Annotated[Finite, _in("kWh")]
     bands: Annotated[
@@ -390,7 +394,10 @@ def _banded_result(task: Any, prefix: str) -> type[Result]:
     row = create_model(
         f"{prefix}Row",
         __base__=Row,
-        __doc__=f"a {name} row: an object with a string id and status, a true/false correct, its {field}, and an epoch from 1 when there",
+        __doc__=(
+            f"a {name} row: an object with a string id and status, a true/false correct, its "
+            f"{field}, and an epoch from 1 when there"
+        ),
         **bands,
     )
     rows: dict[str, Any] = {
@@ -399,7 +406,10 @@ def _banded_result(task: Any, prefix: str) -> type[Result]:
     return create_model(
         f"{prefix}Result",
         __base__=Result,
-        __doc__=f"a {name} result file: a result file whose summary has overall and one per {field},\n    and whose rows have their {field}",
+        __doc__=(
+            f"a {name} result file: a result file whose summary has overall and one per {field},\n"
+            f"    and whose rows have their {field}"
+        ),
         config=(config, ...),
         summary=(summary, ...),
         **rows,

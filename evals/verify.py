@@ -195,7 +195,8 @@ def regrade_detail(
     )
     more = f" (+{len(items) - SHOWN_ITEMS} more)" if len(items) > SHOWN_ITEMS else ""
     scored = (
-        f"{len(items)} item{'s' * (len(items) != 1)} score{'s' * (len(items) == 1)} differently ({', '.join(items[:SHOWN_ITEMS])}{more})"
+        f"{len(items)} item{'s' * (len(items) != 1)} score{'s' * (len(items) == 1)} differently "
+        f"({', '.join(items[:SHOWN_ITEMS])}{more})"
         if items
         else "no item's score changes"
     )
@@ -381,7 +382,8 @@ def tally(runs: int, failed: int, regrades: int, name: str | None = None) -> str
         line = f"{runs - regrades} of {runs} runs reproduce"
     command = "evaluate --regrade" + (f" {_quoted(name)}" if name else "")
     return (
-        f"{line}; {regrades} regrade{'s' * (regrades != 1)} available (records intact, scored differently by today's graders): "
+        f"{line}; {regrades} regrade{'s' * (regrades != 1)} available (records intact, scored "
+        "differently by today's graders): "
         f"`{command}` rescores {'them' if regrades != 1 else 'it'}"
     )
 

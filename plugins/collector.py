@@ -86,7 +86,8 @@ class ResultsCollector:
             or "an eval that grades locally"
         )
         why = (
-            "their items wait on the model, --concurrency calls at a time whatever -n, and each worker would start pytest again; "
+            "their items wait on the model, --concurrency calls at a time whatever -n, and each "
+            "worker would start pytest again; "
             f"-n helps {local}, whose grading runs in each worker"
         )
         if (skipped := session_of(self.config).workers_skipped) is not None:
@@ -113,8 +114,10 @@ class ResultsCollector:
         if waiting := self.waiting.get(name):
             batches = sorted({b for b in waiting if b})
             return [
-                f"{label} {len(waiting)} items wait in batches ({', '.join(batches[:3])}{', ...' * (len(batches) > 3)}): "
-                "no result file yet; run the same command again to collect them (evaluate NAME --status shows their progress)"
+                f"{label} {len(waiting)} items wait in batches "
+                f"({', '.join(batches[:3])}{', ...' * (len(batches) > 3)}): "
+                "no result file yet; run the same command again to collect them (evaluate NAME "
+                "--status shows their progress)"
             ]
         if not rows:
             return []
@@ -157,7 +160,8 @@ class ResultsCollector:
             return [
                 *lines,
                 f"{label} cannot write the result file {path} ({error.strerror or error}): every answer is "
-                "cached in its run folder; free space (or fix the folder) and run the same command again, which asks nothing again",
+                "cached in its run folder; free space (or fix the folder) and run the same command "
+                "again, which asks nothing again",
             ]
         return [*lines, *_describe(label, result, path)]
 
@@ -174,7 +178,8 @@ class ResultsCollector:
             return [f"{label} reproduces the published result file {path} (left as it is)"]
         if verdict and verdict.status == REGRADE:
             return [
-                f"{label} regrade available: the records of the published result file {path} (left as it is) are intact, "
+                f"{label} regrade available: the records of the published result file {path} (left "
+                "as it is) are intact, "
                 f"{verdict.detail}; `evaluate --regrade` rescores it"
             ]
         self.reproduced = False

@@ -70,7 +70,8 @@ def configure(config: pytest.Config) -> None:
     if s.force and state.published:
         names = ", ".join(sorted(state.published))
         raise pytest.UsageError(
-            f"--force: the {names} run is published in models.json and stays as it is (remove its resultFiles there first)"
+            f"--force: the {names} run is published in models.json and stays as it is (remove its "
+            "resultFiles there first)"
         )
 
 

@@ -135,7 +135,8 @@ def _in_one_process_when_workers_cannot_help(config: pytest.Config) -> None:
     Workers would keep no more requests in flight (--concurrency holds for the command) and
     each would start pytest again, ~1 s that an API-bound run cannot win back (`bench/workers.py`:
     1.12-1.16 x the time of -n 0). They help where the items work themselves: an eval that
-    grades locally (`Task.grades_locally`). Decided before xdist starts its workers (its configure hook runs last), from the
+    grades locally (`Task.grades_locally`). Decided before xdist starts its workers (its configure
+    hook runs last), from the
     evals -m can reach; the run says so at its end."""
     workers = config.getoption("numprocesses", None)
     if (
@@ -233,7 +234,8 @@ def _settings(config: pytest.Config) -> Settings:
     opt = config.getoption
     if opt("provider") is None:
         raise EvalError(
-            f"--provider is required to run the evals: one of {', '.join(PROVIDERS)} (or run `pytest tests` for the harness's own tests)"
+            f"--provider is required to run the evals: one of {', '.join(PROVIDERS)} (or run "
+            "`pytest tests` for the harness's own tests)"
         )
     _check_how_to_run(opt)
     measured = energy.chosen(
@@ -281,7 +283,8 @@ def _settings(config: pytest.Config) -> Settings:
         batch and candidate is not None and candidate.batch_api() is None
     ):  # never None with --batch: no controller then
         raise EvalError(
-            f"--batch: --provider {identity.spec.provider} has no Batch API ({batch_providers()} have one); run without --batch"
+            f"--batch: --provider {identity.spec.provider} has no Batch API ({batch_providers()} "
+            "have one); run without --batch"
         )
     if not worker:
         _check_folders({"--run-dir": run_root(config), "--results-dir": results_root(config)})
@@ -344,7 +347,8 @@ def _check_how_to_run(opt) -> None:
         raise EvalError(refused[0])
     if opt("allow_errors") and not opt("publish"):
         raise EvalError(
-            "--allow-errors is a decision taken when publishing: use it with --publish NAME (or `evaluate NAME --allow-errors`)"
+            "--allow-errors is a decision taken when publishing: use it with --publish NAME (or "
+            "`evaluate NAME --allow-errors`)"
         )
     if opt("api_key_env") and provider == "reference":
         raise EvalError("--api-key-env has no use with --provider reference")

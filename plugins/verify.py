@@ -37,11 +37,15 @@ SNAPSHOT_WRITERS = {
     "update_snapshots": "--snapshot-update",
     "update_new_snapshots_only": "--snapshot-update-new-only",
 }
-IMMUTABLE = "published result files never change; a different result is a new run, published with `uv run evaluate NAME`"
+IMMUTABLE = (
+    "published result files never change; a different result is a new run, published with "
+    "`uv run evaluate NAME`"
+)
 
 
 def configure(config: pytest.Config) -> None:
-    """Step 2 of `plugins.session`'s configure. In verify mode: refuse the snapshot writers, read models.json (a bad file or an
+    """Step 2 of `plugins.session`'s configure. In verify mode: refuse the snapshot writers, read
+    models.json (a bad file or an
     unknown NAME is one line, before collection), and on the controller report the cases
     with no item to run."""
     if not verifying(config):

@@ -279,7 +279,8 @@ class Batcher:
                     continue
                 try:
                     state = self._call(lambda: api.retrieve(entry["batch"]))
-                except ProviderError as error:  # refused for good (gone, not the account's): it will answer nothing more
+                except ProviderError as error:
+                    # refused for good (gone, not the account's): it will answer nothing more
                     self._lost(
                         run, ledger, entry, [], f"batch {entry['batch']} cannot be retrieved", error
                     )
@@ -300,7 +301,10 @@ class Batcher:
         )
         ledger.write(entry)
         counts = state.counts
-        line = f"batch {state.id}: {state.status}, {counts.get('completed', 0)} completed, {counts.get('failed', 0)} failed of {counts.get('total', 0)}"
+        line = (
+            f"batch {state.id}: {state.status}, {counts.get('completed', 0)} completed, "
+            f"{counts.get('failed', 0)} failed of {counts.get('total', 0)}"
+        )
         if self._shown.get(state.id) != line:
             self._shown[state.id] = line
             self.say(line)

@@ -168,7 +168,10 @@ def _seed(qid: str) -> int:
 
 def _answer_letter(path: Path, line: int, answer: str | int, choices: list[str]) -> str:
     letters = LETTERS[: len(choices)]
-    fix = f"fix the answer or the choices (its {len(choices)} choices are {letters[0]}-{letters[-1]}, indexes 0-{len(choices) - 1})"
+    fix = (
+        f"fix the answer or the choices (its {len(choices)} choices are "
+        f"{letters[0]}-{letters[-1]}, indexes 0-{len(choices) - 1})"
+    )
     if isinstance(answer, int):
         if not 0 <= answer < len(choices):
             raise DatasetError(

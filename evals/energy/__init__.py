@@ -101,7 +101,8 @@ def chosen(value: Callable[[str], Any]) -> PowerSource | None:
     )
     if name is None:
         raise UsageError(
-            f"{' and '.join(flag.name for flag in given)} belong to different power sources: name one with --energy-source"
+            f"{' and '.join(flag.name for flag in given)} belong to different power sources: name "
+            "one with --energy-source"
         )
     if foreign := [flag.name for flag in given if flag not in SOURCES[name].flags]:
         owners = [

@@ -75,20 +75,24 @@ class HwinfoSource(PowerSource):
         log = _hwinfo_samples(_decode(head + tail).splitlines(), self.columns, self.log)
         if not log.samples:
             raise UsageError(
-                f"the HWiNFO log {self.log} has no sample yet: start HWiNFO's sensor logging into that file before the run"
+                f"the HWiNFO log {self.log} has no sample yet: start HWiNFO's sensor logging into "
+                "that file before the run"
             )
         if log.closed:
             raise UsageError(
-                f"the HWiNFO log {self.log} ends with HWiNFO's closing header, so logging has stopped: start it again into that file"
+                f"the HWiNFO log {self.log} ends with HWiNFO's closing header, so logging has "
+                "stopped: start it again into that file"
             )
         age = self.clock() - log.samples[-1][0]
         if age > LOG_FRESH:
             raise UsageError(
-                f"the HWiNFO log {self.log} was last written {age:.0f} s ago, so HWiNFO is not logging into it: start its sensor logging into that file"
+                f"the HWiNFO log {self.log} was last written {age:.0f} s ago, so HWiNFO is not "
+                "logging into it: start its sensor logging into that file"
             )
         if age < -LOG_FRESH:
             raise UsageError(
-                f"the last sample of the HWiNFO log {self.log} is {-age:.0f} s ahead of this machine's clock: log on this machine, in its time zone"
+                f"the last sample of the HWiNFO log {self.log} is {-age:.0f} s ahead of this "
+                "machine's clock: log on this machine, in its time zone"
             )
 
     def intervals(self, stores: list[Path]) -> list[Interval]:

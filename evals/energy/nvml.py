@@ -62,7 +62,8 @@ class NvmlSource(CounterSource):
             count = self.reader.device_count()
         except Exception as error:
             raise UsageError(
-                f"NVML is not available ({error or type(error).__name__}): install the NVIDIA driver, or choose --energy-source rapl or hwinfo"
+                f"NVML is not available ({error or type(error).__name__}): install the NVIDIA "
+                "driver, or choose --energy-source rapl or hwinfo"
             ) from error
         if count == 0:
             raise UsageError("NVML sees no GPU: choose --energy-source rapl or hwinfo")
@@ -71,7 +72,8 @@ class NvmlSource(CounterSource):
                 self.reader.total_energy_mj(index)
             except Exception as error:
                 raise UsageError(
-                    f"GPU {index} does not report its total energy ({error or type(error).__name__}; Volta or newer needed): "
+                    f"GPU {index} does not report its total energy "
+                    f"({error or type(error).__name__}; Volta or newer needed): "
                     "choose --energy-source rapl or hwinfo"
                 ) from error
 

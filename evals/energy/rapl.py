@@ -70,7 +70,8 @@ class RaplSource(CounterSource):
             )
         if not zones:
             raise UsageError(
-                f"no RAPL package zone in {self.powercap} (no intel_rapl driver, or a virtual machine): choose --energy-source nvml or hwinfo"
+                f"no RAPL package zone in {self.powercap} (no intel_rapl driver, or a virtual "
+                "machine): choose --energy-source nvml or hwinfo"
             )
         for zone in zones:
             for file in ("energy_uj", "max_energy_range_uj"):

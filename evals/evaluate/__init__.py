@@ -85,12 +85,18 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument(
         "--verify",
         action="store_true",
-        help="rescore every published run (or only NAME's) offline from its run folder and compare it with its result file",
+        help=(
+            "rescore every published run (or only NAME's) offline from its run folder and compare "
+            "it with its result file"
+        ),
     )
     ap.add_argument(
         "--regrade",
         action="store_true",
-        help="rescore every published run (or only NAME's) offline with today's graders and publish the new scores (with --dry-run: only show them)",
+        help=(
+            "rescore every published run (or only NAME's) offline with today's graders and publish "
+            "the new scores (with --dry-run: only show them)"
+        ),
     )
     ident = ap.add_argument_group(
         "run identity",
@@ -157,7 +163,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> None:
     try:
         _main(argv)
-    except ExtensionError as error:  # two installed packages claim one name, or one is broken: every mode, from its flags on
+    except ExtensionError as error:
+        # two installed packages claim one name, or one is broken: every mode, from its flags on
         print(printable(f"error: {error}"), file=sys.stderr)
         raise SystemExit(USAGE) from None
     except BrokenPipeError:

@@ -74,7 +74,8 @@ def _token_price(
     alone = "--price-input" if "input" in given else "--price-output"
     if not existing:
         raise UsageError(
-            f"--price-input and --price-output go together for a new model: pass both, in USD per million tokens (got {alone} alone)"
+            "--price-input and --price-output go together for a new model: pass both, in USD per "
+            f"million tokens (got {alone} alone)"
         )
     if not before or "electricity" in before:
         raise UsageError(

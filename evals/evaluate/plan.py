@@ -47,7 +47,8 @@ class Eval:
     run_folder: Path
     result_file: Path
     published: bool  # its result file is named by models.json: reproduced, never run again
-    finished: bool = False  # its result file is reproduced by its run folder now and nothing is left to retry: not run again
+    # its result file is reproduced by its run folder now and nothing is left to retry: not run again
+    finished: bool = False
 
     @property
     def name(self) -> str:

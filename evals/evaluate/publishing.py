@@ -86,6 +86,7 @@ def _measured_kwh(finished: dict[str, Path]) -> dict[str, float]:
     for key in models_file.KWH_KEYS:
         if key not in kwh:
             print(
-                f"  warning: no energy measured for {key} (its requests ran without --energy, or the source took no readings then)"
+                f"  warning: no energy measured for {key} (its requests ran without --energy, or "
+                "the source took no readings then)"
             )
     return kwh

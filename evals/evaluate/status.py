@@ -49,7 +49,10 @@ def requests(e: Eval) -> str:
         if judges
         else ""
     )
-    return f"about {(n - answered) * (1 + judges):,}: {n - answered:,} to the model{judged} ({answered:,} of {n:,} items cached)"
+    return (
+        f"about {(n - answered) * (1 + judges):,}: {n - answered:,} to the model{judged} "
+        f"({answered:,} of {n:,} items cached)"
+    )
 
 
 def _status(e: Eval) -> str:

@@ -24,7 +24,8 @@ from .judge_spec import (
     default_judges,
 )  # noqa: F401
 
-_PROMPT = """You are grading an answer to a question about Roblox game development and the Luau language.
+_PROMPT = (
+    """You are grading an answer to a question about Roblox game development and the Luau language.
 
 Question:
 {question}
@@ -35,12 +36,17 @@ Reference answer (correct by definition):
 Candidate answer:
 {reply}
 
-Decide whether the candidate answer is correct. It is correct when it states the same key facts as the reference answer: extra correct detail is fine, wording does not matter. It is incorrect when it contradicts the reference, misses a key point the question asks for, hedges between several answers, or does not answer.
+Decide whether the candidate answer is correct. """
+    """It is correct when it states the same key facts as the reference answer: """
+    """extra correct detail is fine, wording does not matter. """
+    """It is incorrect when it contradicts the reference, misses a key point the question asks for, """
+    """hedges between several answers, or does not answer.
 
 Explain your reasoning in at most three sentences. Then end your reply with one final line that is exactly
 VERDICT: CORRECT
 or
 VERDICT: INCORRECT"""
+)
 
 
 def judge_prompt(question: str, reference: str, reply: str) -> str:
@@ -61,7 +67,10 @@ def format_verdict(correct: bool) -> str:
 
 # What may surround a label or a verdict: emphasis, code, headings, quotes, bullets, brackets,
 # a JSON object's braces and quotes, a tag's angle bracket, emoji (and their joiners).
-_EMOJI = "\u2190-\u21ff\u2300-\u23ff\u2460-\u24ff\u25a0-\u27bf\u2900-\u297f\u2b00-\u2bff\ufe0f\u200d\U0001f000-\U0001faff"
+_EMOJI = (
+    "\u2190-\u21ff\u2300-\u23ff\u2460-\u24ff\u25a0-\u27bf\u2900-\u297f\u2b00-\u2bff\ufe0f\u200d"
+    "\U0001f000-\U0001faff"
+)
 _OPEN = rf"[\s*_`#>~\"'“‘«(\[{{<|+•·\-{_EMOJI}]*+"
 _OPENING = re.compile(_OPEN)
 # A label at the start of a line, then a separator (a colon, full-width ones read as colons, a
@@ -105,8 +114,10 @@ _PLAIN = " \t*_`~\"'”’»)]}.,;:!-–—[({<>/\\"  # markup and punctuation, 
 # ..."), and, after a verdict read from the first line, when it opens any later sentence
 # ("Wait, ...", "Actually, ..."), as does naming the other verdict there.
 _RETRACTIONS = (
-    r"wait|actually|hmm+|oops|sorry|on second (?:thoughts?|look)|on reflection|on closer (?:inspection|look|reading)|then again|"
-    r"correction|scratch that|i take (?:that|it) back|i was wrong|i mean|let me (?:re)?(?:check|consider|think)|reconsider(?:ing)?|"
+    r"wait|actually|hmm+|oops|sorry|on second (?:thoughts?|look)|on reflection|"
+    r"on closer (?:inspection|look|reading)|then again|"
+    r"correction|scratch that|i take (?:that|it) back|i was wrong|i mean|"
+    r"let me (?:re)?(?:check|consider|think)|reconsider(?:ing)?|"
     r"no(?=\s*+[,.!:;—–-])|not (?:really|quite|so|exactly)"
 )
 _TAKEN_BACK = re.compile(
@@ -160,8 +171,8 @@ def parse_verdict(text: str) -> bool | None:
     It is read where a reader looks: the reply's last line (as the prompt asks) or its
     first, blank and fence lines aside. What is read:
 
-    - the text after a reasoning block at the reply's start (`evals.reasoning.split`, the rule every grader reads by): a draft
-      inside it is not the verdict;
+    - the text after a reasoning block at the reply's start (`evals.reasoning.split`, the rule
+      every grader reads by): a draft inside it is not the verdict;
     - nothing when two statements disagree (a judge that wrote both is unparseable, never a
       pass), or a labeled line names a verdict without stating it cleanly ("NOT CORRECT",
       "PARTIALLY CORRECT", "CORRECT or INCORRECT");

@@ -188,7 +188,8 @@ _OPEN_RUN = r"""[(\[{*_`"'\u201c\u2018]*+"""
 _ARROWS = ("=>", "->", "\u2192", "\u21d2", "\u27f9", "\u27f6", "\u279c", "\u27a1")
 _ARROW = "(?:" + "|".join(_ARROWS) + ")"
 _SEPARATOR = (
-    rf"""[ \t*_`#"']*+(?:{_ARROW}|[:=>\]\n]|[-\u2013\u2014](?=\s)|is\b|{_APOSTROPHE}s\b|are\b|(?:would|should|will|must)\s+be\b"""
+    rf"""[ \t*_`#"']*+(?:{_ARROW}|[:=>\]\n]|[-\u2013\u2014](?=\s)|is\b|{_APOSTROPHE}s\b|are\b|"""
+    r"""(?:would|should|will|must)\s+be\b"""
     rf"""|(?<=[ \t])(?=[(\[*_`"']*+[A-Za-z]{_ALONE_AFTER}))"""  # or a space only: "Final answer B"
 )
 _COLON = rf"""[ \t*_`#"']*+(?:{_ARROW}|[:=>\]]|[-\u2013\u2014](?=\s))"""
@@ -202,7 +203,10 @@ _NOUNS = (
 # es": a distractor's, as in English). Enough of each language for the forms models write.
 _COPULAS = r"(?:es|é|est|è|ist|lautet|ser[áa]|sarà|будет|ser[íi]a|serait|sarebbe|w[äa]re)\b"
 _FOREIGN_SEPARATOR = rf"""[ \t*_`#"']*+(?:[:=\]>]|[-\u2013\u2014](?=\s)|{_COPULAS}|[是为為はが은는이]|应该是|應該是)"""
-_FOREIGN_ADJECTIVE = r"(?:[ \t]++(?:(?:correct|corret|exact|final|definitiv|richtig|korrekt|правильн|верн)\w*|juste|bonne))"
+_FOREIGN_ADJECTIVE = (
+    r"(?:[ \t]++(?:(?:correct|corret|exact|final|definitiv|richtig|korrekt|правильн|верн)\w*|juste|"
+    r"bonne))"
+)
 # The nouns, grouped by their first character (each carries a copy of the separator, for each
 # case of that character: `_cues`). They are a regex of their own, compiled and run only for a
 # reply that has one of their nouns (`_Context.foreign`): in the English cues they doubled the
@@ -353,7 +357,10 @@ _FILLER_WORDS = (
 )
 # Or an article of another language, before a letter or an option word: "es la B", "é a
 # alternativa B", "ist die B" (lowercase only: "The answer is A because" keeps its A).
-_ARTICLE = rf"""(?-i:la|el|le|(?<=é\s)a|(?<=escolho\s)a|(?<=com\s)a|il|lo|die|l{_APOSTROPHE})\s*+(?=(?:{_FILLER_WORDS}\s++)?[(\[*_`"']*+[A-Za-z]{_ALONE_AFTER})"""
+_ARTICLE = (
+    r"""(?-i:la|el|le|(?<=é\s)a|(?<=escolho\s)a|(?<=com\s)a|il|lo|die|"""
+    rf"""l{_APOSTROPHE})\s*+(?=(?:{_FILLER_WORDS}\s++)?[(\[*_`"']*+[A-Za-z]{_ALONE_AFTER})"""
+)
 _FILLER = rf"(?:{_FILLER_WORDS}\s++|{_ARTICLE}|(?:选项|選項|選択肢)\s*+){{0,3}}+"
 _LETTER = rf"""{_GAP}{_FILLER}{_OPEN_RUN}(?P<letter>[A-Za-z]){_ALONE_AFTER}(?P<close>[)\]}}*_`.:"'\u201d\u2019>]*+)"""
 _CUED = _lazy(rf"{_cues(*_LEADS, *_DECISIONS, *_CONNECTIVES, *_ARROWS, *_HEDGES)}(?i:{_LETTER})")
@@ -926,7 +933,8 @@ _NEGATIVE = _lazy(_cues(*(rf"{w}\b" for w in _NEGATIVES)))
 # A line that is one letter and its markup: "C", "**C**", "(c)", "> C", "# C", "Option C".
 # ("Answer: C" is a lead's.)
 _LONE = _lazy(
-    r"""^[ \t\r\f\v#>*_`+\-(\[{"'\u201c\u2018<]*+(?:(?i:option|choice|letter)[ \t]*+[:*_`]*+[ \t]*+[(\[{*_`"'\u201c\u2018]*+)?"""
+    r"""^[ \t\r\f\v#>*_`+\-(\[{"'\u201c\u2018<]*+"""
+    r"""(?:(?i:option|choice|letter)[ \t]*+[:*_`]*+[ \t]*+[(\[{*_`"'\u201c\u2018]*+)?"""
     r"""(?P<letter>[A-Za-z])[)\]}*_`"'\u201d\u2019.:!>]*+[ \t\r\f\v]*+$""",
     re.MULTILINE,
 )

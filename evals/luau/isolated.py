@@ -17,7 +17,8 @@ so Linux runs the Windows path. Both run the same code under the same limits:
 the time limit is the caller's clock and kill, the memory limit the Luau VM's
 allocator (`runner`), so neither needs resource.setrlimit or anything else
 POSIX-only. A spawned worker starts a fresh interpreter and imports the
-runner (~0.4 s more than a forked one, `bench/luau.py`), once per worker: workers are reused, so it stays off the per-problem path.
+runner (~0.4 s more than a forked one, `bench/luau.py`), once per worker: workers are reused, so it
+stays off the per-problem path.
 """
 
 from __future__ import annotations
@@ -58,7 +59,8 @@ def start_method() -> str:
     if chosen not in ("spawn", "forkserver") or chosen not in available:
         can = " or ".join(m for m in ("spawn", "forkserver") if m in available)
         raise UsageError(
-            f"{START_METHOD}={chosen}: the Luau sandbox starts its workers with {can} here; set one of those or unset it"
+            f"{START_METHOD}={chosen}: the Luau sandbox starts its workers with {can} here; set "
+            "one of those or unset it"
         )
     return chosen
 

@@ -191,7 +191,8 @@ def keys_message(missing: list[Missing]) -> str:
     keys = ", ".join(f"{variable} ({', '.join(flags)})" for variable, flags in unset.items())
     parts = (
         [
-            f"{in_words(len(unset))} API {'keys are' if len(unset) > 1 else 'key is'} not set: {keys}, export each in its variable"
+            f"{in_words(len(unset))} API {'keys are' if len(unset) > 1 else 'key is'} not set: "
+            f"{keys}, export each in its variable"
         ]
         if unset
         else []

@@ -64,7 +64,8 @@ def adapter_folder(value: str) -> Path:
         )
     if not (path / "adapter_config.json").is_file():
         raise UsageError(
-            f"--adapter {value}: not a PEFT adapter folder (no adapter_config.json); pass the folder save_pretrained wrote"
+            f"--adapter {value}: not a PEFT adapter folder (no adapter_config.json); pass the "
+            "folder save_pretrained wrote"
         )
     return path.resolve()
 

@@ -55,7 +55,10 @@ register_provider(
     ),
 )
 
-INSTALL = "--provider local needs the optional extra `local` (torch, transformers, peft): install it with `uv sync --extra local`"
+INSTALL = (
+    "--provider local needs the optional extra `local` (torch, transformers, peft): install it "
+    "with `uv sync --extra local`"
+)
 
 
 @dataclass

@@ -351,7 +351,8 @@ class OpenAIBatch(BatchAPI):
             if error.status_code not in (404, 405, 501):
                 raise
             raise BatchUnsupported(
-                f"--batch: {self.provider.spec.base_url or self.client.base_url} does not speak the OpenAI Batch API (HTTP {error.status_code} "
+                f"--batch: {self.provider.spec.base_url or self.client.base_url} does not speak "
+                f"the OpenAI Batch API (HTTP {error.status_code} "
                 "on its /batches); run without --batch"
             ) from None
         for batch in _newest(first, since):

@@ -23,7 +23,10 @@ from evals.flags import Flag
 from evals.names import attempt_key
 from evals.messages import Completion, Request
 
-SYSTEM_PROMPT = "You are an expert Roblox game developer who knows the Roblox engine APIs and the Luau language in depth."
+SYSTEM_PROMPT = (
+    "You are an expert Roblox game developer who knows the Roblox engine APIs "
+    "and the Luau language in depth."
+)
 
 
 class Scoring(Protocol):
