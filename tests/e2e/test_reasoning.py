@@ -10,11 +10,9 @@ commit's `evaluate` is a real exec of its own code (`git archive`, PYTHONPATH), 
 
 from __future__ import annotations
 
-import io
 import json
 import subprocess
 import sys
-import tarfile
 from pathlib import Path
 
 from evals.reasoning import split
@@ -22,7 +20,6 @@ from evals.tasks import TASKS
 from tests.support.board import META
 from tests.support.harness import (
     PROBLEMS,
-    ROOT,
     Student,
     harness_env,
     read_result,
@@ -30,6 +27,7 @@ from tests.support.harness import (
     run_harness,
 )
 from tests.support.loopback import Answer, OpenAIServer, last_user_text
+from tests.support.old_code import extract
 
 # -- multiple choice ------------------------------------------------------------------------------
 
@@ -337,13 +335,7 @@ class Thinker(Student):
 def test_a_run_published_before_verifies_as_a_regrade_and_regrades_to_the_answers(tmp_path):
     """Published by the code before this rule, whose records hold the block in their text:
     today's verify reads them without it, a regrade (asking nothing) scores the answers."""
-    old = tmp_path / "old"
-    old.mkdir()
-    archive = subprocess.run(
-        ["git", "-C", str(ROOT), "archive", OLD], capture_output=True, check=True
-    ).stdout
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(old, filter="data")
+    old = extract(OLD, tmp_path / "old")
     data = tmp_path / "data"
     with OpenAIServer(Thinker()) as server:
         url = f"{server.url}/v1"

@@ -10,14 +10,11 @@ The servers run on threads of the test."""
 from __future__ import annotations
 
 import dataclasses
-import io
 import json
 import re
 import signal
 import subprocess
-import tarfile
 import threading
-import time
 
 import pytest
 
@@ -34,6 +31,7 @@ from tests.support.harness import (
     wait_for,
 )
 from tests.support.loopback import OpenAIServer, Reply, set_field
+from tests.support.old_code import extract
 
 N_MC = len(questions("multiple_choice"))
 N_FF = len(questions("freeform"))
@@ -738,13 +736,7 @@ def test_a_file_written_before_rows_kept_their_usage_still_verifies_and_todays_d
     (no candidate usage on those rows) and the file today's code writes both verify."""
     from evals.verify import compare
 
-    old = tmp_path / "old"
-    old.mkdir()
-    archive = subprocess.run(
-        ["git", "-C", str(ROOT), "archive", BEFORE_FORMAT_3], capture_output=True, check=True
-    ).stdout
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(old, filter="data")
+    old = extract(BEFORE_FORMAT_3, tmp_path / "old")
     server.fail_when(lambda r: judge_prompt_of(r, "judge-b"), 400)
     command = harness_command(
         *model_args(server, "--price-input=1", "--price-output=10"),

@@ -36,14 +36,7 @@ def server():
 def publish_with_old_code(commit: str, folder: Path, server, *flags: str) -> Path:
     """The data folder of a board on which the code of `commit` (extracted under `folder`)
     published NAME, answered by `server`."""
-    old = folder / "tree"
-    old.mkdir()
-    archive = subprocess.run(
-        ["git", "-C", str(ROOT), "archive", commit], capture_output=True, check=True
-    ).stdout
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(old, filter="data")
-    _own_entry_points(old)
+    old = extract(commit, folder / "tree")
     env = harness_env(PYTHONPATH=str(old))
     where = subprocess.run(
         [
@@ -82,6 +75,20 @@ def publish_with_old_code(commit: str, folder: Path, server, *flags: str) -> Pat
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert f"published {NAME!r}" in done.stdout
     return data
+
+
+def extract(commit: str, tree: Path) -> Path:
+    """The code of `commit`, extracted into the new folder `tree` (put it first on PYTHONPATH to
+    run it), with the entry points its own pyproject.toml declares (`_own_entry_points`): without
+    them it would load this checkout's, which may name modules it does not have."""
+    tree.mkdir(parents=True)
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", commit], capture_output=True, check=True
+    ).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(tree, filter="data")
+    _own_entry_points(tree)
+    return tree
 
 
 def _own_entry_points(tree: Path) -> None:
