@@ -279,8 +279,10 @@ class Tokens(BaseModel):
 
 
 class Batch(BaseModel):
-    """an object with calls, tokens and priceFactor (the share of the listed price they cost):
-    the Batch API's part of the run"""
+    __doc__ = (  # one line: it is the schema's description
+        "an object with calls, tokens and priceFactor (the share of the listed price they cost): "
+        "the Batch API's part of the run"
+    )
 
     calls: Count
     tokens: Tokens
@@ -355,8 +357,9 @@ class Energy(BaseModel):
 
     kWh: Annotated[Finite, _in("kWh")]
     bands: Annotated[
-        dict[Literal[BANDS], Amount], _must(f"an object of kWh by band ({', '.join(BANDS)})")
-    ] = _absent()  # type: ignore[valid-type]  # the registered bands
+        dict[Literal[BANDS], Amount],  # type: ignore[valid-type]  # the registered bands
+        _must(f"an object of kWh by band ({', '.join(BANDS)})"),
+    ] = _absent()
     source: String
     method: String
 
@@ -401,8 +404,11 @@ def _banded_result(task: Any, prefix: str) -> type[Result]:
         **bands,
     )
     rows: dict[str, Any] = {
-        "results": (list[row], Field(description=f"a list of {name} rows, one per answer"))
-    }  # type: ignore[valid-type]  # made just above
+        "results": (
+            list[row],  # type: ignore[valid-type]  # made just above
+            Field(description=f"a list of {name} rows, one per answer"),
+        )
+    }
     return create_model(
         f"{prefix}Result",
         __base__=Result,
