@@ -356,9 +356,8 @@ def prestart(provider: str) -> None:
     global _prestarted
     from evals.providers import provider_ahead
 
-    info = provider_ahead(
-        provider
-    )  # its own entry point only: the other extensions load while the child starts
+    # Its own entry point only: the other extensions load while the child starts.
+    info = provider_ahead(provider)
     if _prestarted is None and info is not None and info.network:
         _prestarted = Fetcher([provider])
         atexit.register(discard_prestarted)
