@@ -32,33 +32,29 @@ GOAL = 1.2
 SMOKE = {"runs": 1, "before": None}
 
 
-def _env() -> dict[str, str]:
+def _pytest(root: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], float]:
+    """`python -m pytest -q ARGS` of the checkout `root` (its own venv's interpreter), run to
+    its end, and the wall-clock time it was launched at."""
+    python = str(root / ".venv" / "bin" / "python") if root != ROOT else sys.executable
     env = {
         **os.environ,
         "OPENAI_API_KEY": "fake-bench-key",
         "ANTHROPIC_API_KEY": "fake-bench-key",
         "PYTHONPYCACHEPREFIX": str(PYCACHE),
     }
-    env.pop(
-        "PYTHONDONTWRITEBYTECODE", None
-    )  # as a user's second run: bytecode compiled once, not at every launch
+    # As a user's second run: bytecode compiled once, not at every launch.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.pop("VIRTUAL_ENV", None)
-    return env
-
-
-def _python(root: Path) -> str:
-    return str(root / ".venv" / "bin" / "python") if root != ROOT else sys.executable
+    command = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args]
+    launched = time.time()
+    done = subprocess.run(command, cwd=root, capture_output=True, text=True, env=env)
+    return done, launched
 
 
 def to_first_request(root: Path, url: str, log: Path, work: Path, provider: str) -> float:
     before = len(log.read_text().splitlines()) if log.exists() else 0
-    command = [
-        _python(root),
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
+    done, launched = _pytest(
+        root,
         f"--provider={provider}",
         "--model=bench-model",
         f"--base-url={url}/v1" if provider == "openai" else f"--base-url={url}",
@@ -68,9 +64,7 @@ def to_first_request(root: Path, url: str, log: Path, work: Path, provider: str)
         f"--run-dir={work / 'runs'}",
         f"--results-dir={work / 'results'}",
         "--force",
-    ]
-    launched = time.time()
-    done = subprocess.run(command, cwd=root, capture_output=True, text=True, env=_env())
+    )
     lines = log.read_text().splitlines()[before:]
     if not lines:
         sys.exit(
@@ -80,22 +74,12 @@ def to_first_request(root: Path, url: str, log: Path, work: Path, provider: str)
 
 
 def collect_only(root: Path) -> float:
-    command = [
-        _python(root),
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-        "--provider=reference",
-        "--collect-only",
-    ]
-    launched = time.monotonic()
-    done = subprocess.run(command, cwd=root, capture_output=True, text=True, env=_env())
-    elapsed = time.monotonic() - launched
+    done, launched = _pytest(root, "--provider=reference", "--collect-only")
+    elapsed = time.time() - launched
     if done.returncode:
         sys.exit(
-            f"--collect-only failed in {root} (exit {done.returncode}):\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+            f"--collect-only failed in {root} (exit {done.returncode}):\n"
+            f"{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
         )
     return elapsed
 
