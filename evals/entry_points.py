@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.metadata
+import re
 import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
@@ -162,22 +163,23 @@ def entry_points_found() -> list[Point]:
     then the registries)."""
     global _found
     if _found is None:
-        names: dict[int, str] = {}  # by distribution: its name parses its METADATA, once each
-
-        def owner(point: importlib.metadata.EntryPoint) -> str | None:
-            if point.dist is None:
-                return None
-            if id(point.dist) not in names:
-                names[id(point.dist)] = point.dist.name
-            return names[id(point.dist)]
-
-        points = sorted(
-            (
-                (point.name, point.value, owner(point))
-                for point in importlib.metadata.entry_points(group=GROUP)
-            ),
-            key=lambda point: (point[2] != DISTRIBUTION, point[0]),
-        )
+        # `importlib.metadata.entry_points(group=...)` parses every distribution's entry points
+        # and METADATA (~17 ms here); the text is searched for the group's header first, and
+        # only the few distributions that have it are parsed (~6 ms), the first of each name
+        # on the path, as `entry_points` keeps it.
+        points: list[Point] = []
+        names: set[str] = set()
+        for dist in importlib.metadata.distributions():
+            text = dist.read_text("entry_points.txt")
+            if not text or f"[{GROUP}]" not in text:
+                continue
+            name = dist.name
+            normalized = re.sub(r"[-_.]+", "-", name or "").lower()
+            if normalized in names:
+                continue
+            names.add(normalized)
+            points += [(p.name, p.value, name) for p in dist.entry_points.select(group=GROUP)]
+        points.sort(key=lambda point: (point[2] != DISTRIBUTION, point[0]))
         seen: dict[str, Point] = {}
         for point in points:  # the same distribution twice on the path: once
             seen.setdefault(point[1], point)

@@ -7,20 +7,40 @@ The test-file convention is in docs/luau-test-format.md. run_tests runs in this
 process; run_tests_isolated runs the same thing in a reusable child process so
 that a hung C call or a crash of the VM cannot take the caller down, and
 measure_work measures a reference solution there.
+
+The names load with the module that defines them, on first use: the VM and its child
+processes cost ~30 ms to import, which a command that only plans a run (`--collect-only`,
+`--dry-run`, `--status`) never pays.
 """
 
-from .isolated import ReferenceFailed, measure_work, run_tests_isolated, start_method
-from .result import TestRun
-from .runner import WORK_BUDGET_FACTOR, WORK_BUDGET_FLOOR, run_tests, work_budget_for
+from __future__ import annotations
 
-__all__ = [
-    "WORK_BUDGET_FACTOR",
-    "WORK_BUDGET_FLOOR",
-    "ReferenceFailed",
-    "TestRun",
-    "measure_work",
-    "run_tests",
-    "run_tests_isolated",
-    "start_method",
-    "work_budget_for",
-]
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .budget import WORK_BUDGET_FACTOR, WORK_BUDGET_FLOOR, work_budget_for
+    from .isolated import ReferenceFailed, measure_work, run_tests_isolated, start_method
+    from .result import TestRun
+    from .runner import run_tests
+
+_MODULE = {
+    "WORK_BUDGET_FACTOR": "budget",
+    "WORK_BUDGET_FLOOR": "budget",
+    "work_budget_for": "budget",
+    "ReferenceFailed": "isolated",
+    "measure_work": "isolated",
+    "run_tests_isolated": "isolated",
+    "start_method": "isolated",
+    "TestRun": "result",
+    "run_tests": "runner",
+}
+__all__ = sorted(_MODULE)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _MODULE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_MODULE[name]}"), name)
+    globals()[name] = value
+    return value

@@ -32,18 +32,12 @@ from pathlib import Path
 
 from pluau import Compiler, Function, Lua, String, Table, VmState
 
+from .budget import WORK_BUDGET_FACTOR, WORK_BUDGET_FLOOR, work_budget_for
 from .instrument import LexError, MeterNames, instrument
 from .result import TestRun
 
 __all__ = ["WORK_BUDGET_FACTOR", "WORK_BUDGET_FLOOR", "run_tests", "work_budget_for"]
 
-# A model's answer may use up to WORK_BUDGET_FACTOR times the reference
-# solution's work, and never less than WORK_BUDGET_FLOOR units (a few
-# milliseconds of Luau): enough for a slower but reasonable algorithm on the
-# small inputs of typical tests, while an endless loop ends within ~10 ms
-# times the factor.
-WORK_BUDGET_FACTOR = 10
-WORK_BUDGET_FLOOR = 1_000_000
 TIMEOUT = 10.0  # seconds: the safety net behind the work budget
 MEMORY_LIMIT = 256 * 2**20
 OUTPUT_LIMIT = 64 * 1024
@@ -57,11 +51,6 @@ _UNITS_PER_CHECK = 1000
 _HARNESS_RESERVE = 8 * 2**20
 
 _JEST_SOURCE = Path(__file__).with_name("jest.luau").read_text()
-
-
-def work_budget_for(reference_work: int) -> int:
-    """The work budget for answers to a problem whose reference used `reference_work` units."""
-    return max(WORK_BUDGET_FLOOR, WORK_BUDGET_FACTOR * reference_work)
 
 
 def run_tests(

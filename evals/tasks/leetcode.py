@@ -15,15 +15,8 @@ from evals.datasets.leetcode import source_of as leetcode_source_of
 from evals.errors import DatasetError
 from evals.flags import Flag, seconds
 from evals.grading.luau_code import extract_code
-from evals.luau import (
-    WORK_BUDGET_FACTOR,
-    WORK_BUDGET_FLOOR,
-    ReferenceFailed,
-    measure_work,
-    run_tests_isolated,
-    start_method,
-    work_budget_for,
-)
+from evals import luau  # the sandbox loads when the first reply is graded (evals/luau/__init__.py)
+from evals.luau.budget import WORK_BUDGET_FACTOR, WORK_BUDGET_FLOOR, work_budget_for
 from evals.names import file_name
 from evals.tasks import Column, Scoring, Task, question_of, register_task
 
@@ -127,7 +120,7 @@ class LeetCode(Task):
         code = extract_code(completion.apart().text, sample.entry_point)
         if code is None:
             return {"status": "wrong", "correct": False, "note": "no code in the reply"}
-        sandbox = scoring.resource(SANDBOX) or run_tests_isolated
+        sandbox = scoring.resource(SANDBOX) or luau.run_tests_isolated
         run = sandbox(code, sample.test, work_budget=budget)
         counts = run.aggregated
         row = {
@@ -161,12 +154,12 @@ class LeetCode(Task):
         call cannot take the run down), or on a JestLuaTestServer with --jest-url. Reference
         solutions are measured in the same worker under the same --luau-timeout, always here:
         the work count is this meter's."""
-        start_method()  # a wrong EVALS_START_METHOD is one line before anything is asked
+        luau.start_method()  # a wrong EVALS_START_METHOD is one line before anything is asked
         timeout, url = (
             values.get(LUAU_TIMEOUT.dest, LUAU_TIMEOUT.default),
             values.get(JEST_URL.dest),
         )
-        reference = functools.partial(measure_work, timeout=timeout)
+        reference = functools.partial(luau.measure_work, timeout=timeout)
         if url:
             from evals.luau.remote import run_remote
 
@@ -177,7 +170,7 @@ class LeetCode(Task):
                 timeout=max(60.0, timeout),
             )
         else:
-            sandbox = functools.partial(run_tests_isolated, timeout=timeout)
+            sandbox = functools.partial(luau.run_tests_isolated, timeout=timeout)
         return {SANDBOX: sandbox, REFERENCE: reference}
 
     def identity_extra(self, samples):
@@ -198,12 +191,14 @@ def work_budget(problem: Problem, scoring: Scoring) -> int | None:
         failed, budget = measured.get("referenceFailed"), measured["budget"]
     except (FileNotFoundError, ValueError, KeyError, TypeError, AttributeError):
         try:
-            work = (scoring.resource(REFERENCE) or measure_work)(problem.solution, problem.test)
+            work = (scoring.resource(REFERENCE) or luau.measure_work)(
+                problem.solution, problem.test
+            )
             failed, budget = (
                 None,
                 None if work is None else work_budget_for(work),
             )  # None: not meterable
-        except ReferenceFailed as failure:
+        except luau.ReferenceFailed as failure:
             work, failed, budget = None, failure.reason, None
         record = {"referenceWork": work, "budget": budget} | (
             {"referenceFailed": failed} if failed else {}

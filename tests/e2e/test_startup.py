@@ -3,7 +3,8 @@ SDKs of the providers a run calls. pytest's own process imports none for a provi
 over the network: a child process asks (`evals.askers.processes`) and imports the SDK while pytest
 plans and collects. A judge's SDK (anthropic) is not imported by a run that asks no judge,
 though its key is still redacted; torch and huggingface_hub only when a local model or the Hub
-is used; pydantic only when there is a models.json entry or a result file to check.
+is used; pydantic only when there is a models.json entry or a result file to check; the Luau
+sandbox (pluau) only when a reply is graded, never to plan a run.
 
 Every `pytest` is a real exec, since what a fresh interpreter imports is what is tested: a
 sitecustomize on its PYTHONPATH notes the heavy modules each process of the run imports (xdist
@@ -20,7 +21,7 @@ import pytest
 from tests.support.harness import ROOT, harness_env
 from tests.support.loopback import OpenAIServer
 
-HEAVY = ("openai", "anthropic", "torch", "transformers", "huggingface_hub", "pydantic")
+HEAVY = ("openai", "anthropic", "torch", "transformers", "huggingface_hub", "pydantic", "pluau")
 # Loaded by every Python process the run starts (PYTHONPATH): an audit hook notes each heavy
 # module as it is imported, in a file per process named by its pid, beside its command line.
 SITECUSTOMIZE = f"""
@@ -106,9 +107,18 @@ def test_an_openai_run_without_judged_items_imports_only_the_openai_sdk(tmp_path
 
 
 def test_an_offline_run_imports_no_sdk(tmp_path):
-    """Nor pydantic: with nothing in models.json, no schema is needed (evals/schema.py)."""
+    """Nor pydantic: with nothing in models.json, no schema is needed (evals/schema.py). The
+    sandbox, to grade LeetCode's replies."""
     seen = imported("--provider=reference", "--limit=2", tmp_path=tmp_path)
-    assert seen["exit"] == 0 and seen["pytest"] == [] and seen["askers"] == 0, seen
+    assert seen["exit"] == 0 and seen["pytest"] == ["pluau"] and seen["askers"] == 0, seen
+
+
+def test_planning_a_run_loads_no_sandbox(tmp_path):
+    """Collecting every eval's items, LeetCode's included, needs the work budget's factor and
+    floor (the run's identity), not the VM: ~30 ms of start-up (bench/startup.py)."""
+    seen = imported("--provider=reference", "--limit=2", "--collect-only", tmp_path=tmp_path)
+    assert seen["exit"] == 0 and "leetcode" in seen["output"], seen
+    assert seen["pytest"] == [], seen
 
 
 @pytest.mark.parametrize("judge", ["anthropic:claude-judge"])
@@ -146,7 +156,7 @@ def test_an_xdist_controller_imports_no_sdk_and_still_checks_the_key(tmp_path):
         seen = imported(*args, tmp_path=tmp_path)
         assert seen["exit"] in (0, 1) and len(server.requests) == 4, seen
         assert seen["workers"] == 2, seen  # the premise: a controller and two workers ran
-        assert seen["pytest"] == [] and "openai" in seen["asking"], seen
+        assert seen["pytest"] == ["pluau"] and "openai" in seen["asking"], seen
         missing = subprocess.run(
             [
                 sys.executable,
