@@ -299,7 +299,7 @@ def finished_results(
         status, detail = compare(path, run_root=run_root)
         if status == "ok":
             finished[key] = path
-        elif status == "REGRADE":
+        elif status in ("REGRADE", "UNVERSIONED"):  # records intact: published, with its note
             finished[key] = path
             notes.append(
                 f"{key}: {path.name}: regrade available ({detail}); `evaluate --regrade` rescores it"

@@ -21,12 +21,26 @@ How a rescoring is judged against its file (`judge`), timing aside:
    a format-1 file, which records none, was graded by version "1" of every part), else
    `DIFF`: same graders, same records, so the same scores, or the file was edited. A summary
    that differs while every row is the same is a regrade only under new statistics ("stats").
+5. Every difference is in what graders write, under the very versions that graded the file:
+   `UNVERSIONED` (naming the parts and their versions) when the file is as its run wrote it:
+   its rows bound to their records (format 2 on, the `records` digests matched) and its
+   summary the one its own rows give. Today's graders read the same records otherwise under
+   the same version: a grading change slipped in without moving its part's version, a bug of
+   the harness, not of the run or of whoever published it (tests/graders/ pins each part's
+   readings to its version, so that the harness's own parts cannot). `evaluate --regrade`
+   accepts today's reading, as for a REGRADE. Otherwise `DIFF`: a summary that is not its
+   rows' is an edit, and so is a summary alone that differs (new statistics under the same
+   version cannot be told from it; tests/graders/ pins the statistics too). A row edited
+   along with every summary figure it changes cannot be told from a slipped grading change.
 A format-2 file is bound to its records, so an edited record is always `DIFF`. A format-1
 file has no digests: there only step 3's fields (the token counts of every call, above all)
 bind it to its records, and an edited reply that changes graded fields alone cannot be told
 from a regrade once a grader's version has moved on. `evaluate --regrade` then writes it in
 today's format, bound to its records from then on. `ok` and `REGRADE` exit 0: a regrade is
-not a broken file; the published scores stand until `evaluate --regrade` replaces them."""
+not a broken file; the published scores stand until `evaluate --regrade` replaces them.
+`UNVERSIONED` exits 1, as `DIFF` does: the published scores are not what the versions they
+name read today, which a maintainer gating on verify must see (the fix is the harness's: move
+the part's version, or accept today's reading with `evaluate --regrade`); its line says which."""
 
 from __future__ import annotations
 
@@ -50,6 +64,7 @@ from evals.results import (
     read_result,
     result_format,
     result_of_run,
+    summarize,
     without_timing,
 )
 from evals.run import RunSpec, build_run
@@ -59,6 +74,7 @@ from evals.tasks import TASKS, Task, graded_with, recorded_values
 SHOWN_FIELDS = 4  # differing field paths a DIFF line names before "(+N more)"
 SHOWN_ITEMS = 5  # items a REGRADE line names before "(+N more)"
 REGRADE = "REGRADE"
+UNVERSIONED = "UNVERSIONED"  # the records intact, read otherwise by graders of the same versions
 # Summary fields read from the records (their usage), not from grading.
 RECORDED_SUMMARY = frozenset({"tokens", "judgeTokens", "batch", "cost"})
 GRADED_ROW = frozenset({"status", "correct"})
@@ -156,7 +172,7 @@ def _differences(
 
 @dataclass(frozen=True)
 class Verdict:
-    """How a rescoring compares with its file: `status` ok, DIFF or REGRADE (see the module's
+    """How a rescoring compares with its file: `status` ok, DIFF, REGRADE or UNVERSIONED (see the module's
     rule), the differences (`path: published -> rescored`), and for a regrade the parts whose
     version changed and the items whose score changes."""
 
@@ -172,14 +188,16 @@ class Verdict:
     def detail(self) -> str:
         if self.status == "ok":
             return ""
-        if self.status != REGRADE:
+        if self.status not in (REGRADE, UNVERSIONED):
             more = (
                 f" (+{len(self.fields) - SHOWN_FIELDS} more)"
                 if len(self.fields) > SHOWN_FIELDS
                 else ""
             )
             return ", ".join(self.fields[:SHOWN_FIELDS]) + more
-        return regrade_detail(self.graders, self.items, self.regraded_rows, self.accuracy)
+        return regrade_detail(
+            self.graders, self.items, self.regraded_rows, self.accuracy, self.status == UNVERSIONED
+        )
 
 
 def regrade_detail(
@@ -187,12 +205,17 @@ def regrade_detail(
     items: list[str],
     rows: int,
     accuracy: tuple[float, float] | None,
+    unversioned: bool = False,
 ) -> str:
     """`today's graders differ (letters 1 -> 2): 3 items score differently (mc-001, mc-006,
-    mc-011); accuracy 80.00% -> 65.00%`"""
-    parts = ", ".join(
-        f"{part} {old or 'none'} -> {new or 'none'}" for part, (old, new) in sorted(graders.items())
-    )
+    mc-011); accuracy 80.00% -> 65.00%`; `unversioned`: the same versions read otherwise."""
+    if unversioned:
+        parts = ", ".join(f"{part} {old}" for part, (old, _) in sorted(graders.items()))
+    else:
+        parts = ", ".join(
+            f"{part} {old or 'none'} -> {new or 'none'}"
+            for part, (old, new) in sorted(graders.items())
+        )
     more = f" (+{len(items) - SHOWN_ITEMS} more)" if len(items) > SHOWN_ITEMS else ""
     scored = (
         f"{len(items)} item{'s' * (len(items) != 1)} score{'s' * (len(items) == 1)} differently "
@@ -207,6 +230,13 @@ def regrade_detail(
         if accuracy and accuracy[0] != accuracy[1]
         else ""
     )
+    if unversioned:
+        return (
+            f"today's graders read the intact records otherwise under the same versions "
+            f"({parts or 'none declared'}): {scored}{graded}{change}; a grading change that did "
+            "not move its part's version (a harness bug, not the run's): `evaluate --regrade` "
+            "accepts today's reading"
+        )
     return f"today's graders differ ({parts}): {scored}{graded}{change}"
 
 
@@ -219,6 +249,9 @@ def judge(task: Task, published: dict[str, Any], rescored: dict[str, Any]) -> Ve
     ]
     if not found:
         return Verdict("ok")
+    # What grading does not write first: the cause a DIFF line names (an edited record's
+    # digest), before the graded fields that follow from it.
+    found.sort(key=lambda difference: _graded(task, difference[0]))
     lines = [f"{'.'.join(path)}: {what}" for path, what in found]
     fields = [".".join(path) for path, _ in found]
     before, today = graders_recorded(task, published), graders_of(task)
@@ -228,18 +261,45 @@ def judge(task: Task, published: dict[str, Any], rescored: dict[str, Any]) -> Ve
         if before.get(part) != today.get(part)
     }
     changed_rows = sorted({path[1] for path, _ in found if path[0] == "results"})
-    # Without a row that scores differently, only new statistics can change the summary.
-    if (
-        not changed
-        or not all(_graded(task, path) for path, _ in found)
-        or not (changed_rows or "stats" in changed)
-    ):
+    if not all(_graded(task, path) for path, _ in found):
+        return Verdict("DIFF", lines, fields)
+    if not changed:
+        if not _unversioned(task, published, changed_rows):
+            return Verdict("DIFF", lines, fields)
+        # Today's graders, under the versions that graded the file, read its intact records otherwise.
+        changed = {part: (version, version) for part, version in sorted(before.items())}
+        status = UNVERSIONED
+    elif changed_rows or "stats" in changed:
+        status = REGRADE
+    else:  # without a row that scores differently, only new statistics can change the summary
         return Verdict("DIFF", lines, fields)
     rows = {row_key(r): r for r in published["results"]}
     redone = {row_key(r): r for r in shaped["results"]}
     items = [key for key in changed_rows if rows[key]["correct"] != redone[key]["correct"]]
     accuracy = (overall(published)["accuracy"], overall(shaped)["accuracy"])
-    return Verdict(REGRADE, lines, fields, changed, items, len(changed_rows), accuracy)
+    return Verdict(status, lines, fields, changed, items, len(changed_rows), accuracy)
+
+
+def _unversioned(task: Task, published: dict[str, Any], changed_rows: list[str]) -> bool:
+    """Whether a file whose graded fields alone differ from today's reading under the same
+    versions was left as its run wrote it: its rows are bound to their records (format 2 on:
+    the `records` digests matched, or the difference would not be graded fields alone), and
+    its summary is the one its own rows give, so neither its rows nor its scores were edited
+    apart. Then the graders moved without their version: a harness bug, not the file's."""
+    if result_format(published) < 2 or not all("records" in r for r in published["results"]):
+        return False
+    if not changed_rows:  # a summary edited cannot be told from statistics changed: an edit
+        return False
+    prices = TokenPrices(**published["prices"]) if published.get("prices") else None
+    own = in_format(
+        {**published, "summary": summarize(task, published["results"], prices)},
+        result_format(published),
+    )
+    return not [
+        p
+        for p, _ in _differences(published["summary"], own["summary"], ("summary",))
+        if _graded(task, p)
+    ]
 
 
 def _graded(task: Task, path: tuple[str, ...]) -> bool:
@@ -304,7 +364,9 @@ def published_runs(
 @dataclass(frozen=True)
 class CheckedRun:
     run: PublishedRun
-    status: str  # "ok", "DIFF" (rescored, and some fields differ), "FAIL" (cannot be rescored) or "REGRADE"
+    # "ok", "DIFF" (rescored, and some fields differ), "FAIL" (cannot be rescored), "REGRADE"
+    # or "UNVERSIONED"
+    status: str
     detail: str = ""
 
     def __str__(self) -> str:
@@ -317,7 +379,7 @@ def check(run: PublishedRun, *, run_root: Path) -> CheckedRun:
 
 
 def compare(path: Path, *, run_root: Path) -> tuple[str, str]:
-    """("ok", ""), ("DIFF", the differing fields), ("REGRADE", the graders and items) or
+    """("ok", ""), ("DIFF", the differing fields), ("REGRADE" or "UNVERSIONED", the graders and items) or
     ("FAIL", why it cannot be rescored): the result file at `path` against what its run
     folder reproduces now, offline."""
     try:
@@ -347,11 +409,12 @@ def verdict_of(path: Path, *, run_root: Path) -> tuple[Verdict, dict[str, Any]]:
 def verify_published(
     models_path: Path, results_dir: Path, run_root: Path, name: str | None = None
 ) -> int:
-    """`evaluate --verify [NAME]`: one line per published run (ok, REGRADE, DIFF or FAIL) as it is
-    checked, then the tally. The exit code: 0 all reproduce or only regrade (or nothing is
-    published), 1 some do not, 2 models.json or NAME is wrong, 130 interrupted (the lines so far are printed)."""
+    """`evaluate --verify [NAME]`: one line per published run (ok, REGRADE, UNVERSIONED, DIFF or
+    FAIL) as it is checked, then the tally. The exit code: 0 all reproduce or only regrade (or
+    nothing is published), 1 some do not (DIFF, FAIL) or are unversioned, 2 models.json or NAME
+    is wrong, 130 interrupted (the lines so far are printed)."""
     runs: list[PublishedRun] = []
-    checked = failed = regrades = 0
+    checked = failed = regrades = unversioned = 0
     try:
         runs = published_runs(models_path, results_dir, name)
         if not runs:
@@ -363,29 +426,39 @@ def verify_published(
             checked += 1
             failed += outcome.status in ("DIFF", "FAIL")
             regrades += outcome.status == REGRADE
-        print(tally(len(runs), failed, regrades, name))
+            unversioned += outcome.status == UNVERSIONED
+        print(tally(len(runs), failed, regrades, name, unversioned))
     except EvalError as error:
         print(printable(f"error: {error}"), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"interrupted: {checked} of {len(runs)} runs checked", file=sys.stderr)
         return 130
-    return 1 if failed else 0
+    return 1 if failed or unversioned else 0
 
 
-def tally(runs: int, failed: int, regrades: int, name: str | None = None) -> str:
+def tally(
+    runs: int, failed: int, regrades: int, name: str | None = None, unversioned: int = 0
+) -> str:
     """The last line of a verify: what reproduces, and the regrades there are."""
     line = f"{failed} of {runs} runs do not reproduce" if failed else f"all {runs} runs reproduce"
-    if not regrades:
+    if not regrades and not unversioned:
         return line
     if not failed:
-        line = f"{runs - regrades} of {runs} runs reproduce"
+        line = f"{runs - regrades - unversioned} of {runs} runs reproduce"
     command = "evaluate --regrade" + (f" {_quoted(name)}" if name else "")
-    return (
-        f"{line}; {regrades} regrade{'s' * (regrades != 1)} available (records intact, scored "
-        "differently by today's graders): "
-        f"`{command}` rescores {'them' if regrades != 1 else 'it'}"
-    )
+    if regrades:
+        line += (
+            f"; {regrades} regrade{'s' * (regrades != 1)} available (records intact, scored "
+            "differently by today's graders): "
+            f"`{command}` rescores {'them' if regrades != 1 else 'it'}"
+        )
+    if unversioned:
+        line += (
+            f"; {unversioned} unversioned (records intact, read otherwise under the same grader "
+            f"versions: a harness bug; `{command}` accepts today's reading)"
+        )
+    return line
 
 
 def _quoted(name: str) -> str:

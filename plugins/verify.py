@@ -25,7 +25,7 @@ from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 from evals.errors import EvalError, RescoreFailed
 from evals.results import in_format, read_result, result_format, without_timing
 from evals.scrub import printable
-from evals.verify import REGRADE, PublishedRun, published_runs, verdict_of
+from evals.verify import REGRADE, UNVERSIONED, PublishedRun, published_runs, verdict_of
 
 from .options import ROOT, results_root, run_root, verified_name, verifying
 from .state import is_worker, session_of
@@ -226,6 +226,8 @@ def rescored(request: pytest.FixtureRequest, published_run: PublishedRun) -> dic
         verdict, rescoring = verdict_of(published_run.path, run_root=run_root(request.config))
     except RescoreFailed as failed:
         pytest.fail(printable(f"{published_run}: {failed.detail}"), pytrace=False)
+    if verdict.status == UNVERSIONED:  # a failure, as `evaluate --verify` exits 1 for it
+        pytest.fail(printable(f"{UNVERSIONED} {published_run}: {verdict.detail}"), pytrace=False)
     if verdict.status == REGRADE:
         request.node.user_properties.append(
             (REGRADE_PROPERTY, f"{published_run}: {verdict.detail}")

@@ -1,7 +1,8 @@
 """`evaluate --regrade [NAME]`: published runs rescored offline with today's graders.
 
 Each published run is judged as verify judges it (`verify.verdict_of`); those whose records
-are intact but that today's graders score differently (REGRADE) are shown beside their
+are intact but that today's graders score differently (REGRADE, or UNVERSIONED: under the
+same versions) are shown beside their
 published scores, with the board's order before and after (the site's own ranking), and,
 without `--dry-run`, written in place of the published files under the models.json lock.
 Nothing is asked of any model."""
@@ -17,7 +18,7 @@ from evals import models_file, site
 from evals.errors import EvalError, RescoreFailed, VerifyError
 from evals.results import read_result, write_result
 from evals.scrub import printable
-from evals.verify import REGRADE, PublishedRun, overall, published_runs, verdict_of
+from evals.verify import REGRADE, UNVERSIONED, PublishedRun, overall, published_runs, verdict_of
 
 
 def regrade(
@@ -67,9 +68,11 @@ def regrade(
             broken.add(run.model)
             continue
         shown = f"{run}: published {before:.2%}, regraded {after:.2%}"
-        if verdict.status == REGRADE:
+        if verdict.status in (REGRADE, UNVERSIONED):
             parts = ", ".join(
                 f"{part} {old or 'none'} -> {new or 'none'}"
+                if verdict.status == REGRADE
+                else f"{part} {old} read otherwise today"
                 for part, (old, new) in sorted(verdict.graders.items())
             )
             print(

@@ -391,3 +391,100 @@ def test_a_publish_right_after_a_run_rescores_only_the_result_files_this_session
         "publish: not published: --limit 3 makes it a smoke test",
         "publish: not published: the reference provider answers with the gold answers",
     ]
+
+
+# -- a grading change that did not move its version (issue 29.2) ---------------------------------
+
+# Today's code with the letter reader changed and its version left as it is: every reply "A".
+UNVERSIONED_READER = """
+from evals.tasks import multiple_choice
+
+multiple_choice.extract_letter = lambda text, choices: "A"
+"""
+
+
+def _with_reader(data: Path, reader: Path, *args: str) -> subprocess.CompletedProcess:
+    """`evaluate ARGS` with the changed reader patched in first (its own interpreter)."""
+    code = "import unversioned_reader, runpy; runpy.run_module('evals.evaluate', run_name='__main__', alter_sys=True)"
+    return subprocess.run(
+        [sys.executable, "-c", code, *args, f"--data-dir={data}"],
+        cwd=ROOT,
+        env=harness_env(PYTHONPATH=str(reader)),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_intact_records_read_otherwise_under_the_same_versions_are_unversioned_and_regrade_accepts_them(
+    copy, tmp_path
+):
+    reader = tmp_path / "reader"
+    reader.mkdir()
+    (reader / "unversioned_reader.py").write_text(UNVERSIONED_READER)
+    mc = _file(copy, "multipleChoice")
+    published = json.loads(mc.read_text())
+    changing = sorted(
+        r["id"] for r in published["results"] if r["correct"] != (r["expected"] == "A")
+    )
+    assert changing  # the premise: some items score otherwise when every reply reads "A"
+
+    verified = _with_reader(copy, reader, "--verify", NAME)
+
+    assert verified.returncode == 1, verified.stdout + verified.stderr
+    lines = _lines(verified.stdout)
+    (line,) = [line for line in lines if "[multipleChoice]" in line]
+    letters = published["graders"]["letters"]
+    assert line.startswith(
+        f"UNVERSIONED {NAME} [multipleChoice] {mc.name}: today's graders read the intact records "
+        f"otherwise under the same versions (letters {letters}, stats "
+    ), line
+    assert f"({', '.join(changing[:5])}" in line and "`evaluate --regrade` accepts" in line
+    assert lines[-1] == (
+        "2 of 3 runs reproduce; 1 unversioned (records intact, read otherwise under the same "
+        f"grader versions: a harness bug; `evaluate --regrade {NAME!r}` accepts today's reading)"
+    )
+
+    # A record edited beside it is still a DIFF, naming the record: the two are told apart.
+    tampered = tmp_path / "tampered"
+    shutil.copytree(copy, tampered)
+    record = next((tampered / "runs" / "multiple_choice").rglob("candidate.json"))
+    body = json.loads(record.read_text())
+    body["response"]["text"] += " (edited)"
+    record.write_text(json.dumps(body))
+    diff = _with_reader(tampered, reader, "--verify", NAME)
+    (line,) = [line for line in _lines(diff.stdout) if "[multipleChoice]" in line]
+    assert diff.returncode == 1 and line.startswith(f"DIFF {NAME} [multipleChoice] "), line
+    assert ".records" in line
+
+    # pytest's verify mode fails it with the same line, as `evaluate --verify` exits 1 for it.
+    checked = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "unversioned_reader",
+            "--verify-published",
+            f"--results-dir={copy / 'results'}",
+            f"--run-dir={copy / 'runs'}",
+            "-k",
+            "multipleChoice",
+        ],
+        cwd=ROOT,
+        env=harness_env(PYTHONPATH=str(reader)),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert checked.returncode == 1, checked.stdout[-3000:] + checked.stderr[-2000:]
+    assert f"UNVERSIONED {NAME} [multipleChoice] {mc.name}: today's graders read" in checked.stdout
+
+    done = _with_reader(copy, reader, "--regrade", NAME)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"(letters {letters} read otherwise today, stats " in done.stdout, done.stdout
+    assert f"regraded {NAME!r}: multipleChoice {mc.name}" in done.stdout, done.stdout
+    again = _with_reader(copy, reader, "--verify", NAME)
+    assert again.returncode == 0 and _lines(again.stdout)[-1] == "all 3 runs reproduce", (
+        again.stdout + again.stderr
+    )

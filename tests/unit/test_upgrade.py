@@ -88,7 +88,9 @@ def test_judge_only_graded_fields_under_a_new_grader_version_is_a_regrade(letter
     )
 
 
-def test_judge_same_graders_with_a_different_score_is_a_diff():
+def test_judge_same_graders_reading_intact_records_otherwise_is_unversioned_naming_the_parts():
+    """The file is as its run wrote it (rows bound to records, its summary its rows'): today's
+    graders of the same versions read differently, a harness bug, told apart from an edit."""
     from evals.results import graders_of
     from evals.tasks import TASKS
     from evals.verify import judge
@@ -96,11 +98,42 @@ def test_judge_same_graders_with_a_different_score_is_a_diff():
     today = graders_of(TASKS["multiple_choice"])  # published and rescored by the same versions
     verdict = judge(
         TASKS["multiple_choice"],
-        _result({"q1": "A", "q2": "B"}, graders=today),
-        _result({"q1": "A", "q2": "A"}, graders=today),
+        _result({"q1": "A", "q2": "B", "q3": "B"}, graders=today),
+        _result({"q1": "A", "q2": "A", "q3": "B"}, graders=today),
     )
 
-    assert verdict.status == "DIFF" and "results.q2.answer" in verdict.fields
+    assert (verdict.status, verdict.items) == ("UNVERSIONED", ["q2"]), verdict
+    assert verdict.detail == (
+        "today's graders read the intact records otherwise under the same versions "
+        f"(letters {today['letters']}, stats {today['stats']}): 1 item scores differently (q2); "
+        "accuracy 33.33% -> 66.67%; a grading change that did not move its part's version "
+        "(a harness bug, not the run's): `evaluate --regrade` accepts today's reading"
+    )
+
+
+@pytest.mark.parametrize("edit", ["a row alone", "a format-1 file", "a row without records"])
+def test_judge_same_graders_with_a_different_score_is_a_diff_when_the_file_was_edited(edit):
+    """A row's score edited without its summary, or a file whose rows no digest binds: DIFF."""
+    from evals.results import graders_of
+    from evals.tasks import TASKS
+    from evals.verify import judge
+
+    today = graders_of(TASKS["multiple_choice"])
+    published = _result({"q1": "A", "q2": "B"}, graders=today)
+    if edit == "a row alone":
+        published["results"][1].update(status="correct", correct=True)
+    elif edit == "a format-1 file":
+        published = _result({"q1": "A", "q2": "B"})
+        published["graders"] = today  # still no digests: nothing binds the rows to records
+    else:
+        del published["results"][1]["records"]
+    rescored = _result({"q1": "A", "q2": "A"}, graders=today)
+    if edit == "a row without records":
+        del rescored["results"][1]["records"]
+
+    verdict = judge(TASKS["multiple_choice"], published, rescored)
+
+    assert verdict.status == "DIFF" and "results.q2.answer" in verdict.fields, verdict
 
 
 def test_judge_a_field_the_graders_do_not_write_is_a_diff_even_under_new_graders(letters_v2):
