@@ -5,6 +5,9 @@
   attempt is cut to the time left before its deadline, on the thread that asks (no watchdog
   thread, nothing left wedged), and past it the read times out as any other.
 - no redirect to another origin: its answers would be filed under this endpoint's identity.
+- no answer that was already waiting on a kept-alive connection before the request was
+  written (a second response a broken proxy or server left there): the request goes on
+  another connection instead (`_Connection`).
 - a way to drop the connection a refused reply came on, so that the retry asks on a fresh one.
 
 `http_client` builds the SDK's own default client with these; `deadline` wraps an attempt."""
@@ -30,9 +33,9 @@ _deadline: contextvars.ContextVar[float] = contextvars.ContextVar(
     "attempt_deadline", default=math.inf
 )
 # The connection this thread last sent a request on, so a refused reply can drop it: the one
-# it was read from, even when no read reached the socket (the reply was already in httpcore's
-# buffer, as a stale one is). Per thread, not a context variable, which a call made inside a
-# copied context would set where the caller can't see it.
+# it was read from, even when no read reached the socket (the reply was in h11's buffer). Per
+# thread, not a context variable, which a call made inside a copied context would set where
+# the caller can't see it.
 _last = threading.local()
 
 
@@ -94,11 +97,22 @@ def _left(timeout: float | None) -> float | None:
     return max(0.0, left if timeout is None else min(timeout, left))
 
 
+def _waiting(stream: Any) -> bool:
+    """Whether bytes the client has not read wait on `stream`: on its socket (httpcore2's own
+    poll) or decrypted already, in its TLS object."""
+    if stream.get_extra_info("is_readable"):
+        return True
+    tls = stream.get_extra_info("ssl_object")
+    return bool(tls is not None and tls.pending())
+
+
 class _Stream:
-    """A connection whose every operation ends by the asking thread's deadline."""
+    """A connection whose every operation ends by the asking thread's deadline, and whose next
+    request, once `_Connection` says so, is not written while a reply is already waiting."""
 
     def __init__(self, inner: Any):
         self._inner = inner
+        self._check = False
 
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
         import httpcore2
@@ -108,10 +122,18 @@ class _Stream:
             raise httpcore2.ReadTimeout("the attempt's deadline passed")
         return self._inner.read(max_bytes, left)
 
+    def check_before_writing(self) -> None:
+        """Its next write starts a request on a kept-alive HTTP/1.1 connection."""
+        self._check = True
+
     def write(self, buffer: bytes, timeout: float | None = None) -> None:
         import httpcore2
 
         _last.stream = self
+        if self._check:
+            self._check = False
+            if _waiting(self._inner):
+                raise httpcore2.ConnectionNotAvailable()  # see `_Connection`
         left = _left(timeout)
         if left == 0.0:
             raise httpcore2.WriteTimeout("the attempt's deadline passed")
@@ -145,10 +167,58 @@ class _Backend:
         self._inner.sleep(seconds)
 
 
+def _http11(connection: Any) -> Any:
+    """The HTTP/1.1 connection inside one of httpcore2's pooled connections (a plain one, or
+    one through a proxy), if it has one yet."""
+    import httpcore2
+
+    while connection is not None and not isinstance(connection, httpcore2.HTTP11Connection):
+        connection = getattr(connection, "_connection", None)
+    return connection
+
+
+class _Connection:
+    """One of the pool's connections, on which a request is never written while a reply is
+    already waiting: sent before the server had the request, it cannot be its answer.
+
+    httpcore2 would take it as one. Its pool polls an idle HTTP/1.1 connection's socket when
+    it picks it (`has_expired`), which misses a reply that came off the socket with the
+    previous response, in the same read, into h11's buffer (where no poll sees it), and one
+    that lands between the pick and the write. So before a request on a kept-alive
+    connection: h11's buffer is checked here, and the socket (`_Stream.write`) right before
+    the request's first byte is written. Either holding bytes, the connection is closed and
+    `ConnectionNotAvailable` raised: the pool then sends the request on another connection,
+    checked alike, or a fresh one, which is not checked (nothing was read on it), so a
+    request moves at most once per pooled connection. The cost: one poll of the socket per
+    request on a reused connection (~2 µs; bench/wire.py)."""
+
+    def __init__(self, inner: Any):
+        self._inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def __repr__(self) -> str:
+        return repr(self._inner)
+
+    def handle_request(self, request: Any) -> Any:
+        import httpcore2
+
+        http11 = _http11(self._inner)
+        if http11 is not None and http11.is_idle():
+            if http11._h11_state.trailing_data[0]:
+                http11.close()
+                raise httpcore2.ConnectionNotAvailable()
+            if isinstance(http11._network_stream, _Stream):
+                http11._network_stream.check_before_writing()
+        return self._inner.handle_request(request)
+
+
 def http_client(default_client: Callable[..., Any]) -> Any:
     """The SDK's default httpx2 client (`openai.DefaultHttpxClient`, `anthropic.DefaultHttpxClient`:
     its timeout, limits and redirects) with the deadline on every transport, the proxies' too,
-    and cross-origin redirects refused."""
+    no reply that was waiting on a connection before its request taken as its answer, and
+    cross-origin redirects refused."""
     client = default_client(event_hooks={"response": [_refuse_cross_origin]})
     # httpx2 takes no network backend through its client: it is set on each transport's pool,
     # before any connection is made (a pool hands its backend to each new connection).
@@ -162,14 +232,17 @@ def http_client(default_client: Callable[..., Any]) -> Any:
         )
     for pool in filter(None, pools):
         pool._network_backend = _Backend(pool._network_backend)
+        made = pool.create_connection  # called on the pool for each new connection
+        pool.create_connection = lambda origin, made=made: _Connection(made(origin))
     return client
 
 
 class Replies:
     """The replies an endpoint gave in this process, by their id, to tell a stale one.
 
-    A server that writes a second response on a keep-alive connection has it read as the
-    answer to the next request sent there. The rule: a reply is stale when its id was seen
+    A reply already waiting on a connection when a request is written is never read as its
+    answer (`_Connection`); one a server repeats later, once the next request is on the wire,
+    can't be told by when it came. The rule for that one: a reply is stale when its id was seen
     before on a reply to a different request and its body is byte for byte that earlier
     reply. Neither alone is a sign: llama.cpp and others send one fixed id on every reply, and
     a deterministic server may answer two requests alike (ids and timestamps differ then). A

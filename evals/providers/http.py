@@ -6,7 +6,9 @@
   `with deadline(timeout):` ends by then.
 - **the client** (`http_client`): an httpx2 client (the HTTP client the openai and anthropic
   SDKs are built on, installed with the harness) under that deadline, with redirects to
-  another origin refused (their answers would be filed under this endpoint's identity). An
+  another origin refused (their answers would be filed under this endpoint's identity), and
+  no reply that was already waiting on a kept-alive connection read as the answer to the
+  request written next (that request goes on a fresh connection). An
   SDK on httpx2 takes it as its `http_client`; without an SDK, `send` makes one request with
   it, under the deadline, and raises what went wrong as the error kind it is.
 - **the error kinds**: what `complete` raises tells the harness what happened (`evals.errors`):
@@ -22,8 +24,8 @@
   `server_text` and `error_text` make what a server said safe for a one-line message.
 
 Also here, for a provider with a Batch API: `BatchAPI` (what `Provider.batch_api()` returns),
-`BatchState`, `BatchUnsupported`, `not_run` and `line_error`; and for a server that may write a
-reply twice on a kept-alive connection, `Replies` and `drop_connection`.
+`BatchState`, `BatchUnsupported`, `not_run` and `line_error`; and for a server that may repeat
+a reply once the next request is on its way, `Replies` and `drop_connection`.
 
 Importing this module imports no HTTP library: httpx2 is imported when a client is made or an
 error read, so a provider module that imports it at its top keeps the harness's start-up light.
@@ -93,8 +95,9 @@ __all__ = [
 
 
 def http_client(default_client: Callable[..., Any] | None = None) -> Any:
-    """An httpx2 client with the attempt's deadline on every connection and redirects to another
-    origin refused (a same-origin redirect is followed). `default_client` is the client class to
+    """An httpx2 client with the attempt's deadline on every connection, redirects to another
+    origin refused (a same-origin redirect is followed), and no reply that was waiting on a
+    kept-alive connection before a request was written taken as its answer. `default_client` is the client class to
     make it from, with its own defaults: an SDK's (`openai.DefaultHttpxClient`), or by default
     `httpx2.Client` following redirects. Send each request inside `with deadline(timeout):`."""
     if default_client is None:

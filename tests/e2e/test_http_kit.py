@@ -12,9 +12,14 @@ server runs on a thread of the test."""
 from __future__ import annotations
 
 import re
+import select
 import socket
+import ssl
+import subprocess
+import threading
 import time
 
+import httpx2
 import pytest
 
 from evals.errors import FatalProviderError, ProviderError, TransientError
@@ -143,6 +148,84 @@ def test_the_deadline_bounds_the_whole_attempt(server):
         _ask(_provider(server.url), timeout=0.5)
     assert raised.value.kind == "timeout" and "0.5 s" in str(raised.value)
     assert time.monotonic() - start < 3
+
+
+@pytest.mark.parametrize(
+    "leftover",
+    ["another answer", Answer("", reshape=lambda body: {**body, "model": "other"}), b"HTTP/1.1 2"],
+    ids=["another answer", "another model, no text", "a cut-off head"],
+)
+def test_a_reply_left_on_the_connection_is_not_the_next_answer(server, leftover):
+    # The kit's client is the built-in providers': what a server left on a kept-alive
+    # connection is never read; the next request goes on a fresh connection.
+    server.inject(Fault(leftover=leftover))
+    provider = _provider(server.url)
+
+    texts = [_ask(provider).text for _ in range(3)]
+
+    assert texts == ["loopback reply to: What is Luau?"] * 3
+    assert [r.connection for r in server.requests] == [0, 1, 1]
+
+
+@pytest.fixture(scope="module")
+def certificate(tmp_path_factory):
+    """A self-signed certificate for 127.0.0.1: (its file, its key's)."""
+    folder = tmp_path_factory.mktemp("tls")
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"]
+        + ["-nodes", "-keyout", str(key), "-out", str(cert), "-days", "1", "-subj", "/CN=127.0.0.1"]
+        + ["-addext", "subjectAltName=IP:127.0.0.1"],
+        check=True,
+        capture_output=True,
+    )
+    return cert, key
+
+
+@pytest.mark.parametrize("when", ["with the reply", "just before the next request is written"])
+def test_over_tls_a_reply_left_on_the_connection_is_not_the_next_answer(certificate, when):
+    # Decrypted into h11's buffer with the reply it came with, or arriving as a TLS record of
+    # its own once the pool has picked the connection (httpcore2's trace hook lets it in
+    # there, and waits until the client's socket has it).
+    serving = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    serving.load_cert_chain(*certificate)
+    written, sent = threading.Event(), threading.Event()
+    fault = (
+        Fault(leftover="another answer")
+        if when == "with the reply"
+        else Fault(leftover="another answer", leftover_after=written, leftover_sent=sent)
+    )
+    sockets, starts = [], []
+
+    def trace(event: str, info: dict) -> None:
+        if event == "connection.start_tls.complete":  # the socket under TLS
+            sockets.append(info["return_value"].get_extra_info("socket"))
+        elif event == "http11.send_request_headers.started":
+            starts.append(event)
+            if len(starts) == 2 and fault.leftover_after is not None:
+                written.set()
+                sent.wait(10)
+                select.select([sockets[0]], [], [], 10)
+
+    trusting = ssl.create_default_context(cafile=certificate[0])
+    client = http.http_client(lambda **options: httpx2.Client(verify=trusting, **options))
+    with JsonApiServer(tls=serving) as server:
+        assert server.url.startswith("https://")
+        server.inject(fault)
+        texts = [
+            http.send(
+                client,
+                "POST",
+                f"{server.url}/generate",
+                timeout=10,
+                json={"model": "tiny-1", "prompt": f"question {i}"},
+                extensions={"trace": trace},
+            ).json()["text"]
+            for i in range(3)
+        ]
+
+    assert texts == [f"loopback reply to: question {i}" for i in range(3)]
+    assert [r.connection for r in server.requests] == [0, 1, 1]
 
 
 def test_a_redirect_to_another_origin_is_refused(monkeypatch):

@@ -6,6 +6,7 @@ its threads. A missing key is tests/unit/test_providers.py."""
 
 from __future__ import annotations
 
+import select
 import threading
 import time
 
@@ -600,6 +601,136 @@ def test_a_reply_written_twice_on_a_keep_alive_connection_is_not_the_next_reques
 
     assert first.text == "loopback reply to: first question"
     assert second.text == "loopback reply to: second question"
+
+
+def on_server(server, provider):
+    base_url = server.url + ("" if provider == "anthropic" else "/v1")
+    return make_provider(
+        ProviderSpec(
+            provider,
+            "m",
+            base_url=base_url,
+            api_key_env="OPENAI_API_KEY" if provider == "live" else None,
+        )
+    )
+
+
+def numbered(n: int):
+    """A reshape giving a reply the id the server gave (or will give) its n-th reply."""
+    return lambda body: {**body, "id": body["id"][:-6] + f"{n:06d}"}
+
+
+QUESTIONS = ("first question", "second question", "third question")
+
+# What a broken proxy or server leaves on a kept-alive connection after the real reply: none of
+# it is the answer to the next request, whatever its id and body.
+LEFTOVERS = {
+    "another answer": "Answer: D",
+    "the id of the reply before it": Answer("Answer: C", reshape=numbered(0)),
+    "the id the next reply gets": Answer("Answer: B", reshape=numbered(1)),
+    "other scripts": "Ответ: В. 答案是 B。 الإجابة: ب",
+    "no text": "",
+    "longer than a read": "A" * 150_000,
+    "an error status": Reply(503, {"error": {"message": "overloaded", "type": "server_error"}}),
+    "half a response": b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-len",
+    "a body with no head": b'{"id": "chatcmpl-1", "choices": []}',
+}
+
+
+def asked(server) -> list[tuple[str, int]]:
+    """Each request the server got: its question, and the connection it came on."""
+    return [(last_user_text(r.body), r.connection) for r in server.requests]
+
+
+@pytest.mark.parametrize("leftover", LEFTOVERS.values(), ids=LEFTOVERS)
+@pytest.mark.parametrize("provider", ["openai", "live", "anthropic"])
+def test_a_reply_already_on_the_connection_before_the_request_is_never_its_answer(
+    provider, leftover
+):
+    # Written with the first reply, so the client reads both off the socket at once: the
+    # second request goes on a fresh connection, the only place the server ever sees it.
+    server_cls = AnthropicServer if provider == "anthropic" else OpenAIServer
+    with server_cls() as server:
+        server.inject(Fault(leftover=leftover))
+        made = on_server(server, provider)
+
+        texts = [ask(made, Request(prompt=question)).text for question in QUESTIONS]
+
+    assert texts == [f"loopback reply to: {question}" for question in QUESTIONS]
+    assert asked(server) == [(QUESTIONS[0], 0), (QUESTIONS[1], 1), (QUESTIONS[2], 1)]
+
+
+@pytest.mark.parametrize("provider", ["openai", "live", "anthropic"])
+def test_a_reply_arriving_after_the_answer_was_read_is_not_the_next_requests_answer(provider):
+    # The leftover comes in a write of its own once the first answer is in: waiting on the
+    # socket when the next request is made (httpcore's own check of an idle connection).
+    server_cls = AnthropicServer if provider == "anthropic" else OpenAIServer
+    written, sent = threading.Event(), threading.Event()
+    with server_cls() as server:
+        server.inject(Fault(leftover="Answer: D", leftover_after=written, leftover_sent=sent))
+        made = on_server(server, provider)
+
+        first = ask(made, Request(prompt=QUESTIONS[0]))
+        written.set()
+        assert sent.wait(10)
+        second = ask(made, Request(prompt=QUESTIONS[1]))
+
+    assert [first.text, second.text] == [f"loopback reply to: {q}" for q in QUESTIONS[:2]]
+    assert asked(server) == [(QUESTIONS[0], 0), (QUESTIONS[1], 1)]
+
+
+@pytest.mark.parametrize("provider", ["openai", "live", "anthropic"])
+def test_a_reply_arriving_just_before_the_request_is_written_is_not_its_answer(provider):
+    # The leftover lands after the pool has checked the idle connection and handed it to the
+    # next request, right before that request's first byte is written: httpcore's trace
+    # hook there lets it in, and waits until the client's socket has it.
+    server_cls = AnthropicServer if provider == "anthropic" else OpenAIServer
+    written, sent = threading.Event(), threading.Event()
+    sockets: list = []
+    starts: list[str] = []
+
+    def trace(event: str, info: dict) -> None:
+        if event == "connection.connect_tcp.complete":
+            sockets.append(info["return_value"].get_extra_info("socket"))
+        elif event == "http11.send_request_headers.started":
+            starts.append(event)
+            if len(starts) == 2:  # the second request, on the first connection
+                written.set()
+                sent.wait(10)
+                select.select([sockets[0]], [], [], 10)
+
+    with server_cls() as server:
+        server.inject(Fault(leftover="Answer: D", leftover_after=written, leftover_sent=sent))
+        made = on_server(server, provider)
+        made.client._client.event_hooks["request"].append(
+            lambda request: request.extensions.__setitem__("trace", trace)
+        )
+
+        texts = [ask(made, Request(prompt=question)).text for question in QUESTIONS]
+
+    assert sent.is_set() and len(starts) == 4  # the second request started twice, written once
+    assert texts == [f"loopback reply to: {question}" for question in QUESTIONS]
+    assert asked(server) == [(QUESTIONS[0], 0), (QUESTIONS[1], 1), (QUESTIONS[2], 1)]
+
+
+def test_through_an_http_proxy_a_reply_left_on_the_connection_is_not_the_next_answer(
+    openai_server, monkeypatch
+):
+    # OpenRouter reached through the loopback server as its HTTP proxy: the proxy's pool is
+    # checked as the endpoint's is.
+    for name in ("NO_PROXY", "no_proxy", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", openai_server.url)
+    openai_server.inject(Fault(leftover=Answer("Answer: A", reshape=numbered(1))))
+    made = make_provider(
+        ProviderSpec("live", "qwen/qwen3-8b", base_url="http://openrouter.ai/api/v1")
+    )
+
+    texts = [ask(made, Request(prompt=question)).text for question in QUESTIONS]
+
+    assert texts == [f"loopback reply to: {question}" for question in QUESTIONS]
+    assert asked(openai_server) == [(QUESTIONS[0], 0), (QUESTIONS[1], 1), (QUESTIONS[2], 1)]
+    assert {r.path for r in openai_server.requests} == {"/api/v1/chat/completions"}
 
 
 def test_a_server_with_one_fixed_id_is_answered_normally(openai_server):

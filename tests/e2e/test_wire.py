@@ -322,6 +322,76 @@ def test_a_reply_written_twice_on_a_kept_alive_connection_never_becomes_another_
     assert "apiErrors 0" in rerun.stdout
 
 
+def left_after(server) -> list[tuple[int, int]]:
+    """(the connection a reply was left on, the one the next request came on), for each
+    request that got a leftover and had one after it."""
+    got = server.requests
+    return [(r.connection, got[r.index + 1].connection) for r in got[:-1] if r.fault == "leftover"]
+
+
+def test_a_reply_left_on_a_kept_alive_connection_is_never_the_next_items_answer(student, tmp_path):
+    # A broken proxy leaves a second, different response after the real one: another letter
+    # under its own id, or under the id of the run's first reply.
+    reused = lambda body: {**body, "id": "chatcmpl-loopback000000"}  # noqa: E731
+    with OpenAIServer(student) as server:
+        server.inject_when(lambda r: r.index % 4 == 0, Fault(leftover="Answer: A"))
+        server.inject_when(
+            lambda r: r.index % 4 == 2, Fault(leftover=Answer("So: D\n\nAnswer: D", reshape=reused))
+        )
+        done = run(tmp_path, *live(server), "--concurrency=1")
+        asked = generation(server)
+        moved = left_after(server)
+
+    result = read_result(tmp_path / "results", "multiple_choice")
+    assert result["summary"]["accuracy"] == 0.8, done.stdout[-2000:]  # the Student's own
+    rows = {r["id"]: r for r in result["results"]}
+    for i, question in enumerate(MC[:10]):
+        record = json.loads(
+            next(
+                (tmp_path / "runs").glob(f"multiple_choice/*/calls/{question['id']}/candidate.json")
+            ).read_text()
+        )
+        letter = question["answer"] if i % 5 else "ABCD"[("ABCD".index(question["answer"]) + 1) % 4]
+        assert record["response"]["text"] == f"Reasoning about it.\n\nAnswer: {letter}"
+        assert rows[question["id"]]["status"] == ("correct" if i % 5 else "wrong")
+    assert len(asked) == 10  # each item asked once
+    assert len(moved) == 5 and all(left != next_ for left, next_ in moved)  # on a fresh one
+
+
+def test_a_verdict_left_on_a_kept_alive_connection_never_grades_another_item(student, tmp_path):
+    # A judge endpoint that leaves a pass behind after each verdict: read as the next verdict
+    # it would pass an item the Student got wrong (every fourth), or answer a question.
+    with OpenAIServer(student) as server:
+        server.inject_when(
+            lambda r: "VERDICT: CORRECT" in last_user_text(r.body),
+            Fault(leftover="Compared.\nVERDICT: CORRECT"),
+        )
+        done = run(
+            tmp_path,
+            "--provider=openai",
+            "--model=student-1",
+            f"--base-url={server.url}/v1",
+            f"--judge=live:judge-a@{server.url}/v1",
+            f"--judge=live:judge-b@{server.url}/v1",
+            "-m",
+            "freeform",
+            LIMIT,
+        )
+        asked = generation(server)
+        moved = left_after(server)
+
+    result = read_result(tmp_path / "results", "freeform")
+    answered = {q["id"]: i % 4 != 0 for i, q in enumerate(questions("freeform"))}
+    assert len(result["results"]) == 10, done.stdout[-3000:]
+    for row in result["results"]:
+        assert [v["verdict"] for v in row["verdicts"]] == [
+            "CORRECT" if answered[row["id"]] else "INCORRECT"
+        ] * 2, row
+    assert result["summary"]["judgeUnparseable"] == 0
+    assert len(asked) == 30  # ten questions, twenty verdicts, each asked once
+    assert moved and all(left != next_ for left, next_ in moved)
+
+
 # -- 8: a deadline for the whole attempt ----------------------------------------------------
 
 

@@ -12,8 +12,11 @@ thread per connection, HTTP/1.1 keep-alive, so sleeps in one request never delay
 from __future__ import annotations
 
 import collections
+import dataclasses
+import itertools
 import json
 import socket
+import ssl
 import sys
 import threading
 import time
@@ -47,6 +50,8 @@ class Request:
     raw_body: bytes
     timestamp: float  # time.time() at arrival
     fault: str | None = None  # label of the injected fault, if any
+    connection: int = 0  # the connection it came on, numbered from 0 in the order accepted
+    scripted: Answer | None = None  # what the model says, not the responder (a leftover's)
 
     @property
     def api_key(self) -> str | None:
@@ -85,6 +90,7 @@ class Reply:
     body: bytes | str | dict | list = b""
     headers: dict[str, str] = field(default_factory=dict)
     wire_fault: Fault | None = None  # how it is written: trickled, or twice (see Fault)
+    leftover: Reply | bytes | None = None  # a second response written after it (Fault.leftover)
 
     def encode(self) -> tuple[bytes, dict[str, str]]:
         headers = dict(self.headers)
@@ -140,6 +146,14 @@ class Fault:
     drop: bool = False  # close the connection without any response
     trickle: float | None = None  # send the reply a byte at a time, this many seconds apart
     twice: bool = False  # write the reply twice on the keep-alive connection (a broken proxy)
+    # After the reply, a second, different response on the same keep-alive connection, as a
+    # broken proxy leaves one: an answer (str, Answer) to a request that never came (its own
+    # id), a Reply, or raw bytes. In the reply's own write, unless `leftover_after` is given:
+    # then written once that is set (10 s at most), in a write of its own, and `leftover_sent`
+    # set once it is on the wire.
+    leftover: str | Answer | Reply | bytes | None = None
+    leftover_after: threading.Event | None = None
+    leftover_sent: threading.Event | None = None
 
     @classmethod
     def slow(cls, delay: float) -> Fault:
@@ -161,6 +175,8 @@ class Fault:
             return f"trickle {self.trickle}s"
         if self.twice:
             return "twice"
+        if self.leftover is not None:
+            return "leftover"
         if self.malformed:
             return "malformed"
         if self.status or self.error:
@@ -186,8 +202,10 @@ class LoopbackServer:
         host: str = "127.0.0.1",
         port: int = 0,
         log_path: str | Path | None = None,
+        tls: ssl.SSLContext | None = None,  # serve HTTPS with this (server-side) context
     ):
         self.responder = responder or self.default_responder
+        self._tls = tls
         self.latency = latency
         self._address = (host, port)
         self._log_path = Path(log_path) if log_path else None
@@ -207,6 +225,8 @@ class LoopbackServer:
     def start(self) -> LoopbackServer:
         self._httpd = _HTTPServer(self._address, _Handler)
         self._httpd.loopback = self
+        if self._tls is not None:
+            self._httpd.socket = self._tls.wrap_socket(self._httpd.socket, server_side=True)
         if self._log_path:
             self._log_file = open(self._log_path, "a", encoding="utf-8")
         threading.Thread(
@@ -241,7 +261,7 @@ class LoopbackServer:
 
     @property
     def url(self) -> str:
-        return f"http://{self._address[0]}:{self.port}"
+        return f"{'https' if self._tls else 'http'}://{self._address[0]}:{self.port}"
 
     # -- recorded requests -------------------------------------------------------------------
 
@@ -335,9 +355,12 @@ class LoopbackServer:
 
     # -- the request pipeline ----------------------------------------------------------------
 
-    def _serve(self, method: str, target: str, headers: dict[str, str], raw: bytes) -> Reply | None:
+    def _serve(
+        self, method: str, target: str, headers: dict[str, str], raw: bytes, connection: int = 0
+    ) -> Reply | None:
         """Returns the reply to send, or None to drop the connection. A trickle or twice fault
-        rides on the reply (`Reply.wire_fault`) for the handler to write it so."""
+        rides on the reply (`Reply.wire_fault`) for the handler to write it so, a leftover on
+        `Reply.leftover`."""
         parts = urlsplit(target)
         try:
             body = json.loads(raw) if raw else None
@@ -353,6 +376,7 @@ class LoopbackServer:
                 body,
                 raw,
                 time.time(),
+                connection=connection,
             )
             fault = self._take_fault(request)
             if fault:
@@ -379,10 +403,23 @@ class LoopbackServer:
             reply = self.handle_safely(request)
             if fault and (fault.trickle is not None or fault.twice):
                 reply.wire_fault = fault
+            if fault and fault.leftover is not None:
+                reply.leftover = self._leftover(request, fault.leftover)
+                reply.wire_fault = fault
             return reply
         finally:
             with self._lock:
                 self._in_flight[model] -= 1
+
+    def _leftover(self, request: Request, leftover: str | Answer | Reply | bytes) -> Reply | bytes:
+        if isinstance(leftover, (Reply, bytes)):
+            return leftover
+        never_asked = dataclasses.replace(
+            request,
+            index=request.index + 900_000,  # its own id
+            scripted=Answer(leftover) if isinstance(leftover, str) else leftover,
+        )
+        return self.handle_safely(never_asked)
 
     @property
     def busy(self) -> bool:
@@ -460,7 +497,7 @@ class RoutedServer(LoopbackServer):
             return self.error_reply(400, message=f"{missing[0]}: Field required")
         if body.get("stream"):  # loud rather than a silently wrong non-SSE body
             return self.error_reply(400, message="loopback server does not implement stream=true")
-        result = self.responder(request)
+        result = request.scripted if request.scripted is not None else self.responder(request)
         return Answer(result) if isinstance(result, str) else result
 
     def default_responder(self, request: Request) -> Answer:
@@ -581,6 +618,7 @@ class _HTTPServer(ThreadingHTTPServer):
     def __init__(self, *args, **kwargs):
         self._conns: set[socket.socket] = set()
         self._conns_lock = threading.Lock()
+        self.numbers = itertools.count()  # of the connections accepted
         super().__init__(*args, **kwargs)
 
     def track(self, conn: socket.socket, alive: bool) -> None:
@@ -612,6 +650,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def setup(self):
         super().setup()
+        self.number = next(self.server.numbers)
         self.server.track(self.connection, True)
 
     def finish(self):
@@ -622,15 +661,17 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length) if length else b""
         headers = {k.lower(): v for k, v in self.headers.items()}
-        reply = self.server.loopback._serve(self.command, self.path, headers, raw)
+        reply = self.server.loopback._serve(self.command, self.path, headers, raw, self.number)
         if reply is None:
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)
             return
         body, reply_headers = reply.encode()
         fault = reply.wire_fault
-        if fault is not None and (fault.trickle is not None or fault.twice):
-            self._write_faulty(reply.status, reply_headers, body, fault)
+        if fault is not None and (
+            fault.trickle is not None or fault.twice or reply.leftover is not None
+        ):
+            self._write_faulty(reply, reply_headers, body, fault)
             return
         self.send_response(reply.status)
         for name, value in reply_headers.items():
@@ -645,17 +686,39 @@ class _Handler(BaseHTTPRequestHandler):
         if self.command != "HEAD":
             self.wfile.write(body)
 
-    def _write_faulty(
-        self, status: int, headers: dict[str, str], body: bytes, fault: Fault
-    ) -> None:
+    def _message(self, status: int, headers: dict[str, str], body: bytes) -> bytes:
         head = [f"HTTP/1.1 {status} {self.responses.get(status, ('',))[0]}"]
         head += [f"{k}: {v}" for k, v in headers.items() if k.lower() != "content-length"]
         head.append(f"content-length: {len(body)}")
-        message = ("\r\n".join(head) + "\r\n\r\n").encode() + body
+        return ("\r\n".join(head) + "\r\n\r\n").encode() + body
+
+    def _write_faulty(
+        self, reply: Reply, headers: dict[str, str], body: bytes, fault: Fault
+    ) -> None:
+        message = self._message(reply.status, headers, body)
         if (
             fault.twice
         ):  # one write: the client reads both into its buffer, the second left for the next request
             self.wfile.write(message * 2)
+            return
+        if reply.leftover is not None:
+            leftover = reply.leftover
+            if isinstance(leftover, Reply):
+                extra_body, extra_headers = leftover.encode()
+                leftover = self._message(leftover.status, extra_headers, extra_body)
+            if fault.leftover_after is None:  # one write, as twice
+                self.wfile.write(message + leftover)
+                return
+            self.wfile.write(message)
+            self.wfile.flush()
+            fault.leftover_after.wait(10)
+            try:
+                self.wfile.write(leftover)
+                self.wfile.flush()
+            except OSError:  # the client hung up first
+                self.close_connection = True
+            if fault.leftover_sent is not None:
+                fault.leftover_sent.set()
             return
         try:
             for i in range(len(message)):
