@@ -164,24 +164,25 @@ def entry_points_found() -> list[Point]:
     global _found
     if _found is None:
         # `importlib.metadata.entry_points(group=...)` parses every distribution's entry points
-        # and METADATA (~17 ms here); the text is searched for the group's header first, and
-        # only the few distributions that have it are parsed (~6 ms), the first of each name
-        # on the path, as `entry_points` keeps it.
+        # and METADATA (~17 ms here). The same, sooner: the first distribution of each name on
+        # the path (as `entry_points` keeps it: its name from its folder's, no METADATA read),
+        # and of those only the few whose text holds the group's header parsed (~6 ms).
         points: list[Point] = []
         names: set[str] = set()
         for dist in importlib.metadata.distributions():
-            text = dist.read_text("entry_points.txt")
-            if not text or f"[{GROUP}]" not in text:
-                continue
-            name = dist.name
-            normalized = re.sub(r"[-_.]+", "-", name or "").lower()
+            folder_name = getattr(dist, "_normalized_name", None)  # PathDistribution's
+            normalized = folder_name or re.sub(r"[-_.]+", "_", dist.name or "").lower()
             if normalized in names:
                 continue
             names.add(normalized)
-            points += [(p.name, p.value, name) for p in dist.entry_points.select(group=GROUP)]
+            text = dist.read_text("entry_points.txt")
+            if text and f"[{GROUP}]" in text:
+                name = dist.name
+                points += [(p.name, p.value, name) for p in dist.entry_points.select(group=GROUP)]
         points.sort(key=lambda point: (point[2] != DISTRIBUTION, point[0]))
+        # Two distributions naming one module (a package vendoring another's): imported once.
         seen: dict[str, Point] = {}
-        for point in points:  # the same distribution twice on the path: once
+        for point in points:
             seen.setdefault(point[1], point)
         _found = list(seen.values())
     return list(_found)

@@ -62,7 +62,7 @@ class NvmlSource(CounterSource):
             count = self.reader.device_count()
         except Exception as error:
             raise UsageError(
-                f"NVML is not available ({error or type(error).__name__}): install the NVIDIA "
+                f"NVML is not available ({str(error) or type(error).__name__}): install the NVIDIA "
                 "driver, or choose --energy-source rapl or hwinfo"
             ) from error
         if count == 0:
@@ -73,7 +73,7 @@ class NvmlSource(CounterSource):
             except Exception as error:
                 raise UsageError(
                     f"GPU {index} does not report its total energy "
-                    f"({error or type(error).__name__}; Volta or newer needed): "
+                    f"({str(error) or type(error).__name__}; Volta or newer needed): "
                     "choose --energy-source rapl or hwinfo"
                 ) from error
 

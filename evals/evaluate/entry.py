@@ -11,6 +11,7 @@ from typing import Any
 from evals import models_file
 from evals.errors import DataFileError, UsageError
 from evals.evaluate.plan import Eval, Plan
+from evals.scrub import printable
 
 
 def entry_fields(args: argparse.Namespace, plan: Plan) -> dict[str, Any]:
@@ -110,7 +111,7 @@ def _look_up_missing(fields: dict[str, Any], config: dict[str, Any]) -> None:
     for key in (*(key for key, _ in NEEDED), "size"):
         if key not in fields and key in found:
             fields[key] = found[key]
-            print(f"  looked up {key}: {found[key]}")
+            print(printable(f"  looked up {key}: {found[key]}"))  # the server's text
     if missing := [flag for key, flag in NEEDED if key not in fields]:
         raise UsageError(f"a new model needs {', '.join(missing)} (not found by lookup either)")
 
@@ -131,6 +132,6 @@ def _size(values: list[str]) -> int:
                 f"{error}; or pass --size as a number of bytes, and nothing is looked up"
             ) from None
         if not value.isdigit():
-            print(f"  looked up --size {value}: {size:,} bytes")
+            print(printable(f"  looked up --size {value}: {size:,} bytes"))
         total += size
     return total

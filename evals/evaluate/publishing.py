@@ -66,7 +66,7 @@ def publish_finished(
         rebuild=rebuild_site(plan.data),
     )
     for line in lines:
-        print(f"  {line}")
+        print(printable(f"  {line}"))  # they name models.json's keys
     return finished, lines
 
 

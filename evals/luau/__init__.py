@@ -18,9 +18,11 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from evals.errors import ReferenceFailed  # light: the rest loads on first use
+
 if TYPE_CHECKING:
     from .budget import WORK_BUDGET_FACTOR, WORK_BUDGET_FLOOR, work_budget_for
-    from .isolated import ReferenceFailed, measure_work, run_tests_isolated, start_method
+    from .isolated import measure_work, run_tests_isolated, start_method
     from .result import TestRun
     from .runner import run_tests
 
@@ -28,14 +30,13 @@ _MODULE = {
     "WORK_BUDGET_FACTOR": "budget",
     "WORK_BUDGET_FLOOR": "budget",
     "work_budget_for": "budget",
-    "ReferenceFailed": "isolated",
     "measure_work": "isolated",
     "run_tests_isolated": "isolated",
     "start_method": "isolated",
     "TestRun": "result",
     "run_tests": "runner",
 }
-__all__ = sorted(_MODULE)
+__all__ = sorted([*_MODULE, "ReferenceFailed"])
 
 
 def __getattr__(name: str) -> Any:

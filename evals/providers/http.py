@@ -29,8 +29,8 @@ a reply once the next request is on its way, `Replies` and `drop_connection`.
 
 Importing this module imports no HTTP library: httpx2 is imported when a client is made or an
 error read, so a provider module that imports it at its top keeps the harness's start-up light.
-The names are those of the private modules the built-in providers use (`_base`, `_wire`,
-`_batch`), the same objects."""
+The names are those the built-in providers use, the same objects: the error kinds from
+`evals.errors`, the rest from the private modules `_base`, `_wire` and `_batch`."""
 
 from __future__ import annotations
 

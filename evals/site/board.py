@@ -23,7 +23,7 @@ from evals.errors import DataFileError
 from evals.entry_points import Registry
 from evals.names import attempt_key, file_name
 from evals.publish import board_refusals, identity_mismatch
-from evals.models_file import RESULTS
+from evals.models_file import RESULT_KEYS, RESULTS
 from evals.results import failures, over_error_gate, read_result
 from evals.tasks import Column, Task, on_board
 from evals.words import in_words
@@ -32,14 +32,56 @@ SCORE_DIGITS = 4  # accuracies are fractions, as in the result files (0.8125)
 COST_DIGITS = 6  # USD, as in result summaries
 # The board's evals, read from the registry when asked (a Mapping): resultFiles key -> the
 # eval's results folder; and each score on the board: its key -> (resultFiles key, band or None).
-RESULT_KEYS: Registry[str] = Registry(lambda: {task.key: task.name for task in on_board().values()})
-SCORES: Registry[tuple[str, str | None]] = Registry(lambda: {column.key: (task.key, column.band) for task, column in _columns()})
-COMPARISON_FIELDS = ("a", "b", "difference", "low", "high", "distinguishable", "shared", "onlyA", "onlyB", "mcnemarP")
+SCORES: Registry[tuple[str, str | None]] = Registry(
+    lambda: {column.key: (task.key, column.band) for task, column in _columns()}
+)
+COMPARISON_FIELDS = (
+    "a",
+    "b",
+    "difference",
+    "low",
+    "high",
+    "distinguishable",
+    "shared",
+    "onlyA",
+    "onlyB",
+    "mcnemarP",
+)
 # A board row's own fields (and a model page's), which no score's key may take.
-ROW_FIELDS = ("name", "page", "provider", "url", "releaseDate", "size", "sizeLabel", "average", "ci95", "cost", "costBasis", "price",
-              "gateWaived", "kilowattHour", "allowErrors", "evals", "items")
+ROW_FIELDS = (
+    "name",
+    "page",
+    "provider",
+    "url",
+    "releaseDate",
+    "size",
+    "sizeLabel",
+    "average",
+    "ci95",
+    "cost",
+    "costBasis",
+    "price",
+    "gateWaived",
+    "kilowattHour",
+    "allowErrors",
+    "evals",
+    "items",
+)
 # A row's fields a model page shows, beside its id, status and band.
-ITEM_FIELDS = ("epoch", "correct", "expected", "answer", "verdicts", "agreed", "tests", "note", "error", "finishReason", "unmetered", "usage")
+ITEM_FIELDS = (
+    "epoch",
+    "correct",
+    "expected",
+    "answer",
+    "verdicts",
+    "agreed",
+    "tests",
+    "note",
+    "error",
+    "finishReason",
+    "unmetered",
+    "usage",
+)
 
 
 @dataclass(frozen=True)
@@ -64,10 +106,22 @@ def site_data(models: list[dict[str, Any]], *, results_dir: Path = RESULTS) -> d
 
 
 def _site_data(board: list[Published]) -> dict[str, Any]:
-    return {"models": [_row(p) for p in board], "comparisons": _comparisons(board), "comparisonFields": list(COMPARISON_FIELDS),
-            "evals": [_described(task) for task in on_board().values()],
-            "scores": [{"key": column.key, "eval": task.key, "label": column.label, "band": column.band, "averaged": column.averaged}
-                       for task, column in _columns()]}
+    return {
+        "models": [_row(p) for p in board],
+        "comparisons": _comparisons(board),
+        "comparisonFields": list(COMPARISON_FIELDS),
+        "evals": [_described(task) for task in on_board().values()],
+        "scores": [
+            {
+                "key": column.key,
+                "eval": task.key,
+                "label": column.label,
+                "band": column.band,
+                "averaged": column.averaged,
+            }
+            for task, column in _columns()
+        ],
+    }
 
 
 def human_size(size: int | None) -> str:
@@ -95,18 +149,26 @@ def _published(models: list[dict[str, Any]], results_dir: Path) -> list[Publishe
         paths, results = {}, {}
         for key, folder in RESULT_KEYS.items():
             if key not in entry["resultFiles"]:
-                raise DataFileError(f"entry {entry['name']!r}: resultFiles.{key}: missing, and the {folder} eval is on the board; "
-                                    f"publish its result or take the eval off the board")
+                raise DataFileError(
+                    f"entry {entry['name']!r}: resultFiles.{key}: missing, and the {folder} eval is on the board; "
+                    f"publish its result or take the eval off the board"
+                )
             path = paths[key] = results_dir / folder / entry["resultFiles"][key]
             result = results[key] = read_result(path)
-            reasons = board_refusals(key, path, result, allow_errors=entry.get("allowErrors", False))
+            reasons = board_refusals(
+                key, path, result, allow_errors=entry.get("allowErrors", False)
+            )
             if reasons:
-                raise DataFileError(f"{path}: cannot be on the board as resultFiles.{key} of {entry['name']!r}: {'; '.join(reasons)}")
+                raise DataFileError(
+                    f"{path}: cannot be on the board as resultFiles.{key} of {entry['name']!r}: {'; '.join(reasons)}"
+                )
         mismatch = identity_mismatch({key: result["config"] for key, result in results.items()})
         if mismatch:
             key, how = mismatch
-            raise DataFileError(f"{paths[key]}: not the same run as the other result files of {entry['name']!r} "
-                                f"({how}); its {in_words(len(paths))} result files must come from one run")
+            raise DataFileError(
+                f"{paths[key]}: not the same run as the other result files of {entry['name']!r} "
+                f"({how}); its {in_words(len(paths))} result files must come from one run"
+            )
         board.append(Published(entry, paths, results))
     return ranked(board)
 
@@ -119,8 +181,15 @@ def ranked(board: list[Published]) -> list[Published]:
 def _described(task: Task) -> dict[str, Any]:
     """What the pages need to know of an eval on the board (data.js's `evals`)."""
     title = task.title or task.name
-    return {"key": task.key, "name": task.name, "title": title, "description": task.description or title,
-            "bands": list(task.bands), "kilowattHour": list(task.kilowatt_hour_keys()), "judged": task.uses_judges}
+    return {
+        "key": task.key,
+        "name": task.name,
+        "title": title,
+        "description": task.description or title,
+        "bands": list(task.bands),
+        "kilowattHour": list(task.kilowatt_hour_keys()),
+        "judged": task.uses_judges,
+    }
 
 
 def _columns() -> list[tuple[Task, Column]]:
@@ -131,11 +200,22 @@ def _columns() -> list[tuple[Task, Column]]:
     for task in on_board().values():
         for column in task.columns():
             owner = owners.setdefault(column.key, task.name)
-            if owner != task.name or column.key in ROW_FIELDS or (column.band is not None and column.band not in task.bands):
-                why = (f"is {owner!r}'s already" if owner != task.name else "is a field of every board row" if column.key in ROW_FIELDS
-                       else f"reads band {column.band!r}, not one of its bands")
-                raise DataFileError(f"eval {task.name!r} ({type(task).__module__}): its board column {column.key!r} {why}; "
-                                    "give it another key or band")
+            if (
+                owner != task.name
+                or column.key in ROW_FIELDS
+                or (column.band is not None and column.band not in task.bands)
+            ):
+                why = (
+                    f"is {owner!r}'s already"
+                    if owner != task.name
+                    else "is a field of every board row"
+                    if column.key in ROW_FIELDS
+                    else f"reads band {column.band!r}, not one of its bands"
+                )
+                raise DataFileError(
+                    f"eval {task.name!r} ({type(task).__module__}): its board column {column.key!r} {why}; "
+                    "give it another key or band"
+                )
             columns.append((task, column))
     return columns
 
@@ -149,7 +229,9 @@ def _score(published: Published, task: Task, column: Column) -> dict[str, Any]:
 
 def average(published: Published) -> float:
     """A model's average over the board's averaged columns: what the board is ranked by."""
-    averaged = [_accuracy(_score(published, task, column)) for task, column in _columns() if column.averaged]
+    averaged = [
+        _accuracy(_score(published, task, column)) for task, column in _columns() if column.averaged
+    ]
     return round(math.fsum(averaged) / len(averaged), SCORE_DIGITS) if averaged else 0.0
 
 
@@ -158,7 +240,9 @@ def _row(published: Published) -> dict[str, Any]:
     columns = _columns()
     scores = {column.key: _accuracy(_score(published, task, column)) for task, column in columns}
     intervals = {column.key: _interval(_score(published, task, column)) for task, column in columns}
-    intervals["average"] = stats.average_interval([(scores[column.key], intervals[column.key]) for _, column in columns if column.averaged])
+    intervals["average"] = stats.average_interval(
+        [(scores[column.key], intervals[column.key]) for _, column in columns if column.averaged]
+    )
     costs, basis = _costs(entry, published.results)
     return {
         "name": entry["name"],
@@ -184,7 +268,11 @@ def _gate_waived(published: Published) -> dict[str, str]:
     failures pulled down must not pass for an ordinary one."""
     if not published.entry.get("allowErrors"):
         return {}
-    return {key: failures(result["summary"]) for key, result in sorted(published.results.items()) if over_error_gate(result["summary"])}
+    return {
+        key: failures(result["summary"])
+        for key, result in sorted(published.results.items())
+        if over_error_gate(result["summary"])
+    }
 
 
 def _comparisons(board: list[Published]) -> dict[str, list[list[Any]]]:
@@ -193,7 +281,9 @@ def _comparisons(board: list[Published]) -> dict[str, list[list[Any]]]:
     comparisons = {}
     for task, column in _columns():
         key, result_key = column.key, task.key
-        answers = [question_answers(task, p.results[result_key]["results"], column.band) for p in board]
+        answers = [
+            question_answers(task, p.results[result_key]["results"], column.band) for p in board
+        ]
         rows = []
         for a, b in itertools.combinations(range(len(board)), 2):
             dataset = board[a].results[result_key]["config"].get("dataset")
@@ -201,21 +291,39 @@ def _comparisons(board: list[Published]) -> dict[str, list[list[Any]]]:
                 continue
             paired = stats.paired(answers[a], answers[b])
             if paired is not None:
-                rows.append([a, b, paired["difference"], *paired["ci95"], paired["distinguishable"], paired["shared"],
-                             paired.get("onlyA"), paired.get("onlyB"), paired.get("mcnemarP")])
+                rows.append(
+                    [
+                        a,
+                        b,
+                        paired["difference"],
+                        *paired["ci95"],
+                        paired["distinguishable"],
+                        paired["shared"],
+                        paired.get("onlyA"),
+                        paired.get("onlyB"),
+                        paired.get("mcnemarP"),
+                    ]
+                )
         comparisons[key] = rows
     return comparisons
 
 
-def question_answers(task: Task, rows: list[dict[str, Any]], band: str | None = None) -> dict[str, list[bool]]:
+def question_answers(
+    task: Task, rows: list[dict[str, Any]], band: str | None = None
+) -> dict[str, list[bool]]:
     """Each question's answers, `correct` of its rows (its epochs; their mean is its score), of
     the rows in `band` (one of the eval's bands; None: all); rows the dataset broke
     (datasetError) left out, as the summary leaves them out."""
-    kept = [r for r in rows if r["status"] != "datasetError" and (band is None or _band(task, r) == band)]
+    kept = [
+        r
+        for r in rows
+        if r["status"] != "datasetError" and (band is None or _band(task, r) == band)
+    ]
     return stats.per_question(kept)
 
 
 # ---- a model's page ------------------------------------------------------------------------
+
 
 def model_page(published: Published, row: dict[str, Any], *, runs_dir: Path) -> dict[str, Any]:
     """`window.MODEL` of a model's page: its board row, and per eval the result file's name,
@@ -237,9 +345,16 @@ def model_page(published: Published, row: dict[str, Any], *, runs_dir: Path) -> 
             "summary": result["summary"],
             "cost": None if (cost := costs[key]) is None else round(cost, COST_DIGITS),
         }
-        items += _items(task, result["results"], RunCache(folder, None) if folder.is_dir() else None)
-    return {**row, "kilowattHour": entry.get("kilowattHour"), "allowErrors": entry.get("allowErrors", False),
-            "evals": evals, "items": items}
+        items += _items(
+            task, result["results"], RunCache(folder, None) if folder.is_dir() else None
+        )
+    return {
+        **row,
+        "kilowattHour": entry.get("kilowattHour"),
+        "allowErrors": entry.get("allowErrors", False),
+        "evals": evals,
+        "items": items,
+    }
 
 
 def _items(task: Task, rows: list[dict[str, Any]], cache: RunCache | None) -> list[dict[str, Any]]:
@@ -249,11 +364,20 @@ def _items(task: Task, rows: list[dict[str, Any]], cache: RunCache | None) -> li
     whether it was found."""
     items = []
     for row in sorted(rows, key=lambda r: (r["id"], r.get("epoch") or 1)):
-        item = {"eval": task.key, "id": row["id"], "status": row["status"], **{f: row[f] for f in ITEM_FIELDS if f in row}}
+        item = {
+            "eval": task.key,
+            "id": row["id"],
+            "status": row["status"],
+            **{f: row[f] for f in ITEM_FIELDS if f in row},
+        }
         band = _band(task, row)
         if band is not None:
             item["band"] = band
-        record = cache.read(attempt_key(row["id"], row.get("epoch")), "candidate", aside=False) if cache else None
+        record = (
+            cache.read(attempt_key(row["id"], row.get("epoch")), "candidate", aside=False)
+            if cache
+            else None
+        )
         prompt = record["request"].get("prompt") if record else None
         item["stored"] = isinstance(prompt, str)
         if record is not None and isinstance(prompt, str):
@@ -276,7 +400,9 @@ def _band(task: Task, row: dict[str, Any]) -> str | None:
         return None
 
 
-def _costs(entry: dict[str, Any], results: dict[str, dict[str, Any]]) -> tuple[dict[str, float | None], str]:
+def _costs(
+    entry: dict[str, Any], results: dict[str, dict[str, Any]]
+) -> tuple[dict[str, float | None], str]:
     """USD per eval (resultFiles key), unrounded, and the basis. Token prices: the candidate's
     input and output tokens of the result file (of an eval with bands: overall) at the entry's
     prices, those of Batch API calls at the share the result file records; judge tokens are not
@@ -290,7 +416,11 @@ def _costs(entry: dict[str, Any], results: dict[str, dict[str, Any]]) -> tuple[d
         try:
             if "electricity" in price:
                 parts = task.kilowatt_hour_keys()
-                costs[key] = math.fsum(kwh[part] for part in parts) * price["electricity"] if all(part in kwh for part in parts) else None
+                costs[key] = (
+                    math.fsum(kwh[part] for part in parts) * price["electricity"]
+                    if all(part in kwh for part in parts)
+                    else None
+                )
                 continue
             summary = results[key]["summary"]
             summary = summary["overall"] if task.bands else summary
@@ -313,7 +443,10 @@ def _total(entry: dict[str, Any], costs: dict[str, float | None]) -> float | Non
         return None
     total = math.fsum(known)
     if not math.isfinite(total):
-        raise DataFileError(f"models.json: {entry['name']!r}: the suite's cost at price {entry['price']} is too large to be a number; fix the price")
+        raise DataFileError(
+            f"models.json: {entry['name']!r}: the suite's cost at price {entry['price']} "
+            "is too large to be a number; fix the price"
+        )
     return round(total, COST_DIGITS)
 
 

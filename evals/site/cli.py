@@ -15,6 +15,7 @@ from evals.models_file import MODELS, RESULTS
 from evals.scrub import escape_unencodable, printable
 from evals.site.rendering import DATA_JS, SITE, _build
 
+
 def _shown(path: Path) -> str:
     """A path as the user would type it: relative to the working directory when inside it."""
     try:
@@ -26,19 +27,45 @@ def _shown(path: Path) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="build",
-        description="Build the leaderboard site's data from data/models.json, data/results/ and data/runs/: site/data.js "
-                    "(scores with 95% intervals, paired comparisons, suite cost) and a page of data per published model "
-                    "(site/models/<file name>.js, shown by site/model.html: each item's question, reply and verdict).")
+        description="Build the leaderboard site's data from data/models.json, data/results/ and "
+        "data/runs/: site/data.js "
+        "(scores with 95% intervals, paired comparisons, suite cost) and a page of data per published model "
+        "(site/models/<file name>.js, shown by site/model.html: each item's question, reply and verdict).",
+    )
     mode = parser.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--write", action="store_true",
-                      help="rewrite the files under site/ that changed, and remove the pages of models no longer published")
-    mode.add_argument("--check", action="store_true", help="exit 1 if a file under site/ is stale (or a model page is left over)")
-    parser.add_argument("--models", type=Path, metavar="PATH", help="models.json (default: data/models.json; when it does not exist, the board is empty)")
-    parser.add_argument("--results", type=Path, default=RESULTS, metavar="DIR", help="results folder (default: data/results)")
-    parser.add_argument("--runs", type=Path, metavar="DIR",
-                        help="run folders, where the model pages read each question and reply (default: runs beside the results "
-                             "folder, data/runs); an item whose run folder is not there shows its result row only")
-    parser.add_argument("--site", type=Path, default=SITE, metavar="DIR", help="site folder (default: site)")
+    mode.add_argument(
+        "--write",
+        action="store_true",
+        help="rewrite the files under site/ that changed, and remove the pages of models no longer published",
+    )
+    mode.add_argument(
+        "--check",
+        action="store_true",
+        help="exit 1 if a file under site/ is stale (or a model page is left over)",
+    )
+    parser.add_argument(
+        "--models",
+        type=Path,
+        metavar="PATH",
+        help="models.json (default: data/models.json; when it does not exist, the board is empty)",
+    )
+    parser.add_argument(
+        "--results",
+        type=Path,
+        default=RESULTS,
+        metavar="DIR",
+        help="results folder (default: data/results)",
+    )
+    parser.add_argument(
+        "--runs",
+        type=Path,
+        metavar="DIR",
+        help="run folders, where the model pages read each question and reply (default: runs beside the results "
+        "folder, data/runs); an item whose run folder is not there shows its result row only",
+    )
+    parser.add_argument(
+        "--site", type=Path, default=SITE, metavar="DIR", help="site folder (default: site)"
+    )
     args = parser.parse_args(argv)
     escape_unencodable(sys.stdout)  # a folder's name in a cp1252 pipe
 
@@ -47,20 +74,42 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     args.models = args.models or MODELS
     try:
-        changes, count = _build(models_path=args.models, results_dir=args.results, runs_dir=args.runs, site_dir=args.site, write=args.write)
-    except (DataFileError, ExtensionError) as error:  # ExtensionError: two installed packages claim one name, or one is broken
+        changes, count = _build(
+            models_path=args.models,
+            results_dir=args.results,
+            runs_dir=args.runs,
+            site_dir=args.site,
+            write=args.write,
+        )
+    except (
+        DataFileError,
+        ExtensionError,
+    ) as error:  # ExtensionError: two installed packages claim one name, or one is broken
         print(printable(f"build: {error}"), file=sys.stderr)
         return 2
     except OSError as error:
-        print(f"build: {error.filename}: {error.strerror}" if error.filename else f"build: {error}", file=sys.stderr)
+        print(
+            f"build: {error.filename}: {error.strerror}" if error.filename else f"build: {error}",
+            file=sys.stderr,
+        )
         return 2
     models = f"{count} published model{'s' if count != 1 else ''}"
     written = [path for path, text in changes.items() if text is not None]
     removed = [path for path, text in changes.items() if text is None]
     if args.check:
         if changes:
-            parts = [f"{_listed(written)} {'is' if len(written) == 1 else 'are'} stale"] if written else []
-            parts += [f"{_listed(removed)} {'is the page' if len(removed) == 1 else 'are pages'} of no published model"] if removed else []
+            parts = (
+                [f"{_listed(written)} {'is' if len(written) == 1 else 'are'} stale"]
+                if written
+                else []
+            )
+            parts += (
+                [
+                    f"{_listed(removed)} {'is the page' if len(removed) == 1 else 'are pages'} of no published model"
+                ]
+                if removed
+                else []
+            )
             print(f"{' and '.join(parts)}: run `uv run build --write`", file=sys.stderr)
             return 1
         print(f"{_shown(args.site)} is up to date ({models})")
@@ -76,7 +125,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def _listed(paths: list[Path]) -> str:
     """Paths for a one-line message, data.js first: all of up to three, else two and a count."""
-    shown = [_shown(path) for path in sorted(paths, key=lambda path: (path.name != DATA_JS, str(path)))]
+    shown = [
+        _shown(path) for path in sorted(paths, key=lambda path: (path.name != DATA_JS, str(path)))
+    ]
     if len(shown) > 3:
         return f"{shown[0]}, {shown[1]} and {len(shown) - 2} more"
     return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"

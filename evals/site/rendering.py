@@ -31,23 +31,40 @@ MODEL_HEADER = (
 )
 
 
-def build(*, models_path: Path = MODELS, results_dir: Path = RESULTS, runs_dir: Path | None = None, site_dir: Path = SITE,
-          write: bool) -> bool:
+def build(
+    *,
+    models_path: Path = MODELS,
+    results_dir: Path = RESULTS,
+    runs_dir: Path | None = None,
+    site_dir: Path = SITE,
+    write: bool,
+) -> bool:
     """Whether the generated files under `site_dir` differ from what the data produces (are
     stale). With `write`, rewrite those that differ and remove model pages of no published
     model (atomically, under the models.json lock that publishing takes): the return value
     then says something changed. Raises DataFileError (one line, naming the file) on bad data."""
-    return bool(_build(models_path=models_path, results_dir=results_dir, runs_dir=runs_dir, site_dir=site_dir, write=write)[0])
+    return bool(
+        _build(
+            models_path=models_path,
+            results_dir=results_dir,
+            runs_dir=runs_dir,
+            site_dir=site_dir,
+            write=write,
+        )[0]
+    )
 
 
-def _build(*, models_path: Path, results_dir: Path, runs_dir: Path | None, site_dir: Path,
-           write: bool) -> tuple[dict[Path, str | None], int]:
+def _build(
+    *, models_path: Path, results_dir: Path, runs_dir: Path | None, site_dir: Path, write: bool
+) -> tuple[dict[Path, str | None], int]:
     """The changes (path -> new text, or None: remove) and the number of published models."""
     dict(SCORES)  # the board's columns first: an eval that cannot be on it is its own one line
     # Read and written under the lock: a publish cannot slip in between, leaving the site stale.
     with lock(Path(models_path)) if write else contextlib.nullcontext():
         models = load_models(Path(models_path), results=Path(results_dir))
-        changes = site_changes(models, results_dir=results_dir, runs_dir=runs_dir, site_dir=site_dir)
+        changes = site_changes(
+            models, results_dir=results_dir, runs_dir=runs_dir, site_dir=site_dir
+        )
         if write:
             write_changes(changes)
     return changes, sum(bool(entry.get("resultFiles")) for entry in models)
@@ -60,14 +77,24 @@ def rebuild_site(data_dir: Path) -> Render:
     (whose rules the site applies) never imports the site."""
 
     def render(models: list[dict[str, Any]]):
-        changes = site_changes(models, results_dir=data_dir / "results", runs_dir=data_dir / "runs", site_dir=data_dir.parent / "site")
+        changes = site_changes(
+            models,
+            results_dir=data_dir / "results",
+            runs_dir=data_dir / "runs",
+            site_dir=data_dir.parent / "site",
+        )
         return lambda: write_changes(changes)
 
     return render
 
 
-def site_changes(models: list[dict[str, Any]], *, results_dir: Path = RESULTS, runs_dir: Path | None = None,
-                 site_dir: Path = SITE) -> dict[Path, str | None]:
+def site_changes(
+    models: list[dict[str, Any]],
+    *,
+    results_dir: Path = RESULTS,
+    runs_dir: Path | None = None,
+    site_dir: Path = SITE,
+) -> dict[Path, str | None]:
     """What publishing writes with a (validated) models list: each generated file of `site_dir`
     that is not already as the list makes it, with its new text, and each model page of no
     published model, with None. The run folders are `runs_dir`, by default the runs folder
@@ -77,7 +104,9 @@ def site_changes(models: list[dict[str, Any]], *, results_dir: Path = RESULTS, r
     return board_changes(board, runs_dir=runs_dir, site_dir=Path(site_dir))
 
 
-def board_changes(board: list[Published], *, runs_dir: Path, site_dir: Path) -> dict[Path, str | None]:
+def board_changes(
+    board: list[Published], *, runs_dir: Path, site_dir: Path
+) -> dict[Path, str | None]:
     """`site_changes` of a board already read and checked: its `Published` entries, `ranked`."""
     return _changes(_pages(board, runs_dir=runs_dir, site_dir=site_dir), site_dir)
 
@@ -85,7 +114,9 @@ def board_changes(board: list[Published], *, runs_dir: Path, site_dir: Path) -> 
 def write_changes(changes: dict[Path, str | None]) -> None:
     """Write `changes` (from `site_changes`): model pages first, then data.js, so the board
     never links to a page not yet written; then remove the pages of models no longer published."""
-    for path, text in sorted(changes.items(), key=lambda change: (change[0].name == DATA_JS, str(change[0]))):
+    for path, text in sorted(
+        changes.items(), key=lambda change: (change[0].name == DATA_JS, str(change[0]))
+    ):
         if text is not None:
             write_text_atomic(path, text)
     for path, text in changes.items():
@@ -108,21 +139,31 @@ def to_js(value: Any, *, inline_from: int | None, depth: int = 0) -> str:
     """`value` as JSON that is also safe anywhere in a script, an HTML one included: sorted
     keys, two-space indent; a list of plain values, or any value at `inline_from` levels deep
     or more, on one line; `<`, `>`, `&`, U+2028 and U+2029 escaped (they occur only in strings)."""
-    inline = (inline_from is not None and depth >= inline_from) or not isinstance(value, (dict, list)) or not value or (
-        isinstance(value, list) and not any(isinstance(v, (dict, list)) for v in value))
+    inline = (
+        (inline_from is not None and depth >= inline_from)
+        or not isinstance(value, (dict, list))
+        or not value
+        or (isinstance(value, list) and not any(isinstance(v, (dict, list)) for v in value))
+    )
     if inline:
-        text = json.dumps(value, sort_keys=True, ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
+        text = json.dumps(
+            value, sort_keys=True, ensure_ascii=False, allow_nan=False, separators=(", ", ": ")
+        )
         return text.translate(JS_ESCAPES)
     pad, inner = "  " * depth, "  " * (depth + 1)
     if isinstance(value, dict):
-        body = ",\n".join(f"{inner}{to_js(str(k), inline_from=None)}: {to_js(v, inline_from=inline_from, depth=depth + 1)}"
-                          for k, v in sorted(value.items()))
+        body = ",\n".join(
+            f"{inner}{to_js(str(k), inline_from=None)}: {to_js(v, inline_from=inline_from, depth=depth + 1)}"
+            for k, v in sorted(value.items())
+        )
         return f"{{\n{body}\n{pad}}}"
     body = ",\n".join(f"{inner}{to_js(v, inline_from=inline_from, depth=depth + 1)}" for v in value)
     return f"[\n{body}\n{pad}]"
 
 
-JS_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+JS_ESCAPES = str.maketrans(
+    {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+)
 
 
 def _pages(board: list[Published], *, runs_dir: Path, site_dir: Path) -> dict[Path, str]:
@@ -130,11 +171,15 @@ def _pages(board: list[Published], *, runs_dir: Path, site_dir: Path) -> dict[Pa
     and of a result file, and each model's page."""
     data = _site_data(board)
     pages = {site_dir / DATA_JS: render(data)}
-    from evals import schema  # its models are the registered evals': loaded inside main, which reports a clash
+    from evals import (
+        schema,
+    )  # its models are the registered evals': loaded inside main, which reports a clash
 
     pages |= {site_dir / SCHEMA_DIR / name: schema.schema_text(name) for name in schema.SCHEMAS}
     for published, row in zip(board, data["models"]):
-        pages[site_dir / MODEL_PAGES / f"{published.page}.js"] = render_model(model_page(published, row, runs_dir=runs_dir))
+        pages[site_dir / MODEL_PAGES / f"{published.page}.js"] = render_model(
+            model_page(published, row, runs_dir=runs_dir)
+        )
     return pages
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from evals.errors import DataFileError
 from evals.flags import Flag
 from evals.names import attempt_key
 from evals.messages import Completion, Request
@@ -225,7 +226,18 @@ def recorded_values(task: Task, result: Mapping[str, Any]) -> dict[str, Any]:
     record was kept was graded with the defaults). A flag that is not `graded` (where the tests
     ran, say) is its default: verify rescores here, offline."""
     recorded = result.get(GRADED_WITH) or {}
-    return {
-        flag.dest: recorded.get(flag.name, flag.unset) if flag.graded else flag.unset
-        for flag in task.flags
-    }
+    values = {}
+    for flag in task.flags:
+        value = recorded.get(flag.name, flag.unset) if flag.graded else flag.unset
+        if flag.graded and flag.name in recorded:
+            # A hand-edited file's value is checked as the command line's would be: one line.
+            try:
+                value = flag.type(str(value)) if flag.type is not None else value
+            except (TypeError, ValueError, OverflowError):
+                raise DataFileError(
+                    f"{GRADED_WITH}.{flag.name} is {recorded[flag.name]!r}, not a value of {flag.name}"
+                ) from None
+            if problem := flag.refusal(value):
+                raise DataFileError(f"{GRADED_WITH}.{flag.name}: {problem}")
+        values[flag.dest] = value
+    return values

@@ -12,10 +12,10 @@ from evals import stats
 from evals.atomic import write_json_atomic
 from evals.datasets.leetcode import DIFFICULTIES, Problem, load_problems
 from evals.datasets.leetcode import source_of as leetcode_source_of
-from evals.errors import DatasetError
+from evals.errors import DatasetError, ReferenceFailed
 from evals.flags import Flag, seconds
 from evals.grading.luau_code import extract_code
-from evals import luau  # the sandbox loads when the first reply is graded (evals/luau/__init__.py)
+from evals import luau  # the sandbox loads when a run is built (`resources`), not to plan one
 from evals.luau.budget import WORK_BUDGET_FACTOR, WORK_BUDGET_FLOOR, work_budget_for
 from evals.names import file_name
 from evals.tasks import Column, Scoring, Task, question_of, register_task
@@ -27,6 +27,8 @@ def http_url(value: str) -> str | None:
 
 # Its own flags (`Task.flags`): the time limit changes what a slow solution scores, so the result
 # file records it (`graded`) and verify rescores with it; the server is only where the tests run.
+# Its default is what every file without `gradedWith` was graded with: a new default moves
+# `graders["luau"]`, or verify would rescore those files with it.
 LUAU_TIMEOUT = Flag(
     "--luau-timeout",
     "wall-clock safety net per leetcode problem, seconds (default 10)",
@@ -198,7 +200,7 @@ def work_budget(problem: Problem, scoring: Scoring) -> int | None:
                 None,
                 None if work is None else work_budget_for(work),
             )  # None: not meterable
-        except luau.ReferenceFailed as failure:
+        except ReferenceFailed as failure:
             work, failed, budget = None, failure.reason, None
         record = {"referenceWork": work, "budget": budget} | (
             {"referenceFailed": failed} if failed else {}

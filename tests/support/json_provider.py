@@ -7,7 +7,6 @@ package would name its module in its `roblox_evals` entry point)."""
 from __future__ import annotations
 
 from evals import urls
-from evals.extensions import register_provider
 from evals.providers import (
     Completion,
     Provider,
@@ -18,6 +17,7 @@ from evals.providers import (
     api_key_from_env,
     http,
     key_variable,
+    register_provider,
 )
 
 

@@ -71,7 +71,6 @@ def test_the_guides_http_provider_is_the_one_these_tests_run():
     ]
     assert {node.module for node in imports if isinstance(node, ast.ImportFrom)} == {
         "evals",
-        "evals.extensions",
         "evals.providers",
     }
 

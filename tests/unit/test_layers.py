@@ -103,6 +103,7 @@ INTERFACES = (
     "evals.providers._base",
     "evals.providers._retry",
     "evals.providers._batch",
+    "evals.providers.http",
     "evals.providers._registry",
     "evals.energy",
     "evals.energy.spans",

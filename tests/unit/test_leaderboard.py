@@ -182,7 +182,9 @@ def test_the_result_of_an_eval_no_package_registers_is_kept_and_said_once(
     """Its package uninstalled, an eval's key in resultFiles (and its kilowattHour figure) is no
     error: loaded, left out of what the board reads, said in one warning line once per process
     tree (the environment carries it to the processes a command starts), kept when written."""
-    monkeypatch.delenv(models_file.WARNED, raising=False)
+    monkeypatch.setenv(
+        models_file.WARNED, ""
+    )  # undone after the test, unlike a delenv of an unset one
     path, results = tmp_path / "models.json", tmp_path / "results"
     _board_files(results)
     entry = {
@@ -212,7 +214,9 @@ def test_the_result_of_an_eval_no_package_registers_is_kept_and_said_once(
 def test_the_warning_names_every_key_once_and_at_most_three_models_each(
     tmp_path, monkeypatch, capsys
 ):
-    monkeypatch.delenv(models_file.WARNED, raising=False)
+    monkeypatch.setenv(
+        models_file.WARNED, ""
+    )  # undone after the test, unlike a delenv of an unset one
     path, results = tmp_path / "models.json", tmp_path / "results"
     _board_files(results)
     models = [

@@ -60,3 +60,24 @@ def test_extract_code(reply, expected):
 
 # References that never finish, overrun a limit or fail, as a dataset may hold by mistake, and
 # the reason each problem's DatasetError gives.
+
+
+@pytest.mark.parametrize(
+    "value, line",
+    [
+        ("abc", "gradedWith.--luau-timeout is 'abc', not a value of --luau-timeout"),
+        (1e308, "gradedWith.--luau-timeout: --luau-timeout must be a number of seconds above 0"),
+        (-1, "gradedWith.--luau-timeout: --luau-timeout must be a number of seconds above 0"),
+    ],
+)
+def test_a_recorded_flag_value_a_hand_edit_broke_is_one_line_naming_the_field(value, line):
+    """Verify rescores with the values a result file recorded: one the flag itself would turn
+    down is the file's fault, said as such (not Python's TypeError or OverflowError)."""
+    from evals.errors import DataFileError
+    from evals.tasks import TASKS, recorded_values
+
+    with pytest.raises(DataFileError) as raised:
+        recorded_values(TASKS["leetcode"], {"gradedWith": {"--luau-timeout": value}})
+    assert str(raised.value).startswith(line), str(raised.value)
+    recorded = recorded_values(TASKS["leetcode"], {"gradedWith": {"--luau-timeout": 0.5}})
+    assert 0.5 in recorded.values()

@@ -5,6 +5,8 @@ that registers through them registers where the harness reads."""
 
 from __future__ import annotations
 
+import pytest
+
 import evals.extensions as old
 from evals import energy, entry_points, providers, tasks, words
 
@@ -44,3 +46,39 @@ def test_a_registry_read_through_the_old_names_is_the_one_the_harness_reads():
     assert list(old.tasks()) == list(tasks.TASKS) == ["freeform", "multiple_choice", "leetcode"]
     assert list(old.providers()) == list(providers.PROVIDERS)
     assert list(old.sources()) == list(energy.SOURCES) == ["hwinfo", "rapl", "nvml"]
+
+
+def _dist_info(folder, name: str, version: str, entry_points: str = "") -> None:
+    info = folder / f"{name}-{version}.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+    if entry_points:
+        (info / "entry_points.txt").write_text(entry_points)
+
+
+@pytest.mark.parametrize("first_has_the_group", [False, True])
+def test_the_scan_keeps_the_first_distribution_of_a_name_on_the_path_as_importlib_does(
+    tmp_path, monkeypatch, first_has_the_group
+):
+    """Two copies of one distribution on the path (a stale install beside a new one): the
+    first is the installed one, whether or not it declares the group, as
+    `importlib.metadata.entry_points` has it."""
+    import importlib.metadata
+
+    from evals import entry_points
+
+    group = "[roblox_evals]\necho = echo_mod\n"
+    _dist_info(tmp_path / "a", "echo_eval", "0.2", group if first_has_the_group else "")
+    _dist_info(tmp_path / "b", "echo_eval", "0.1", "" if first_has_the_group else group)
+    monkeypatch.syspath_prepend(str(tmp_path / "b"))
+    monkeypatch.syspath_prepend(str(tmp_path / "a"))
+    monkeypatch.setattr(entry_points, "_found", None)
+
+    echo = [p for p in entry_points.entry_points_found() if p[2] == "echo_eval"]
+    stdlib = [
+        (p.name, p.value, p.dist.name)
+        for p in importlib.metadata.entry_points(group=entry_points.GROUP)
+        if p.dist is not None and p.dist.name == "echo_eval"
+    ]
+
+    assert echo == stdlib == ([("echo", "echo_mod", "echo_eval")] if first_has_the_group else [])
