@@ -13,8 +13,9 @@ SDK, and nothing else of the harness waits in front of that."""
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from evals.lazy import names_from
 
 if TYPE_CHECKING:
     from .batch import Batcher, Batches, Ledger, Waiting
@@ -35,10 +36,4 @@ _MODULE = {
 }
 __all__ = sorted(_MODULE)
 
-
-def __getattr__(name: str) -> Any:
-    if name not in _MODULE:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{_MODULE[name]}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = names_from(__name__, _MODULE, globals())

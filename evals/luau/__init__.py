@@ -15,10 +15,10 @@ processes cost ~30 ms to import, which a command that only plans a run (`--colle
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from evals.errors import ReferenceFailed  # light: the rest loads on first use
+from evals.lazy import names_from
 
 if TYPE_CHECKING:
     from .budget import WORK_BUDGET_FACTOR, WORK_BUDGET_FLOOR, work_budget_for
@@ -38,10 +38,4 @@ _MODULE = {
 }
 __all__ = sorted([*_MODULE, "ReferenceFailed"])
 
-
-def __getattr__(name: str) -> Any:
-    if name not in _MODULE:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{_MODULE[name]}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = names_from(__name__, _MODULE, globals())

@@ -38,6 +38,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "evals.reasoning",
             "evals.words",
             "evals.messages",
+            "evals.lazy",
         ),
     ),
     # The entry-point group each kind's registry is loaded through, and the table of flags extensions declare theirs in.
