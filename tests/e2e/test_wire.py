@@ -295,6 +295,19 @@ def test_a_reply_of_megabytes_is_kept_cut_at_the_limit_and_scored(student, tmp_p
 # -- 7: a stale reply ------------------------------------------------------------------------
 
 
+def assert_each_item_kept_its_own_reply(tmp_path, rows: dict[str, dict]) -> None:
+    """Each of the first ten questions' record holds the Student's own reply to it (wrong on
+    every fifth), and its row is scored from it."""
+    for i, question in enumerate(MC[:10]):
+        (record,) = (tmp_path / "runs").glob(
+            f"multiple_choice/*/calls/{question['id']}/candidate.json"
+        )
+        letter = question["answer"] if i % 5 else "ABCD"[("ABCD".index(question["answer"]) + 1) % 4]
+        text = json.loads(record.read_text())["response"]["text"]
+        assert text == f"Reasoning about it.\n\nAnswer: {letter}", question["id"]
+        assert rows[question["id"]]["status"] == ("correct" if i % 5 else "wrong")
+
+
 def test_a_reply_written_twice_on_a_kept_alive_connection_never_becomes_another_items_answer(
     student, tmp_path
 ):
@@ -310,15 +323,7 @@ def test_a_reply_written_twice_on_a_kept_alive_connection_never_becomes_another_
     assert first["summary"]["accuracy"] == 0.8, done.stdout[
         -2000:
     ]  # the Student's own score: each item got its own reply
-    for i, question in enumerate(MC[:10]):
-        record = json.loads(
-            next(
-                (tmp_path / "runs").glob(f"multiple_choice/*/calls/{question['id']}/candidate.json")
-            ).read_text()
-        )
-        letter = question["answer"] if i % 5 else "ABCD"[("ABCD".index(question["answer"]) + 1) % 4]
-        assert record["response"]["text"].endswith(f"Answer: {letter}"), question["id"]
-        assert rows[question["id"]]["status"] == ("correct" if i % 5 else "wrong")
+    assert_each_item_kept_its_own_reply(tmp_path, rows)
     assert "apiErrors 0" in rerun.stdout
 
 
@@ -345,15 +350,7 @@ def test_a_reply_left_on_a_kept_alive_connection_is_never_the_next_items_answer(
     result = read_result(tmp_path / "results", "multiple_choice")
     assert result["summary"]["accuracy"] == 0.8, done.stdout[-2000:]  # the Student's own
     rows = {r["id"]: r for r in result["results"]}
-    for i, question in enumerate(MC[:10]):
-        record = json.loads(
-            next(
-                (tmp_path / "runs").glob(f"multiple_choice/*/calls/{question['id']}/candidate.json")
-            ).read_text()
-        )
-        letter = question["answer"] if i % 5 else "ABCD"[("ABCD".index(question["answer"]) + 1) % 4]
-        assert record["response"]["text"] == f"Reasoning about it.\n\nAnswer: {letter}"
-        assert rows[question["id"]]["status"] == ("correct" if i % 5 else "wrong")
+    assert_each_item_kept_its_own_reply(tmp_path, rows)
     assert len(asked) == 10  # each item asked once
     assert len(moved) == 5 and all(left != next_ for left, next_ in moved)  # on a fresh one
 
