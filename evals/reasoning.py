@@ -16,7 +16,11 @@ The rule, in order:
   open: a block later in the reply is left in it);
 - blocks and stray closing tags right after it are reasoning too;
 - a block that never closes is all reasoning: the reply has no answer (a reply cut while
-  thinking).
+  thinking);
+- the plain-text markers some local servers print in place of tags (Ollama's `Thinking...` on
+  the first line, `...done thinking.` on a line of its own) are a block too, but only when both
+  are there: a reply that merely opens with the word "Thinking..." is left whole, since a model
+  may write that as prose.
 
 Linear in the reply's length: each search starts where the last one ended, and one that
 finds nothing ends the split (`bench/parse.py` measures it)."""
@@ -32,6 +36,11 @@ _TAGS = "|".join(_NAMES)
 _NEXT = re.compile(rf"\s*+(?:<({_TAGS})>|</(?:{_TAGS})>)", re.IGNORECASE)
 _CLOSING = {name: re.compile(f"</{name}>", re.IGNORECASE) for name in _NAMES}
 _THINK = re.compile("<think>", re.IGNORECASE)
+# Ollama's plain-text markers ("..." or the one-character ellipsis), each on a line of its own.
+_PLAIN_OPENING = re.compile(r"\s*+thinking(?:\.\.\.|\u2026)[ \t]*\r?\n", re.IGNORECASE)
+_PLAIN_CLOSING = re.compile(
+    r"^[ \t]*(?:\.\.\.|\u2026)done thinking\.?[ \t\r]*$", re.IGNORECASE | re.MULTILINE
+)
 
 
 def split(text: str) -> tuple[str | None, str]:
@@ -41,7 +50,14 @@ def split(text: str) -> tuple[str | None, str]:
     thoughts: list[str] = []
     at = 0
     first = _NEXT.match(text)
-    if first is None or first.group(1) is None:  # no opening at the start: did a template open one?
+    plain = _PLAIN_OPENING.match(text) if first is None else None
+    closing = _PLAIN_CLOSING.search(text, plain.end()) if plain else None
+    if plain and closing:
+        thoughts.append(text[plain.end() : closing.start()])
+        at = closing.end()
+    elif (
+        first is None or first.group(1) is None
+    ):  # no opening at the start: did a template open one?
         end = _CLOSING["think"].search(text)
         if end is None or _THINK.search(text, 0, end.start()):  # no, or a block later in the reply
             return None, text

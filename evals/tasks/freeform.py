@@ -25,7 +25,7 @@ class Freeform(Task):
     uses_judges = True
     named_datasets = ("robloxqa-openended-v1", "robloxqa-v2")
     # verdicts 2: judges who say it their own way; a verdict read without the judge's reasoning block (evals.reasoning).
-    graders = {"verdicts": "2"}  # evals.grading.judges.parse_verdict and the majority vote
+    graders = {"verdicts": "3"}  # evals.grading.judges.parse_verdict and the majority vote
     graded_fields = ("verdicts", "agreed", "note")
 
     def serves(self, columns):

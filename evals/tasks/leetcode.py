@@ -78,7 +78,7 @@ class LeetCode(Task):
     # instrument); the Jest-Lua layer (evals/luau/jest.luau). luau 2: code nested deeper than
     # Python's recursion limit is metered, no longer "wrong: the test harness failed". code 2:
     # the code is taken from the reply without its reasoning block (evals.reasoning).
-    graders = {"code": "2", "luau": "2", "jest": "1"}
+    graders = {"code": "3", "luau": "2", "jest": "1"}
     graded_fields = ("tests", "note", "work", "workBudget", "unmetered", "error")
     flags = (LUAU_TIMEOUT, JEST_URL)
 

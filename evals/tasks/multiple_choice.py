@@ -21,7 +21,7 @@ class MultipleChoice(Task):
     prompt_version = "mc-v1"
     named_datasets = ("robloxqa-v1", "robloxqa-v2")
     # letters 2: the reply is read without its reasoning block (evals.reasoning).
-    graders = {"letters": "2"}  # evals.grading.multiple_choice.extract_letter
+    graders = {"letters": "3"}  # evals.grading.multiple_choice.extract_letter
     graded_fields = ("answer",)
 
     def serves(self, columns):

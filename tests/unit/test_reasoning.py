@@ -43,6 +43,25 @@ from evals.reasoning import split
         ),  # not at the start: the answer's
         ("Sure. <think>x</think> Answer: B", None, "Sure. <think>x</think> Answer: B"),
         ("I think <thinking> is a tag", None, "I think <thinking> is a tag"),
+        # Ollama's plain-text markers, when both are there
+        (
+            "Thinking...\nThe answer is A.\n...done thinking.\n\nAnswer: C",
+            "The answer is A.",
+            "Answer: C",
+        ),
+        ("  thinking\u2026\r\nA?\r\n\u2026Done thinking.\r\nC", "A?", "C"),
+        ("Thinking...\nA\n...done thinking.\n<think>B</think>C", "A\n\nB", "C"),
+        ("Thinking...\nIt is A.", None, "Thinking...\nIt is A."),  # prose, not a block
+        (
+            "Thinking... it is A.\n...done thinking.\nB",
+            None,
+            "Thinking... it is A.\n...done thinking.\nB",
+        ),
+        (
+            "Answer: B\nThinking...\nA\n...done thinking.",
+            None,
+            "Answer: B\nThinking...\nA\n...done thinking.",
+        ),
     ],
 )
 def test_split(text, reasoning, answer):
