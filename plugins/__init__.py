@@ -14,6 +14,7 @@ pytest_plugins = [
     "plugins.collector",
     "plugins.energy",
     "plugins.verify",
+    "plugins.readings",
     "plugins.session",
 ]
 

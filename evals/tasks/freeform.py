@@ -24,7 +24,8 @@ class Freeform(Task):
     prompt_version = "ff-v1"
     uses_judges = True
     named_datasets = ("robloxqa-openended-v1", "robloxqa-v2")
-    # verdicts 2: judges who say it their own way; a verdict read without the judge's reasoning block (evals.reasoning).
+    # verdicts 2: judges who say it their own way; a verdict read without the judge's reasoning
+    # block (evals.reasoning). verdicts 3: plain-text thinking markers; the forms of issue 29.
     graders = {"verdicts": "3"}  # evals.grading.judges.parse_verdict and the majority vote
     graded_fields = ("verdicts", "agreed", "note")
 

@@ -77,7 +77,8 @@ class LeetCode(Task):
     # evals.grading.luau_code.extract_code; the sandbox and work meter (evals.luau.runner,
     # instrument); the Jest-Lua layer (evals/luau/jest.luau). luau 2: code nested deeper than
     # Python's recursion limit is metered, no longer "wrong: the test harness failed". code 2:
-    # the code is taken from the reply without its reasoning block (evals.reasoning).
+    # the code is taken from the reply without its reasoning block (evals.reasoning). code 3: the
+    # plain-text thinking markers are a block too.
     graders = {"code": "3", "luau": "2", "jest": "1"}
     graded_fields = ("tests", "note", "work", "workBudget", "unmetered", "error")
     flags = (LUAU_TIMEOUT, JEST_URL)

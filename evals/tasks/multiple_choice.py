@@ -20,7 +20,8 @@ class MultipleChoice(Task):
     position = 20
     prompt_version = "mc-v1"
     named_datasets = ("robloxqa-v1", "robloxqa-v2")
-    # letters 2: the reply is read without its reasoning block (evals.reasoning).
+    # letters 2: the reply is read without its reasoning block (evals.reasoning). letters 3: the
+    # plain-text thinking markers are a block; the readings of issue 29 (tests/graders pins them).
     graders = {"letters": "3"}  # evals.grading.multiple_choice.extract_letter
     graded_fields = ("answer",)
 

@@ -112,6 +112,7 @@ INTERFACES = (
     "evals.energy.attribution",
     "evals.energy._registry",
     "evals.grading.judge_spec",
+    "evals.grading.readings",
 )
 
 
