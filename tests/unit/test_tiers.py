@@ -1,5 +1,6 @@
 """The suite's own layout, held to what README.md says of it: `tests/unit/` imports and calls
-(no child process, no server: the tier to run while working), `tests/e2e/` runs the CLI and
+(no child process, no server: the tier to run while working), `tests/graders/` pins the
+graders' readings (it reads the snapshots' git history), `tests/e2e/` runs the CLI and
 servers, what both share is in `tests/support/`, and no test module imports another."""
 
 from __future__ import annotations
@@ -90,6 +91,9 @@ def test_every_test_module_is_in_a_tier():
     stray = [
         path.relative_to(ROOT)
         for path in modules(TESTS)
-        if not path.is_relative_to(TESTS / "unit") and not path.is_relative_to(TESTS / "e2e")
+        if not any(path.is_relative_to(TESTS / tier) for tier in ("unit", "e2e", "graders"))
     ]
-    assert stray == [], "tests/unit (import and call) or tests/e2e (the CLI, processes, servers)"
+    assert stray == [], (
+        "tests/unit (import and call), tests/graders (readings pinned to versions)"
+        " or tests/e2e (the CLI, processes, servers)"
+    )
