@@ -285,7 +285,8 @@ def _describe(label: str, result: dict[str, Any], path: Path) -> list[str]:
             parts.append(f"{key} {overall[key]}")
     if overall.get("datasetErrors"):
         parts.append(f"datasetErrors {overall['datasetErrors']} (not scored: fix the dataset)")
-    if overall.get("judgeAgreement") is not None:
+    if overall.get("judgeAgreement") is not None and len(result["config"].get("judges", ())) > 1:
+        # one judge always agrees with itself: no figure to print
         parts.append(f"judges agreed {overall['judgeAgreement']:.0%}")
     tokens = overall["tokens"]
     parts.append(f"tokens in {tokens['input']:,} out {tokens['output']:,}")

@@ -76,7 +76,9 @@ def _evals_help() -> str:
         if len(board) == len(EVALS)
         else f"the board's, {','.join(board)}"
     )
-    return f"comma list of {', '.join(EVALS)} (default {default})"
+    return (
+        f"comma list of {', '.join(EVALS)} (default: what NAME's last plan picked, else {default})"
+    )
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -106,7 +108,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
     how = ap.add_argument_group("how to run (not part of the run identity)")
     add_evaluate_arguments(how.add_argument, how_to_run(), "how")
-    how.add_argument("--evals", default=",".join(_board_tags()), help=_evals_help())
+    how.add_argument("--evals", help=_evals_help())
     how.add_argument(
         "--parallel",
         action="store_true",
@@ -141,9 +143,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args = ap.parse_args(argv)
     if args.name is None and not (args.verify or args.regrade):
         ap.error("the display NAME is required (or --verify, to rescore every published run)")
-    args.tags = [t.strip() for t in args.evals.split(",") if t.strip()]
-    if not args.tags or any(t not in EVALS for t in args.tags):
-        ap.error(f"--evals takes a comma list of {', '.join(EVALS)} (got {args.evals!r})")
+    # Left out: what the saved plan picked last (a bare resume runs what the first run ran),
+    # else the board's (evals.evaluate.plan.picked).
+    args.tags = None
+    if args.evals is not None:
+        args.tags = [t.strip() for t in args.evals.split(",") if t.strip()]
+        if not args.tags or any(t not in EVALS for t in args.tags):
+            ap.error(f"--evals takes a comma list of {', '.join(EVALS)} (got {args.evals!r})")
     for value in args.size or []:
         if not (value.isdigit() or value.startswith(("http://", "https://"))):
             ap.error(f"--size takes byte counts or Hugging Face links (got {value!r})")

@@ -31,7 +31,7 @@ from evals.identity import (
 from evals.plan import Planned
 from evals.plan import plan as plan_run
 from evals.results import read_result
-from evals.tasks import TAGS, TASKS, recorded_values
+from evals.tasks import TAGS, TASKS, on_board, recorded_values
 
 EVALS = TAGS  # tag -> eval name, in the order the evals run
 
@@ -104,6 +104,7 @@ def plan_command(args: argparse.Namespace, data: Path) -> Plan:
     saved = saved_plans.load(data / "plans", args.name)
     if saved:
         _resume_how_to_run(args, saved)
+    args.tags = picked(args.tags, saved)
     published = models_file.published_files(models_path, results=results_dir)
     # The board's evals are planned (and remembered) even when --evals picks some of them: a
     # model is published once it has them all. An eval off the board only when picked.
@@ -131,6 +132,15 @@ def plan_command(args: argparse.Namespace, data: Path) -> Plan:
     )
 
 
+def picked(given: list[str] | None, saved: dict[str, Any] | None) -> list[str]:
+    """The evals to run: `--evals` when given, else those the saved plan picked (a plan saved
+    before it kept them has none: the board's), as far as they are still installed."""
+    if given is not None:
+        return given
+    kept = [tag for tag in (saved or {}).get("picked") or () if tag in EVALS]
+    return kept or [task.tag for task in on_board().values()]
+
+
 def save_plan(plan: Plan, metadata: dict[str, Any], args: argparse.Namespace) -> None:
     """What a bare `evaluate NAME` resumes: each eval's config and dataset, the metadata flags
     given so far, the how-to-run flags a resume passes again."""
@@ -144,6 +154,7 @@ def save_plan(plan: Plan, metadata: dict[str, Any], args: argparse.Namespace) ->
         evals,
         {**(plan.saved or {}).get("metadata", {}), **metadata},
         remembered(args, how_to_run()),
+        picked=[e.tag for e in plan.selected],
     )
 
 

@@ -27,8 +27,8 @@ def path_for(plans_dir: Path, name: str) -> Path:
 
 
 def load(plans_dir: Path, name: str) -> dict[str, Any] | None:
-    """{"evals": {eval: {"config": ..., "dataset": source}}, "metadata": {...}, "howToRun": {flag: value}} or None
-    (a plan saved before howToRun was kept has none)."""
+    """{"evals": {eval: {"config": ..., "dataset": source}}, "metadata": {...}, "howToRun": {flag: value},
+    "picked": [tag, ...]} or None (a plan saved before howToRun or picked were kept has none)."""
     path = path_for(plans_dir, name)
     if not path.exists() and (before := file_name_before(name)) is not None:
         path = plans_dir / f"{before}.json"  # saved before names kept off Windows' devices
@@ -58,8 +58,10 @@ def save(
     evals: dict[str, dict[str, Any]],
     metadata: dict[str, Any],
     how_to_run: dict[str, Any],
+    picked: list[str],
 ) -> Path:
-    """`how_to_run`: the how-to-run flags a bare resume passes again (`evals.flags.remembered`)."""
+    """`how_to_run`: the how-to-run flags a bare resume passes again (`evals.flags.remembered`);
+    `picked`: the evals `--evals` picked (their tags), which a bare resume runs again."""
     path = path_for(plans_dir, name)
     write_json_atomic(
         path,
@@ -70,6 +72,7 @@ def save(
             "evals": evals,
             "metadata": metadata,
             "howToRun": how_to_run,
+            "picked": picked,
         },
         indent=2,
     )

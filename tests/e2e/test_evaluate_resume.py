@@ -88,6 +88,24 @@ def test_a_bare_resume_after_a_smoke_test_keeps_the_responses_api(server, tmp_pa
     assert len(server.requests) - asked == len(MC)  # a smoke test has its own run folder
 
 
+def test_a_bare_resume_runs_the_evals_the_first_attempt_picked(server, tmp_path):
+    data = tmp_path / "data"
+    first = run(data, "Picky", *model_flags(server), *META, "--evals=mc,ff", "--limit=1")
+    assert first.returncode == 0, out(first)
+
+    plan = run(data, "Picky", "--dry-run")
+
+    commands = [
+        line.split(":")[0].strip()
+        for line in plan.stdout.splitlines()
+        if line.strip().startswith(("ff:", "mc:", "lc:"))
+    ]
+    assert sorted(commands) == ["ff", "mc"], plan.stdout  # not LeetCode, which it never picked
+    assert '"picked"' in plan_text(data)
+    everything = run(data, "Picky", "--dry-run", "--evals=mc,ff,lc")
+    assert "lc:" in everything.stdout, out(everything)  # given again, --evals wins
+
+
 def test_a_bare_resume_keeps_the_energy_meter_it_was_started_with(server, tmp_path):
     data, powercap = tmp_path / "data", tmp_path / "powercap"
     with Power(powercap):
@@ -104,7 +122,7 @@ def test_a_bare_resume_keeps_the_energy_meter_it_was_started_with(server, tmp_pa
         )
     assert smoke.returncode == 0, out(smoke)
 
-    plan = run(data, "Metered", *META, "--dry-run")
+    plan = run(data, "Metered", *META, "--dry-run", "--evals=mc,ff,lc")
 
     commands = [
         line for line in plan.stdout.splitlines() if line.strip().startswith(("ff:", "mc:", "lc:"))

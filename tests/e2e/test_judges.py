@@ -50,4 +50,22 @@ def test_a_freeform_run_reads_verdicts_said_their_own_way_and_stays_under_the_ga
         assert row["agreed"] is True and row["correct"] is answered[row["id"]]
     assert result["summary"]["judgeUnparseable"] == 0 and result["summary"]["judgeAgreement"] == 1.0
     assert result["publishable"] is True and result["notPublishable"] == []
-    assert result["graders"]["verdicts"] == TASKS["freeform"].graders["verdicts"] == "2"
+    assert result["graders"]["verdicts"] == TASKS["freeform"].graders["verdicts"]
+    assert "judges agreed 100%" in done.stdout, done.stdout[-3000:]
+
+
+def test_one_judge_prints_no_agreement(tmp_path):
+    """One judge always agrees with itself: its run says nothing of agreement."""
+    with OpenAIServer(OwnWayJudges()) as server:
+        done = run_harness(
+            "--provider=openai",
+            "--model=student-1",
+            f"--base-url={server.url}/v1",
+            f"--judge=live:judge-a@{server.url}/v1",
+            "-m",
+            "freeform",
+            run_dir=tmp_path / "runs",
+            results_dir=tmp_path / "results",
+        )
+    assert "freeform" in done.stdout and "accuracy" in done.stdout, done.stdout[-3000:]
+    assert "agreed" not in done.stdout, done.stdout[-3000:]

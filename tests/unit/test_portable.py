@@ -52,7 +52,7 @@ def test_a_windows_dataset_path_with_an_equals_sign_is_a_path_not_an_eval(
 
 def test_a_plan_saved_under_a_windows_device_name_is_still_resumed(tmp_path):
     path = saved_plans.save(
-        tmp_path, "Nul.x", {"multiple_choice": {"config": {}, "dataset": "bundled"}}, {}, {}
+        tmp_path, "Nul.x", {"multiple_choice": {"config": {}, "dataset": "bundled"}}, {}, {}, []
     )
     assert path.name.startswith("_Nul.x~")
     path.rename(path.with_name(path.name.removeprefix("_")))  # where the earlier harness saved it
