@@ -9,6 +9,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import random
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -36,6 +37,9 @@ class RetryPolicy:
     quota_horizon: float = 3600.0  # a Retry-After longer than this means "come back tomorrow"
     timeout: float = 600.0  # the whole attempt, connect to last byte: reasoning models are slow
     unreachable_attempts: int = 3  # refused connections, with no answer ever, before the run ends
+    refused_attempts: int = (
+        3  # the same refusal of the model, with no reply ever, before the run ends
+    )
     batch_attempts: int = (
         3  # batches a request may go unrun in (expired, cancelled) or meet a 429 / 5xx
     )
@@ -95,6 +99,10 @@ class Throttle:
         # many attempts could not connect to it (`call_with_retries` ends a run on a dead one).
         self.reached = False
         self.unreached = 0
+        # Whether it has replied (a completion, not an error), and its first refusals of the
+        # model (`call_with_retries` ends a run on an endpoint that does not serve it).
+        self.served = False
+        self.refusals: list[tuple[int | None, str]] = []
         self.counting = threading.Lock()
 
     def __enter__(self) -> float:
@@ -262,8 +270,9 @@ def call_with_retries(
             continue
         except ProviderError as error:
             throttle.reached = True
+            _note_refused(throttle, error, policy, provider)
             raise _final(error, attempt, provider) from None
-        throttle.reached = True
+        throttle.reached = throttle.served = True
         throttle.succeeded()
         return _with_latency(completion.kept(), time.monotonic() - started)
 
@@ -287,6 +296,46 @@ def _note_reached(
             "(and any proxy), then rerun the same command to resume"
         )
         raise FatalProviderError(redact(message, provider.secrets), kind="connection")
+
+
+# A refusal of the model rather than of one request: no such model (OpenAI's and vLLM's 404, a
+# gateway's 400 "invalid model"), or no such route (a 404 from a server without the API).
+_NOT_THE_MODEL = re.compile(
+    r"model.{0,200}?(?:not found|does not exist|doesn't exist|unknown|invalid|not supported|no such)"
+    r"|(?:unknown|invalid|no such) model",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def _note_refused(
+    throttle: Throttle, error: ProviderError, policy: RetryPolicy, provider: Provider
+) -> None:
+    """An endpoint that has never replied in this process, and whose first `refused_attempts`
+    answers are the same refusal of the model (a 404, or a 400 or 422 saying the model is not
+    known), ends the run in one line naming the model and the endpoint: every item would get
+    it. Another final error (a prompt too long, a content filter) only fails its item: those
+    differ between items, and errors come back first, so the first answers are not a sample."""
+    if isinstance(error, FatalProviderError) or not (
+        error.status == 404
+        or (error.status in (400, 422) and _NOT_THE_MODEL.search(str(error)[:2000]))
+    ):
+        return
+    with throttle.counting:
+        if throttle.served or len(throttle.refusals) >= policy.refused_attempts:
+            return
+        throttle.refusals.append((error.status, str(error)))
+        refused = (
+            len(throttle.refusals) == policy.refused_attempts and len(set(throttle.refusals)) == 1
+        )
+    if refused:
+        message = (
+            f"{provider.endpoint()} does not serve model {provider.spec.model!r}: the first"
+            f" {policy.refused_attempts} requests were refused alike ({error}); check the model's"
+            " name (--model, or the --judge naming it) and --base-url, then rerun"
+        )
+        raise FatalProviderError(
+            redact(message, provider.secrets), kind=error.kind, status=error.status
+        )
 
 
 def _delay_after(

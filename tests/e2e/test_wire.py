@@ -149,10 +149,10 @@ ERROR_BODIES = {  # status, body as the server sent it, what the user must read 
         "HTTP 422: Field required",
     ),
     "Ollama's error string": (
-        404,
-        {"error": 'model "qwen3-8b" not found, try pulling it first'},
-        'HTTP 404: model "qwen3-8b" not found, try pulling it first',
-    ),
+        400,
+        {"error": "invalid options: num_thread"},
+        "HTTP 400: invalid options: num_thread",
+    ),  # its unknown model's 404 ends the run: see the test below
     "a plain-text body": (
         400,
         "prompt is too long for this server",
@@ -466,6 +466,50 @@ def test_a_dead_endpoint_ends_the_run_early_in_one_line_naming_it_and_a_rerun_re
         resumed.stdout[-2000:]
     )
     assert len(generation(server)) == len(MC)
+
+
+UNKNOWN_MODEL = {
+    "error": {
+        "message": "The model `qwen3-80b` does not exist or you do not have access to it.",
+        "type": "invalid_request_error",
+        "code": "model_not_found",
+    }
+}
+
+
+@pytest.mark.parametrize(
+    "status, body",
+    [
+        (404, UNKNOWN_MODEL),  # OpenAI's and vLLM's
+        (
+            400,
+            {"error": {"message": "Invalid model name passed in model=qwen3-80b"}},
+        ),  # a gateway's
+        (404, "404 page not found"),  # no such route: a server without the API
+        (404, {"error": 'model "qwen3-80b" not found, try pulling it first'}),  # Ollama's
+    ],
+    ids=["404-model-not-found", "400-invalid-model", "404-no-route", "ollama"],
+)
+def test_a_model_the_endpoint_does_not_serve_ends_the_run_in_one_line_and_keeps_nothing(
+    student, tmp_path, status, body
+):
+    with OpenAIServer(student) as server:
+        server.fail_when(lambda r: r.body.get("model") == "qwen3-80b", status, body=body)
+        wrong = run(tmp_path, *live(server, model="qwen3-80b"), "--concurrency=2")
+        asked, url = len(server.requests), server.url
+        right = run(tmp_path, *live(server))
+
+    assert wrong.returncode != 0
+    named = stopped_lines(wrong, f"{url}/v1 does not serve model 'qwen3-80b': the first 3")
+    assert len(named) == 1 and "check the model's name (--model" in named[0], wrong.stdout[-3000:]
+    assert (
+        wrong.stdout.count("ERROR at setup") <= 3
+    )  # the refusals it took to tell, not one per item
+    assert asked <= 5, asked  # the 3 refused and the 2 in flight (--concurrency 2), not all 10
+    result = read_result(
+        tmp_path / "results", "multiple_choice"
+    )  # the only result file: the right model's
+    assert result["config"]["model"] == "qwen3-8b" and result["summary"]["apiErrors"] == 0
 
 
 def test_a_dead_judge_endpoint_ends_the_run_naming_the_judges_url(student, tmp_path):
