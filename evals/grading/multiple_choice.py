@@ -5,9 +5,10 @@ found by what marks it there, then weighed by its context.
 
 - Explicit commitments: a cue before the letter, which is a lead ("the answer is", "Answer:",
   "my pick:", `<answer>`, "Answer →"), a choosing verb ("I'd go with", "I choose", "Pick") or
-  a closing word ("so", "I think it's", "I'd say", "that makes it", "→"), the last only when
-  the letter ends its clause; a cue after it ("C is correct", "Option C is the one", "C it
-  is"); \\boxed{C}; a letter alone on the reply's last line, after the reasoning ("**C**").
+  a closing word ("so", "I think it's", "I'd say", "that makes it", "→") or a correction
+  ("actually,", "no,", "I mean", "scratch that:"), these only when the letter ends its
+  clause; a cue after it ("C is correct", "Option C is the one", "C it is"); \\boxed{C}; a letter
+  alone on the reply's last line, after the reasoning ("**C**").
 - Plain commitments: a letter alone on another line ("C", then the why), a letter in a short
   one-line reply ("Option C", "Probably C."), a line's label ("C) delay()", "C — because").
 
@@ -15,9 +16,10 @@ Context vetoes a mention: a doubt in its clause ("not", "wrong", "eliminate", "u
 pick", "maybe"), a rejection or a description after it ("A is wrong", "C is deprecated"), a
 question mark ("B?"), a list (labels or letter lines of several letters), a later "no" or
 "actually" in a short reply ("C... no, B"). A mention joined to another letter ("B or C",
-"(F) and (G)", "either B or C") commits to none. A word is no letter: "A" and "I" followed by
-a word ("A RemoteEvent", "I think"), a lowercase letter that does not end its clause ("a
-matter of").
+"(F) and (G)", "either B or C"), or hedged on its own ("it could be D", "maybe C"), commits to
+none; letters listed as the subject of what follows ("so A, C and D are out") are no mention.
+A word is no letter: "A" and "I" followed by a word ("A RemoteEvent", "I think"), a lowercase
+letter that does not end its clause ("a matter of").
 
 A commitment under a condition is none: a condition in its sentence before it ("If you need X,
 A would be best", "For the opposite direction, C is ...", "otherwise", "in that case", "unless";
@@ -30,8 +32,9 @@ The last unconditional explicit commitment wins ("The answer is (B)... no, the c
 (D)" is D; "(F) and (G)" is None; "Answer: B ... (option A would be correct if ...)" is B).
 Without one: the one letter the weaker ones agree on; then the one letter the plain ones agree
 on, lone lines first, then a short reply's letters (but not one under a condition), then
-labels; then a choice's text quoted as the answer. Anything else is unparseable (None): the
-harness counts it and never guesses.
+labels; then a choice's text quoted as the answer, as whole words. A reply that says no choice
+fits ("none of the above", unless a choice says so) has none of these. Anything else is
+unparseable (None): the harness counts it and never guesses.
 
 Other languages read alike: answer words and their separators ("Respuesta: B", "La respuesta
 correcta es la B", "A resposta correta é a B", "Die Antwort lautet B", "La bonne réponse est
@@ -39,7 +42,9 @@ B", "La risposta corretta è la B", "Правильный ответ: B", "答�
 B입니다"), verbs ("Elijo la B", "Je choisis B", "我选B"), cues after the letter ("B es
 correcta", "B ist richtig", "Bが正解です", "B是正确的"), their negations, hedges, joiners and
 conditions ("no es A", "答案不是A", "可能", "B o C", "si ...", "如果 ..."). Full-width forms read
-as ASCII ("答案：Ｂ", "Answer：B", "（B）"), "。" as a sentence's end.
+as ASCII ("答案：Ｂ", "Answer：B", "（B）"), "。" as a sentence's end; a Cyrillic or Greek
+look-alike or an Arabic option letter standing alone as the letter it stands for ("Ответ: В",
+"الإجابة: ب"), with their answer words ("Απάντηση:", "الإجابة الصحيحة هي").
 
 Linear in the reply's length, whatever it holds (`bench/parse.py` measures it): no regex
 here can try every split of a run between two quantifiers that both take it (possessive
@@ -358,7 +363,7 @@ _CONNECTIVES = (
     r"hence\b,?",
     r"therefore\b,?",
     *(rf"{w}(?:{_APOSTROPHE}s|\s+is|{_APOSTROPHE}d\s+be)\b" for w in ("it", "that", "this")),
-    r"be\b",  # "it must be C", "it'll be C", "has to be C"; "might be C" is doubted
+    r"be\b",  # "it must be C", "it'll be C", "has to be C"; "it might be C" is a hedge
     r"say\b",
     r"think\b",
     r"believe\b",
@@ -367,12 +372,12 @@ _CONNECTIVES = (
     r"makes\s+it\b",
     r"leav(?:es|ing)(?:\s+us\s+with)?\b",
     # A correction, in a reply of any length: "B, or rather C", "Answer: A. Wait, actually, B.",
-    # "So D. Actually, scratch that: B". "no" only with its punctuation ("no, B"): "there is no C."
-    # is none.
+    # "So D. Actually, scratch that: B". "no" only with a comma, a colon or a dash ("no, B"):
+    # "there is no C." and "A: no. B: yes." are none.
     r"or\s+rather\b",
     r"actually\b,?",
-    r"no\b(?:[,:;.!]|[^\S\n]*+[\u2013\u2014])",
-    r"nope\b[,:;.!]?",
+    r"no\b(?:[,:;]|[^\S\n]*+[\u2013\u2014])",
+    r"nope\b[,:;]?",
     r"i\s+mean\b,?",
     r"scratch\s+that\b[,:;.!]?",
     r"correction\b",
@@ -467,6 +472,12 @@ _JOINED_BEFORE = _lazy(rf"{_ALONE_BEFORE}[A-Z]{_CLOSE_RUN}\s*+{_JOINER}\s*+{_OPE
 _CLAUSE_END = _lazy(
     r"""[)\]}*_`"'\u201d\u2019>]*+(?:\Z|[^\S\n]*+\n|[.,;:!](?=[\s*_`"'\u201d\u2019)\]<]|\Z)|[^\S\n]*+[-\u2013\u2014(]"""
     r"|[^\S\n]++(?i:because|since|as|given|for|which|with|so|but|and|or|nor|then|though|although|while|whereas|over|here|now|too|again|instead|overall)\b)"
+)
+# What ends a hedged letter's clause: the sentence's end, or a comma before "though" or "but"
+# ("it could be B, though."); not a restriction after it ("maybe A, if ...", "may be A for ...").
+_HEDGE_END = _lazy(
+    r"""[)\]}*_`"'\u201d\u2019>]*+(?:\Z|[^\S\n]*+\n|[.;!](?=[\s*_`"'\u201d\u2019)\]<]|\Z)"""
+    r"|,[^\S\n]*+(?i:though|but|perhaps|maybe)\b)"
 )
 # A letter that a verb follows is that sentence's subject, described rather than chosen: "C is
 # deprecated", "picking C would hang".
@@ -847,8 +858,11 @@ def _cued(text: str, valid: str, context: _Context) -> list[Mention]:
             text[cue : cue + 2].lower() == "be" and _MIGHT_BE.search(text, max(0, cue - 24), cue)
         ):
             # A hedge of its own ("it could be D", "maybe C"): after a commitment, a hedge
-            # between two letters, none ("I'd lean towards C, but it could be D").
-            if context.rank(cue, end, hypothetical=False, lead=True) != CONDITIONAL:
+            # between two letters, none ("I'd lean towards C, but it could be D"). Not one
+            # that a caveat restricts ("Answer: B. Maybe A, if you only need ...").
+            if _HEDGE_END.match(text, end) and (
+                context.rank(cue, end, hypothetical=False, lead=False) == UNCONDITIONAL
+            ):
                 found.append(Mention(cue, None))
             continue
         if kind == "lead" and _PAREN_LEAD.match(text, cue):

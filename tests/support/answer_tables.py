@@ -1179,6 +1179,7 @@ CASES = [
     case("mention-actually-a-question", f"{EN}The answer is B. Actually, A? No.", WAIT, "B"),
     case("mention-there-is-no", f"{EN}Answer: B. There is no C.", WAIT, "B"),
     case("mention-no-then-subject", f"{EN}Answer: B. No, C is deprecated.", WAIT, "B"),
+    case("mention-no-then-period", "A: yes. B: no. So A.", WAIT, "A"),
     # -- plain-text thinking markers: a reasoning block (evals.reasoning) ------------------------------
     case(
         "thinking-markers-draft-then-answer",
@@ -1353,6 +1354,18 @@ CASES = [
         "B",
     ),
     case("hedge-could-it-be-then-its", "Could it be A? No: it's B.", WAIT, "B"),
+    case(
+        "hedge-restricted-by-a-condition",
+        "Answer: B. Maybe A, if you only care about legacy code.",
+        WAIT,
+        "B",
+    ),
+    case(
+        "hedge-restricted-in-parens",
+        "The answer is B (it might be C in the old engine).",
+        WAIT,
+        "B",
+    ),
     case(
         "hedge-other-subject-might-be",
         "Answer: B. The throttled one might be A.",
