@@ -374,16 +374,22 @@ _CONNECTIVES = (
     # A correction, in a reply of any length: "B, or rather C", "Answer: A. Wait, actually, B.",
     # "So D. Actually, scratch that: B". "no" only with a comma, a colon or a dash ("no, B"):
     # "there is no C." and "A: no. B: yes." are none.
-    r"or\s+rather\b",
-    r"actually\b,?",
-    r"no\b(?:[,:;]|[^\S\n]*+[\u2013\u2014])",
-    r"nope\b[,:;]?",
-    r"i\s+mean\b,?",
-    r"scratch\s+that\b[,:;.!]?",
-    r"correction\b",
-    r"sorry\b,?",
-    r"make\s+that\b",
-    r"on\s+(?:second\s+thought|reflection)\b,?",
+    # Not before the pronoun, which may open the next cue: "C, no, I mean, D".
+    *(
+        rf"{w}(?![^\S\n]*+I[^\S\n]++[a-z])"
+        for w in (
+            r"or\s+rather\b",
+            r"actually\b,?",
+            r"no\b(?:[,:;]|[^\S\n]*+[\u2013\u2014])",
+            r"nope\b[,:;]?",
+            r"i\s+mean\b,?",
+            r"scratch\s+that\b[,:;.!]?",
+            r"correction\b",
+            r"sorry\b,?",
+            r"make\s+that\b",
+            r"on\s+(?:second\s+thought|reflection)\b,?",
+        )
+    ),
     # "C'est B.", "Entonces, B.", "Donc B.", "所以B。"
     rf"c{_APOSTROPHE}est\b",
     r"entonces\b,?",

@@ -1134,6 +1134,8 @@ CASES = [
     case("correction-on-second-thought", f"{EN}I'd go with A. On second thought, B.", WAIT, "B"),
     case("correction-dots-no", f"{EN}So the answer is D... no, B.", WAIT, "B"),
     case("correction-sorry", f"{EN}Answer: A. Sorry, B.", WAIT, "B"),
+    case("correction-no-then-i-mean", f"{EN}The answer is C, no, I mean, D.", REMOTE, "D"),
+    case("correction-ten-pronoun-after", "Actually, I think it's I.", TEN, "I"),
     case("correction-make-that", f"{EN}Answer: A. Make that B.", WAIT, "B"),
     case("correction-dash-actually", f"{EN}The answer is A — actually, B.", WAIT, "B"),
     case(
