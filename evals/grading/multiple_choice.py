@@ -5,9 +5,10 @@ found by what marks it there, then weighed by its context.
 
 - Explicit commitments: a cue before the letter, which is a lead ("the answer is", "Answer:",
   "my pick:", `<answer>`, "Answer →"), a choosing verb ("I'd go with", "I choose", "Pick") or
-  a closing word ("so", "I think it's", "I'd say", "that makes it", "→"), the last only when
-  the letter ends its clause; a cue after it ("C is correct", "Option C is the one", "C it
-  is"); \\boxed{C}; a letter alone on the reply's last line, after the reasoning ("**C**").
+  a closing word ("so", "I think it's", "I'd say", "that makes it", "→") or a correction
+  ("actually,", "no,", "I mean", "scratch that:"), these only when the letter ends its
+  clause; a cue after it ("C is correct", "Option C is the one", "C it is"); \\boxed{C}; a letter
+  alone on the reply's last line, after the reasoning ("**C**").
 - Plain commitments: a letter alone on another line ("C", then the why), a letter in a short
   one-line reply ("Option C", "Probably C."), a line's label ("C) delay()", "C — because").
 
@@ -15,9 +16,10 @@ Context vetoes a mention: a doubt in its clause ("not", "wrong", "eliminate", "u
 pick", "maybe"), a rejection or a description after it ("A is wrong", "C is deprecated"), a
 question mark ("B?"), a list (labels or letter lines of several letters), a later "no" or
 "actually" in a short reply ("C... no, B"). A mention joined to another letter ("B or C",
-"(F) and (G)", "either B or C") commits to none. A word is no letter: "A" and "I" followed by
-a word ("A RemoteEvent", "I think"), a lowercase letter that does not end its clause ("a
-matter of").
+"(F) and (G)", "either B or C"), or hedged on its own ("it could be D", "maybe C"), commits to
+none; letters listed as the subject of what follows ("so A, C and D are out") are no mention.
+A word is no letter: "A" and "I" followed by a word ("A RemoteEvent", "I think"), a lowercase
+letter that does not end its clause ("a matter of").
 
 A commitment under a condition is none: a condition in its sentence before it ("If you need X,
 A would be best", "For the opposite direction, C is ...", "otherwise", "in that case", "unless";
@@ -30,8 +32,9 @@ The last unconditional explicit commitment wins ("The answer is (B)... no, the c
 (D)" is D; "(F) and (G)" is None; "Answer: B ... (option A would be correct if ...)" is B).
 Without one: the one letter the weaker ones agree on; then the one letter the plain ones agree
 on, lone lines first, then a short reply's letters (but not one under a condition), then
-labels; then a choice's text quoted as the answer. Anything else is unparseable (None): the
-harness counts it and never guesses.
+labels; then a choice's text quoted as the answer, as whole words. A reply that says no choice
+fits ("none of the above", unless a choice says so) has none of these. Anything else is
+unparseable (None): the harness counts it and never guesses.
 
 Other languages read alike: answer words and their separators ("Respuesta: B", "La respuesta
 correcta es la B", "A resposta correta é a B", "Die Antwort lautet B", "La bonne réponse est
@@ -39,7 +42,9 @@ B", "La risposta corretta è la B", "Правильный ответ: B", "答�
 B입니다"), verbs ("Elijo la B", "Je choisis B", "我选B"), cues after the letter ("B es
 correcta", "B ist richtig", "Bが正解です", "B是正确的"), their negations, hedges, joiners and
 conditions ("no es A", "答案不是A", "可能", "B o C", "si ...", "如果 ..."). Full-width forms read
-as ASCII ("答案：Ｂ", "Answer：B", "（B）"), "。" as a sentence's end.
+as ASCII ("答案：Ｂ", "Answer：B", "（B）"), "。" as a sentence's end; a Cyrillic or Greek
+look-alike or an Arabic option letter standing alone as the letter it stands for ("Ответ: В",
+"الإجابة: ب"), with their answer words ("Απάντηση:", "الإجابة الصحيحة هي").
 
 Linear in the reply's length, whatever it holds (`bench/parse.py` measures it): no regex
 here can try every split of a run between two quantifiers that both take it (possessive
@@ -64,6 +69,8 @@ def extract_letter(reply: str, choices: list[str]) -> str | None:
     text = reply.translate(_NARROW).strip()
     if not text:
         return None
+    if not text.isascii():
+        text = _LOOKALIKE.sub(lambda m: _LOOKALIKES[m.group()], text)
     context = _Context(text)
     explicit = [
         *_cued(text, valid, context),
@@ -75,6 +82,8 @@ def extract_letter(reply: str, choices: list[str]) -> str | None:
         return max(unconditional, key=lambda m: m.position).letter
     if hypothetical := {m.letter for m in explicit if m.rank == HYPOTHETICAL}:
         return hypothetical.pop() if len(hypothetical) == 1 else None
+    if _NONE_FIT.search(text) and not any(_NONE_FIT.search(_normalise(c)) for c in choices):
+        return None  # "None of the listed choices sorts in place": no letter is guessed
     for tier in (_lone_lines, functools.partial(_short_reply, context=context), _labels):
         letters = {m.letter for m in tier(text, valid)}
         if len(letters) == 1:
@@ -181,6 +190,21 @@ _CLOSERS = ")]}*_`\"'\u201d\u2019<>"
 _CLOSE_RUN = r"""[)\]}*_`"'\u201d\u2019]*+"""  # a letter's closing markup: C) **C** "C"
 _OPEN_RUN = r"""[(\[{*_`"'\u201c\u2018]*+"""
 
+# Letters of other scripts that stand for the choices' letters: Cyrillic and Greek look-alikes
+# ("Ответ: В" is B), and the Arabic option letters (أ ب ج د, as OpenAI's simple-evals reads
+# them). Only where one stands as a letter: no letter or mark of a word on either side, and no
+# word right after it ("В Roblox ...", "с ним" are Russian words, "بِ" a word's start).
+_LOOKALIKES = {
+    **dict(zip("\u0410\u0412\u0421\u0415\u0430\u0432\u0441\u0435", "ABCEabce")),
+    **dict(zip("\u0391\u0392\u0395", "ABE")),
+    **dict(zip("\u0623\u0628\u062c\u062f", "ABCD")),
+}
+_MARKS = "\u0300-\u036f\u064b-\u065f\u0670"  # combining marks: a word goes on
+_LOOKALIKE = _lazy(
+    rf"[{''.join(_LOOKALIKES)}](?<![^\W_{_MARKS}].)(?![{_MARKS}])(?![^\S\n]*+-?[^\W_])"
+)
+
+
 # -- explicit commitments: a cue before the letter ------------------------------------------------
 
 # What follows "answer" and the like before the letter: "Answer: C", "answer is C", "**Answer**: C",
@@ -201,7 +225,9 @@ _NOUNS = (
 # answer words (with the adjective that may follow them: "resposta correta é") and the option
 # words, which lead only with a colon or an adjective ("la opción correcta es", not "la opción
 # es": a distractor's, as in English). Enough of each language for the forms models write.
-_COPULAS = r"(?:es|é|est|è|ist|lautet|ser[áa]|sarà|будет|ser[íi]a|serait|sarebbe|w[äa]re)\b"
+_COPULAS = (
+    r"(?:es|é|est|è|ist|lautet|ser[áa]|sarà|будет|ser[íi]a|serait|sarebbe|w[äa]re|είναι|هي)\b"
+)
 _FOREIGN_SEPARATOR = rf"""[ \t*_`#"']*+(?:[:=\]>]|[-\u2013\u2014](?=\s)|{_COPULAS}|[是为為はが은는이]|应该是|應該是)"""
 _FOREIGN_ADJECTIVE = (
     r"(?:[ \t]++(?:(?:correct|corret|exact|final|definitiv|richtig|korrekt|правильн|верн)\w*|juste|"
@@ -221,7 +247,13 @@ _FOREIGN_LEADS = (
             "ответ",
             r"l[öo]sung",
             r"solu(?:ci[óo]n|[çc][ãa]o|zione)",
+            "απάντηση",
         )
+    ),
+    # "الإجابة: ب", "الإجابة الصحيحة هي ج" (the adjective follows the noun)
+    *(
+        rf"{noun}(?:[ \t]++الصحيحة)?{_FOREIGN_SEPARATOR}"
+        for noun in ("الإجابة", "الاجابة", "الجواب")
     ),
     # "opción", "opção", "opzione", "alternativa", "вариант": with an adjective or a colon
     *(
@@ -246,6 +278,10 @@ _FOREIGN_NOUNS = (
     "ответ",
     r"l[öo]sung",
     r"solu(?:ci[óo]n|[çc][ãa]o|zione)",
+    "απάντηση",
+    "الإجابة",
+    "الاجابة",
+    "الجواب",
     r"op(?:ci[óo]n|[çc][ãa]o|zione)",
     "alternativa",
     "вариант",
@@ -327,7 +363,7 @@ _CONNECTIVES = (
     r"hence\b,?",
     r"therefore\b,?",
     *(rf"{w}(?:{_APOSTROPHE}s|\s+is|{_APOSTROPHE}d\s+be)\b" for w in ("it", "that", "this")),
-    r"be\b",  # "it must be C", "it'll be C", "has to be C"; "might be C" is doubted
+    r"be\b",  # "it must be C", "it'll be C", "has to be C"; "it might be C" is a hedge
     r"say\b",
     r"think\b",
     r"believe\b",
@@ -335,7 +371,25 @@ _CONNECTIVES = (
     r"reckon\b",
     r"makes\s+it\b",
     r"leav(?:es|ing)(?:\s+us\s+with)?\b",
-    r"or\s+rather\b",  # a correction: "B, or rather C"
+    # A correction, in a reply of any length: "B, or rather C", "Answer: A. Wait, actually, B.",
+    # "So D. Actually, scratch that: B". "no" only with a comma, a colon or a dash ("no, B"):
+    # "there is no C." and "A: no. B: yes." are none.
+    # Not before the pronoun, which may open the next cue: "C, no, I mean, D".
+    *(
+        rf"{w}(?![^\S\n]*+I[^\S\n]++[a-z])"
+        for w in (
+            r"or\s+rather\b",
+            r"actually\b,?",
+            r"no\b(?:[,:;]|[^\S\n]*+[\u2013\u2014])",
+            r"nope\b[,:;]?",
+            r"i\s+mean\b,?",
+            r"scratch\s+that\b[,:;.!]?",
+            r"correction\b",
+            r"sorry\b,?",
+            r"make\s+that\b",
+            r"on\s+(?:second\s+thought|reflection)\b,?",
+        )
+    ),
     # "C'est B.", "Entonces, B.", "Donc B.", "所以B。"
     rf"c{_APOSTROPHE}est\b",
     r"entonces\b,?",
@@ -346,8 +400,10 @@ _CONNECTIVES = (
     "所以",
     "因此",
 )
-# An afterthought that opens another letter: "It's B. Or maybe C." commits to neither.
+# An afterthought that opens another letter: "It's B. Or maybe C." commits to neither; so does a
+# letter hedged anywhere ("I think it's B, but maybe C", "Maybe B.").
 _HEDGES = (r"or(?:\s+(?:maybe|perhaps|possibly|even))?\b",)
+_MAYBES = (r"maybe\b,?", r"perhaps\b,?", r"possibly\b,?")
 _SENTENCE_START = _lazy(r"(?:\A|[.!?\n\u2026\u2014])[\s*_]*+\Z")
 _GAP = r"""(?:[\s:*_`\[({"'\u201c\u2018<\ufe0f]|\\textbf\{)*+"""  # \ufe0f: the emoji form of "➡️"
 # Words a reply puts between the cue and the letter: "Answer: Option B", "is clearly B".
@@ -363,10 +419,19 @@ _ARTICLE = (
 )
 _FILLER = rf"(?:{_FILLER_WORDS}\s++|{_ARTICLE}|(?:选项|選項|選択肢)\s*+){{0,3}}+"
 _LETTER = rf"""{_GAP}{_FILLER}{_OPEN_RUN}(?P<letter>[A-Za-z]){_ALONE_AFTER}(?P<close>[)\]}}*_`.:"'\u201d\u2019>]*+)"""
-_CUED = _lazy(rf"{_cues(*_LEADS, *_DECISIONS, *_CONNECTIVES, *_ARROWS, *_HEDGES)}(?i:{_LETTER})")
+_CUED = _lazy(
+    rf"{_cues(*_LEADS, *_DECISIONS, *_CONNECTIVES, *_ARROWS, *_HEDGES, *_MAYBES)}(?i:{_LETTER})"
+)
 _CONNECTIVE_RE = _lazy(_cues(*_CONNECTIVES, *_ARROWS))
 _DECISION_RE = _lazy(_cues(*_DECISIONS))
 _HEDGE_RE = _lazy(_cues(*_HEDGES))
+_MAYBE_RE = _lazy(_cues(*_MAYBES))
+# Before the cue "be", a hedge of the reply's own answer: "it could be D", "but it might well be
+# A", ", may be C" (not "the throttled one might be A", a description, nor "could not be").
+_MIGHT_BE = _lazy(
+    r"(?i:(?:[.,;:!?(]\s*+|\A\s*+|\b(?:it|that|this|answer)\s++)(?:might|could|may)"
+    r"(?:\s++(?:also|well|even|just))?\s++)\Z"
+)
 _PAREN_LEAD = _lazy(r"(?i:which\s+is|is)(?=\s*\()")
 _LEAD_RE = _lazy(_cues(*_LEADS))
 _FOREIGN_CUED = _lazy(rf"{_cues(*_FOREIGN_LEADS)}(?i:{_LETTER})")
@@ -413,6 +478,12 @@ _JOINED_BEFORE = _lazy(rf"{_ALONE_BEFORE}[A-Z]{_CLOSE_RUN}\s*+{_JOINER}\s*+{_OPE
 _CLAUSE_END = _lazy(
     r"""[)\]}*_`"'\u201d\u2019>]*+(?:\Z|[^\S\n]*+\n|[.,;:!](?=[\s*_`"'\u201d\u2019)\]<]|\Z)|[^\S\n]*+[-\u2013\u2014(]"""
     r"|[^\S\n]++(?i:because|since|as|given|for|which|with|so|but|and|or|nor|then|though|although|while|whereas|over|here|now|too|again|instead|overall)\b)"
+)
+# What ends a hedged letter's clause: the sentence's end, or a comma before "though" or "but"
+# ("it could be B, though."); not a restriction after it ("maybe A, if ...", "may be A for ...").
+_HEDGE_END = _lazy(
+    r"""[)\]}*_`"'\u201d\u2019>]*+(?:\Z|[^\S\n]*+\n|[.;!](?=[\s*_`"'\u201d\u2019)\]<]|\Z)"""
+    r"|,[^\S\n]*+(?i:though|but|perhaps|maybe)\b)"
 )
 # A letter that a verb follows is that sentence's subject, described rather than chosen: "C is
 # deprecated", "picking C would hang".
@@ -775,7 +846,7 @@ def _cued(text: str, valid: str, context: _Context) -> list[Mention]:
             continue
         cue, start, end = match.start(), match.start("letter"), match.end("letter")
         kind = "lead" if match.re is _FOREIGN_CUED._compiled else _kind(text, cue)
-        if kind in ("connective", "hedge"):
+        if kind in ("connective", "hedge", "maybe"):
             # Only a letter that ends its clause: "So C." but not "so (A) is throttled".
             if not _CLAUSE_END.match(text, end):
                 continue
@@ -787,19 +858,33 @@ def _cued(text: str, valid: str, context: _Context) -> list[Mention]:
             continue
         elif kind == "decision" and _SUBJECT.match(text, end):
             continue  # "picking C would hang" picks nothing
+        if _QUESTION.match(text, end):
+            continue
+        if kind == "maybe" or (
+            text[cue : cue + 2].lower() == "be" and _MIGHT_BE.search(text, max(0, cue - 24), cue)
+        ):
+            # A hedge of its own ("it could be D", "maybe C"): after a commitment, a hedge
+            # between two letters, none ("I'd lean towards C, but it could be D"). Not one
+            # that a caveat restricts ("Answer: B. Maybe A, if you only need ...").
+            if _HEDGE_END.match(text, end) and (
+                context.rank(cue, end, hypothetical=False, lead=False) == UNCONDITIONAL
+            ):
+                found.append(Mention(cue, None))
+            continue
         if kind == "lead" and _PAREN_LEAD.match(text, cue):
             # "is (A)" in a sentence that says wrong or tempting names a distractor.
             if text[cue : cue + 2].lower() == "is" and sentences.names_a_wrong_option(cue):
                 continue
         elif context.doubted(cue):
             continue
-        if _QUESTION.match(text, end):
-            continue
         if kind == "hedge":
             # Only where it opens a sentence: "Both work with A or B." hedges nothing.
             if _SENTENCE_START.search(text, max(0, cue - 8), cue):
                 found.append(Mention(cue, None))
             continue
+        letter = _joined(letter, text, end, valid)
+        if letter == _LISTED:
+            continue  # "It's B, so A, C and D are out": the list commits to nothing
         rank = UNCONDITIONAL
         if context.weighs:
             hypothetical = context.hypothetical(cue, start) or (
@@ -810,7 +895,7 @@ def _cued(text: str, valid: str, context: _Context) -> list[Mention]:
             rank = context.rank(
                 cue, max(end, match.end()), hypothetical=hypothetical, lead=kind == "lead"
             )
-        found.append(Mention(cue, _joined(letter, text, end, valid), rank))
+        found.append(Mention(cue, letter, rank))
     return found
 
 
@@ -822,6 +907,8 @@ def _kind(text: str, cue: int) -> str:
         return "connective"
     if _HEDGE_RE.match(text, cue):
         return "hedge"
+    if _MAYBE_RE.match(text, cue):
+        return "maybe"
     if _LEAD_RE.match(text, cue):
         return "lead"
     return "decision"
@@ -887,13 +974,28 @@ def _reads_as_letter(letter: str, text: str, end: int) -> bool:
 
 
 def _joined(letter: str, text: str, end: int, valid: str) -> str | None:
-    """The committed letter, or None when another letter shares the commitment."""
-    also = _ALSO.match(text, end)
-    if also and also.group("letter").upper() in valid:
+    """The committed letter; None when another letter shares the commitment; `_LISTED` when
+    the letters are a list that its clause rejects or describes ("so A, C and D are out",
+    "actually A and C are both deprecated"): no commitment at all."""
+    joined = False
+    for _ in valid:  # a list has no more letters than the choices: bounded, whatever follows
+        also = _ALSO.match(text, end)
+        if not also or also.group("letter").upper() not in valid:
+            break
         other = also.group("letter")
-        if text[also.start("letter") - 1] in _OPENERS or _reads_as_letter(other, text, also.end()):
-            return None
-    return letter.upper()
+        if not (
+            text[also.start("letter") - 1] in _OPENERS or _reads_as_letter(other, text, also.end())
+        ):
+            break
+        joined, end = True, also.end()
+    if not joined:
+        return letter.upper()
+    if _REJECTED_AFTER_WORD.match(text, end) or _SUBJECT.match(text, end):
+        return _LISTED
+    return None
+
+
+_LISTED = "listed"
 
 
 class _Sentences:
@@ -1078,15 +1180,23 @@ def _quoted_choice(text: str, choices: list[str]) -> str | None:
         tail = text
     else:
         return None
-    tail = _normalise(_NEGATION.split(tail, maxsplit=1)[0])
-    hits = [i for i, choice in enumerate(choices) if (c := _normalise(choice)) and c in tail]
+    # As whole words: "sort" is not in "sorts".
+    tail = f" {_normalise(_NEGATION.split(tail, maxsplit=1)[0])} "
+    words = [f" {_normalise(choice)} " for choice in choices]
+    hits = [i for i, w in enumerate(words) if w.strip() and w in tail]
     # A longer choice can contain a shorter one ("Heartbeat" in "RunService.Heartbeat").
-    hits = [
-        i
-        for i in hits
-        if not any(j != i and _normalise(choices[i]) in _normalise(choices[j]) for j in hits)
-    ]
+    hits = [i for i in hits if not any(j != i and words[i] in words[j] for j in hits)]
     return LETTERS[hits[0]] if len(hits) == 1 else None
+
+
+# A reply that says no choice fits ("None of the listed choices sorts in place", "none of
+# these"; not "none of the others", which leaves one).
+_NONE_FIT = _lazy(
+    _cues(
+        r"none\s++of\s++(?:the\s++)?(?:(?:listed|given|provided|offered|available|above)\s++)?"
+        r"(?:options|choices|answers|alternatives|above|these|those|them)\b"
+    )
+)
 
 
 _NEGATIONS = ("not", "rather than", "instead of", "but not")

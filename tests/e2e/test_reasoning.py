@@ -144,7 +144,7 @@ def test_multiple_choice_reads_the_answer_after_the_reasoning(tmp_path):
     rows = {r["id"].removeprefix("mc-"): r for r in result["results"]}
     assert {id: rows[id]["answer"] for id in MC} == {id: letter for id, (*_, letter) in MC.items()}
     assert rows["unclosed"]["status"] == "unparseable"
-    assert result["graders"]["letters"] == "2"
+    assert result["graders"]["letters"] == "3"
     records = _records(tmp_path / "runs", "multiple_choice")
     for id, (_, text, field, _) in MC.items():
         response = records[f"mc-{id}"]["response"]
@@ -235,7 +235,7 @@ def test_the_judges_are_shown_the_answer_without_the_reasoning(tmp_path):
         "unclosed": "wrong",
     }
     assert rows["unclosed"]["note"] == "empty reply"
-    assert result["graders"]["verdicts"] == "2"
+    assert result["graders"]["verdicts"] == "3"
     judges = _records(tmp_path / "runs", "freeform", "judge-0")
     assert all(r["response"]["reasoning"] == "VERDICT: INCORRECT" for r in judges.values())
 
@@ -295,7 +295,7 @@ def test_leetcode_grades_the_code_after_the_reasoning(tmp_path):
     a, b, c, d = (p["task_id"] for p in PROBLEMS[:4])
     assert [rows[t]["status"] for t in (a, b, c)] == ["correct"] * 3, [rows[t] for t in (a, b, c)]
     assert (rows[d]["status"], rows[d]["note"]) == ("wrong", "no code in the reply")
-    assert result["graders"]["code"] == "2"
+    assert result["graders"]["code"] == "3"
 
 
 # -- a run published before this rule -----------------------------------------------------------------

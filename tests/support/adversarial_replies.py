@@ -101,6 +101,10 @@ REPLIES = [
     _unit("alternating-letter-lines", "A\nB\n"),
     _unit("dash-labels", "C \u2014 x\n", letter="C"),
     _unit("subject-letters", "picking C would ", letter=None),
+    _unit("listed-letters", "A, B, C, D, ", head="It's B, so ", tail="are out."),
+    _unit("corrections", "A. Actually, no, I mean, scratch that: ", tail="B.", letter="B"),
+    _unit("hedges-of-its-own", "it could be C, though maybe ", tail="D."),
+    _unit("none-fit", "none of the above options sorts ", head="The answer is "),
     # -- conditions and caveats: each commitment reads its sentence before it and its clause after ----
     _unit(
         "condition-words", "if you unless otherwise in that case ", tail="\nAnswer: B", letter="B"
@@ -117,6 +121,9 @@ REPLIES = [
         "articles", "es la ", head="La respuesta ", tail="B", letter=None
     ),  # "la B" with no lead before it
     _unit("foreign-commitments", "La respuesta correcta es la B. ", letter="B"),
+    _unit(
+        "look-alike-letters", "\u0412 \u0441 \u0628 (\u0391) ", head="Ответ: \u0412\n", letter="B"
+    ),
     # -- markdown, whitespace, long lines ---------------------------------------------------------
     _unit("nested-quotes-and-bold", "> > > > **_`# x`_** ", tail="\n"),
     _unit("star-lines", "*\n", head="x", tail="x"),
