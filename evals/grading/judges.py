@@ -110,7 +110,7 @@ _LABEL = re.compile(
 # starts with a class, not under IGNORECASE, so that the regex engine skips to those letters
 # instead of trying every position.
 _LABEL_WORD = re.compile(
-    r"[VvJjGgUu](?i:erd(?:ict|etto)|ered(?:icto|ito)|udge?ment|ugement|rade|rteil)|[Вв](?i:ердикт)|判定"
+    r"[VvJjGgUuВв判](?i:erd(?:ict|etto)|ered(?:icto|ito)|udge?ment|ugement|rade|rteil|ердикт|定)"
 )
 # The verdict right after its label, maybe negated ("NOT CORRECT", "NICHT KORREKT", "НЕ ВЕРНО").
 _NEGATION = re.compile(r"(?:not|isn['’]t|nicht|non|no|não|не)[\s*_`]++", re.IGNORECASE)
@@ -281,7 +281,17 @@ def parse_verdict(text: str) -> bool | None:
     if len(verdicts) != 1:
         return None
     (verdict,) = verdicts
-    if found is not None or (tail is not None and tail[0] == len(lines) - 1):
+    return verdict if found is not None else _where_read(verdict, lines, lead, tail)
+
+
+def _where_read(
+    verdict: bool, lines: list[str], lead: tuple[int, str] | None, tail: tuple[int, str] | None
+) -> bool | None:
+    """The one verdict the lines state, when it is where a reader looks: the last line; a line
+    followed only by fields that name no fault; the first line, when nothing after it takes it
+    back or names the other verdict. `lead` and `tail`: the statements on the first line and
+    the last one, as (its last line, the rest of that line)."""
+    if tail is not None and tail[0] == len(lines) - 1:
         return verdict
     if tail is not None and all(_FIELD.match(line) for line in lines[tail[0] + 1 :]):
         return _kept(verdict, tail, lines, _FAULT[verdict])
