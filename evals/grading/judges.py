@@ -130,6 +130,7 @@ _HEDGES = frozenset(
 )
 _NEGATIONS = frozenset("not no nothing never none nicht non не".split())
 _NO, _YES = "❌✗✘❎✖👎🚫⛔🔴", "✅✔☑✓👍🟢"
+_UNSURE = "🤔❓❔"  # a hedge, whichever the verdict
 _OTHER_WORDS = {True: _FAIL_WORDS | {"wrong"}, False: _PASS_WORDS | {"right"}}
 _FAULTS = {
     True: _OTHER_WORDS[True]
@@ -141,8 +142,8 @@ _AGAINST_WORDS = {
     False: _HEDGES | _OTHER_WORDS[False],
 }
 _AGAINST_MARKS = {
-    True: re.compile(f"[?{_NO}]|{_alternation(_FAIL_CJK)}|但|部分"),
-    False: re.compile(f"[?{_YES}]|(?<!不)(?:{_alternation(_PASS_CJK)})|但|部分"),
+    True: re.compile(f"[?{_NO}{_UNSURE}]|{_alternation(_FAIL_CJK)}|但|部分"),
+    False: re.compile(f"[?{_YES}{_UNSURE}]|(?<!不)(?:{_alternation(_PASS_CJK)})|但|部分"),
 }
 _AGAINST_EMOJI = {
     True: re.compile(f"[{_NO}]"),
@@ -169,7 +170,8 @@ _RETRACTION = re.compile(
 )
 # A sentence or line after the verdict that opens with a contrast ("However, ...") is a caveat,
 # unless it names a fault: for CORRECT the other verdict, a negation, something missed, a
-# partial answer ("But it misses InvokeServer"); for INCORRECT the other verdict.
+# partial answer, an issue ("But it misses InvokeServer", a field "Issues: ..."); for INCORRECT
+# the other verdict.
 _CONTRAST = re.compile(
     _OPEN + r"(?:but|however|though|although|yet|still|except|unless|nevertheless|nonetheless|"
     r"that said)(?![^\W_])",
@@ -189,7 +191,8 @@ _FAULT = {
     True: re.compile(
         _OTHER_NAMED[True].pattern
         + r"|(?<![^\W_])(?:not|no|never|miss(?:es|ed|ing)?|lacks?|lacking|fails?|incomplete|"
-        r"inaccurate|partial(?:ly)?|partly|mostly|contradicts?)(?![^\W_])|n['’]t(?![^\W_])",
+        r"inaccurate|partial(?:ly)?|partly|mostly|contradicts?|(?:error|mistake|issue|problem|flaw)s?+)"
+        r"(?![^\W_])|n['’]t(?![^\W_])",
         re.IGNORECASE,
     ),
     False: _OTHER_NAMED[False],

@@ -314,6 +314,7 @@ CLASSES: dict[str, list] = {
             None,
         ),
         case("note-takes-back", f"{R}\nVERDICT: CORRECT\nNote: actually it is incorrect", None),
+        case("issues-field", f"{R}\nVERDICT: CORRECT\nIssues: it swaps the two calls", None),
         case(
             "second-verdict-field",
             f"{R}\nVERDICT: CORRECT\nConfidence: high\nVERDICT: INCORRECT",
@@ -537,6 +538,8 @@ CLASSES: dict[str, list] = {
         case("pass-or-fail", f"{R}\nGrade: PASS or FAIL", None),
         case("slash", f"{R}\nVERDICT: CORRECT / INCORRECT", None),
         case("if", f"{R}\nVERDICT: CORRECT if we ignore the missing InvokeServer", None),
+        case("thinking-face", f"{R}\nVERDICT: CORRECT 🤔", None),
+        case("question-emoji", f"{W}\nVERDICT: INCORRECT ❓", None),
     ],
     "reversing-qualifier": [
         case("question-no-incorrect", f"{R}\nVERDICT: CORRECT? No, INCORRECT", None),
