@@ -65,54 +65,97 @@ def format_verdict(correct: bool) -> str:
 # what the next token needs, so a long line that ends wrong fails at once. Each line is matched
 # from its start, once; the reply is cut into lines only when it names a label at all.
 
+# A verdict's words in the languages judges answer in (lowercase, as NFKC leaves them): the
+# pass, then the fail. Chinese and Japanese ones are matched without word boundaries, their
+# scripts having none; a fail word that holds a pass word (不正确) is tried first.
+_PASS_WORDS = frozenset(
+    "correct correcto correto corretto korrekt richtig верно правильно pass passed".split()
+)
+_FAIL_WORDS = frozenset(
+    "incorrect incorrecto incorreto scorretto errato sbagliato inkorrekt falsch неверно "
+    "неправильно fail failed".split()
+)
+_PASS_CJK, _FAIL_CJK = ("正确", "正解"), ("不正确", "不正解", "错误", "誤り")
+# The labels, in those languages, and "Grade" (PASS / FAIL).
+_LABELS = r"verdict|verdetto|veredicto|veredito|judge?ment|jugement|urteil|grade|вердикт|判定"
+
+
+def _alternation(words) -> str:
+    return "|".join(sorted(words, key=len, reverse=True))
+
+
+_LATIN = _alternation(_PASS_WORDS | _FAIL_WORDS)
+_CJK = _alternation(_FAIL_CJK + _PASS_CJK)
+
 # What may surround a label or a verdict: emphasis, code, headings, quotes, bullets, brackets,
-# a JSON object's braces and quotes, a tag's angle bracket, emoji (and their joiners).
+# a JSON object's braces and quotes, a tag's angle bracket, a table's bars, emoji (and their
+# joiners).
 _EMOJI = (
     "\u2190-\u21ff\u2300-\u23ff\u2460-\u24ff\u25a0-\u27bf\u2900-\u297f\u2b00-\u2bff\ufe0f\u200d"
     "\U0001f000-\U0001faff"
 )
 _OPEN = rf"[\s*_`#>~\"'“‘«(\[{{<|+•·\-{_EMOJI}]*+"
 _OPENING = re.compile(_OPEN)
-# A label at the start of a line, then a separator (a colon, full-width ones read as colons, a
-# dash, an equals sign, an arrow, "is") and the markup before what it labels; or the label
-# alone on its line (a heading), whose verdict is the next line.
+# A label at the start of a line (a table row's first cell too), then a separator (a colon,
+# full-width ones read as colons, a dash, an equals sign, an arrow, "is", a table's bar) and
+# the markup before what it labels; or the label alone on its line (a heading), whose verdict
+# is the next line.
 _LABEL = re.compile(
-    _OPEN + r"(?:(?:the|my|our|final|overall)[\s*_`]++)*+(?:verdict|judge?ment)[\s*_`\"'”’»)\]]*+"
-    r"(?:(?P<sep>:|=|[-–—>]|is(?![^\W_]))" + _OPEN + r")?+",
+    _OPEN + r"(?:(?:the|my|our|final|overall)[\s*_`]++)*+(?:" + _LABELS + r")"
+    r"(?:[\s*_`]++finale?(?![^\W_]))?+[\s*_`\"'”’»)\]]*+"
+    r"(?:(?P<sep>:|=|\||[-–—>]|is(?![^\W_]))" + _OPEN + r")?+",
     re.IGNORECASE,
 )
-# The label word anywhere: a reply without one has no verdict. It starts with a class, not
-# under IGNORECASE, so that the regex engine skips to the v's and j's instead of trying every position.
-_LABEL_WORD = re.compile(r"[VvJj](?i:erdict|udge?ment)")
-_WORD = re.compile(r"(in)?correct(?![^\W_])", re.IGNORECASE)  # the verdict, right after its label
-_TERM = re.compile(
-    r"(?<![^\W_])(?:[Ii][Nn])?[Cc](?i:orrect)(?![^\W_])"
-)  # a verdict's word anywhere
+# A label's word anywhere: a reply without one (and without a JSON verdict) has no verdict. It
+# starts with a class, not under IGNORECASE, so that the regex engine skips to those letters
+# instead of trying every position.
+_LABEL_WORD = re.compile(
+    r"[VvJjGgUuВв判](?i:erd(?:ict|etto)|ered(?:icto|ito)|udge?ment|ugement|rade|rteil|ердикт|定)"
+)
+# The verdict right after its label, maybe negated ("NOT CORRECT", "NICHT KORREKT", "НЕ ВЕРНО").
+_NEGATION = re.compile(r"(?:not|isn['’]t|nicht|non|no|não|не)[\s*_`]++", re.IGNORECASE)
+_WORD = re.compile(rf"(?:{_LATIN})(?![^\W_])|{_CJK}", re.IGNORECASE)
+_TERM = re.compile(rf"(?<![^\W_])(?:{_LATIN})(?![^\W_])|{_CJK}", re.IGNORECASE)  # anywhere
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
 
 # What qualifies a verdict in its own clause ("CORRECT, but ...", "CORRECT or INCORRECT",
-# "CORRECT (partially)", "CORRECT?", "CORRECT ❌"): a hedge, the other verdict's words or emoji.
+# "CORRECT (partially)", "CORRECT?", "CORRECT ❌"): a hedge, the other verdict's words or emoji,
+# and for CORRECT a negation ("CORRECT, not really"), unless it negates a fault ("CORRECT -
+# nothing wrong with it", "INCORRECT (it is not right)").
 _HEDGES = frozenset(
-    "but however though although yet except unless or nor partial partially partly mostly largely half somewhat almost "
-    "nearly maybe perhaps possibly probably arguably ish mixed borderline unsure unclear uncertain debatable".split()
+    "but however though although yet except unless if or nor partial partially partly mostly "
+    "largely half somewhat almost nearly maybe perhaps possibly probably arguably ish mixed "
+    "borderline unsure unclear uncertain debatable pero mas ma aber но parcialmente "
+    "parzialmente partiellement teilweise частично".split()
 )
+_NEGATIONS = frozenset("not no nothing never none nicht non не".split())
 _NO, _YES = "❌✗✘❎✖👎🚫⛔🔴", "✅✔☑✓👍🟢"
+_UNSURE = "🤔❓❔"  # a hedge, whichever the verdict
+_OTHER_WORDS = {True: _FAIL_WORDS | {"wrong"}, False: _PASS_WORDS | {"right"}}
+_FAULTS = {
+    True: _OTHER_WORDS[True]
+    | set("error errors mistake mistakes issue issues problem problems flaw flaws".split()),
+    False: _OTHER_WORDS[False],
+}  # what a negation may negate and still agree
 _AGAINST_WORDS = {
-    True: _HEDGES | {"incorrect", "wrong", "not", "no"},
-    False: _HEDGES | {"correct", "right"},
+    True: _HEDGES | _OTHER_WORDS[True] | {"not", "no"},
+    False: _HEDGES | _OTHER_WORDS[False],
 }
-_AGAINST_MARKS = {True: re.compile(rf"[Nn]['’][Tt]\b|[?{_NO}]"), False: re.compile(f"[?{_YES}]")}
+_AGAINST_MARKS = {
+    True: re.compile(f"[?{_NO}{_UNSURE}]|{_alternation(_FAIL_CJK)}|但|部分"),
+    False: re.compile(f"[?{_YES}{_UNSURE}]|(?<!不)(?:{_alternation(_PASS_CJK)})|但|部分"),
+}
 _AGAINST_EMOJI = {
     True: re.compile(f"[{_NO}]"),
     False: re.compile(f"[{_YES}]"),
 }  # before the label: "❌ VERDICT: CORRECT"
-_WORDS = re.compile(r"[^\W\d_]+")
+_WORDS = re.compile(r"[^\W\d_]++(?:['’][^\W\d_]++)?+")
 _LETTER = re.compile(r"[^\W\d_]")
-_PLAIN = " \t*_`~\"'”’»)]}.,;:!-–—[({<>/\\"  # markup and punctuation, which qualify nothing
+_PLAIN = " \t*_`~\"'”’»)]}|.,;:!-–—[({<>/\\"  # markup and punctuation, which qualify nothing
 
-# What takes a verdict back when it opens the sentence or line after it ("VERDICT: CORRECT\nBut
-# ..."), and, after a verdict read from the first line, when it opens any later sentence
-# ("Wait, ...", "Actually, ..."), as does naming the other verdict there.
+# What takes a verdict back when it opens the sentence or line after it ("VERDICT: CORRECT\nWait,
+# ..."), and, after a verdict read from the first line or followed by fields, when it opens any
+# later sentence or field ("Actually, ...").
 _RETRACTIONS = (
     r"wait|actually|hmm+|oops|sorry|on second (?:thoughts?|look)|on reflection|"
     r"on closer (?:inspection|look|reading)|then again|"
@@ -120,22 +163,39 @@ _RETRACTIONS = (
     r"let me (?:re)?(?:check|consider|think)|reconsider(?:ing)?|"
     r"no(?=\s*+[,.!:;—–-])|not (?:really|quite|so|exactly)"
 )
-_TAKEN_BACK = re.compile(
-    _OPEN
-    + r"(?:but|however|though|although|yet|still|except|unless|nevertheless|nonetheless|that said|"
-    + _RETRACTIONS
-    + r")(?![^\W_])",
-    re.IGNORECASE,
-)
+_RETRACTED = re.compile(_OPEN + r"(?:" + _RETRACTIONS + r")(?![^\W_])", re.IGNORECASE)
 _RETRACTION = re.compile(
-    r"(?:^|(?<=[.!?;])[ \t]++)[ \t*_>#\-]*+(?:" + _RETRACTIONS + r")(?![^\W_])",
+    r"(?:^|(?<=[.!?;:])[ \t]++)[ \t*_>#\-]*+(?:" + _RETRACTIONS + r")(?![^\W_])",
     re.IGNORECASE | re.MULTILINE,
+)
+# A sentence or line after the verdict that opens with a contrast ("However, ...") is a caveat,
+# unless it names a fault: for CORRECT the other verdict, a negation, something missed, a
+# partial answer, an issue ("But it misses InvokeServer", a field "Issues: ..."); for INCORRECT
+# the other verdict.
+_CONTRAST = re.compile(
+    _OPEN + r"(?:but|however|though|although|yet|still|except|unless|nevertheless|nonetheless|"
+    r"that said)(?![^\W_])",
+    re.IGNORECASE,
 )
 # The other verdict: for CORRECT its words in any case; for INCORRECT the word as a verdict is
 # written, in capitals (reasoning names "the correct answer").
 _OTHER_NAMED = {
-    True: re.compile(r"(?<![^\W_])(?:[Ii][Nn][Cc](?i:orrect)|[Ww](?i:rong))(?![^\W_])"),
-    False: re.compile(r"(?<![^\W_])CORRECT(?![^\W_])"),
+    True: re.compile(
+        rf"(?<![^\W_])(?:{_alternation(_OTHER_WORDS[True])}|not correct|n['’]t correct)(?![^\W_])"
+        rf"|{_alternation(_FAIL_CJK)}",
+        re.IGNORECASE,
+    ),
+    False: re.compile(rf"(?<![^\W_])(?:{_alternation(w.upper() for w in _PASS_WORDS)})(?![^\W_])"),
+}
+_FAULT = {
+    True: re.compile(
+        _OTHER_NAMED[True].pattern
+        + r"|(?<![^\W_])(?:not|no|never|miss(?:es|ed|ing)?|lacks?|lacking|fails?|incomplete|"
+        r"inaccurate|partial(?:ly)?|partly|mostly|contradicts?|(?:error|mistake|issue|problem|flaw)s?+)"
+        r"(?![^\W_])|n['’]t(?![^\W_])",
+        re.IGNORECASE,
+    ),
+    False: _OTHER_NAMED[False],
 }
 
 # A line of markup alone (blank, a rule, a fence with its info string, a brace, a closing tag):
@@ -143,14 +203,16 @@ _OTHER_NAMED = {
 _BARE = re.compile(
     r"[\s*_#>\-=+|{}\[\],.:;]*+(?:`{3,}+[^\s`]*+|~{3,}+[^\s~]*+|</[A-Za-z_]++>)?[\s*_`~#>\-=+|{}\[\],]*+"
 )
+# A field after the verdict ("Confidence: high", "| Confidence | High |"): a name of one to
+# three words, then a colon or a table's bar.
+_FIELD = re.compile(_OPEN + r"[^\W\d_]++(?:[ \t]++[^\W\d_]++){0,2}+[\s*_`]*+[:|]")
 # Where str.splitlines splits a line.
 _LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
-_JSON_KEYS = {
-    "verdict",
-    "finalverdict",
-    "judgment",
-    "judgement",
-}  # lowercase, without "_", "-" and spaces
+# A JSON object's verdict fields (lowercase, without "_", "-" and spaces): a verdict's word or a
+# boolean.
+_JSON_KEYS = frozenset(
+    "verdict finalverdict judgment judgement grade iscorrect correct passed".split()
+)
 
 
 class _Unclear:
@@ -163,38 +225,44 @@ _UNCLEAR = _Unclear()
 def parse_verdict(text: str) -> bool | None:
     """True / False from a judge's reply, or None when it does not state one verdict clearly.
 
-    A verdict is stated by a label (VERDICT, Final verdict, Judgment, ... in any case), a
-    separator (a colon, full-width or not, a dash, `=`, an arrow, "is") and CORRECT or
-    INCORRECT, markup aside (bold, code spans and fences, headings, quotes, bullets, a JSON
-    object's quotes and braces, emoji); or the label alone on a line and the verdict on the
-    next; or a `verdict` field of a JSON object that is the reply or its last fenced block.
-    It is read where a reader looks: the reply's last line (as the prompt asks) or its
-    first, blank and fence lines aside. What is read:
+    A verdict is stated by a label (VERDICT, Final verdict, Judgment, Grade, and Veredicto,
+    Veredito, Verdetto, Verdict final, Urteil, Вердикт, 判定; in any case), a separator (a
+    colon, full-width or not, a dash, `=`, an arrow, "is", a table row's bar) and a verdict
+    (CORRECT or INCORRECT, NOT CORRECT, PASS or FAIL, or their words in those languages:
+    CORRECTO, KORREKT / FALSCH, ВЕРНО / НЕВЕРНО, 正确 / 错误, 正解 / 不正解, ...), markup aside
+    (bold, code spans and fences, headings, quotes, bullets, a JSON object's quotes and braces,
+    emoji); or the label alone on a line and the verdict on the next; or a verdict field of a
+    JSON object that is the reply or its last fenced block (`verdict`, `final_verdict`, ...: a
+    verdict's word; `is_correct`, `correct`, ... or any of them: a boolean). It is read where a
+    reader looks: the reply's last line (as the prompt asks), its first, or a line followed
+    only by fields ("Confidence: high", a table's next rows), blank and fence lines aside. What
+    is read:
 
     - the text after a reasoning block at the reply's start (`evals.reasoning.split`, the rule
       every grader reads by): a draft inside it is not the verdict;
     - nothing when two statements disagree (a judge that wrote both is unparseable, never a
-      pass), or a labeled line names a verdict without stating it cleanly ("NOT CORRECT",
-      "PARTIALLY CORRECT", "CORRECT or INCORRECT");
-    - nothing when a statement is qualified on its own clause (a hedge, "but", "or", the
-      other verdict's words or emoji, a question mark), or the sentence or line after it
-      opens by taking it back ("But ...", "Wait, ..."); a verdict read from the first line
-      also needs no later sentence to open so ("Actually, ...").
+      pass), or a labeled line names a verdict without stating it cleanly ("PARTIALLY CORRECT",
+      "NOT INCORRECT": a double negation is no pass, "CORRECT or INCORRECT");
+    - nothing when a statement is qualified on its own clause (a hedge, "but", "or", "if", the
+      other verdict's words or emoji, a question mark; for CORRECT a negation, though "nothing
+      wrong" or "not right" after INCORRECT agree), or the sentence or line after it opens by
+      taking it back ("Wait, ...", "Actually, ...") or opens with a contrast that names a fault
+      ("But it misses ...", "However, it is wrong"); a verdict read from the first line or
+      before fields also needs no later sentence to open so, nor to name the other verdict (the
+      fields no fault either).
 
-    A sentence after the verdict, on its line or on the next ones, is the judge's reasoning.
+    A sentence after the verdict, on its line or on the next ones, is the judge's reasoning
+    ("However, it could be shorter" a caveat).
     Linear in the reply's length (`bench/parse.py`)."""
     text = unicodedata.normalize("NFKC", reasoning.split(text)[1]).strip()
-    if not _LABEL_WORD.search(text):
-        return None
     found, json_at = _json_verdict(text)
-    if isinstance(found, _Unclear):
+    if isinstance(found, _Unclear) or (found is None and not _LABEL_WORD.search(text)):
         return None
     lines = [line for line in _LINE_BREAK.split(text[:json_at]) if not _BARE.fullmatch(line)]
     verdicts = set() if found is None else {found}
-    lead: tuple[int, str] | None = (
-        None  # a statement on the first line: its last line, the rest of it
-    )
-    last = -1  # the last line of the last statement
+    # Statements on the first line and the last statement: (its last line, the rest of it).
+    lead: tuple[int, str] | None = None
+    tail: tuple[int, str] | None = None
     for i in range(len(lines)):
         statement = _statement_at(lines, i)
         if statement is None:
@@ -208,17 +276,29 @@ def parse_verdict(text: str) -> bool | None:
             if rest and _LETTER.search(rest)
             else (lines[end + 1] if end + 1 < len(lines) else "")
         )
-        if len(verdicts) > 1 or _TAKEN_BACK.match(follows):
+        if len(verdicts) > 1 or _taken_back(follows, verdict):
             return None
         if i == 0:
             lead = (end, rest)
-        last = end
+        tail = (end, rest)
     if len(verdicts) != 1:
         return None
     (verdict,) = verdicts
-    if found is not None or last == len(lines) - 1:
+    return verdict if found is not None else _where_read(verdict, lines, lead, tail)
+
+
+def _where_read(
+    verdict: bool, lines: list[str], lead: tuple[int, str] | None, tail: tuple[int, str] | None
+) -> bool | None:
+    """The one verdict the lines state, when it is where a reader looks: the last line; a line
+    followed only by fields that name no fault; the first line, when nothing after it takes it
+    back or names the other verdict. `lead` and `tail`: the statements on the first line and
+    the last one, as (its last line, the rest of that line)."""
+    if tail is not None and tail[0] == len(lines) - 1:
         return verdict
-    return None if lead is None else _kept(verdict, lead, lines)
+    if tail is not None and all(_FIELD.match(line) for line in lines[tail[0] + 1 :]):
+        return _kept(verdict, tail, lines, _FAULT[verdict])
+    return None if lead is None else _kept(verdict, lead, lines, _OTHER_NAMED[verdict])
 
 
 def _statement_at(lines: list[str], i: int) -> tuple[int, bool, str] | _Unclear | None:
@@ -242,22 +322,35 @@ def _statement_at(lines: list[str], i: int) -> tuple[int, bool, str] | _Unclear 
     return end, *said
 
 
-def _kept(verdict: bool, lead: tuple[int, str], lines: list[str]) -> bool | None:
-    """A verdict read from the first line only (`lead`: its statement's last line and the rest of
-    that line), when nothing after it takes it back (a sentence opening "Actually, ...") or
-    names the other verdict; else None."""
-    after = "\n".join([lead[1], *lines[lead[0] + 1 :]])
-    return None if _RETRACTION.search(after) or _OTHER_NAMED[verdict].search(after) else verdict
+def _taken_back(follows: str, verdict: bool) -> bool:
+    """Whether the sentence or line after a verdict takes it back: it opens with a retraction,
+    or with a contrast that names a fault."""
+    return bool(
+        _RETRACTED.match(follows) or (_CONTRAST.match(follows) and _FAULT[verdict].search(follows))
+    )
+
+
+def _kept(verdict: bool, at: tuple[int, str], lines: list[str], against: re.Pattern) -> bool | None:
+    """A verdict read from the first line or before fields (`at`: its statement's last line and
+    the rest of that line), when nothing after it takes it back (a sentence opening "Actually,
+    ...") or matches `against`; else None."""
+    after = "\n".join([at[1], *lines[at[0] + 1 :]])
+    return None if _RETRACTION.search(after) or against.search(after) else verdict
 
 
 def _stated(line: str, at: int) -> tuple[bool, str] | _Unclear | None:
     """What the text of `line` from `at` (after a label) states: (the verdict, the rest of the
     line after its sentence), _UNCLEAR when it names a verdict without stating it cleanly, or
     None when it names none."""
-    word = _WORD.match(line, at)
+    negation = _NEGATION.match(line, at)
+    word = _WORD.match(line, negation.end() if negation else at)
     if not word:
         return _UNCLEAR if _TERM.search(line, at) else None
-    verdict = word.group(1) is None
+    verdict = word.group().lower() in _PASS_WORDS or word.group() in _PASS_CJK
+    if negation:
+        if not verdict:
+            return _UNCLEAR  # "NOT INCORRECT"
+        verdict = False
     if not line.isascii() and _AGAINST_EMOJI[verdict].search(line, 0, at):
         return _UNCLEAR  # "❌ VERDICT: CORRECT"
     if word.end() == len(line):
@@ -277,14 +370,26 @@ def _opening_end(line: str) -> int:
 
 
 def _qualifies(clause: str, verdict: bool) -> bool:
-    """Whether the clause after a verdict qualifies it: a hedge, the other verdict's words or emoji, a question mark."""
-    return not _AGAINST_WORDS[verdict].isdisjoint(_WORDS.findall(clause.lower())) or bool(
-        _AGAINST_MARKS[verdict].search(clause)
-    )
+    """Whether the clause after a verdict qualifies it: a hedge, the other verdict's words or
+    emoji, a question mark, for CORRECT a negation; a negation and the fault it negates
+    ("nothing wrong", "not right") agree."""
+    if _AGAINST_MARKS[verdict].search(clause):
+        return True
+    negated = False  # the word before is a negation
+    for word in _WORDS.findall(clause.lower()):
+        if negated and word in _FAULTS[verdict]:
+            negated = False  # "nothing wrong": it agrees
+            continue
+        if negated and verdict:
+            return True  # a negation that negates no fault: "CORRECT, not really"
+        negated = word in _NEGATIONS or word.endswith(("n't", "n’t"))
+        if not negated and word in _AGAINST_WORDS[verdict]:
+            return True
+    return negated and verdict
 
 
 def _json_verdict(text: str) -> tuple[bool | _Unclear | None, int]:
-    """The verdict field of a JSON object that is the reply (fenced or not) or its last fenced
+    """The verdict fields of a JSON object that is the reply (fenced or not) or its last fenced
     block, and where that object starts: (None, len(text)) when there is none."""
     start, end = 0, len(text)
     if text.endswith(("```", "~~~")):
@@ -309,13 +414,20 @@ def _json_verdict(text: str) -> tuple[bool | _Unclear | None, int]:
     )
     if not values:
         return None, len(text)
-    said = [_stated(v, _opening_end(v)) if isinstance(v, str) else None for v in values]
+    said = [
+        (v, "")
+        if isinstance(v, bool)
+        else _stated(v, _opening_end(v))
+        if isinstance(v, str)
+        else None
+        for v in values
+    ]
     verdicts = {s[0] for s in said if isinstance(s, tuple)}
     if len(verdicts) != 1 or not all(isinstance(s, tuple) for s in said):
         return (
             _UNCLEAR,
             start,
-        )  # {"verdict": "PARTIALLY CORRECT"}, {"verdict": true}, two that disagree
+        )  # {"verdict": "PARTIALLY CORRECT"}, {"verdict": null}, two that disagree
     return verdicts.pop(), start
 
 

@@ -169,6 +169,33 @@ REPLIES = [
         tail='", "verdict": "INCORRECT"}',
         verdict=False,
     ),
+    # verdicts as judges state them their own way (issue 29): table rows, fields after the
+    # verdict, negations, caveats, other languages, Grade, JSON booleans
+    _unit("verdict-table-rows", "| Verdict | CORRECT |\n", verdict=True),
+    _unit("table-bars", "|", head="| Verdict ", tail=" CORRECT |", verdict=True),
+    _unit("fields-after-verdict", "Confidence: high\n", head="x\nVERDICT: CORRECT\n", verdict=True),
+    _unit("field-names-no-colon", "Confidence level high ", head="x\nVERDICT: CORRECT\n"),
+    _unit("negations", "NOT ", head="VERDICT: ", tail="CORRECT"),
+    _unit("negated-faults", " nothing wrong", head="VERDICT: CORRECT", verdict=True),
+    _unit("dangling-negations", " not", head="VERDICT: CORRECT"),
+    _unit("long-caveat", "it could mention x ", head="VERDICT: CORRECT. However, ", verdict=True),
+    _unit("long-fault-caveat", "it could mention x ", head="VERDICT: CORRECT. But ", tail="no"),
+    _unit("foreign-verdict-lines", "Urteil: FALSCH\n", verdict=False),
+    _unit("grade-lines", "Grade: PASS\n", verdict=True),
+    _unit(
+        "json-boolean-after-long-field",
+        "x",
+        head='{"reasoning": "',
+        tail='", "is_correct": false}',
+        verdict=False,
+    ),
+    _unit(
+        "json-boolean-fields",
+        '"correct": true, ',
+        head="{",
+        tail='"is_correct": true}',
+        verdict=True,
+    ),
     # -- reasoning blocks ---------------------------------------------------------------------------
     _unit("think-openings", "<think>", reasoning=True),  # one block, never closed
     _unit(

@@ -16,6 +16,7 @@ from evals.grading.judges import (
 )
 from evals.providers import Completion
 from evals.tasks import TASKS
+from tests.support import verdict_tables
 
 REASON = "The candidate names FireServer for client-to-server and InvokeServer for a reply, as the reference does."
 
@@ -49,7 +50,8 @@ REASON = "The candidate names FireServer for client-to-server and InvokeServer f
         ),
         pytest.param(f"{REASON}\nVERDICT: MOSTLY CORRECT", None, id="mostly-correct"),
         pytest.param(f"{REASON}\nVERDICT: PARTIALLY CORRECT", None, id="partially-correct"),
-        pytest.param(f"{REASON}\nVERDICT: NOT CORRECT", None, id="not-correct"),
+        pytest.param(f"{REASON}\nVERDICT: NOT CORRECT", False, id="not-correct"),
+        pytest.param(f"{REASON}\nVERDICT: NOT INCORRECT", None, id="not-incorrect"),
         pytest.param(f"{REASON}\nVERDICT: CORRECT or INCORRECT", None, id="both-words"),
         pytest.param(f"{REASON}\nCORRECT", None, id="no-label"),
         pytest.param("CORRECT", None, id="bare-word"),
@@ -180,7 +182,7 @@ OWN_WAY = {
         (f"{REASON}\nVerdict: the candidate is mostly correct.\nVERDICT: CORRECT", None),
         (f"{REASON}\nMy verdict is that it is correct", None),
         ('{"verdict": "PARTIALLY CORRECT"}', None),
-        ('{"verdict": true}', None),
+        ('{"verdict": "maybe"}', None),
         (f"{REASON}\nVERDICT: CORRECT ❌", None),  # emoji that say the other verdict
         (f"{REASON}\n❌ VERDICT: CORRECT", None),
         (f"{REASON}\nVERDICT: INCORRECT ✅", None),
@@ -222,13 +224,14 @@ OWN_WAY = {
         ("VERDICT:", None),
         (f"```\n{REASON}\n```", None),
     ],
-    "not-correct": [  # never CORRECT
-        (f"{REASON}\nVERDICT: not correct.", None),
-        (f"{REASON}\nFinal verdict: NOT CORRECT", None),
-        (f"{REASON}\nVERDICT - NOT CORRECT", None),
-        (f"{REASON}\nVERDICT: isn't correct", None),
-        (f"{REASON}\nVerdict is not CORRECT", None),
+    "not-correct": [  # INCORRECT (issue 29), never CORRECT
+        (f"{REASON}\nVERDICT: not correct.", False),
+        (f"{REASON}\nFinal verdict: NOT CORRECT", False),
+        (f"{REASON}\nVERDICT - NOT CORRECT", False),
+        (f"{REASON}\nVERDICT: isn't correct", False),
+        (f"{REASON}\nVerdict is not CORRECT", False),
         (f"{REASON}\nVERDICT: CORRECT? Not really.", None),
+        (f"{REASON}\nVERDICT: NOT INCORRECT", None),  # a double negation is no pass
     ],
     "incorrect-spelled-apart": [  # INCORRECT, however written, is never CORRECT
         (f"{REASON}\nVERDICT: IN-CORRECT", None),
@@ -251,6 +254,14 @@ OWN_WAY = {
 )
 def test_parse_verdict_said_their_own_way(reply, expected):
     assert parse_verdict(reply) is expected
+
+
+@pytest.mark.parametrize("reply, expected", verdict_tables.CASES)
+def test_parse_verdict_agrees_with_a_careful_reader(reply, expected):
+    """The probe corpus (issue 29): every class the README documents and the issue found
+    unread, each with the verdict a careful reader takes; `bench/judge_agreement.py` prints
+    the agreement per class."""
+    assert verdict_tables.graded(reply) is expected
 
 
 def test_a_verdict_is_read_after_the_judges_reasoning_block_by_the_graders_one_rule():
