@@ -249,7 +249,8 @@ def parse_verdict(text: str) -> bool | None:
       taking it back ("Wait, ...", "Actually, ...") or opens with a contrast that names a fault
       ("But it misses ...", "However, it is wrong"); a verdict read from the first line or
       before fields also needs no later sentence to open so, nor to name the other verdict (the
-      fields no fault either).
+      fields no fault either, nor a score saying the other thing: "Score: 0/10" after a pass,
+      a pass scored half or less or a fail more than half).
 
     A sentence after the verdict, on its line or on the next ones, is the judge's reasoning
     ("However, it could be shorter" a caveat).
@@ -333,9 +334,35 @@ def _taken_back(follows: str, verdict: bool) -> bool:
 def _kept(verdict: bool, at: tuple[int, str], lines: list[str], against: re.Pattern) -> bool | None:
     """A verdict read from the first line or before fields (`at`: its statement's last line and
     the rest of that line), when nothing after it takes it back (a sentence opening "Actually,
-    ...") or matches `against`; else None."""
+    ...") or matches `against`, and no score after it says the other thing; else None."""
     after = "\n".join([at[1], *lines[at[0] + 1 :]])
-    return None if _RETRACTION.search(after) or against.search(after) else verdict
+    if _RETRACTION.search(after) or against.search(after) or _scored_against(after, verdict):
+        return None
+    return verdict
+
+
+# A score field ("Score: 0/10", "| Rating | 20% |", "Points = 3"): its figure, out of what.
+_SCORE = re.compile(
+    r"(?<![^\W_])(?:score|rating|points|marks?|accuracy|correctness)[\s*_`]*+[:|=][\s*_`]*+"
+    r"(\d{1,9}(?:\.\d{1,9})?)[ \t]*+(?:/[ \t]*+(\d{1,9}(?:\.\d{1,9})?)|(%))?",
+    re.IGNORECASE,
+)
+
+
+def _scored_against(text: str, verdict: bool) -> bool:
+    """Whether a score in `text` says the other verdict: a pass scored half or less, a fail
+    scored more than half (a bare figure other than 0 is read as no scale: it says nothing)."""
+    for score in _SCORE.finditer(text):
+        figure, scale, percent = score.groups()
+        if scale:
+            share = float(figure) / float(scale) if float(scale) else None
+        elif percent:
+            share = float(figure) / 100
+        else:
+            share = 0.0 if float(figure) == 0 else None
+        if share is not None and (share <= 0.5 if verdict else share > 0.5):
+            return True
+    return False
 
 
 def _stated(line: str, at: int) -> tuple[bool, str] | _Unclear | None:

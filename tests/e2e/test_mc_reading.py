@@ -14,7 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from evals.tasks import TASKS
 from evals.verify import compare
+
+LETTERS = TASKS["multiple_choice"].graders["letters"]  # today's
 from tests.support.harness import (
     ROOT,
     harness_env,
@@ -118,7 +121,7 @@ def test_replies_in_other_languages_and_with_caveats_are_read_end_to_end(server,
     assert result["summary"]["unparseable"] == sum(
         expected_answer(i, q) is None for i, q in enumerate(MC)
     )
-    assert result["graders"]["letters"] == "2"
+    assert result["graders"]["letters"] == LETTERS
 
 
 @pytest.fixture
@@ -155,4 +158,7 @@ def test_a_run_graded_by_the_old_reading_is_a_regrade_not_a_diff(server, tmp_pat
     status, detail = compare(path, run_root=tmp_path / "runs")
 
     assert status == "REGRADE", detail
-    assert detail.startswith("today's graders differ (letters 1 -> 2): ") and misread[0] in detail
+    assert (
+        detail.startswith(f"today's graders differ (letters 1 -> {LETTERS}): ")
+        and misread[0] in detail
+    )

@@ -26,6 +26,10 @@ import pytest
 from evals import models_file
 from evals.identity import identity_from_config, to_flags
 from evals.results import RESULT_FORMAT
+from evals.tasks import TASKS
+
+LETTERS = TASKS["multiple_choice"].graders["letters"]  # today's versions
+VERDICTS = TASKS["freeform"].graders["verdicts"]
 from tests.support.harness import ROOT, OwnWayJudges, harness_env, run_cli, run_harness
 from tests.support.loopback import OpenAIServer
 from tests.support.old_code import (
@@ -230,7 +234,7 @@ def test_an_old_published_run_with_a_tampered_record_is_a_diff(board, graders_of
     (line,) = [line for line in _lines(today.stdout) if "[multipleChoice]" in line]
     assert (
         line.startswith(f"REGRADE {NAME} [multipleChoice] ")
-        and "(letters 1 -> 2)" in line
+        and f"(letters 1 -> {LETTERS})" in line
         and f"({item})" in line
     )
     assert _lines(verified.stdout)[-1] == "1 of 3 runs do not reproduce"
@@ -289,7 +293,7 @@ def test_a_grader_change_is_a_regrade_not_a_diff_and_regrade_writes_the_new_scor
     assert (
         "multiple_choice  regrade available: the records of the "
         f"published result file {mc} (left as it is) are intact, "
-        "today's graders differ (letters 1 -> 2)" in same_flags.stdout
+        f"today's graders differ (letters 1 -> 2)" in same_flags.stdout
     )
     assert mc.read_bytes() == published_bytes
 
@@ -387,7 +391,7 @@ def test_verdicts_read_by_todays_parser_are_a_regrade_and_regrade_publishes_them
     lines = _lines(verified.stdout)
     assert [line.split()[0] for line in lines[:3]] == ["REGRADE", "ok", "ok"]
     assert lines[0].startswith(
-        f"REGRADE {NAME} [freeform] {ff.name}: today's graders differ (verdicts 1 -> 2): "
+        f"REGRADE {NAME} [freeform] {ff.name}: today's graders differ (verdicts 1 -> {VERDICTS}): "
     )
     assert lines[-1].startswith("2 of 3 runs reproduce; 1 regrade available")
 
@@ -395,7 +399,7 @@ def test_verdicts_read_by_todays_parser_are_a_regrade_and_regrade_publishes_them
     assert done.returncode == 0, done.stdout + done.stderr
     regraded = json.loads(ff.read_text())
     assert (
-        regraded["graders"]["verdicts"] == "2"
+        regraded["graders"]["verdicts"] == VERDICTS
         and regraded["summary"]["judgeUnparseable"] == 0
         and regraded["publishable"] is True
     )

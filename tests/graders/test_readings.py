@@ -24,7 +24,7 @@ from evals.luau import run_tests
 from evals.luau.budget import work_budget_for
 from evals.reasoning import split
 from evals.tasks import TASKS
-from tests.support import answer_tables, code_tables
+from tests.support import answer_tables, code_tables, verdict_tables
 
 pytestmark = pytest.mark.graders
 
@@ -50,6 +50,9 @@ def test_letters(pinned_readings):
 
 def test_verdicts(pinned_readings):
     readings: dict[str, object] = {}
+    for case in verdict_tables.CASES:
+        assert case.id not in readings, f"two cases named {case.id!r}"
+        readings[case.id] = verdict_tables.graded(case.values[0])
     for count in (1, 2, 3, 4):  # every vote of up to four judges, in order
         for votes in itertools.product((True, False, None), repeat=count):
             listed = list(votes)

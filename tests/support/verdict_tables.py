@@ -608,6 +608,22 @@ CLASSES: dict[str, list] = {
             None,
         ),
     ],
+    # A score field after the verdict that says the other thing (a pass scored 0/10) makes it
+    # no clear verdict; one that agrees, or a confidence of any figure, leaves it.
+    "score-field": [
+        case("pass-scored-zero", f"{R}\nVERDICT: CORRECT\nScore: 0/10", None),
+        case("pass-scored-full", f"{R}\nVERDICT: CORRECT\nScore: 10/10", True),
+        case("fail-scored-high", f"{W}\nVERDICT: INCORRECT\nScore: 9/10", None),
+        case("fail-scored-low", f"{W}\nVERDICT: INCORRECT\nScore: 1/10", False),
+        case("pass-percent-low", f"{R}\nVERDICT: CORRECT\nScore: 20%", None),
+        case("pass-percent-high", f"{R}\nVERDICT: CORRECT\nScore: 95%", True),
+        case("pass-half", f"{R}\nVERDICT: CORRECT\nScore: 5/10", None),
+        case("pass-rating-zero", f"{R}\nVERDICT: CORRECT\nRating: 0", None),
+        case("pass-low-confidence", f"{R}\nVERDICT: CORRECT\nConfidence: 30%", True),
+        case("fail-high-confidence", f"{W}\nVERDICT: INCORRECT\nConfidence: 90%", False),
+        case("table-pass-scored-low", "| Verdict | CORRECT |\n| Score | 2/10 |", None),
+        case("bold-score", f"{R}\nVERDICT: CORRECT\n**Score:** 1 / 5", None),
+    ],
     "empty": [
         case("empty", "", None),
         case("whitespace", " \n\n ", None),
