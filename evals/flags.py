@@ -4,9 +4,9 @@
 `FLAGS` is the one table. From it come the pytest options (`plugins/options.py`), `evaluate`'s
 arguments and the flags `evaluate` passes on to each eval's pytest process (`forwarded`). A row
 says whether `evaluate` takes the flag too, under which name and help, and whether it hands it
-on: `evaluate --workers` is pytest's `--concurrency`, `evaluate --processes` is pytest-xdist's
-`-n`, and the flags about where files go or what is published are pytest's own (`evaluate`
-decides them from its NAME and --data-dir).
+on: `--concurrency` is one name in both (`evaluate --workers`, its old name, too), `evaluate
+--processes` is pytest-xdist's `-n` (and takes `-n` too), and the flags about where files go
+or what is published are pytest's own (`evaluate` decides them from its NAME and --data-dir).
 
 An eval's own flags (`Task.flags`), a provider's (`--responses-api`, `--device`) and a power
 source's (`--energy-log`) are rows too, declared by the eval, the provider (`ProviderInfo.flags`)
@@ -81,6 +81,8 @@ class Flag:
     evaluate: bool | str = True
     evaluate_help: str | None = SAME
     evaluate_group: str = "how"  # "how", or "meta" (with the models.json metadata)
+    # evaluate's other names for it: an older one, or pytest's (`-n` for --processes)
+    aliases: tuple[str, ...] = ()
     pytest: bool = True  # declared as a pytest option (False: evaluate's name for another's)
     # evaluate passes its value on to every eval's pytest process: True as `name`, or as
     # `forward_as` (written apart from its value, as in `-n 2`).
@@ -193,8 +195,8 @@ FLAGS: tuple[Flag, ...] = (
         "model requests in flight at once, across all workers (default 8)",
         int,
         8,
-        evaluate="--workers",
-        evaluate_help="parallel model requests per eval (pytest --concurrency; default 8)",
+        evaluate_help="model requests in flight per eval (default 8; --workers, its old name, too)",
+        aliases=("--workers",),
         forward=True,
         check=at_least_one,
     ),
@@ -204,7 +206,8 @@ FLAGS: tuple[Flag, ...] = (
         "pytest-xdist processes per eval (pytest -n); helps {local} grading only",
         int,
         pytest=False,
-        evaluate_help="pytest-xdist processes per eval (pytest -n); helps {local} grading only",
+        evaluate_help="pytest-xdist processes per eval (-n, as pytest names it); helps {local} grading only",
+        aliases=("-n", "--numprocesses"),
         forward=True,
         forward_as="-n",
         check=at_least_one,
@@ -318,7 +321,7 @@ def add_pytest_options(add: Callable[..., Any], flags: Iterable[Flag]) -> None:
 def add_evaluate_arguments(add: Callable[..., Any], flags: Iterable[Flag], group: str) -> None:
     for flag in flags:
         if flag.evaluate_name and flag.evaluate_group == group:
-            add(flag.evaluate_name, **flag.evaluate_attrs())
+            add(flag.evaluate_name, *flag.aliases, **flag.evaluate_attrs())
 
 
 def refusals(

@@ -22,7 +22,14 @@ from evals.entry_points import Registry
 from evals.errors import DatasetError, UsageError
 from evals.flags import Field
 from evals.grading.judge_spec import JudgeSpec
-from evals.providers import PROVIDERS, ProviderInfo, ProviderSpec, effective_spec, is_openrouter
+from evals.providers import (
+    PROVIDERS,
+    ProviderInfo,
+    ProviderSpec,
+    effective_spec,
+    is_openrouter,
+    unknown_provider,
+)
 from evals.tasks import TAGS
 from evals.urls import without_credentials
 from evals.words import either
@@ -253,9 +260,7 @@ def check(ident: Identity) -> None:
     if spec.provider is None:
         raise UsageError(f"--provider is required: one of {', '.join(PROVIDERS)}")
     if spec.provider not in PROVIDERS:
-        raise UsageError(
-            f"--provider {spec.provider!r} is unknown; choose one of {', '.join(PROVIDERS)}"
-        )
+        raise UsageError(unknown_provider(spec.provider))
     info = PROVIDERS[spec.provider]
     if not spec.model:
         example = "a checkpoint folder: --model=DIR" if info.recorder else "e.g. --model gpt-5.5"

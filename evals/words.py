@@ -1,4 +1,6 @@
-"""How messages speak of a list of things: "mc, ff or lc", "all three"."""
+"""How messages speak of a list of things: "mc, ff or lc", "all three", "did you mean ..."."""
+
+import difflib
 
 NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 
@@ -11,3 +13,10 @@ def in_words(count: int) -> str:
 def either(words: list[str] | tuple[str, ...]) -> str:
     """["mc", "ff", "lc"] -> "mc, ff or lc"."""
     return " or ".join(filter(None, [", ".join(words[:-1]), *words[-1:]]))
+
+
+def did_you_mean(word: str, known: list[str] | tuple[str, ...]) -> str:
+    """ " (did you mean 'openai'?)" for the known word closest to a mistyped one, or "" when
+    none is close."""
+    close = difflib.get_close_matches(word, known, n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""

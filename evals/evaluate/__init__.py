@@ -31,7 +31,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from evals.entry_points import ExtensionError
 from evals.errors import EvalError, UsageError
@@ -45,7 +45,7 @@ from evals.flags import Flag, add_evaluate_arguments, refusals, usd
 from evals.identity import add_identity_options
 from evals.scrub import escape_unencodable, printable
 from evals.tasks import on_board
-from evals.words import in_words
+from evals.words import did_you_mean, in_words
 
 ROOT = Path(__file__).resolve().parents[2]
 # The exit status, for a script: 0 published (or left alone as asked, or waiting in a batch),
@@ -81,8 +81,28 @@ def _evals_help() -> str:
     )
 
 
+class _Parser(argparse.ArgumentParser):
+    """One line for a mistake, as every other refusal is: argparse's usage of evaluate runs to
+    twenty lines and buries the message (`evaluate --help` shows it)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {printable(message)}\n")
+
+    def parse_args(self, args=None, namespace=None):
+        parsed, unknown = self.parse_known_args(args, namespace)
+        if unknown:
+            self.error(f"unrecognized argument {unknown[0]!r}{self._suggestion(unknown[0])}")
+        return parsed
+
+    def _suggestion(self, given: str) -> str:
+        if not given.startswith("-"):
+            return ""
+        options = [name for action in self._actions for name in action.option_strings]
+        return did_you_mean(given.split("=", 1)[0], options)
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    ap = argparse.ArgumentParser(prog="evaluate", description=__doc__.split("\n\n")[0])
+    ap = _Parser(prog="evaluate", description=__doc__.split("\n\n")[0])
     ap.add_argument("name", nargs="?", help="display name: the model's entry in data/models.json")
     ap.add_argument(
         "--verify",

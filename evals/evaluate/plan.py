@@ -29,6 +29,7 @@ from evals.identity import (
     to_flags,
 )
 from evals.plan import Planned
+from evals.providers import PROVIDERS, unknown_provider
 from evals.plan import plan as plan_run
 from evals.results import read_result
 from evals.tasks import TAGS, TASKS, on_board, recorded_values
@@ -184,6 +185,8 @@ def _plan_eval(
     name = EVALS[tag]
     base, source = _base_config(name, saved, entry, results_dir)
     given = {f.name: getattr(args, f.name) for f in FIELDS}
+    if given["provider"] and given["provider"] not in PROVIDERS:  # before what it would need
+        raise UsageError(unknown_provider(given["provider"]))
     if base is None and not (
         given["provider"] and (given["model"] or given["provider"] == "reference")
     ):

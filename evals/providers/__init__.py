@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from evals import urls
 from evals.entry_points import Registry
 from evals.errors import UsageError
-from evals.words import in_words
+from evals.words import did_you_mean, in_words
 
 from ._base import (
     Completion,
@@ -29,6 +29,7 @@ from ._retry import RetryPolicy, Throttle, call_with_retries, endpoint_throttle,
 
 __all__ = [
     "PROVIDERS",
+    "unknown_provider",
     "ProviderInfo",
     "Completion",
     "Provider",
@@ -200,11 +201,17 @@ def keys_message(missing: list[Missing]) -> str:
     return "; ".join(parts + [f"{m.flag}: {m.message}" for m in missing if not m.variable]) + hints
 
 
+def unknown_provider(provider: str) -> str:
+    """The line refusing a --provider that no installed package registered."""
+    return (
+        f"--provider {provider!r} is unknown{did_you_mean(provider, list(PROVIDERS))}; "
+        f"choose one of {', '.join(PROVIDERS)}"
+    )
+
+
 def _info(provider: str) -> ProviderInfo:
     if provider not in PROVIDERS:
-        raise UsageError(
-            f"--provider {provider!r} is unknown; choose one of {', '.join(PROVIDERS)}"
-        )
+        raise UsageError(unknown_provider(provider))
     return PROVIDERS[provider]
 
 

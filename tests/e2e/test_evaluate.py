@@ -118,7 +118,7 @@ def test_a_smoke_test_is_not_what_a_bare_rerun_resumes(server, tmp_path):
             ["--energy-period=nan"],
             "--energy-period must be a number of seconds above 0 and at most 86400 (a day) (got nan)",
         ),
-        (["--workers=-1"], "--workers must be at least 1 (got -1)"),
+        (["--workers=-1"], "--concurrency must be at least 1 (got -1)"),  # its old name
         (["--release-date=2026-13-01"], "releaseDate"),
         (["--release-date=20261101"], "releaseDate"),
         (["--size", str(10**400)], "size"),
@@ -405,7 +405,7 @@ def test_ctrl_c_ends_evaluate_with_one_line_and_no_traceback(tmp_path):
             "--energy-period must be a number of seconds above 0 and at most 86400 (a day) (got inf)",
         ),
         (["--processes=0"], "--processes must be at least 1 (got 0)"),
-        (["--workers=-1"], "--workers must be at least 1 (got -1)"),
+        (["--workers=-1"], "--concurrency must be at least 1 (got -1)"),  # its old name
         (
             ["--price-electricity=nan"],
             "--price-electricity must be a finite number of USD, 0 or more (got nan)",
@@ -450,6 +450,54 @@ def test_workers_is_requests_in_flight_per_eval(server, tmp_path):
     assert len(lines) == 3 and all(
         "--concurrency=3" in line and "-n 2" in line for line in lines
     ), done.stdout
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        ["--concurrency=3", "--processes=2"],
+        ["--concurrency", "3", "-n", "2"],
+        ["--workers=3", "--numprocesses=2"],
+    ],
+    ids=["pytest-names", "pytest-short", "old-names"],
+)
+def test_one_name_for_each_option_in_both_commands_the_old_ones_kept(tmp_path, given):
+    """`evaluate --concurrency 16` was a 20-line usage dump: pytest's names work in evaluate."""
+    done = evaluate(tmp_path / "data", "Named", "--provider=reference", *given, "--dry-run")
+    assert done.returncode == 0, out(done)
+    lines = [
+        line for line in done.stdout.splitlines() if line.strip().startswith(("ff:", "mc:", "lc:"))
+    ]
+    assert lines and all("--concurrency=3" in line and "-n 2" in line for line in lines), (
+        done.stdout
+    )
+
+
+@pytest.mark.parametrize(
+    "command, says",
+    [
+        (
+            ["--concurency=16"],
+            "evaluate: error: unrecognized argument '--concurency=16' (did you mean '--concurrency'?)",
+        ),
+        (
+            ["--dry-runn"],
+            "evaluate: error: unrecognized argument '--dry-runn' (did you mean '--dry-run'?)",
+        ),
+        (
+            ["--provider=opena", "--model=m"],
+            "--provider 'opena' is unknown (did you mean 'openai'?); choose one of",
+        ),
+        (["--provider=refrence"], "--provider 'refrence' is unknown (did you mean 'reference'?)"),
+    ],
+    ids=["option", "switch", "provider", "reference"],
+)
+def test_a_typo_gets_one_line_and_a_did_you_mean(tmp_path, command, says):
+    done = evaluate(tmp_path / "data", "Typo", *command)
+    assert done.returncode == 2, out(done)
+    (line,) = done.stderr.strip().splitlines()  # one line, no usage dump
+    assert says in line, line
+    assert not (tmp_path / "data").exists()
 
 
 def test_evaluate_piped_into_a_reader_that_stops_early_ends_quietly(tmp_path):
