@@ -148,8 +148,8 @@ def model_keys() -> tuple[str, ...]:
 
 
 JUDGE_HELP = (
-    "a judge of the judged evals, PROVIDER:MODEL[@BASE_URL] (repeatable; default: three judges "
-    "from different vendors)"
+    "a judge of the judged evals, PROVIDER:MODEL[@BASE_URL][,key=VAR], VAR the environment "
+    "variable holding its API key (repeatable; default: three judges from different vendors)"
 )
 
 
@@ -206,7 +206,7 @@ def add_identity_options(add: Callable[..., Any], *, defaults: bool) -> None:
         "--judge",
         action="append",
         default=[] if defaults else None,
-        metavar="PROVIDER:MODEL[@BASE_URL]",
+        metavar="PROVIDER:MODEL[@BASE_URL][,key=VAR]",
         help=JUDGE_HELP,
     )
 
@@ -380,7 +380,7 @@ def to_flags(ident: Identity) -> list[str]:
     flags += [
         f"--dataset={name}={source}" for name, source in ident.datasets if source != "bundled"
     ]
-    flags += [f"--judge={judge.name}" for judge in ident.judges]
+    flags += [f"--judge={judge.flag}" for judge in ident.judges]
     return flags
 
 

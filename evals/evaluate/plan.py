@@ -146,7 +146,12 @@ def save_plan(plan: Plan, metadata: dict[str, Any], args: argparse.Namespace) ->
     """What a bare `evaluate NAME` resumes: each eval's config and dataset, the metadata flags
     given so far, the how-to-run flags a resume passes again."""
     evals = {
-        e.name: {"config": _remembered(e), "dataset": e.dataset, **_credentials_given(e)}
+        e.name: {
+            "config": _remembered(e),
+            "dataset": e.dataset,
+            **_credentials_given(e),
+            **_judge_keys(e),
+        }
         for e in plan.evals.values()
     }
     saved_plans.save(
@@ -206,7 +211,9 @@ def _plan_eval(
                 base_url=None, effort=None, thinking=False, route=None
             )  # they belonged to the old provider
         values = {**ident.fields(), **{k: v for k, v in given.items() if v is not None}}
-        judges, datasets = ident.judges, {**dict(ident.datasets), **datasets}
+        keys = (saved or {}).get("evals", {}).get(name, {}).get("judgeKeys") or {}
+        judges = tuple(judge.with_key(keys.get(judge.name)) for judge in ident.judges)
+        datasets = {**dict(ident.datasets), **datasets}
     else:
         values, judges = given, ()
     if args.judge:
@@ -248,6 +255,13 @@ def _credentials_given(e: Eval) -> dict[str, Any]:
     they must be given again (not which they were)."""
     given = [url for url in _endpoints(e.identity) if urls.given_with_credentials(url)]
     return {"credentialsGiven": given} if given else {}
+
+
+def _judge_keys(e: Eval) -> dict[str, Any]:
+    """The variable each judge's key is read from, where `,key=VAR` named one: a bare resume
+    asks the judges as the first attempt did (the name of a variable, never a key)."""
+    keys = {judge.name: judge.api_key_env for judge in e.identity.judges if judge.api_key_env}
+    return {"judgeKeys": keys} if keys else {}
 
 
 def _check_credentials(ident: Identity, needed: list[str]) -> None:

@@ -5,7 +5,8 @@ pytest options read it; the prompt and the vote are `evals.grading.judges`."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from evals.providers import PROVIDERS, ProviderSpec, effective_spec
@@ -16,16 +17,31 @@ TEMPERATURE = 0.0
 SEED = 0
 
 
+# The key part of a --judge: the variable holding the judge's API key, at the end.
+_KEY = re.compile(r",key=([A-Za-z_][A-Za-z0-9_]*)\Z")
+
+
 @dataclass(frozen=True)
 class JudgeSpec:
-    """A judge as given to `--judge provider:model[@base_url]`."""
+    """A judge as given to `--judge provider:model[@base_url][,key=VAR]`: VAR names the
+    environment variable holding its API key (the provider's own variable when left out). The
+    variable is how to reach the judge, not who it is: not in its name nor the run identity."""
 
     provider: str
     model: str
     base_url: str | None = None
+    api_key_env: str | None = field(default=None, compare=False)
 
     @classmethod
     def parse(cls, text: str) -> JudgeSpec:
+        key = _KEY.search(text)
+        if key:
+            return replace(cls.parse(text[: key.start()]), api_key_env=key.group(1))
+        if ",key=" in text:
+            raise ValueError(
+                f"--judge {text.partition(',key=')[0]!r}: ,key= takes the name of an environment"
+                " variable (letters, digits and _), e.g. ,key=MY_JUDGE_KEY"
+            )
         head, at, base_url = text.partition("@")
         provider, sep, model = (part.strip() for part in head.partition(":"))
         base_url = without_credentials(base_url.strip())  # a secret, kept apart (`evals.urls`)
@@ -39,19 +55,29 @@ class JudgeSpec:
         return cls(provider, model, base_url or None)
 
     def provider_spec(self) -> ProviderSpec:
-        return ProviderSpec(self.provider, self.model, base_url=self.base_url)
+        return ProviderSpec(
+            self.provider, self.model, base_url=self.base_url, api_key_env=self.api_key_env
+        )
 
     def flagged(self) -> tuple[str, ProviderSpec]:
         """(its --judge flag, its provider spec): as `evals.providers.check_keys` names what it checks."""
-        return f"--judge {self.name}", self.provider_spec()
+        return f"--judge {self.flag}", self.provider_spec()
 
     def effective(self) -> JudgeSpec:
         """The judge with the endpoint it will really call (see `effective_spec`)."""
-        return JudgeSpec(self.provider, self.model, effective_spec(self.provider_spec()).base_url)
+        return replace(self, base_url=effective_spec(self.provider_spec()).base_url)
+
+    def with_key(self, api_key_env: str | None) -> JudgeSpec:
+        return replace(self, api_key_env=api_key_env)
 
     @property
     def name(self) -> str:
         return f"{self.provider}:{self.model}" + (f"@{self.base_url}" if self.base_url else "")
+
+    @property
+    def flag(self) -> str:
+        """What --judge is given to ask it again: its name and its key's variable."""
+        return self.name + (f",key={self.api_key_env}" if self.api_key_env else "")
 
     def identity(self) -> dict[str, Any]:
         ident: dict[str, Any] = {
