@@ -861,6 +861,8 @@ def test_a_model_evaluated_on_a_dataset_file_of_its_own_is_published_with_a_copy
     verified = evaluate(data, "--verify")
     assert verified.returncode == 0 and "all 3 runs reproduce" in verified.stdout, out(verified)
     assert pytest_verify(data).returncode == 0
+    regraded = evaluate(data, "--regrade", "--dry-run")
+    assert regraded.returncode == 0 and "FAIL" not in regraded.stdout, out(regraded)
     resumed = evaluate(data, "Custom")  # the plan names the deleted file: the copy stands in
     assert resumed.returncode == 0 and "still published 'Custom'" in resumed.stdout, out(resumed)
 
