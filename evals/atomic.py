@@ -30,6 +30,11 @@ def write_text_atomic(path: Path, text: str, *, durable: bool = True) -> None:
     """Write to a temporary file beside `path`, then rename over it, so a process killed
     mid-write leaves the previous file intact; `durable`: fsync before the rename, so a power
     cut does too (see the module's docstring for what may skip it)."""
+    write_bytes_atomic(path, text.encode("utf-8"), durable=durable)
+
+
+def write_bytes_atomic(path: Path, content: bytes, *, durable: bool = True) -> None:
+    """`write_text_atomic` for bytes (a dataset file kept as it is, say)."""
     try:
         fd, tmp = tempfile.mkstemp(
             dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
@@ -41,7 +46,7 @@ def write_text_atomic(path: Path, text: str, *, durable: bool = True) -> None:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         try:
-            data = memoryview(text.encode("utf-8"))
+            data = memoryview(content)
             while data:
                 data = data[os.write(fd, data) :]
             if durable:

@@ -14,10 +14,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from evals.datasets import evals_served, source_of
+from evals.datasets import evals_served, is_local_file, source_of
 from evals.entry_points import Registry
 from evals.errors import DatasetError, UsageError
 from evals.flags import Field
@@ -338,15 +339,20 @@ def slug_parts(config: dict[str, Any]) -> list[str]:
     return parts
 
 
-def identity_from_config(config: dict[str, Any], dataset_source: str | None = None) -> Identity:
-    """The identity a result file's config records; raises DatasetError when its dataset
-    cannot be named again (a local file known only by its name and hash) and no
-    `dataset_source` says where it is."""
+def identity_from_config(
+    config: dict[str, Any], dataset_source: str | None = None, *, datasets: Path | None = None
+) -> Identity:
+    """The identity a result file's config records, its dataset from `dataset_source` (the
+    `--dataset` source the run was given) or named again from the config (`source_of`: a
+    local file by its copy in `datasets`, the data folder's, also where `dataset_source` is
+    a local file no longer there); raises DatasetError when neither says where it is."""
     values: dict[str, Any] = {f.name: config.get(f.key) for f in FIELDS}
     judges = tuple(
         JudgeSpec(j["provider"], j["model"], j.get("baseUrl")) for j in config.get("judges", ())
     )
-    source = dataset_source or source_of(config["dataset"])
+    source = dataset_source
+    if source is None or (is_local_file(config["dataset"]) and not Path(source).is_file()):
+        source = source_of(config["dataset"], datasets) or source
     if source is None:
         raise DatasetError(
             f"the run used the dataset file {config['dataset']['name']!r}, which cannot be found "

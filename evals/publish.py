@@ -23,7 +23,8 @@ from typing import Any
 
 from evals import models_file
 from evals.config import run_name
-from evals.errors import DataFileError
+from evals.datasets import find_kept, is_local_file, keep, kept_folder
+from evals.errors import DataFileError, DatasetError
 from evals.identity import model_keys
 from evals.results import not_publishable_reasons, read_result
 from evals.words import in_words
@@ -40,13 +41,16 @@ def publish(
     results_dir: Path = models_file.RESULTS,
     rebuild: models_file.Render | None = None,
     add_hint: str | None = None,
+    datasets: Mapping[str, str] = {},
 ) -> list[str]:
     """Record `results` (resultFiles key -> result file) for the model `name`; the lines say
     what happened. `rebuild` (`site.rebuild_site`) renders the site from the new models list
     before anything is written. Raises DataFileError, and writes nothing, when the entry would
     be invalid (a new model's missing metadata, a bad date: naming the field) or the site
     cannot be rendered (naming the bad file). `add_hint` (`add_command`) is the command a
-    model not yet in models.json is added with; without one the hint names the flags only."""
+    model not yet in models.json is added with; without one the hint names the flags only.
+    A run on a local dataset file has the file copied into the data folder (`keep_datasets`),
+    from where its run's `datasets` source (resultFiles key -> --dataset source) names it."""
     loaded = {key: read_result(path) for key, path in results.items()}
     models = models_file.load_models(models_path, results=results_dir)
     current = models_file.find_entry(models, name)
@@ -84,6 +88,10 @@ def publish(
         if held:
             lines.extend(held)
             return None
+        kept, missing = keep_datasets(loaded, datasets, results_dir.parent)
+        if missing:
+            lines.extend(f"not published: {reason}" for reason in missing)
+            return None
         new["resultFiles"] = {
             **(new.get("resultFiles") or {}),
             **{key: path.name for key, path in results.items()},
@@ -97,12 +105,45 @@ def publish(
             f"{verb} {name!r}: "
             + ", ".join(f"{key} {path.name}" for key, path in sorted(results.items()))
         )
+        lines.extend(kept)
         return new
 
     if refusals and metadata is None:
         return [f"not published: {reason}" for reason in refusals]
     models_file.update_entry(name, mutate, models_path, results=results_dir, render=rebuild)
     return lines
+
+
+def keep_datasets(
+    loaded: dict[str, dict[str, Any]], sources: Mapping[str, str], data: Path
+) -> tuple[list[str], list[str]]:
+    """Copy each local dataset file the results were run on (`evals.datasets.keep`) into the
+    data folder `data`, so that verify finds it there, in the repository, once the copy is
+    committed with the result files. The lines: each file copied now (a copy already there is
+    reused, unsaid), and why a result cannot be published (its file found nowhere)."""
+    folder = kept_folder(data)
+    copied, missing = [], []
+    for key, result in sorted(loaded.items()):
+        identity = result["config"].get("dataset") or {}  # a hand-made file may have none
+        if not is_local_file(identity) or find_kept(identity, folder):
+            continue
+        source = sources.get(key)
+        if source is None or not Path(source).is_file():
+            missing.append(
+                f"{key}: the run used the dataset file {identity['name']!r}, which cannot be "
+                "found again; pass it with --dataset"
+            )
+            continue
+        try:
+            path = keep(identity, Path(source), folder)
+        except DatasetError as error:  # the file was changed since its run
+            missing.append(f"{key}: {error}")
+            continue
+        if path is not None:
+            copied.append(
+                f"dataset {identity['name']} kept as {path}: commit it with the result files"
+            )
+    return copied, missing
 
 
 def _not_in_models(name: str, models_path: Path, add_hint: str | None) -> str:
@@ -274,7 +315,11 @@ def stamp(path: Path) -> Stamp | None:
 
 
 def finished_results(
-    files: dict[str, Path], *, run_root: Path, written: Mapping[Path, Stamp | None] = {}
+    files: dict[str, Path],
+    *,
+    run_root: Path,
+    written: Mapping[Path, Stamp | None] = {},
+    datasets: Mapping[str, str] = {},
 ) -> tuple[dict[str, Path], list[str]]:
     """The result files (resultFiles key -> path) that count as finished: those their run
     folder reproduces now, offline, in the file's own format (a file of an older format
@@ -284,7 +329,8 @@ def finished_results(
     interrupted --force) is not: publishing it would publish a number that verify cannot
     reproduce. The lines say why one is left out, or that a regrade is available.
     `written`: the files this session wrote (with their `stamp` then), from the records it
-    read: one still as written is finished without rescoring it again."""
+    read: one still as written is finished without rescoring it again. `datasets`: the
+    --dataset source each run was given (by key), which a local dataset file is read from."""
     from evals.verify import compare
 
     finished, notes = {}, []
@@ -296,7 +342,7 @@ def finished_results(
         ) is not None and written_then == stamp(path):
             finished[key] = path
             continue
-        status, detail = compare(path, run_root=run_root)
+        status, detail = compare(path, run_root=run_root, dataset=datasets.get(key))
         if status == "ok":
             finished[key] = path
         elif status in ("REGRADE", "UNVERSIONED"):  # records intact: published, with its note

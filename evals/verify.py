@@ -52,6 +52,7 @@ from typing import Any
 
 from evals import models_file
 from evals.config import run_name
+from evals.datasets import kept_folder
 from evals.errors import EvalError, RescoreFailed, VerifyError
 from evals.names import row_key
 from evals.plan import identity_from_config, plan
@@ -91,13 +92,29 @@ class CachedOnly(Provider):
 
 def rescore(result_file: Path, *, run_root: Path) -> dict[str, Any]:
     """The result file the run folder reproduces today, in today's format, without timing fields."""
-    return without_timing(_rescore(read_result(result_file), run_root=run_root))
+    return without_timing(
+        _rescore(read_result(result_file), run_root=run_root, datasets=kept_beside(result_file))
+    )
 
 
-def _rescore(published: dict[str, Any], *, run_root: Path) -> dict[str, Any]:
+def kept_beside(result_file: Path) -> Path:
+    """The copies of local dataset files (`evals.datasets.keep`) of the data folder that holds
+    `result_file` (as `<data>/results/<eval>/<run>.json`): where publishing keeps them."""
+    return kept_folder(result_file.resolve().parent.parent.parent)
+
+
+def _rescore(
+    published: dict[str, Any],
+    *,
+    run_root: Path,
+    datasets: Path | None = None,
+    dataset: str | None = None,
+) -> dict[str, Any]:
+    """`dataset`: the --dataset source the run was given, when its caller knows it (else the
+    config names it again, a local file by its copy in `datasets`)."""
     config = published["config"]
     task = TASKS[config["eval"]]
-    ident = identity_from_config(config)
+    ident = identity_from_config(config, dataset, datasets=datasets)
     folder = run_root / task.name / run_name(config)
     if not folder.is_dir():
         raise VerifyError(
@@ -378,23 +395,29 @@ def check(run: PublishedRun, *, run_root: Path) -> CheckedRun:
     return CheckedRun(run, *compare(run.path, run_root=run_root))
 
 
-def compare(path: Path, *, run_root: Path) -> tuple[str, str]:
+def compare(path: Path, *, run_root: Path, dataset: str | None = None) -> tuple[str, str]:
     """("ok", ""), ("DIFF", the differing fields), ("REGRADE" or "UNVERSIONED", the graders and items) or
     ("FAIL", why it cannot be rescored): the result file at `path` against what its run
-    folder reproduces now, offline."""
+    folder reproduces now, offline. `dataset`: the --dataset source the run was given, when
+    the caller knows it (a run's own plan)."""
     try:
-        verdict, _ = verdict_of(path, run_root=run_root)
+        verdict, _ = verdict_of(path, run_root=run_root, dataset=dataset)
     except RescoreFailed as failed:
         return "FAIL", failed.detail
     return verdict.status, verdict.detail
 
 
-def verdict_of(path: Path, *, run_root: Path) -> tuple[Verdict, dict[str, Any]]:
+def verdict_of(
+    path: Path, *, run_root: Path, dataset: str | None = None
+) -> tuple[Verdict, dict[str, Any]]:
     """The verdict on the result file at `path`, and today's rescoring (in today's format,
-    with empty timing); RescoreFailed (one line) when it cannot be rescored."""
+    with empty timing); RescoreFailed (one line) when it cannot be rescored. A local dataset
+    file is `dataset`, or the copy the data folder of `path` keeps (`kept_beside`)."""
     try:
         published = read_result(path)
-        rescored = _rescore(published, run_root=run_root)
+        rescored = _rescore(
+            published, run_root=run_root, datasets=kept_beside(path), dataset=dataset
+        )
         return judge(
             TASKS[published["config"]["eval"]], without_timing(published), without_timing(rescored)
         ), rescored

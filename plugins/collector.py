@@ -199,8 +199,9 @@ class ResultsCollector:
             for name, item in loaded(self.config).items()
             if TASKS[name].on_board
         }
+        datasets = {TASKS[name].key: source for name, source in s.identity.datasets}
         finished, notes = finished_results(
-            files, run_root=s.run_root, written=self.written
+            files, run_root=s.run_root, written=self.written, datasets=datasets
         )  # this session's not rescored
         # The flags a resume needs are those evaluate must be given to send the run's requests alike.
         given = {
@@ -224,6 +225,7 @@ class ResultsCollector:
                 models_path=s.results_root.parent / "models.json",
                 rebuild=rebuild_site(s.results_root.parent),
                 add_hint=hint,
+                datasets=datasets,
             )
         except EvalError as error:
             return [*notes, f"not published: {error}"]

@@ -36,7 +36,12 @@ def read_records(path: Path) -> Numbered:
 
 
 def file_digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+    return bytes_digest(path.read_bytes())
+
+
+def bytes_digest(data: bytes) -> str:
+    """What a dataset identity records of a file's content (`sha256`): its SHA-256's head."""
+    return hashlib.sha256(data).hexdigest()[:12]
 
 
 def column(

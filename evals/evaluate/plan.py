@@ -15,6 +15,7 @@ from typing import Any
 
 from evals import models_file, urls
 from evals.config import results_path, run_dir
+from evals.datasets import kept_folder
 from evals.errors import EvalError, UsageError
 from evals.evaluate import saved_plans
 from evals.command_line import how_to_run
@@ -201,7 +202,7 @@ def _plan_eval(
         )
     datasets = parse_datasets(args.dataset)
     if base is not None:
-        ident = identity_from_config(base, source)
+        ident = identity_from_config(base, source, datasets=kept_folder(results_dir.parent))
         if (
             base["eval"] != name
         ):  # a sibling eval's identity: its dataset and judges are not this eval's
@@ -341,7 +342,7 @@ def _reproduced(e: Eval, args: argparse.Namespace, runs_dir: Path) -> bool:
         regrades = _regrades(e, args, read_result(e.result_file))
     except EvalError:  # verify's rescoring says what is wrong with the file
         regrades = False
-    if regrades or compare(e.result_file, run_root=runs_dir)[0] != "ok":
+    if regrades or compare(e.result_file, run_root=runs_dir, dataset=e.dataset)[0] != "ok":
         return False
     summary = read_result(e.result_file)["summary"]
     return not summary.get("overall", summary)["apiErrors"]

@@ -33,10 +33,14 @@ def publish_finished(
     reproduced = {
         e.key: e.result_file for e in plan.evals.values() if e.finished
     }  # checked just now: not rescored twice
+    datasets = {
+        e.key: e.dataset for e in plan.evals.values()
+    }  # the sources planned: verify reads them
     finished, notes = finished_results(
         {e.key: e.result_file for e in plan.evals.values() if not e.finished},
         run_root=plan.runs_dir,
         written=written,
+        datasets=datasets,
     )
     finished = {**reproduced, **finished}
     board = {
@@ -64,6 +68,7 @@ def publish_finished(
         models_path=plan.models_path,
         results_dir=plan.results_dir,
         rebuild=rebuild_site(plan.data),
+        datasets=datasets,
     )
     for line in lines:
         print(printable(f"  {line}"))  # they name models.json's keys

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from evals import models_file
+from evals.datasets import find_kept, is_local_file, kept_folder
 from evals.evaluate.plan import Eval, Plan
 from evals.evaluate.status import requests
 from evals.results import TokenPrices, read_result
@@ -32,6 +33,20 @@ def show_plan(plan: Plan, *, dry_run: bool) -> None:
         print(f"      results     {e.result_file}")
         if dry_run:
             print(f"      requests    {requests(e)}")
+            if plan.publishing and (kept := _kept_dataset(plan, e)):
+                print(f"      dataset     {kept}")
+
+
+def _kept_dataset(plan: Plan, e: Eval) -> str | None:
+    """Where the eval's local dataset file is kept once published (`evals.datasets.keep`),
+    for the maintainer who commits it with the result files; None for any other dataset."""
+    identity = e.planned.config.dataset
+    if not is_local_file(identity):
+        return None
+    folder = kept_folder(plan.data)
+    if kept := find_kept(identity, folder):
+        return f"kept as {kept}"
+    return f"{identity['name']}: copied into {folder}/ when published (commit it with the result files)"
 
 
 def show_summary(

@@ -10,8 +10,10 @@ servers run on threads of the test."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -21,6 +23,8 @@ import pytest
 
 from evals import models_file
 from tests.support.board import META, entry, evaluate, evaluate_command, model_flags
+from tests.support.board import verify as pytest_verify
+from tests.support.datasets import MC_RECORDS, write_jsonl
 from tests.support.harness import (
     ROOT,
     Student,
@@ -860,3 +864,93 @@ def test_evaluate_publishes_the_result_files_its_own_runs_wrote_without_rescorin
     assert done.value.code == 0, capsys.readouterr()
     assert rescored == []
     assert [line.split()[0] for line in capsys.readouterr().out.splitlines()[-2:]] == ["ff", "mc"]
+
+
+# -- a dataset of your own: published with its copy, verified without the original (issue 30.1) ---
+
+
+def own_dataset_flags(server, dataset) -> list[str]:
+    return [
+        "--provider=live",
+        "--model=cm",
+        f"--base-url={server.url}/v1",
+        f"--judge=live:judge-a@{server.url}/v1",
+        f"--judge=live:judge-b@{server.url}/v1",
+        f"--dataset=mc={dataset}",
+    ]
+
+
+def test_a_model_evaluated_on_a_dataset_file_of_its_own_is_published_with_a_copy_that_verify_reads(
+    server, tmp_path
+):
+    data = tmp_path / "data"
+    own = write_jsonl(tmp_path / "mc3.jsonl", MC_RECORDS)
+    digest = hashlib.sha256(own.read_bytes()).hexdigest()[:12]
+    flags = own_dataset_flags(server, own)
+
+    planned = evaluate(data, "Custom", *flags, *META, "--dry-run")
+    assert planned.returncode == 0, out(planned)
+    assert [line.strip() for line in planned.stdout.splitlines() if "dataset " in line] == [
+        f"dataset     mc3.jsonl: copied into {data / 'datasets'}/ when published (commit it with "
+        "the result files)"
+    ], planned.stdout
+    assert not (data / "datasets").exists()
+
+    done = evaluate(data, "Custom", *flags, *META)
+
+    assert done.returncode == 0 and "published 'Custom'" in done.stdout, out(done)
+    kept = data / "datasets" / digest / "mc3.jsonl"
+    assert kept.read_bytes() == own.read_bytes()
+    assert f"dataset mc3.jsonl kept as {kept}: commit it with the result files" in done.stdout, out(
+        done
+    )
+    own.unlink()  # the maintainer's copy is gone: the repository's is what verifies
+
+    verified = evaluate(data, "--verify")
+    assert verified.returncode == 0 and "all 3 runs reproduce" in verified.stdout, out(verified)
+    assert pytest_verify(data).returncode == 0
+    regraded = evaluate(data, "--regrade", "--dry-run")
+    assert regraded.returncode == 0 and "FAIL" not in regraded.stdout, out(regraded)
+    resumed = evaluate(data, "Custom")  # the plan names the deleted file: the copy stands in
+    assert resumed.returncode == 0 and "still published 'Custom'" in resumed.stdout, out(resumed)
+
+
+def test_a_run_published_before_datasets_were_kept_fails_verify_in_one_line_naming_dataset(
+    server, tmp_path
+):
+    """An older commit published the run without its copy: verify says where the file is
+    missing, as before, one FAIL line and no traceback; the resume with --dataset publishes it."""
+    data = tmp_path / "data"
+    own = write_jsonl(tmp_path / "mc3.jsonl", MC_RECORDS)
+    flags = own_dataset_flags(server, own)
+    assert evaluate(data, "Custom", *flags, *META).returncode == 0
+    shutil.rmtree(data / "datasets")
+
+    verified = evaluate(data, "--verify")
+
+    assert verified.returncode == 1 and "Traceback" not in out(verified), out(verified)
+    failed = [line for line in verified.stdout.splitlines() if line.startswith("FAIL")]
+    assert len(failed) == 1 and failed[0].endswith(
+        "the run used the dataset file 'mc3.jsonl', which cannot be found again; pass it with --dataset"
+    ), verified.stdout
+    resumed = evaluate(data, "Custom", f"--dataset=mc={own}")
+    assert resumed.returncode == 0, out(resumed)
+    assert (data / "datasets").is_dir()
+    assert evaluate(data, "--verify").returncode == 0
+
+
+def test_the_resume_with_dataset_given_the_files_new_place_publishes(server, tmp_path):
+    """The dataset file was moved after its eval ran: the resume given its new place with
+    --dataset reproduces that eval from its run folder, runs the others and publishes."""
+    data = tmp_path / "data"
+    own = write_jsonl(tmp_path / "mc3.jsonl", MC_RECORDS)
+    flags = own_dataset_flags(server, own)
+    assert evaluate(data, "Custom", *flags, *META, "--evals=mc").returncode == 0
+    (tmp_path / "elsewhere").mkdir()
+    moved = own.rename(tmp_path / "elsewhere" / own.name)  # its name is part of the run
+
+    resumed = evaluate(data, "Custom", f"--dataset=mc={moved}")
+
+    assert resumed.returncode == 0 and "published 'Custom'" in resumed.stdout, out(resumed)
+    assert "mc: finished: reproduced offline from its run folder" in resumed.stdout
+    assert evaluate(data, "--verify").returncode == 0

@@ -12,9 +12,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from evals.datasets import evals_served
+from evals.datasets import evals_served, find_kept, keep, kept_folder, source_of
 from evals.datasets.robloxqa import load_freeform, load_multiple_choice
-from evals.errors import DatasetError
+from evals.errors import DataFileError, DatasetError
+from evals.identity import identity_from_config
 from tests.support import ROOT
 from tests.support.datasets import MC_RECORDS, v2_record, write_jsonl, write_parquet
 
@@ -363,3 +364,69 @@ def test_a_utf8_bom_is_read_past(tmp_path):
     path = tmp_path / "qs.jsonl"
     path.write_bytes(b"\xef\xbb\xbf" + "".join(json.dumps(r) + "\r\n" for r in MC_RECORDS).encode())
     assert [q.id for q in load_multiple_choice(str(path), "test")[0]] == ["t-1", "t-2", "t-3"]
+
+
+# -- a local file's copy kept in the data folder, found by its digest (issue 30.1) -----------------
+
+
+def kept_run(tmp_path: Path) -> tuple[dict, Path, Path]:
+    """A run's dataset identity on a local file, the file, and the data folder's copies."""
+    own = write_jsonl(tmp_path / "mc3.jsonl", MC_RECORDS)
+    _, identity = load_multiple_choice(str(own), "test")
+    return identity, own, kept_folder(tmp_path / "data")
+
+
+def test_a_kept_copy_is_found_by_its_digest_and_loads_as_the_run_recorded_it(tmp_path):
+    identity, own, folder = kept_run(tmp_path)
+    assert source_of(identity, folder) is None  # nothing kept yet
+
+    copied = keep(identity, own, folder)
+    own.unlink()
+
+    assert copied == folder / identity["sha256"] / "mc3.jsonl"
+    assert source_of(identity, folder) == str(copied)
+    assert load_multiple_choice(str(copied), "test")[1] == identity
+    assert keep(identity, copied, folder) is None  # already there: reused
+
+
+def test_a_file_of_the_right_name_with_other_bytes_is_never_taken_for_the_copy(tmp_path):
+    identity, own, folder = kept_run(tmp_path)
+    forged = folder / identity["sha256"] / identity["name"]
+    forged.parent.mkdir(parents=True)
+    write_jsonl(forged, [{**MC_RECORDS[0], "answer": "A"}, *MC_RECORDS[1:]])
+
+    assert source_of(identity, folder) is None
+    config = {"eval": "multiple_choice", "provider": "reference", "dataset": identity}
+    with pytest.raises(
+        DatasetError, match="'mc3.jsonl', which cannot be found again; pass it with --dataset"
+    ):
+        identity_from_config(config, datasets=folder)
+    assert keep(identity, own, folder) == forged  # publishing writes the right bytes over it
+    assert source_of(identity, folder) == str(forged)
+
+
+def test_a_file_that_is_not_the_runs_is_not_kept(tmp_path):
+    identity, own, folder = kept_run(tmp_path)
+    write_jsonl(own, MC_RECORDS[:2])
+    with pytest.raises(DatasetError, match="is not the dataset file the run used"):
+        keep(identity, own, folder)
+    assert not folder.exists()
+
+
+def test_a_kept_folder_that_leads_out_of_the_data_folder_is_neither_read_nor_written(tmp_path):
+    identity, own, folder = kept_run(tmp_path)
+    outside = tmp_path / "outside"
+    (outside / identity["sha256"]).mkdir(parents=True)
+    (outside / identity["sha256"] / identity["name"]).write_bytes(own.read_bytes())
+    folder.parent.mkdir()
+    folder.symlink_to(outside)
+
+    assert find_kept(identity, folder) is None
+    with pytest.raises(DataFileError, match="leads out of .* \\(a symlink\\)"):
+        keep(identity, own, folder)
+
+
+@pytest.mark.parametrize("name", ["../mc3.jsonl", "a/mc3.jsonl", "..", ""])
+def test_a_dataset_name_with_a_path_in_it_names_no_copy(tmp_path, name):
+    identity, _, folder = kept_run(tmp_path)
+    assert find_kept({**identity, "name": name}, folder) is None
