@@ -703,7 +703,7 @@ def test_the_table_shows_the_cost_what_did_not_finish_and_what_was_published(ser
     assert rows["mc"].split()[1:] == ["-", "-", "-", "-", "did", "not", "finish"]
 
     server.clear_faults()
-    done = evaluate(data, "Tabled")
+    done = evaluate(data, "Tabled", "--evals=ff,mc,lc")  # all three: the plan picked ff,mc
     assert done.returncode == 0, out(done)
     table = done.stdout.splitlines()[-4:]
     assert [row.split()[0] for row in table] == ["eval", "ff", "mc", "lc"] and all(
@@ -949,7 +949,9 @@ def test_the_resume_with_dataset_given_the_files_new_place_publishes(server, tmp
     (tmp_path / "elsewhere").mkdir()
     moved = own.rename(tmp_path / "elsewhere" / own.name)  # its name is part of the run
 
-    resumed = evaluate(data, "Custom", f"--dataset=mc={moved}")
+    resumed = evaluate(
+        data, "Custom", f"--dataset=mc={moved}", "--evals=mc,ff,lc"
+    )  # all: the plan picked mc
 
     assert resumed.returncode == 0 and "published 'Custom'" in resumed.stdout, out(resumed)
     assert "mc: finished: reproduced offline from its run folder" in resumed.stdout
