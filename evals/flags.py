@@ -281,6 +281,13 @@ FLAGS: tuple[Flag, ...] = (
         evaluate=False,
     ),
     Flag(
+        "--wrong-fails",
+        "a wrong answer fails its item and the run (exit 1), for a gate on a perfect score; by "
+        "default it is reported as W (wrong) and a run whose every item was answered exits 0",
+        evaluate=False,
+        resume=None,
+    ),
+    Flag(
         "--energy",
         "measure the energy the model's requests used (local models), into the result files as kWh",
         evaluate_help="measure the energy of the model's requests (local models) and publish the five kWh figures",

@@ -409,12 +409,15 @@ def pytest_runtest_makereport_of_wrong_answer(
     if call.when != "call" or call.excinfo is None or not call.excinfo.errisinstance(WrongAnswer):
         return None
     sections = [(f"Captured {key} {when}", content) for when, key, content in item._report_sections]
+    # The model answered, wrongly: the eval did its work, so the item is not a failure of the
+    # run (it is "wrong", W) unless --wrong-fails asks for the old meaning.
+    fails = bool(item.config.getoption("wrong_fails", False))
     report = pytest.TestReport(
         item.nodeid,
         item.location,
         dict.fromkeys(item.keywords, 1),
-        "failed",
-        str(call.excinfo.value),
+        "failed" if fails else "passed",
+        str(call.excinfo.value) if fails else None,
         "call",
         sections,
         call.duration,
@@ -424,6 +427,14 @@ def pytest_runtest_makereport_of_wrong_answer(
         wrong_answer=True,
     )  # the model's wrong answer (rides to the xdist controller with the report)
     return report
+
+
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config):
+    """A wrong answer is its own outcome: "W" in the progress, "N wrong" in the counts (with
+    --wrong-fails it is a failure, F, as pytest shows one)."""
+    if getattr(report, "wrong_answer", False) and report.when == "call" and report.passed:
+        return "wrong", "W", ("WRONG", {"red": True})
+    return None
 
 
 @pytest.fixture

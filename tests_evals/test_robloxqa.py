@@ -1,5 +1,5 @@
-"""RobloxQA: one item per question. A correct answer passes, a wrong one fails, an API
-error is reported as an error."""
+"""RobloxQA: one item per question. A correct answer passes, a wrong one is reported wrong
+(W; a failure with --wrong-fails), an API error is reported as an error."""
 
 import pytest
 

@@ -106,7 +106,8 @@ def plan_command(args: argparse.Namespace, data: Path) -> Plan:
     saved = saved_plans.load(data / "plans", args.name)
     if saved:
         _resume_how_to_run(args, saved)
-    args.tags = picked(args.tags, saved)
+    bare = not (args.dataset or args.judge) and all(getattr(args, f.name) is None for f in FIELDS)
+    args.tags = picked(args.tags, saved if bare else None)
     published = models_file.published_files(models_path, results=results_dir)
     # The board's evals are planned (and remembered) even when --evals picks some of them: a
     # model is published once it has them all. An eval off the board only when picked.
@@ -135,8 +136,9 @@ def plan_command(args: argparse.Namespace, data: Path) -> Plan:
 
 
 def picked(given: list[str] | None, saved: dict[str, Any] | None) -> list[str]:
-    """The evals to run: `--evals` when given, else those the saved plan picked (a plan saved
-    before it kept them has none: the board's), as far as they are still installed."""
+    """The evals to run: `--evals` when given, else those the saved plan picked, on a resume
+    that gives no identity flag (a plan saved before it kept them has none; given the model's
+    flags again, the command is read as the whole job): the board's."""
     if given is not None:
         return given
     kept = [tag for tag in (saved or {}).get("picked") or () if tag in EVALS]

@@ -62,7 +62,7 @@ def test_each_epoch_is_asked_with_its_own_seed_and_the_summary_is_their_mean(moo
         *args(server, "--epochs=3"), run_dir=tmp_path / "runs", results_dir=tmp_path / "results"
     )
 
-    assert done.returncode == 1, done.stdout[-2000:]  # wrong answers fail their items
+    assert done.returncode == 0, done.stdout[-2000:]  # every item answered, some wrongly
     assert sorted(responder.seeds) == sorted([1, 2, 3] * len(MC))  # K distinct calls per question
     result = read_result(tmp_path / "results", "multiple_choice")
     assert result["config"]["epochs"] == 3

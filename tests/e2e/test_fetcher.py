@@ -177,7 +177,7 @@ def test_a_judge_whose_key_is_missing_stops_nothing_when_no_judged_item_runs(tmp
             timeout=120,
         )
         asked = len(server.requests)
-    assert done.returncode == 1 and "note:" not in done.stdout + done.stderr, (
+    assert done.returncode == 0 and "note:" not in done.stdout + done.stderr, (
         done.stdout[-3000:] + done.stderr[-2000:]
     )
     assert asked == 9

@@ -144,7 +144,7 @@ def test_a_reply_in_cjk_and_emoji_reaches_a_cp1252_console_as_escapes(tmp_path):
             command, cwd=ROOT, env=harness_env(**CP1252), capture_output=True, timeout=300
         )
     stdout, stderr = done.stdout.decode("cp1252"), done.stderr.decode("cp1252")
-    assert done.returncode == 1 and "Traceback" not in stdout + stderr, (
+    assert done.returncode == 0 and "Traceback" not in stdout + stderr, (
         stdout[-3000:] + stderr[-3000:]
     )
     wrong = [line for line in stdout.splitlines() if line.startswith("WRONG ")]

@@ -334,7 +334,7 @@ def test_a_disk_that_fills_up_during_a_run_stops_it_with_one_line_and_loses_no_f
     ]
     assert "No space left on device" in out and "run the same command again" in out, out[-3000:]
     assert len(kept) == 10 and not leftovers
-    assert resumed.returncode == 1, resumed.stdout[-2000:]  # wrong answers fail, as ever
+    assert resumed.returncode == 0, resumed.stdout[-2000:]  # every item answered, some wrongly
     assert len(server.requests) - asked == n - 10  # the finished answers are not asked again
     assert read_result(tmp_path / "results", "multiple_choice")["summary"]["n"] == n
 

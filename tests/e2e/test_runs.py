@@ -37,6 +37,17 @@ N_MC = len(questions("multiple_choice"))
 N_FF = len(questions("freeform"))
 
 
+def test_wrong_fails_gates_on_a_perfect_score(server, tmp_path):
+    args = [*model_args(server), "-m", "multiple_choice"]
+    gated = run_harness(
+        *args, "--wrong-fails", run_dir=tmp_path / "runs", results_dir=tmp_path / "results"
+    )
+    assert gated.returncode == 1, gated.stdout[-3000:]
+    counts = gated.stdout.strip().splitlines()[-1]
+    assert " failed" in counts and "wrong" not in counts, counts
+    assert "WRONG tests_evals/" in gated.stdout  # listed once, in the wrong answers' section
+
+
 def model_args(server, *extra):
     judges = [f"--judge=live:judge-{x}@{server.url}/v1" for x in "abc"]
     return [
@@ -49,13 +60,18 @@ def model_args(server, *extra):
 
 
 def test_a_run_writes_one_result_file_per_eval_with_config_summary_and_rows(server, tmp_path):
+    """Wrong answers are their own outcome (W, "N wrong"): the run exits 0, as every item was
+    answered; --wrong-fails keeps the old meaning (test_wrong_fails_gates_on_a_perfect_score)."""
     done = run_harness(
         *model_args(server, "--price-input=1.25", "--price-output=10"),
         run_dir=tmp_path / "runs",
         results_dir=tmp_path / "results",
     )
 
-    assert done.returncode == 1, done.stdout[-3000:]  # wrong answers fail their items
+    assert done.returncode == 0, done.stdout[-3000:]  # every item answered, some wrongly
+    counts = done.stdout.strip().splitlines()[-1]
+    assert " wrong" in counts and " passed" in counts and "failed" not in counts, counts
+    assert "W" in done.stdout.split("wrong answers")[0]  # the progress shows each as W
     mc = read_result(tmp_path / "results", "multiple_choice")
     assert mc["config"]["model"] == "student-1" and mc["config"]["provider"] == "openai"
     assert mc["summary"]["n"] == N_MC and mc["summary"]["correct"] == N_MC - len(range(0, N_MC, 5))
@@ -80,7 +96,7 @@ def test_a_run_writes_one_result_file_per_eval_with_config_summary_and_rows(serv
     )  # mc + ff items both counted
     # Wrong answers: one line each for the first 20, not pytest's per-failure sections.
     assert "= FAILURES =" not in done.stdout and "FAILED tests_evals" not in done.stdout
-    assert re.search(r"\d+ failed, \d+ passed", done.stdout)  # still counted
+    assert re.search(r"\d+ passed, \d+ wrong", done.stdout)  # still counted
     wrong = [line for line in done.stdout.splitlines() if line.startswith("WRONG ")]
     assert len(wrong) == 20, done.stdout[-3000:]
     assert any(
@@ -115,7 +131,7 @@ def test_xdist_and_serial_runs_write_the_same_result_files(server, tmp_path):
         *model_args(server), "-n", "2", run_dir=tmp_path / "b", results_dir=tmp_path / "rb"
     )
 
-    assert serial.returncode == parallel.returncode == 1
+    assert serial.returncode == parallel.returncode == 0
     for name in ("multiple_choice", "freeform"):
         assert without_timing(read_result(tmp_path / "ra", name)) == without_timing(
             read_result(tmp_path / "rb", name)

@@ -15,7 +15,7 @@ from evals.flags import forwarded
 from plugins.options import pytest_addoption
 
 # Decided by evaluate itself: where files go (--data-dir), what it publishes (its NAME, --verify).
-PYTEST_ONLY = {"--run-dir", "--results-dir", "--verify-published", "--publish"}
+PYTEST_ONLY = {"--run-dir", "--results-dir", "--verify-published", "--publish", "--wrong-fails"}
 TOGETHER = {"--price-input": ["--price-output=1"], "--price-output": ["--price-input=1"]}
 VALUES = {"--jest-url": "http://jest"}  # a value its check takes (else "1")
 
