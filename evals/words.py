@@ -1,7 +1,5 @@
 """How messages speak of a list of things: "mc, ff or lc", "all three", "did you mean ..."."""
 
-import difflib
-
 NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 
 
@@ -18,5 +16,7 @@ def either(words: list[str] | tuple[str, ...]) -> str:
 def did_you_mean(word: str, known: list[str] | tuple[str, ...]) -> str:
     """ " (did you mean 'openai'?)" for the known word closest to a mistyped one, or "" when
     none is close."""
+    import difflib  # only for a mistake: not on every start
+
     close = difflib.get_close_matches(word, known, n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from syrupy.extensions.json import JSONSnapshotExtension
 
 from evals.grading.readings import history, problems, table
 
@@ -34,6 +33,10 @@ def pinned_readings(request: pytest.FixtureRequest, snapshot) -> Callable[..., N
     versions moved and the snapshot was not updated with them."""
 
     def pin(versions: Mapping[str, str], readings: Mapping[str, Any]) -> None:
+        from syrupy.extensions.json import (
+            JSONSnapshotExtension,
+        )  # a graders test's, not every run's
+
         assertion = snapshot.use_extension(JSONSnapshotExtension)
         path = Path(
             assertion.extension.get_location(
