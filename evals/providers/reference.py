@@ -7,7 +7,6 @@ publishable."""
 
 from __future__ import annotations
 
-from evals.grading.judges import format_verdict
 from evals.providers import ProviderInfo, register_provider
 
 from ._base import Completion, Provider, Request
@@ -28,5 +27,9 @@ class ReferenceProvider(Provider):
                 if same
                 else "The reply differs from the reference answer."
             )
+            from evals.grading.judges import (
+                format_verdict,
+            )  # the verdict parser's rules load with it
+
             return Completion(text=f"{reason}\n{format_verdict(same)}", model="reference")
         return Completion(text=context["gold"], model="reference", finish_reason="stop")

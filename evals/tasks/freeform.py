@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 from evals.datasets import robloxqa
-from evals.grading import judges
+from evals.grading import judge_spec
 from evals.messages import Request, Usage
 from evals.tasks import Task, register_task
 
@@ -51,14 +51,18 @@ class Freeform(Task):
         reply = completion.text
         if not reply.strip():
             return None
+        from evals.grading import judges  # its rules compile when first used, not to plan a run
+
         return Request(
             prompt=judges.judge_prompt(sample.question, sample.answer, reply),
-            temperature=judges.TEMPERATURE,
-            seed=judges.SEED,
+            temperature=judge_spec.TEMPERATURE,
+            seed=judge_spec.SEED,
             context={"reply": reply, "reference": sample.answer},
         )
 
     def score(self, sample, completion, scoring):
+        from evals.grading import judges  # as in judge_request
+
         request = self.judge_request(sample, completion)
         if request is None:
             return {
