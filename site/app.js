@@ -156,7 +156,9 @@
     if (isNumber(value)) {
       td.classList.add("score");
       td.title = common.scoreTitle(value, ci);
+      td.setAttribute("aria-label", td.title); // a screen reader's, as the title is a mouse's
       td.appendChild(common.whisker(value, ci));
+      td.appendChild(common.intervalText(ci)); // written out where there is no mouse (a phone)
     }
     // published with --allow-errors: the failures count as wrong answers, so the score says less
     if (waived) common.markWaived(td, waived);

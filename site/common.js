@@ -63,6 +63,15 @@ window.SiteCommon = (function () {
     return Math.max(0, Math.min(1, value));
   }
 
+  // The 95% interval in words under a score, shown where a title cannot be hovered (style.css).
+  function intervalText(ci) {
+    const text = document.createElement("span");
+    text.className = "ci-text";
+    text.setAttribute("aria-hidden", "true");
+    if (isInterval(ci)) text.textContent = interval(ci);
+    return text;
+  }
+
   // A thin bar under a score: the track is 0–100%, the band the 95% interval, the tick the score.
   function whisker(value, ci) {
     const bar = document.createElement("span");
@@ -164,7 +173,7 @@ window.SiteCommon = (function () {
 
   return {
     DASH: DASH, isNumber: isNumber, percent: percent, usd: usd, count: count, interval: interval,
-    scoreTitle: scoreTitle, whisker: whisker, pageHref: pageHref, tag: tag, visible: visible,
+    scoreTitle: scoreTitle, whisker: whisker, intervalText: intervalText, pageHref: pageHref, tag: tag, visible: visible,
     waivedText: waivedText, markWaived: markWaived, evalsOf: evalsOf, scoreGroups: scoreGroups, scoreName: scoreName, inSentence: inSentence, listed: listed, countWord: countWord,
   };
 })();

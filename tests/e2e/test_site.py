@@ -1526,6 +1526,42 @@ def test_at_a_phones_width_the_board_shows_scores_says_it_scrolls_and_its_chart_
         assert problems(browser) == []
 
 
+IN_VIEW = (
+    "const row = document.querySelector('#leaderboard tbody tr'); const wrap "
+    "= document.querySelector('#board .table-wrap').getBoundingClientRect();"
+    " return Array.from(row.children).filter(c => { const r = c.getBoundingClientRect();"
+    " return r.width > 0 && r.left >= wrap.left - 1 && r.right <= wrap.right + 1"
+    " && document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2)?.closest('[data-key]') === c;"
+    " }).map(c => c.dataset.key);"
+)  # the cells of the first row inside the table's region, and not covered by another
+
+
+def test_at_a_phones_width_the_name_ranking_score_and_cost_stay_in_view_and_intervals_are_written(
+    page, crowded
+):
+    """At 390 px the Average, by which the board ranks, and the suite cost were off-screen
+    behind "Swipe the table sideways"; the intervals were a hover's title only."""
+    with window(page.browser(), PHONE) as browser:
+        browser = page.open((crowded / "index.html").as_uri())
+        first = browser.execute_script(IN_VIEW)
+        browser.execute_script(
+            "const w = document.querySelector('#board .table-wrap'); w.scrollLeft = w.scrollWidth;"
+        )
+        scrolled = browser.execute_script(IN_VIEW)
+        intervals = browser.execute_script(
+            "return Array.from(document.querySelectorAll('#leaderboard tbody td.score .ci-text'))"
+            ".filter(t => t.getBoundingClientRect().height > 0).map(t => t.textContent)"
+        )
+        labels = browser.execute_script(
+            "return Array.from(document.querySelectorAll('#leaderboard tbody td.score'))"
+            ".map(t => t.getAttribute('aria-label'))"
+        )
+    for seen in (first, scrolled):
+        assert {"name", "average", "cost"} <= set(seen), seen
+    assert intervals and all("–" in text or "-" in text for text in intervals), intervals
+    assert labels and all("95% CI" in label for label in labels if label), labels
+
+
 def test_at_a_phones_width_a_models_page_shows_its_scores_and_runs(page, crowded):
     with window(page.browser(), PHONE) as browser:
         browser = page.open((crowded / "model.html").as_uri() + f"?model={CLOSE[0]}")
