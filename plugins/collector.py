@@ -48,6 +48,8 @@ class ResultsCollector:
             str, list[str | None]
         ] = {}  # eval -> the batch each waiting item waits in
         self.started = time.monotonic()
+        self.started_at = time.time()  # a candidate record older than this was read back
+        self.items = 0  # the items this session collected, for the line an interrupt ends with
         self.lines: list[str] = []
         self.reproduced = True
         self.written: dict[
@@ -58,6 +60,26 @@ class ResultsCollector:
             tuple[str, str, dict[str, Any]]
         ] = []  # (node id, eval, row) of the first wrong answers
         self.wrong_count = 0
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self.items = len(session.items)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_keyboard_interrupt(self, excinfo) -> None:
+        """Ctrl-C ends the run in one line, what was kept and how to go on, in place of
+        pytest's banner and the line of `threading.py` it was waiting in (--full-trace keeps
+        pytest's)."""
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is None or self.config.option.fulltrace:
+            return
+        answered = sum(len(rows) for rows in self.rows.values())
+        of = f" of {self.items}" if self.items >= answered else ""
+        line = (
+            f"interrupted: {answered}{of} items answered and kept in their run folders; the "
+            "same command resumes, asking only the rest"
+        )
+        if hasattr(reporter, "_keyboardinterrupt_memo"):  # what pytest prints at the end
+            reporter._keyboardinterrupt_memo = _Said(line)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when != "teardown":  # every phase's report carries the row: read it once
@@ -125,6 +147,11 @@ class ResultsCollector:
         if kept := forced_in(run_dir(s.run_root, item.config), s.session):
             lines.append(f"{label} --force: the previous run folder is kept as {kept}")
         expected = {escape_surrogates(sample.id) for sample in item.samples}  # as rows carry them
+        if read_back := _read_back(run_dir(s.run_root, item.config), self.started_at):
+            lines.append(
+                f"{label} {read_back} of {len(rows)} answers read back from the run folder, "
+                f"{max(0, len(rows) - read_back)} asked now"
+            )
         if set(rows) != expected:
             return [
                 *lines,
@@ -306,3 +333,22 @@ def _describe(label: str, result: dict[str, Any], path: Path) -> list[str]:
     else:
         lines.extend(f"{'':<16} not publishable: {reason}" for reason in result["notPublishable"])
     return lines
+
+
+def _read_back(folder: Path, before: float) -> int:
+    """The candidate answers in a run folder written before this session: read back, not asked."""
+    try:
+        return sum(
+            1 for path in folder.glob("calls/*/candidate.json") if path.stat().st_mtime < before
+        )
+    except OSError:
+        return 0
+
+
+class _Said:
+    """A line in the shape of the interrupt pytest reports (`reprcrash.message`): printed as
+    its banner, with no traceback location under it (the message names no KeyboardInterrupt)."""
+
+    def __init__(self, message: str):
+        self.reprcrash = self
+        self.message = message

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import re
 import signal
 import subprocess
@@ -22,12 +23,14 @@ from evals.results import without_timing
 from tests.support.harness import (
     API_KEY,
     ROOT,
+    Student,
     harness_command,
     harness_env,
     questions,
     read_result,
     result_files,
     run_harness,
+    start,
     wait_for,
 )
 from tests.support.loopback import OpenAIServer, Reply, set_field
@@ -46,6 +49,45 @@ def test_wrong_fails_gates_on_a_perfect_score(server, tmp_path):
     counts = gated.stdout.strip().splitlines()[-1]
     assert " failed" in counts and "wrong" not in counts, counts
     assert "WRONG tests_evals/" in gated.stdout  # listed once, in the wrong answers' section
+
+
+def test_ctrl_c_ends_a_run_in_one_line_and_the_rerun_says_what_it_read_back(tmp_path):
+    """Ctrl-C printed pytest's KeyboardInterrupt banner and a line of threading.py; the rerun
+    did not say how much came from the run folder."""
+    with OpenAIServer(Student(), latency=0.3) as server:
+        command = harness_command(
+            *model_args(server),
+            "-m",
+            "multiple_choice",
+            run_dir=tmp_path / "runs",
+            results_dir=tmp_path / "results",
+        )
+        process = start(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        wait_for(lambda: len(server.requests) >= 12, "the twelfth request")
+        os.killpg(process.pid, signal.SIGINT)  # as a terminal's Ctrl-C reaches the whole group
+        stdout, _ = process.communicate(timeout=120)
+        kept = len(list((tmp_path / "runs").glob("multiple_choice/*/calls/*/candidate.json")))
+        asked = len(server.requests)
+        again = run_harness(
+            *model_args(server),
+            "-m",
+            "multiple_choice",
+            run_dir=tmp_path / "runs",
+            results_dir=tmp_path / "results",
+        )
+        asked_again = len(server.requests) - asked
+
+    assert process.returncode == 2, stdout[-3000:]
+    (line,) = [line for line in stdout.splitlines() if "interrupted" in line]
+    assert line.startswith("! interrupted: ") and f"of {N_MC} items answered and kept" in line, line
+    assert "the same command resumes" in line
+    assert "KeyboardInterrupt" not in stdout and "threading.py" not in stdout, stdout[-3000:]
+    assert again.returncode == 0, again.stdout[-3000:]
+    assert (
+        f"{kept} of {N_MC} answers read back from the run folder, {N_MC - kept} asked now"
+        in again.stdout
+    )
+    assert asked_again == N_MC - kept  # only what was not kept is asked again
 
 
 def model_args(server, *extra):
