@@ -69,6 +69,8 @@ class ResultsCollector:
         """Ctrl-C ends the run in one line, what was kept and how to go on, in place of
         pytest's banner and the line of `threading.py` it was waiting in (--full-trace keeps
         pytest's)."""
+        if type(excinfo.value) is not KeyboardInterrupt:
+            return  # a run that stopped itself (a rejected key, a dead endpoint, a worker's usage error): its own line
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
         if reporter is None or self.config.option.fulltrace:
             return
