@@ -32,6 +32,7 @@ from evals.providers import (
     unknown_provider,
 )
 from evals.tasks import TAGS
+from evals.words import did_you_mean
 from evals.urls import without_credentials
 from evals.words import either
 
@@ -307,7 +308,8 @@ def check(ident: Identity) -> None:
     for judge in ident.judges:
         if judge.provider not in PROVIDERS:
             raise UsageError(
-                f"--judge {judge.name}: provider {judge.provider!r} is unknown; choose one of {', '.join(PROVIDERS)}"
+                f"--judge {judge.name}: provider {judge.provider!r} is unknown"
+                f"{did_you_mean(judge.provider, list(PROVIDERS))}; choose one of {', '.join(PROVIDERS)}"
             )
 
 

@@ -75,7 +75,9 @@ class ResultsCollector:
         if reporter is None or self.config.option.fulltrace:
             return
         answered = sum(len(rows) for rows in self.rows.values())
-        of = f" of {self.items}" if self.items >= answered else ""
+        of = (
+            f" of {self.items}" if self.items and self.items >= answered else ""
+        )  # an xdist controller collects none
         line = (
             f"interrupted: {answered}{of} items answered and kept in their run folders; the "
             "same command resumes, asking only the rest"

@@ -55,7 +55,7 @@ def pinned_readings(request: pytest.FixtureRequest, snapshot) -> Callable[..., N
             if (
                 stored is not None
             ):  # kept as it is: `--snapshot-update` deletes a snapshot no test used
-                assert assertion == stored
+                assertion == stored  # noqa: B015 (compared for its side effect: marked used)
             pytest.fail("\n".join(found), pytrace=False)
         if not assertion == now:
             moved = stored is not None and stored.get("versions") != now["versions"]

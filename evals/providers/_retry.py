@@ -302,7 +302,7 @@ def _note_reached(
 # gateway's 400 "invalid model"), or no such route (a 404 from a server without the API).
 _NOT_THE_MODEL = re.compile(
     r"model.{0,200}?(?:not found|does not exist|doesn't exist|unknown|invalid|not supported|no such)"
-    r"|(?:unknown|invalid|no such) model",
+    r"|(?:unknown|invalid|no such|not a valid|unsupported) model",
     re.IGNORECASE | re.DOTALL,
 )
 

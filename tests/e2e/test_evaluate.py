@@ -493,8 +493,12 @@ def test_one_name_for_each_option_in_both_commands_the_old_ones_kept(tmp_path, g
             "--provider 'opena' is unknown (did you mean 'openai'?); choose one of",
         ),
         (["--provider=refrence"], "--provider 'refrence' is unknown (did you mean 'reference'?)"),
+        (
+            ["--provider=reference", "--judge=opena:gpt-5-mini"],
+            "provider 'opena' is unknown (did you mean 'openai'?)",
+        ),
     ],
-    ids=["option", "switch", "provider", "reference"],
+    ids=["option", "switch", "provider", "reference", "judge"],
 )
 def test_a_typo_gets_one_line_and_a_did_you_mean(tmp_path, command, says):
     done = evaluate(tmp_path / "data", "Typo", *command)

@@ -487,8 +487,12 @@ UNKNOWN_MODEL = {
         ),  # a gateway's
         (404, "404 page not found"),  # no such route: a server without the API
         (404, {"error": 'model "qwen3-80b" not found, try pulling it first'}),  # Ollama's
+        (
+            400,
+            {"error": {"message": "qwen3-80b is not a valid model ID", "code": 400}},
+        ),  # OpenRouter's
     ],
-    ids=["404-model-not-found", "400-invalid-model", "404-no-route", "ollama"],
+    ids=["404-model-not-found", "400-invalid-model", "404-no-route", "ollama", "openrouter"],
 )
 def test_a_model_the_endpoint_does_not_serve_ends_the_run_in_one_line_and_keeps_nothing(
     student, tmp_path, status, body
