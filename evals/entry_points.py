@@ -52,7 +52,7 @@ from typing import Any, TypeVar
 from evals.errors import ExtensionError, UsageError
 
 GROUP = "roblox_evals"
-DISTRIBUTION = "roblox-evals"  # the harness's own, whose extensions are the built-ins
+DISTRIBUTION = "roblox_evals"  # the harness's own (normalized), whose extensions are the built-ins
 
 T = TypeVar("T")
 Point = tuple[str, str, str | None]  # an entry point: (name, value, distribution)
@@ -116,12 +116,21 @@ def _point_of(module: str, registering: bool) -> Point | None:
     return None
 
 
+def _named(owner: str) -> str:
+    """The distribution `owner` (as a point names it: its folder's normalized name,
+    "echo_eval") as its METADATA spells it ("echo-eval"), read only for a message."""
+    try:
+        return importlib.metadata.distribution(owner).name or owner
+    except (importlib.metadata.PackageNotFoundError, ValueError):
+        return owner
+
+
 def _distribution(owner: str | None) -> str | None:
     """`owner` with its version ("echo-eval 0.1.0"), as importlib.metadata finds it."""
     if owner is None:
         return None
     try:
-        return f"{owner} {importlib.metadata.version(owner)}"
+        return f"{_named(owner)} {importlib.metadata.version(owner)}"
     except (importlib.metadata.PackageNotFoundError, ValueError):
         return owner
 
@@ -177,8 +186,11 @@ def entry_points_found() -> list[Point]:
             names.add(normalized)
             text = dist.read_text("entry_points.txt")
             if text and f"[{GROUP}]" in text:
-                name = dist.name
-                points += [(p.name, p.value, name) for p in dist.entry_points.select(group=GROUP)]
+                # The folder's name, not `dist.name`: that reads METADATA, and imports the
+                # email parser to (~3 ms); a message spells it as METADATA does (`_named`).
+                points += [
+                    (p.name, p.value, normalized) for p in dist.entry_points.select(group=GROUP)
+                ]
         points.sort(key=lambda point: (point[2] != DISTRIBUTION, point[0]))
         # Two distributions naming one module (a package vendoring another's): imported once.
         seen: dict[str, Point] = {}
@@ -206,9 +218,9 @@ def _same_names(found: list[Point]) -> None:
 def _fix(first: str | None, second: str | None) -> str:
     """Which package of a clash to uninstall: the third party's, beside the harness."""
     if first == DISTRIBUTION and second:
-        return f"uninstall {second}"
+        return f"uninstall {_named(second)}"
     if second == DISTRIBUTION and first:
-        return f"uninstall {first}"
+        return f"uninstall {_named(first)}"
     return "uninstall one of them"
 
 
@@ -261,8 +273,9 @@ def _load_one(point: Point) -> None:
             if isinstance(error, UsageError)
             else f"failed to load: {type(error).__name__}: {said}"
         )
+        fix = _named(owner) if owner else "it"
         raise ExtensionError(
-            f"the {GROUP} entry point {name!r} of {package} ({value}) {why}; fix or uninstall {owner or 'it'}"
+            f"the {GROUP} entry point {name!r} of {package} ({value}) {why}; fix or uninstall {fix}"
         ) from None
 
 

@@ -179,3 +179,44 @@ def test_an_xdist_controller_imports_no_sdk_and_still_checks_the_key(tmp_path):
         missing.returncode == 4 and "OPENAI_API_KEY is not set" in missing.stderr + missing.stdout
     ), missing.stdout[-2000:] + missing.stderr[-2000:]
     assert len(server.requests) == 4
+
+
+# Counts, in every process, how often the installed distributions are listed: each listing
+# reads every distribution's folder (~5 ms with this project's ~100).
+COUNT_SCANS = """
+import importlib.metadata, json, os, sys
+_real = importlib.metadata.distributions
+_calls = []
+def _counted(*args, **kwargs):
+    _calls.append(1)
+    return _real(*args, **kwargs)
+importlib.metadata.distributions = _counted
+import atexit
+atexit.register(lambda: open(os.environ["SCANS_SEEN"], "w").write(json.dumps(len(_calls))))
+"""
+
+
+def test_pytest_lists_the_installed_distributions_a_fixed_number_of_times_not_once_a_plugin(
+    tmp_path,
+):
+    """pytest looks each name of a `pytest_plugins` list up among the installed distributions'
+    entry points before importing it; the harness's plugins are registered by their package
+    first, so a start-up lists the distributions for pytest's own `pytest11` scan, its
+    assertion rewriting and the harness's `roblox_evals` group: three times, not once more per
+    plugin module (ten, before)."""
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(COUNT_SCANS)
+    scans = tmp_path / "scans.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--provider=reference"]
+        + ["--collect-only", f"--run-dir={tmp_path / 'runs'}"],
+        cwd=ROOT,
+        env=harness_env(PYTHONPATH=str(hook), SCANS_SEEN=str(scans)),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "tests collected" in done.stdout
+    assert json.loads(scans.read_text()) <= 3
