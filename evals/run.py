@@ -484,6 +484,8 @@ class EvalRun:
         )
         if self.judges and (judged := self.task.judge_request(sample, reply)) is not None:
             for index in range(len(self.judges)):
+                if self._stop.is_set():  # the session is ending: no new call (the item makes it)
+                    return
                 self.judge(sample.id, index, judged, wait=False)
 
     def stop(self) -> None:

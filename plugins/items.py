@@ -79,11 +79,12 @@ def configure(config: pytest.Config) -> None:
 def pytest_evals_make_asker(config: pytest.Config) -> Asker:
     """The harness's choice: child processes where they ask (`fetching`), else threads of this
     process; either way a Batch API pass first for the runs that use one (`Batches`)."""
-    otherwise: Asker = Threads()
+    say = lambda line: _say(config, line)  # noqa: E731
+    otherwise: Asker = Threads(say)
     if fetching(config, reachable_evals(config)):
         try:
             otherwise = ChildProcesses(
-                Fetchers([settings(config).identity.spec], settings(config).concurrency)
+                Fetchers([settings(config).identity.spec], settings(config).concurrency), say
             )
         except (
             OSError
@@ -91,7 +92,7 @@ def pytest_evals_make_asker(config: pytest.Config) -> Asker:
             discard_prestarted()
     else:
         discard_prestarted()
-    return Batches(settings(config).batch, otherwise, say=lambda line: _say(config, line))
+    return Batches(settings(config).batch, otherwise, say=say)
 
 
 def _say(config: pytest.Config, line: str) -> None:

@@ -37,12 +37,14 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evals import urls
+from evals.askers.protocol import GRACE, KEEPING
 from evals.askers.threads import Threads
 from evals.entry_points import entry_points_found
 from evals.errors import FatalError, FatalProviderError, QuotaExhausted, StorageError
@@ -151,8 +153,14 @@ class Fetcher:
             event = self._waiters.setdefault(key, threading.Event())
         event.wait()
 
-    def stop(self) -> str | None:
+    def stop(self, say: Callable[[str], None] | None = None) -> str | None:
         """End the child; what went wrong with it, if anything did (one line)."""
+        ended_by_itself = self.close()
+        return self.ended(ended_by_itself, time.monotonic() + GRACE + 2, say)
+
+    def close(self) -> bool:
+        """Tell the child to end (stdin closed): it starts no new call, and gives those in
+        flight `GRACE` seconds to be stored. Whether it had ended by itself already."""
         if not self.started:  # no work was handed over: nothing of the run's is in it
             self._child.kill()
         self._release_all()
@@ -161,11 +169,15 @@ class Fetcher:
             self._to_child.close()
         except OSError:
             pass
-        try:
-            code = self._child.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self._child.kill()
-            code = self._child.wait()
+        return ended_by_itself
+
+    def ended(
+        self, ended_by_itself: bool, deadline: float, say: Callable[[str], None] | None = None
+    ) -> str | None:
+        """Wait until the child `close`d has ended (killed at `deadline`, or at a second
+        Ctrl-C); what went wrong with it, if anything did (one line). `say` is told, once, when
+        the child is still storing its last replies a second later."""
+        code = _ended(self._child, deadline, say)
         if not (self.started and ended_by_itself and code):
             return None
         if self._stderr_reader.is_alive():
@@ -274,18 +286,42 @@ class Fetchers:
         if (child := self._owner.get((eval, item_id))) is not None:
             child.wait(eval, item_id)
 
-    def stop(self) -> str | None:
-        """End the children; what went wrong with them, if anything did (one line)."""
-        problems = [problem for child in self._children if (problem := child.stop())]
+    def stop(self, say: Callable[[str], None] | None = None) -> str | None:
+        """End the children (all told at once: their graces overlap); what went wrong with
+        them, if anything did (one line)."""
+        ended = [child.close() for child in self._children]
+        deadline = time.monotonic() + GRACE + 2
+        problems = [
+            problem
+            for child, by_itself in zip(self._children, ended)
+            if (problem := child.ended(by_itself, deadline, say))
+        ]
         return "; ".join(dict.fromkeys(problems)) or None
+
+
+def _ended(child: subprocess.Popen[bytes], deadline: float, say: Callable[[str], None] | None):
+    """The exit code of `child`, once it ends by itself, or once it is killed: at `deadline`,
+    or at a Ctrl-C while it is waited for (the user's "drop them")."""
+    try:
+        try:
+            return child.wait(timeout=max(0.0, min(1.0, deadline - time.monotonic())))
+        except subprocess.TimeoutExpired:
+            if say is not None:
+                say(KEEPING)
+                say = None
+            return child.wait(timeout=max(0.0, deadline - time.monotonic()))
+    except (subprocess.TimeoutExpired, KeyboardInterrupt):
+        child.kill()
+        return child.wait()
 
 
 class ChildProcesses:
     """The `Asker` that hands a process's runs to its asking children (`Fetchers`); a published
     run (only read from its folder) is asked on threads of this process."""
 
-    def __init__(self, children: Fetchers):
+    def __init__(self, children: Fetchers, say: Callable[[str], None] | None = None):
         self._children = children
+        self._say = say
         self._handed: dict[int, str] = {}  # id(run) -> eval, of the runs the children ask
         self._threads: Threads | None = None
 
@@ -318,7 +354,7 @@ class ChildProcesses:
     def stop(self) -> str | None:
         if self._threads is not None:
             self._threads.stop()
-        return self._children.stop()
+        return self._children.stop(self._say)
 
 
 class _Sender(pickle.Pickler):
@@ -409,15 +445,17 @@ def main(found: str, sdks: Sequence[str]) -> None:
         work: list[RunSpec] = _Receiver(sys.stdin.buffer, specs).load()
     except EOFError:  # the parent needed no calls
         return
-    threading.Thread(target=_exit_when_parent_leaves, daemon=True).start()
-    threads = [thread for each in work for thread in _answer(each, providers)]
-    for thread in threads:
-        thread.join()
+    answering = [_answer(each, providers) for each in work]
+    threading.Thread(target=_exit_when_parent_leaves, args=(answering,), daemon=True).start()
+    for _, threads in answering:
+        for thread in threads:
+            thread.join()
 
 
-def _answer(spec: RunSpec, providers: dict[int, Any]) -> list[threading.Thread]:
-    """Answer the run `spec` ahead of its items; `providers`: those made for the specs `prepare`
-    sent, by the id of the spec (the work refers to those very objects)."""
+def _answer(spec: RunSpec, providers: dict[int, Any]) -> tuple[EvalRun, list[threading.Thread]]:
+    """Answer the run `spec` ahead of its items: the run, and the threads answering it;
+    `providers`: those made for the specs `prepare` sent, by the id of the spec (the work
+    refers to those very objects)."""
     from evals.providers import deferred_provider, make_provider
     from evals.run import build_run
 
@@ -446,7 +484,7 @@ def _answer(spec: RunSpec, providers: dict[int, Any]) -> list[threading.Thread]:
             )
         _say(["done", spec.eval, sample.id])
 
-    return run.prefetch(spec.samples, threads=spec.concurrency, done=done)
+    return run, run.prefetch(spec.samples, threads=spec.concurrency, done=done)
 
 
 _say_lock = threading.Lock()
@@ -459,10 +497,19 @@ def _say(message: list[Any]) -> None:
         sys.stdout.buffer.flush()
 
 
-def _exit_when_parent_leaves() -> None:
-    """The parent closes stdin when its session ends (or dies): nothing is left to answer."""
+def _exit_when_parent_leaves(answering: list[tuple[EvalRun, list[threading.Thread]]]) -> None:
+    """The parent closes stdin when its session ends (or dies): no new call is started, and
+    the calls in flight get `GRACE` seconds to be stored (none, for a run that ended with a
+    fatal error: its endpoint answers nothing worth keeping); an early end (Ctrl-C) then costs
+    the rerun only what was never asked."""
     while os.read(0, 65536):  # the raw descriptor: a buffered read here would hold its lock at exit
         pass
+    for run, _ in answering:
+        run.stop()
+    deadline = time.monotonic() + GRACE
+    for run, threads in answering:
+        for thread in threads if run.fatal is None else ():
+            thread.join(max(0.0, deadline - time.monotonic()))
     os._exit(0)
 
 

@@ -11,6 +11,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol, TypeVar
 
+# When a session ends early (Ctrl-C, a fatal error, its parent gone), no new call is started
+# and those in flight get this long to be answered and stored: the rerun does not pay for
+# them again. What the user is told while they are waited for:
+GRACE = 10.0
+KEEPING = (
+    f"keeping the replies in flight: waiting up to {GRACE:.0f} s for them to be stored "
+    "(Ctrl-C again leaves them, to be asked again)"
+)
+
 # The runs an asker asks for (`evals.run.EvalRun`), a parameter so that this interface, which
 # the run module imports, imports nothing of it back (no cycle, not even for the type checker).
 EvalRun = TypeVar("EvalRun", contravariant=True)
@@ -32,4 +41,5 @@ class Asker(Protocol[EvalRun]):
         or None: then the item makes it itself when it is not cached."""
 
     def stop(self) -> str | None:
-        """Stop asking; what went wrong with it, if anything did (one line)."""
+        """Stop asking: no new call, those in flight given `GRACE` seconds to be stored; what
+        went wrong with it, if anything did (one line)."""

@@ -3,18 +3,23 @@ latency overlaps even though pytest runs one item at a time per process."""
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
+
+from evals.askers.protocol import GRACE, KEEPING
 
 
 class PrefetchingRun(Protocol):
     """What of a run (`evals.run.EvalRun`, which imports this module) the threads use."""
 
     concurrency: int
+    fatal: Any
 
     def prefetch(
         self, samples: Sequence[Any], *, threads: int, done: Callable[[Any], None] | None = None
-    ) -> Any: ...
+    ) -> list[threading.Thread]: ...
 
     def stop(self) -> None: ...
 
@@ -23,13 +28,13 @@ class Threads:
     """Asks on background threads of this process (`EvalRun.prefetch`); also the asker of a
     run nothing asks ahead for (verify): then `start` is never called."""
 
-    def __init__(self) -> None:
-        self._runs: list[PrefetchingRun] = []
+    def __init__(self, say: Callable[[str], None] | None = None) -> None:
+        self._runs: list[tuple[PrefetchingRun, list[threading.Thread]]] = []
+        self._say = say
 
     def start(self, runs: Sequence[tuple[PrefetchingRun, Sequence[Any]]]) -> None:
         for run, samples in runs:
-            self._runs.append(run)
-            run.prefetch(samples, threads=run.concurrency)
+            self._runs.append((run, run.prefetch(samples, threads=run.concurrency)))
 
     def wait(self, run: PrefetchingRun, item_id: str) -> None:
         pass  # a call a thread is making is waited for by its record (`EvalRun._asking`)
@@ -38,6 +43,19 @@ class Threads:
         return None
 
     def stop(self) -> str | None:
-        for run in self._runs:
+        """No new call; those in flight get `GRACE` seconds to be stored (none for a run that
+        ended with a fatal error), or until a second Ctrl-C."""
+        for run, _ in self._runs:
             run.stop()
+        deadline, say = time.monotonic() + GRACE, self._say
+        try:
+            for run, threads in self._runs:
+                for thread in threads if run.fatal is None else ():
+                    thread.join(max(0.0, min(1.0, deadline - time.monotonic())))
+                    if thread.is_alive() and say is not None:
+                        say(KEEPING)
+                        say = None
+                    thread.join(max(0.0, deadline - time.monotonic()))
+        except KeyboardInterrupt:
+            pass  # the user's "leave them": daemon threads, they end with the process
         return None

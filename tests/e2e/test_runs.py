@@ -16,6 +16,7 @@ import re
 import signal
 import subprocess
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -53,7 +54,8 @@ def test_wrong_fails_gates_on_a_perfect_score(server, tmp_path):
 
 def test_ctrl_c_ends_a_run_in_one_line_and_the_rerun_says_what_it_read_back(tmp_path):
     """Ctrl-C printed pytest's KeyboardInterrupt banner and a line of threading.py; the rerun
-    did not say how much came from the run folder."""
+    did not say how much came from the run folder; the requests in flight were dropped, to be
+    paid again by the rerun (24 asked, 16 kept): now they get a grace to be stored."""
     with OpenAIServer(Student(), latency=0.3) as server:
         command = harness_command(
             *model_args(server),
@@ -68,6 +70,7 @@ def test_ctrl_c_ends_a_run_in_one_line_and_the_rerun_says_what_it_read_back(tmp_
         stdout, _ = process.communicate(timeout=120)
         kept = len(list((tmp_path / "runs").glob("multiple_choice/*/calls/*/candidate.json")))
         asked = len(server.requests)
+        assert kept == asked, f"{asked} asked before the interrupt, {kept} kept"
         again = run_harness(
             *model_args(server),
             "-m",
@@ -88,6 +91,19 @@ def test_ctrl_c_ends_a_run_in_one_line_and_the_rerun_says_what_it_read_back(tmp_
         in again.stdout
     )
     assert asked_again == N_MC - kept  # only what was not kept is asked again
+
+
+def _group_alive(group: int) -> bool:
+    """Whether a process of the group `group` still runs (a zombie, which an init that reaps
+    nothing may keep, does not count)."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:  # ended meanwhile
+            continue
+        if fields[0] != "Z" and int(fields[2]) == group:
+            return True
+    return False
 
 
 def model_args(server, *extra):
@@ -251,10 +267,13 @@ def test_a_run_killed_midway_resumes_without_asking_finished_items_again(student
         wait_for(lambda: len(server.requests) >= 12, "the run's twelfth request")
         harness.send_signal(signal.SIGKILL)
         harness.wait()
+        # Its asking child, told by its stdin's end, stores the replies in flight, then ends.
+        wait_for(lambda: not _group_alive(harness.pid), "the asking child to end")
         calls = tmp_path / "runs" / "multiple_choice"
         finished = {p.parent.name for p in calls.glob("*/calls/*/candidate.json")}
         before = len(server.requests)
         assert 8 <= len(finished) < N_MC
+        assert len(finished) == before  # nothing asked before the kill was lost
 
         done = run_harness(
             *model_args(server),
