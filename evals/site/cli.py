@@ -1,7 +1,8 @@
 """The `build` command (`uv run build`, `python -m evals.site`): `--check` says whether the
 files under site/ are as the data makes them (exit 1 naming the stale ones), `--write`
 rewrites those that are not; one line says what was written, removed or found stale, and bad
-data is one line naming the file, exit 2."""
+data is one line naming the file, exit 2. `--view PATH` writes a local page of one run
+(`evals.site.view`), says where in one line and opens it in the browser (not with --no-open)."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="build",
         description="Build the leaderboard site's data from data/models.json, data/results/ and "
-        "data/runs/: site/data.js "
+        "data/runs/ (or with --view, a local page of any one run): site/data.js "
         "(scores with 95% intervals, paired comparisons, suite cost) and a page of data per published model "
         "(site/models/<file name>.js, shown by site/model.html: each item's question, reply and verdict).",
     )

@@ -260,7 +260,12 @@ def _identity_section(run: Run) -> str:
     if run.result_path is not None:
         facts.append(("Result file", str(run.result_path)))
     facts.append(
-        ("Run folder", str(run.folder) if run.folder else "not here: the rows alone are shown")
+        (
+            "Run folder",
+            str(run.folder)
+            if run.folder
+            else "not here: the rows alone are shown (--runs DIR says where the run folders are)",
+        )
     )
     if run.result is not None:
         result = run.result
