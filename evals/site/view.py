@@ -315,7 +315,7 @@ def _item(run: Run, item: Item) -> str:
     badges = [
         f'<span class="badge status {_text(status)}">{_text(STATUS.get(status, status))}</span>'
     ]
-    band = row.get(run.task.band_field) if row and run.task.bands else None
+    band = _band(run.task, row)
     if band:
         badges.append(f'<span class="badge band">{_text(str(band))}</span>')
     if row and row.get("epoch"):
@@ -368,6 +368,16 @@ def _item(run: Run, item: Item) -> str:
     parts += [_block(s.label, s.text, "passage") for s in shown if s.block]
     parts.append("</article>")
     return "".join(parts)
+
+
+def _band(task: Task, row: Mapping[str, Any] | None) -> str | None:
+    """A row's band, of an eval with bands (None: it has none, or the row says none)."""
+    if row is None or not task.bands:
+        return None
+    try:
+        return task.band(dict(row))
+    except (KeyError, TypeError):
+        return None
 
 
 def _outcome(task: Task, row: dict[str, Any] | None, candidate: Mapping[str, Any]) -> str:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import html
 import json
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -60,20 +59,26 @@ def model(request) -> Answer:
     return Answer(reply_to(question, prompt) if question else "I do not know.")
 
 
-@pytest.fixture(scope="module")
-def run(tmp_path_factory) -> Path:
-    """A finished run of the multiple choice eval: its data folder (results/, runs/)."""
-    data = tmp_path_factory.mktemp("data")
+def hostile_run(data: Path, *flags: str) -> subprocess.CompletedProcess:
+    """`pytest -m multiple_choice` against the hostile model, into `data` (results/, runs/)."""
     with OpenAIServer(model) as server:
-        done = run_harness(
+        return run_harness(
             "--provider=live",
             "--model=hostile-1",
             f"--base-url={server.url}/v1",
             "-m",
             "multiple_choice",
+            *flags,
             run_dir=data / "runs",
             results_dir=data / "results",
         )
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory) -> Path:
+    """A finished run of the multiple choice eval: its data folder."""
+    data = tmp_path_factory.mktemp("data")
+    done = hostile_run(data)
     assert result_files(data / "results", "multiple_choice"), done.stdout[-3000:] + done.stderr
     return data
 
@@ -142,24 +147,23 @@ def test_a_result_file_without_its_run_folder_shows_its_rows(run, tmp_path):
     assert "Run folder</dt><dd>not here" in text
 
 
-def test_an_unfinished_run_folder_gets_a_page_of_what_it_asked_and_was_answered(run, tmp_path):
-    """A run folder without its result file (the run was stopped before the end): its page is
+def test_an_unfinished_run_folder_gets_a_page_of_what_it_asked_and_was_answered(tmp_path):
+    """A run of some of the eval's items (`-k`) writes no result file: its run folder's page is
     made of the calls it stored, marked unfinished; a record cut short is left out, counted."""
-    data = tmp_path / "data"
-    shutil.copytree(run, data)
-    (path,) = result_files(data / "results", "multiple_choice")
-    path.unlink()
-    folder = data / "runs" / "multiple_choice" / path.stem
+    picked = [q["id"] for q in MC[:4]]
+    done = hostile_run(tmp_path, "-k", " or ".join(picked))
+    assert "no result file written" in done.stdout, done.stdout[-3000:] + done.stderr
+    (folder,) = (tmp_path / "runs" / "multiple_choice").iterdir()
     (folder / "calls" / MC[2]["id"] / "candidate.json").write_text('{"format": 1, "item"')
 
     out, said = written(view(folder, temp=tmp_path))
-    assert said == f"unfinished, {len(MC) - 1} answers"
-    assert out == tmp_path / "roblox-evals-view" / f"multiple_choice-{path.stem}.html"
+    assert said == "unfinished, 3 answers"
+    assert out == tmp_path / "roblox-evals-view" / f"multiple_choice-{folder.name}.html"
     text = out.read_text(encoding="utf-8")
     assert 'data-state="unfinished"' in text
     assert '<p class="unfinished" id="unfinished">Unfinished: no result file yet' in text
     assert "<dt>Unreadable records</dt><dd>1 (cut short" in text
-    assert text.count('<article class="item" data-status="pending"') == len(MC) - 1
+    assert text.count('<article class="item" data-status="pending"') == 3
     assert f'data-id="{MC[2]["id"]}"' not in text
     hostile = item_html(text, MC[0]["id"])
     assert "answered, not graded yet" in hostile
