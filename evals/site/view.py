@@ -188,6 +188,9 @@ def page(run: Run) -> str:
         _identity_section(run),
         _items(run),
         "</main>",
+        '<footer class="page-footer"><p>Written by <code>uv run build --view</code> from '
+        f"<code>{_text(str(run.result_path or run.folder))}</code>: one run's page, on this machine "
+        "only; the leaderboard shows published runs (<code>uv run build --write</code>).</p></footer>",
     ]
     style = (SITE / "style.css").read_text(encoding="utf-8").replace("</", "<\\/")
     return "\n".join(
@@ -235,7 +238,8 @@ def _scores(run: Run) -> str:
     )
     cells = []
     for label, part in rows:
-        value, ci = part.get("accuracy"), part.get("ci95")
+        # a band without answers has no score, whatever its summary's 0.0 says
+        value, ci = (part.get("accuracy"), part.get("ci95")) if part.get("n") else (None, None)
         answers = f"{part.get('correct', 0):,} of {part.get('n', 0):,}"
         if part.get("epochs"):
             answers += f" ({part['questions']:,} questions × {part['epochs']} epochs)"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 import json
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -83,11 +84,14 @@ def run(tmp_path_factory) -> Path:
     return data
 
 
-def view(path: Path, *flags: str, temp: Path | None = None) -> subprocess.CompletedProcess:
-    """`build --view PATH --no-open`, as a user runs it (with `temp` its temp folder)."""
-    env = harness_env(**({"TMPDIR": str(temp)} if temp else {}))
-    command = [sys.executable, "-m", "evals.site", "--view", str(path), "--no-open", *flags]
-    return run_cli(command, env=env)
+def view(
+    path: Path, *flags: str, temp: Path | None = None, opened: bool = False, **env: str
+) -> subprocess.CompletedProcess:
+    """`build --view PATH --no-open` (`opened`: without --no-open), as a user runs it (with
+    `temp` its temp folder)."""
+    env |= {"TMPDIR": str(temp)} if temp else {}
+    command = [sys.executable, "-m", "evals.site", "--view", str(path), *flags]
+    return run_cli(command if opened else [*command, "--no-open"], env=harness_env(**env))
 
 
 def written(done: subprocess.CompletedProcess) -> tuple[Path, str]:
@@ -137,6 +141,20 @@ def test_a_result_file_gets_a_page_with_its_score_identity_and_every_item_escape
     assert "<details><summary>Reply (" in huge
     assert f"{HUGE - 200_000 + len(chr(10) + 'Answer: X'):,} more characters, cut here" in huge
     assert len(text) < 1_000_000
+
+
+def test_the_page_is_opened_in_the_browser_unless_no_open(run, tmp_path):
+    """The browser is the user's (`$BROWSER`, which `webbrowser` runs): here a command that
+    writes down the address it was given."""
+    (path,) = result_files(run / "results", "multiple_choice")
+    told = tmp_path / "told"
+    script = "import pathlib, sys; pathlib.Path(sys.argv[1]).write_text(sys.argv[2])"
+    browser = f"{sys.executable} -c {shlex.quote(script)} {told} %s"
+    out, _ = written(view(path, f"--out={tmp_path / 'page.html'}", opened=True, BROWSER=browser))
+    assert told.read_text() == out.resolve().as_uri()
+    told.unlink()
+    written(view(path, f"--out={tmp_path / 'page.html'}", BROWSER=browser))
+    assert not told.exists()
 
 
 def test_a_result_file_without_its_run_folder_shows_its_rows(run, tmp_path):

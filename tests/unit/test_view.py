@@ -59,6 +59,7 @@ def test_the_default_shows_the_graded_fields_a_row_holds_escaped(registered):  #
     assert "<title>m&lt;x&gt; · Spelling bee — local run page</title>" in text
     assert '<span class="badge band">long</span>' in text
     assert '<th scope="row">long</th>' in text and "0.0–79.3" in text  # each band's score
+    assert '<th scope="row">short</th><td class="num score" title="—">—' in text  # none answered
 
 
 def test_an_evals_own_parts_are_escaped_and_passages_kept_as_written(registered):  # noqa: F811
