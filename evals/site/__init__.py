@@ -45,8 +45,9 @@ its name is not its run's; the entry's files from different runs).
 
 The package: `board` (the board's model: the published entries read and checked, their
 order, scores, comparisons and costs, each model page's content), `rendering` (the files
-under site/ made of it, which of them are stale, writing them) and `cli` (the `build`
-command, `main`). Every name is importable from `evals.site` as before the split."""
+under site/ made of it, which of them are stale, writing them), `view` (`build --view PATH`:
+a self-contained local page of any one run, a result file or a run folder, published or not)
+and `cli` (the `build` command, `main`). Every name is importable from `evals.site` as before the split."""
 
 from __future__ import annotations
 

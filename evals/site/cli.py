@@ -1,14 +1,17 @@
 """The `build` command (`uv run build`, `python -m evals.site`): `--check` says whether the
 files under site/ are as the data makes them (exit 1 naming the stale ones), `--write`
 rewrites those that are not; one line says what was written, removed or found stale, and bad
-data is one line naming the file, exit 2."""
+data is one line naming the file, exit 2. `--view PATH` writes a local page of one run
+(`evals.site.view`), says where in one line and opens it in the browser (not with --no-open)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+import webbrowser
 from pathlib import Path
 
+from evals.atomic import write_text_atomic
 from evals.entry_points import ExtensionError
 from evals.errors import DataFileError
 from evals.models_file import MODELS, RESULTS
@@ -28,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="build",
         description="Build the leaderboard site's data from data/models.json, data/results/ and "
-        "data/runs/: site/data.js "
+        "data/runs/ (or with --view, a local page of any one run): site/data.js "
         "(scores with 95% intervals, paired comparisons, suite cost) and a page of data per published model "
         "(site/models/<file name>.js, shown by site/model.html: each item's question, reply and verdict).",
     )
@@ -42,6 +45,23 @@ def main(argv: list[str] | None = None) -> int:
         "--check",
         action="store_true",
         help="exit 1 if a file under site/ is stale (or a model page is left over)",
+    )
+    mode.add_argument(
+        "--view",
+        type=Path,
+        metavar="PATH",
+        help="a local page of one run, published or not: PATH is a result file or a run folder (an "
+        "unfinished run shows what it has asked and been answered so far); prints the page's path and "
+        "opens it in the browser",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        metavar="FILE",
+        help="with --view: where to write the page (default: <temp dir>/roblox-evals-view/<eval>-<run>.html)",
+    )
+    parser.add_argument(
+        "--no-open", action="store_true", help="with --view: write the page, do not open it"
     )
     parser.add_argument(
         "--models",
@@ -68,6 +88,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     escape_unencodable(sys.stdout)  # a folder's name in a cp1252 pipe
+    if args.view is None and (args.out is not None or args.no_open):
+        parser.error("--out and --no-open go with --view PATH")
+    if args.view is not None:
+        return _view(args.view, out=args.out, runs=args.runs, open_it=not args.no_open)
 
     if args.models is not None and not args.models.is_file():
         print(f"build: {args.models}: no such models file", file=sys.stderr)
@@ -120,6 +144,32 @@ def main(argv: list[str] | None = None) -> int:
     done = [f"wrote {_listed(written)}"] if written else []
     done += [f"removed {_listed(removed)}"] if removed else []
     print(f"{'; '.join(done)} ({models})")
+    return 0
+
+
+def _view(path: Path, *, out: Path | None, runs: Path | None, open_it: bool) -> int:
+    """`build --view PATH`: the run's page written, its path printed, the page opened."""
+    from evals.site import view  # only this mode needs it
+
+    try:
+        run = view.read_run(path, runs_dir=runs)
+        text = view.page(run)
+        out = out or view.default_out(run)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(out, text)
+    except (DataFileError, ExtensionError) as error:
+        print(printable(f"build: {error}"), file=sys.stderr)
+        return 2
+    except OSError as error:
+        where = error.filename or path
+        print(printable(f"build: {where}: {error.strerror or error}"), file=sys.stderr)
+        return 2
+    state = "unfinished, " if run.result is None else ""
+    print(printable(f"wrote {out} ({state}{len(run.items):,} answers)"))
+    if open_it and not webbrowser.open(out.resolve().as_uri()):
+        print(
+            f"build: no browser to open it in: open {printable(str(out))} yourself", file=sys.stderr
+        )
     return 0
 
 

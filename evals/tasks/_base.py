@@ -12,6 +12,7 @@ one."""
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from contextlib import AbstractContextManager
@@ -58,6 +59,19 @@ class Column:
     label: str
     band: str | None = None
     averaged: bool = True
+
+
+@dataclass(frozen=True)
+class Shown:
+    """One thing an item's local page (`build --view`, `Task.shown`) shows of its grading: a
+    label and its text, both plain text that the page escapes (never HTML). `block`: a passage
+    (a judge's reply, a test's output), kept as written and folded when long; else a one-line
+    fact. `mark`: the outcome it stands for (`correct`, `wrong`, `unparseable`), for its colour."""
+
+    label: str
+    text: str
+    block: bool = False
+    mark: str | None = None
 
 
 @dataclass(frozen=True)
@@ -185,6 +199,22 @@ class Task(ABC):
     def judge_request(self, sample: Any, completion: Completion) -> Request | None:
         """What the judges are asked about this reply; None when no judge is asked."""
         return None
+
+    def shown(
+        self, row: Mapping[str, Any] | None, calls: Mapping[str, Mapping[str, Any]]
+    ) -> list[Shown]:
+        """What an item's local page (`build --view`) shows of its grading, beside what every
+        eval's shows (the question asked, the reply, its reasoning, the outcome): what was read
+        from the reply and how it was judged. `row`: its result row (None: the run is
+        unfinished, nothing is graded yet); `calls`: its cache records in the run folder by role
+        (`candidate`, `judge-0`...), as stored. By default each of `graded_fields` the row holds."""
+        if row is None:
+            return []
+        return [
+            Shown(name, value if isinstance(value, str) else json.dumps(value, sort_keys=True))
+            for name in self.graded_fields
+            if (value := row.get(name)) not in (None, "", [], {})
+        ]
 
     def explain(self, row: dict[str, Any]) -> str:
         """One line for a failed item's report."""

@@ -9,7 +9,7 @@ import dataclasses
 from evals.datasets import robloxqa
 from evals.grading import judge_spec
 from evals.messages import Request, Usage
-from evals.tasks import Task, register_task
+from evals.tasks import Shown, Task, register_task
 
 
 @register_task
@@ -85,6 +85,55 @@ class Freeform(Task):
             "agreed": judges.unanimous(verdicts),
             "judgeUsage": dataclasses.asdict(sum((reply.usage for reply in replies), Usage())),
         }
+
+    def shown(self, row, calls):
+        """Each judge's verdict and its own reply (what the verdict was read from), and whether
+        they agreed; of an unfinished run, the judges' replies stored so far."""
+        verdicts = (row or {}).get("verdicts") or []
+        asked = sorted(
+            (int(role[6:]), record)
+            for role, record in calls.items()
+            if role.startswith("judge-") and role[6:].isdigit()
+        )
+        count = max(len(verdicts), max((i + 1 for i, _ in asked), default=0))
+        stored = dict(asked)
+        parts = []
+        for i in range(count):
+            record = stored.get(i) or {}
+            provider = record.get("request", {}).get("provider") or {}
+            name = (
+                verdicts[i]["judge"]
+                if i < len(verdicts)
+                else (
+                    f"{provider.get('provider')}:{provider.get('model')}"
+                    if provider
+                    else f"judge {i + 1}"
+                )
+            )
+            if i < len(verdicts):
+                verdict = verdicts[i]["verdict"]
+                mark = {"CORRECT": "correct", "INCORRECT": "wrong"}.get(
+                    verdict or "", "unparseable"
+                )
+                parts.append(
+                    Shown(f"Judge {name}", verdict or "unparseable: no verdict read", mark=mark)
+                )
+            if "response" in record:
+                parts.append(
+                    Shown(f"{name} replied", record["response"].get("text") or "", block=True)
+                )
+            elif "error" in record:
+                parts.append(Shown(f"{name}'s call failed", record["error"].get("message", "")))
+        if verdicts:
+            parts.append(
+                Shown(
+                    "Judges",
+                    "unanimous" if row and row.get("agreed") else "split: the majority decides",
+                )
+            )
+        if row and row.get("note"):
+            parts.append(Shown("Note", row["note"]))
+        return parts
 
     def explain(self, row):
         if not row["verdicts"]:

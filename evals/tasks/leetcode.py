@@ -18,7 +18,7 @@ from evals.grading.luau_code import extract_code
 from evals import luau  # the sandbox loads when a run is built (`resources`), not to plan one
 from evals.luau.budget import WORK_BUDGET_FACTOR, WORK_BUDGET_FLOOR, work_budget_for
 from evals.names import file_name
-from evals.tasks import Column, Scoring, Task, question_of, register_task
+from evals.tasks import Column, Scoring, Shown, Task, question_of, register_task
 
 
 def http_url(value: str) -> str | None:
@@ -140,6 +140,30 @@ class LeetCode(Task):
 
     def band(self, row: dict[str, Any]) -> str:
         return row[self.band_field]
+
+    def shown(self, row, calls):
+        """The Luau tests' outcome: how many passed, why the rest failed, the work the code did
+        against its budget, what ran unmetered; or why the problem could not be scored."""
+        if row is None:
+            return []
+        parts = []
+        if row.get("tests"):
+            parts.append(Shown("Tests passed", row["tests"], mark=row["status"]))
+        if row.get("note"):
+            parts.append(Shown("Tests said", row["note"], block="\n" in row["note"]))
+        if isinstance(row.get("work"), int):
+            budget = row.get("workBudget")
+            of = (
+                f" of a budget of {budget:,}"
+                if isinstance(budget, int)
+                else " (no budget: not meterable)"
+            )
+            parts.append(Shown("Work", f"{row['work']:,}{of}"))
+        if row.get("unmetered"):
+            parts.append(Shown("Ran unmetered", str(row["unmetered"])))
+        if row["status"] == "datasetError" and row.get("error"):
+            parts.append(Shown("Not scored", row["error"], mark="datasetError"))
+        return parts
 
     def summarize(self, rows):
         """With --epochs K: pass@1 and pass@K, unbiased (HumanEval's estimator) over problems."""

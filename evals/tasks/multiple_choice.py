@@ -4,9 +4,11 @@ unparseable, never guessed."""
 
 from __future__ import annotations
 
+import re
+
 from evals.datasets import robloxqa
 from evals.grading.multiple_choice import LETTERS, extract_letter
-from evals.tasks import Task, register_task
+from evals.tasks import Shown, Task, register_task
 
 
 @register_task
@@ -66,7 +68,48 @@ class MultipleChoice(Task):
     def summarize(self, rows):
         return {"unparseable": sum(r["status"] == "unparseable" for r in rows)}
 
+    def shown(self, row, calls):
+        """Each choice (from the prompt asked, so the page needs no dataset), the expected one
+        and the one answered marked; then the letter read from the reply."""
+        prompt = (calls.get("candidate") or {}).get("request", {}).get("prompt")
+        expected, answer = (row or {}).get("expected"), (row or {}).get("answer")
+        parts = []
+        for letter, text in choices_asked(prompt) if isinstance(prompt, str) else []:
+            marks = [
+                m
+                for m, hit in (("expected", letter == expected), ("answered", letter == answer))
+                if hit
+            ]
+            mark = None if not marks else "correct" if letter == expected else "wrong"
+            parts.append(
+                Shown(f"{letter})", text + (f"  ({', '.join(marks)})" if marks else ""), mark=mark)
+            )
+        if row is not None and "expected" in row:
+            read = answer or "none: no answer letter in the reply (unparseable, never guessed)"
+            parts += [
+                Shown("Letter read", read, mark=row["status"]),
+                Shown("Expected", str(expected)),
+            ]
+        return parts
+
     def explain(self, row):
         if row["answer"] is None:
             return f"no answer letter found in the reply; expected {row['expected']}"
         return f"answered {row['answer']}, expected {row['expected']}"
+
+
+_CHOICE = re.compile(r"^([A-Z])\) ", re.MULTILINE)
+
+
+def choices_asked(prompt: str) -> list[tuple[str, str]]:
+    """The lettered choices of a prompt of this eval's (`prompt`), or none when it is not laid
+    out as one (a prompt of another version)."""
+    head, cut, _ = prompt.rpartition("\n\nThink it through")
+    start = head.find("\n\nA) ")
+    if not cut or start < 0:
+        return []
+    parts = _CHOICE.split(head[start + 2 :])  # ["", "A", "text\n", "B", ...]
+    letters, texts = parts[1::2], parts[2::2]
+    if parts[0] or letters != list(LETTERS[: len(letters)]):
+        return []
+    return [(letter, text.rstrip("\n")) for letter, text in zip(letters, texts)]

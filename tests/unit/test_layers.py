@@ -75,6 +75,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "evals.publish",
             "evals.site.board",
             "evals.site.rendering",
+            "evals.site.view",
             "evals.metadata",
         ),
     ),
