@@ -607,6 +607,30 @@ def test_a_dead_anthropic_endpoint_ends_the_run_in_one_line(tmp_path):
     assert len(stopped_lines(done, f"nothing answers at {url} ")) == 1, done.stdout[-3000:]
 
 
+@pytest.mark.parametrize("seconds, shown", [(999, "17 min"), (3601, "60 min"), (86400, "24.0 h")])
+def test_a_retry_after_past_the_patience_ends_the_run_in_one_line(
+    student, tmp_path, seconds, shown
+):
+    # 901 s to an hour failed every item, one block each; past an hour the run stopped. One
+    # limit now: whatever the wait past it, the run stops in one line, and resumes later.
+    with OpenAIServer(student) as server:
+        server.fail_next(100, 429, retry_after=seconds)
+        done = run(tmp_path, *live(server))
+        server.clear()
+        resumed = run(tmp_path, *live(server))
+
+    assert done.returncode != 0
+    (line,) = stopped_lines(done, f"the provider asks to retry in {shown} ")
+    assert "past the 15 min a request waits on rate limits" in line, line
+    assert "rerun the same command then to resume" in line
+    assert (
+        done.stdout.count("ERROR at setup") <= 1 and "ApiError" not in done.stdout
+    )  # no block per item
+    assert read_result(tmp_path / "results", "multiple_choice")["summary"]["apiErrors"] == 0, (
+        resumed.stdout[-2000:]
+    )
+
+
 def test_an_endpoint_that_answered_and_then_went_away_only_fails_its_items(student, tmp_path):
     # Not dead: a server that stops mid-run fails the items it leaves (retried by a rerun);
     # its first answers are kept.
