@@ -319,7 +319,7 @@ class EvalRun:
                 item_id, role, record
             )  # collected meanwhile, by another process
             if answer is None:
-                raise BatchWaiting(waiting.batch, waiting.status)
+                raise BatchWaiting(waiting.batch, waiting.status, waiting.since)
             return answer
         if wait and (asking := self._asking.get(key)):
             asking.wait()  # a prefetch thread of this process is asking: no need to take the file lock

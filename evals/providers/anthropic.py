@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from evals import urls
@@ -211,9 +211,12 @@ class AnthropicBatch(BatchAPI):
     def line(self, custom_id: str, request: Request) -> dict[str, Any]:
         return {"custom_id": custom_id, "params": self.provider._kwargs(request)}
 
-    def submit(self, name: str, lines: list[dict[str, Any]], *, since: float) -> BatchState:
+    def submit(
+        self, name: str, lines: list[dict[str, Any]], *, since: float, sending: Callable[[], None]
+    ) -> BatchState:
         import anthropic
 
+        sending()
         with _translated():
             try:
                 raw = self.client.messages.batches.with_raw_response.create(requests=lines)  # type: ignore[arg-type]  # SDK Requests: `line` makes them
