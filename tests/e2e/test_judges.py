@@ -58,14 +58,16 @@ def test_a_freeform_run_reads_verdicts_said_their_own_way_and_stays_under_the_ga
     assert "judges agreed 100%" in done.stdout, done.stdout[-3000:]
 
 
+def one_judge(server) -> list[str]:
+    """The Student as the candidate, judged by one judge, both on `server`."""
+    return model_flags(server)[:4]
+
+
 def test_one_judge_prints_no_agreement(tmp_path):
     """One judge always agrees with itself: its run says nothing of agreement."""
     with OpenAIServer(OwnWayJudges()) as server:
         done = run_harness(
-            "--provider=openai",
-            "--model=student-1",
-            f"--base-url={server.url}/v1",
-            f"--judge=live:judge-a@{server.url}/v1",
+            *one_judge(server),
             "-m",
             "freeform",
             run_dir=tmp_path / "runs",
@@ -136,15 +138,7 @@ def judge_requests(server, since: int = 0) -> list:
 
 def test_a_judges_cap_is_sent_and_is_part_of_the_judges_identity_and_absent_by_default(tmp_path):
     with OpenAIServer(OwnWayJudges()) as server:
-        args = [
-            "--provider=openai",
-            "--model=student-1",
-            f"--base-url={server.url}/v1",
-            f"--judge=live:judge-a@{server.url}/v1",
-            "-m",
-            "freeform",
-            "--limit=2",
-        ]
+        args = [*one_judge(server), "-m", "freeform", "--limit=2"]
         plain = run_harness(*args, run_dir=tmp_path / "runs", results_dir=tmp_path / "r0")
         before = len(server.requests)
         capped = run_harness(
