@@ -260,8 +260,11 @@ def call_with_retries(
                 raise _final(quota, attempt, provider) from None
             if error.kind == "rate_limit":
                 throttle.rate_limited(sent=sent)
-                give_up = waited_on_rate_limits + delay > policy.rate_limit_patience
-                waited_on_rate_limits += delay
+                # The wait asked for spends the patience, not the jitter added to it: a
+                # Retry-After within the limit (`_delay_after`) is waited out.
+                asked = error.retry_after if error.retry_after is not None else delay
+                give_up = waited_on_rate_limits + asked > policy.rate_limit_patience
+                waited_on_rate_limits += asked
             else:
                 give_up = attempt >= policy.attempts
             if give_up:

@@ -324,6 +324,18 @@ def test_sustained_429s_give_up_after_the_patience_budget(openai_server):
     assert 5 <= len(openai_server.requests) <= 12
 
 
+def test_a_retry_after_of_exactly_the_patience_is_waited_out_not_failed(openai_server):
+    # The jitter added to the wait is the harness's own: it does not spend the patience.
+    openai_server.fail_next(1, 429, retry_after=0.5)
+    provider = make_provider(ProviderSpec("openai", "gpt-5.5", base_url=openai_server.url + "/v1"))
+
+    completion = ask(
+        provider, policy=RetryPolicy(rate_limit_patience=0.5, base_delay=0.5, timeout=5)
+    )
+
+    assert completion.text and len(openai_server.requests) == 2
+
+
 @pytest.mark.parametrize("value", ["Wed, 21 Oct 2015 07:28:00 GMT", "soon"])
 def test_a_retry_after_date_or_garbage_falls_back_to_a_wait_not_a_crash(anthropic_server, value):
     anthropic_server.fail_next(1, 429, headers={"retry-after": value})
