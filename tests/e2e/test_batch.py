@@ -581,6 +581,29 @@ def test_a_batch_api_that_keeps_failing_is_one_line_and_a_run_without_batch_asks
     assert direct_calls(server) == len(MC) and batch_api_calls(server) == 0
 
 
+def test_a_run_without_batch_that_cannot_look_a_submission_up_says_which_and_since_when(
+    server, tmp_path
+):
+    # Killed after the upload: the API may have made the batch, so a run without --batch must
+    # look it up before asking directly; the lookup failing, the items wait, and say on what.
+    kill_at(
+        server,
+        tmp_path,
+        "between the upload and the create call",
+        [*flags(server, "--batch-wait"), "-m", "multiple_choice"],
+    )
+    server.inject_when(_is("GET", "/v1/batches"), Fault(status=500, retry_after=0))
+
+    done = run(tmp_path, *flags(server), "-m", "multiple_choice")
+
+    assert re.search(
+        rf"{len(MC)} items wait in batches \(a submission prepared \d{{4}}-\d\d-\d\d "
+        r"\d\d:\d\d:\d\d UTC, not yet known to the API\)",
+        done.stdout,
+    ), done.stdout[-2000:]
+    assert direct_calls(server) == 0
+
+
 @pytest.mark.parametrize(
     "moment, made",
     [
