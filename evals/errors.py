@@ -149,10 +149,11 @@ class ApiError(Exception):
 class BatchWaiting(Exception):
     """The call waits in a Batch API batch (`--batch`): the item is reported as waiting."""
 
-    def __init__(self, batch: str | None, status: str):
-        self.batch, self.status = batch, status
+    def __init__(self, batch: str | None, status: str, since: str | None = None):
+        self.batch, self.status, self.since = batch, status, since
         where = f"batch {batch} ({status})" if batch else "a batch not yet submitted"
-        super().__init__(f"waiting in {where}: run the same command again to collect it")
+        when = f" since {since}" if since else ""
+        super().__init__(f"waiting in {where}{when}: run the same command again to collect it")
 
 
 class RescoreFailed(Exception):

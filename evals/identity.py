@@ -211,6 +211,13 @@ def add_identity_options(add: Callable[..., Any], *, defaults: bool) -> None:
         metavar="PROVIDER:MODEL[@BASE_URL][,key=VAR]",
         help=JUDGE_HELP,
     )
+    add(
+        "--judge-max-tokens",
+        type=int,
+        default=None,
+        metavar="N",
+        help="cap on each judge's verdict tokens (default: none sent, the server's own)",
+    )
 
 
 def from_values(
@@ -311,6 +318,15 @@ def check(ident: Identity) -> None:
                 f"--judge {judge.name}: provider {judge.provider!r} is unknown"
                 f"{did_you_mean(judge.provider, list(PROVIDERS))}; choose one of {', '.join(PROVIDERS)}"
             )
+        if judge.max_tokens is None:
+            continue
+        if judge.max_tokens < 1:
+            raise UsageError(f"--judge-max-tokens must be at least 1 (got {judge.max_tokens})")
+        if "max_tokens" not in sent_by(PROVIDERS[judge.provider]):
+            raise UsageError(
+                f"--judge-max-tokens is not sent by --judge {judge.name} (provider {judge.provider}), "
+                "so it cannot be part of its run; leave it out, or name judges that take it"
+            )
 
 
 def sent_by(info: ProviderInfo) -> frozenset[str]:
@@ -350,7 +366,8 @@ def identity_from_config(
     a local file no longer there); raises DatasetError when neither says where it is."""
     values: dict[str, Any] = {f.name: config.get(f.key) for f in FIELDS}
     judges = tuple(
-        JudgeSpec(j["provider"], j["model"], j.get("baseUrl")) for j in config.get("judges", ())
+        JudgeSpec(j["provider"], j["model"], j.get("baseUrl"), max_tokens=j.get("maxTokens"))
+        for j in config.get("judges", ())
     )
     source = dataset_source
     if source is None or (is_local_file(config["dataset"]) and not Path(source).is_file()):
@@ -389,6 +406,8 @@ def to_flags(ident: Identity) -> list[str]:
         f"--dataset={name}={source}" for name, source in ident.datasets if source != "bundled"
     ]
     flags += [f"--judge={judge.flag}" for judge in ident.judges]
+    caps = {judge.max_tokens for judge in ident.judges} - {None}
+    flags += [f"--judge-max-tokens={cap}" for cap in caps]  # one flag caps them all
     return flags
 
 

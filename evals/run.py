@@ -113,6 +113,13 @@ def build_run(
     )
 
 
+def judge_request(judge: Provider, request: Request) -> Request:
+    """What a judge is asked: the task's question, with the judge's cap on its verdict's tokens
+    (--judge-max-tokens) when it has one; without, the request carries none (the server's default)."""
+    cap = judge.spec.max_tokens
+    return request if cap is None else dataclasses.replace(request, max_tokens=cap)
+
+
 @dataclass(frozen=True)
 class Call:
     """A model call an item needs: its item, its role (`candidate`, `judge-0`), whom it asks, what."""
@@ -254,10 +261,14 @@ class EvalRun:
             or (judged := self.task.judge_request(sample, reply)) is None
         ):
             return []
-        return [
-            Call(sample.id, f"judge-{i}", provider, judged)
+        asked = [
+            (i, provider, judge_request(provider, judged))
             for i, (_, provider) in enumerate(self.judges)
-            if self.cache.lookup(sample.id, f"judge-{i}", self.call_record(provider, judged))
+        ]
+        return [
+            Call(sample.id, f"judge-{i}", provider, request)
+            for i, provider, request in asked
+            if self.cache.lookup(sample.id, f"judge-{i}", self.call_record(provider, request))
             is None
         ]
 
@@ -281,7 +292,9 @@ class EvalRun:
 
     def judge(self, item_id: str, index: int, request: Request, *, wait: bool = True) -> Completion:
         _, provider = self.judges[index]
-        return self._call(item_id, f"judge-{index}", provider, request, wait=wait)
+        return self._call(
+            item_id, f"judge-{index}", provider, judge_request(provider, request), wait=wait
+        )
 
     def _call(
         self, item_id: str, role: str, provider: Provider, request: Request, *, wait: bool
@@ -319,7 +332,7 @@ class EvalRun:
                 item_id, role, record
             )  # collected meanwhile, by another process
             if answer is None:
-                raise BatchWaiting(waiting.batch, waiting.status)
+                raise BatchWaiting(waiting.batch, waiting.status, waiting.since)
             return answer
         if wait and (asking := self._asking.get(key)):
             asking.wait()  # a prefetch thread of this process is asking: no need to take the file lock
@@ -545,10 +558,11 @@ class _Scoring:
 
     def judge(self, item_id: str, index: int, request: Request) -> Completion:
         completion = self._run.judge(item_id, index, request, wait=self._wait)
+        provider = self._run.judges[index][1]
         self.calls.append(
             (
                 f"judge-{index}",
-                self._run.call_record(self._run.judges[index][1], request),
+                self._run.call_record(provider, judge_request(provider, request)),
                 completion,
             )
         )

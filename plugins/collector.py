@@ -44,9 +44,8 @@ class ResultsCollector:
     def __init__(self, config: pytest.Config):
         self.config = config
         self.rows: dict[str, dict[str, dict[str, Any]]] = {}
-        self.waiting: dict[
-            str, list[str | None]
-        ] = {}  # eval -> the batch each waiting item waits in
+        # eval -> the batch each waiting item waits in (None: not yet submitted), and since when
+        self.waiting: dict[str, list[tuple[str | None, str | None]]] = {}
         self.started = time.monotonic()
         self.started_at = time.time()  # a candidate record older than this was read back
         self.items = 0  # the items this session collected, for the line an interrupt ends with
@@ -99,7 +98,7 @@ class ResultsCollector:
                         self.wrong.append((report.nodeid, data["eval"], row))
             elif name == WAITING_PROPERTY and isinstance(value, str):
                 data = json.loads(value)
-                self.waiting.setdefault(data["eval"], []).append(data["batch"])
+                self.waiting.setdefault(data["eval"], []).append((data["batch"], data.get("since")))
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         s = settings(self.config)
@@ -138,10 +137,15 @@ class ResultsCollector:
         rows = self.rows.get(name)
         label = f"{name:<16}"
         if waiting := self.waiting.get(name):
-            batches = sorted({b for b in waiting if b})
+            batches = [
+                f"{printable(batch)} since {_when(since)}"
+                if batch
+                else f"a submission prepared {_when(since)}, not yet known to the API"
+                for batch, since in sorted(set(waiting), key=lambda w: (w[0] or "", w[1] or ""))
+            ]
             return [
                 f"{label} {len(waiting)} items wait in batches "
-                f"({', '.join(batches[:3])}{', ...' * (len(batches) > 3)}): "
+                f"({'; '.join(batches[:3])}{'; ...' * (len(batches) > 3)}): "
                 "no result file yet; run the same command again to collect them (evaluate NAME "
                 "--status shows their progress)"
             ]
@@ -356,3 +360,11 @@ class _Said:
     def __init__(self, message: str):
         self.reprcrash = self
         self.message = message
+
+
+def _when(iso: str | None) -> str:
+    """A ledger's time (ISO 8601, UTC) as a line shows it: `2026-05-01 14:03:09 UTC`."""
+    try:
+        return dt.datetime.fromisoformat(iso or "").strftime("%Y-%m-%d %H:%M:%S UTC")
+    except ValueError:
+        return "at a time not recorded"

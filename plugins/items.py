@@ -449,7 +449,10 @@ def graded(request: pytest.FixtureRequest, sample: Any) -> ItemOutcome:
         raise
     except BatchWaiting as waiting:
         request.node.user_properties.append(
-            (WAITING_PROPERTY, json.dumps({"eval": name, "batch": waiting.batch}))
+            (
+                WAITING_PROPERTY,
+                json.dumps({"eval": name, "batch": waiting.batch, "since": waiting.since}),
+            )
         )
         pytest.skip(str(waiting))
     request.node.user_properties.append((ROW_PROPERTY, json.dumps({"eval": name, "row": row})))

@@ -23,7 +23,7 @@ from evals.atomic import why_unwritable
 from evals.command_line import how_to_run, takers
 from evals.entry_points import ExtensionError, load as load_evals
 from evals.errors import EvalError
-from evals.grading.judge_spec import JudgeSpec, default_judges
+from evals.grading.judge_spec import JudgeSpec, capped, default_judges
 from evals.identity import FIELD, add_identity_options, from_values, parse_datasets
 from evals.flags import add_pytest_options, refusals
 from evals.providers import (
@@ -243,6 +243,7 @@ def _settings(config: pytest.Config) -> Settings:
     )  # its mistakes (a log without --energy): one line, here, not an INTERNALERROR later
     try:
         judges = tuple(JudgeSpec.parse(j) for j in opt("judge")) or default_judges(opt("provider"))
+        judges = capped(judges, opt("judge_max_tokens"))
     except ValueError as error:
         raise EvalError(str(error)) from None
     identity = from_values(

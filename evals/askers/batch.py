@@ -26,7 +26,9 @@ A refusal is never asked again: a refused submission made no batch, so its recor
 before the run ends (a later run, with --batch or without, finds nothing to submit again); a
 batch the API refuses to retrieve or to hand the results of settles its requests with that
 refusal. A run without --batch submits nothing: a submission a killed run left unanswered is
-looked up by name, collected if the API made it, or removed and its calls asked directly.
+looked up by name, collected if the API made it, or removed and its calls asked directly. A
+record says whether a call that may make something went out (`sent`): one that never did (the
+Batch API kept failing at the lookup, or a kill came first) is removed, never waited on.
 """
 
 from __future__ import annotations
@@ -65,6 +67,7 @@ class Waiting:
 
     batch: str | None
     status: str
+    since: str | None = None  # when it was submitted (or, not yet, prepared): ISO 8601, UTC
 
 
 class Ledger:
@@ -163,7 +166,11 @@ def has_batches(run_folder: Path) -> bool:
 def waiting_calls(entries: Sequence[dict[str, Any]]) -> dict[tuple[str, str], Waiting]:
     """(item, role) -> its batch, for every call in a submission not yet collected."""
     return {
-        (call["item"], call["role"]): Waiting(entry.get("batch"), entry.get("status", "prepared"))
+        (call["item"], call["role"]): Waiting(
+            entry.get("batch"),
+            entry.get("status", "prepared"),
+            entry.get("submittedAt") or entry.get("preparedAt"),
+        )
         for entry in entries
         if not entry.get("collected")
         for call in entry["calls"].values()
@@ -468,6 +475,7 @@ class Batcher:
             "preparedAt": _now(),
             "status": "prepared",
             "batch": None,
+            "sent": False,  # until a call that may make something goes out (`_submit`)
             "collected": False,
             "calls": calls,
         }
@@ -482,9 +490,16 @@ class Batcher:
             api.line(custom_id, _request_of(call["request"]))
             for custom_id, call in entry["calls"].items()
         ]
+
+        def sending() -> None:
+            if entry.get("sent") is False:
+                entry["sent"] = True
+                ledger.write(entry)  # before the call: a kill from here on may leave a batch
+
         try:
             state = self._call(
-                lambda: api.submit(entry["name"], lines, since=_since(entry)), persist=True
+                lambda: api.submit(entry["name"], lines, since=_since(entry), sending=sending),
+                failing=lambda error: self._unsubmitted(run, ledger, entry, error),
             )
         except (ProviderError, BatchUnsupported) as refused:
             # The API made no batch of them: a record left behind would have every later run,
@@ -502,6 +517,31 @@ class Batcher:
         self._adopted(ledger, entry, state)
         return True
 
+    def _unsubmitted(
+        self, run: EvalRun, ledger: Ledger, entry: dict[str, Any], error: TransientError
+    ) -> FatalError:
+        """The line a submission that kept failing ends the run with. One that never sent a
+        call that may make something (the API failed already at the lookup by name) left
+        nothing there: its record goes, so that no later run waits on it."""
+        if entry.get("sent") is False:
+            ledger.remove(entry)
+            return FatalError(
+                run.scrub.text(
+                    printable(
+                        f"--batch: the Batch API keeps failing ({error}; {self.policy.attempts} attempts); "
+                        "nothing was submitted: run without --batch, or with --batch once it answers"
+                    )
+                )
+            )
+        return FatalError(
+            run.scrub.text(
+                printable(
+                    f"--batch: cannot submit ({error}); what was asked so far is recorded in the run folder: "
+                    "run the same command again later"
+                )
+            )
+        )
+
     def _adopt_unanswered(self) -> None:
         """A run without --batch never submits: a submission a killed run left unanswered is
         the batch the API made of it, if it has one of that name (then polled and collected),
@@ -517,8 +557,10 @@ class Batcher:
 
     def _adopt(self, ledger: Ledger, entry: dict[str, Any], api: BatchAPI) -> None:
         try:
-            found = self._call(
-                lambda: (api.find(entry["name"], since=_since(entry)),)
+            found = (
+                (None,)  # nothing of it ever left: there is no batch to look for
+                if entry.get("sent") is False
+                else self._call(lambda: (api.find(entry["name"], since=_since(entry)),))
             )  # a tuple: None is "the API is unwell"
         except (
             ProviderError,
@@ -559,10 +601,15 @@ class Batcher:
                 return self._provider_api(provider)
         return None
 
-    def _call(self, make: Callable[[], Any], *, persist: bool = False) -> Any:
+    def _call(
+        self,
+        make: Callable[[], Any],
+        *,
+        failing: Callable[[TransientError], FatalError] | None = None,
+    ) -> Any:
         """`make()`, retried on transient errors with the retry policy's backoff; None when
-        they persist (a poll is simply tried again later), unless `persist` (a submission
-        must go through or end the pass: its record stays prepared). A refusal that ends the
+        they persist (a poll is simply tried again later), unless `failing` says the fatal
+        error that ends the pass then (a submission must go through). A refusal that ends the
         run (the key) ends it; any other is raised, for the caller to settle."""
         rng = random.Random()
         for attempt in range(1, self.policy.attempts + 1):
@@ -570,11 +617,8 @@ class Batcher:
                 return make()
             except TransientError as error:
                 if attempt == self.policy.attempts:
-                    if persist:
-                        raise FatalError(
-                            f"--batch: cannot submit ({error}); what was asked so far is recorded in the run folder: "
-                            "run the same command again later"
-                        ) from None
+                    if failing is not None:
+                        raise failing(error) from None
                     return None
                 self.sleep(
                     error.retry_after

@@ -20,7 +20,7 @@ from evals.errors import EvalError, UsageError
 from evals.evaluate import saved_plans
 from evals.command_line import how_to_run
 from evals.flags import forwarded, remembered, resume
-from evals.grading.judge_spec import JudgeSpec, default_judges
+from evals.grading.judge_spec import JudgeSpec, capped, default_judges
 from evals.identity import (
     FIELDS,
     Identity,
@@ -106,7 +106,9 @@ def plan_command(args: argparse.Namespace, data: Path) -> Plan:
     saved = saved_plans.load(data / "plans", args.name)
     if saved:
         _resume_how_to_run(args, saved)
-    bare = not (args.dataset or args.judge) and all(getattr(args, f.name) is None for f in FIELDS)
+    bare = not (args.dataset or args.judge or args.judge_max_tokens) and all(
+        getattr(args, f.name) is None for f in FIELDS
+    )
     args.tags = picked(args.tags, saved if bare else None)
     published = models_file.published_files(models_path, results=results_dir)
     # The board's evals are planned (and remembered) even when --evals picks some of them: a
@@ -223,6 +225,7 @@ def _plan_eval(
         judges = tuple(_judge(text) for text in args.judge)
     if not judges and TASKS[name].uses_judges:
         judges = default_judges(values["provider"])
+    judges = capped(judges, args.judge_max_tokens)
     ident = from_values(
         values,
         datasets=datasets.items(),

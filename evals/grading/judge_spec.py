@@ -31,6 +31,8 @@ class JudgeSpec:
     model: str
     base_url: str | None = None
     api_key_env: str | None = field(default=None, compare=False)
+    # A cap on each verdict's tokens (--judge-max-tokens): None sends none (the server's default).
+    max_tokens: int | None = None
 
     @classmethod
     def parse(cls, text: str) -> JudgeSpec:
@@ -56,7 +58,11 @@ class JudgeSpec:
 
     def provider_spec(self) -> ProviderSpec:
         return ProviderSpec(
-            self.provider, self.model, base_url=self.base_url, api_key_env=self.api_key_env
+            self.provider,
+            self.model,
+            base_url=self.base_url,
+            api_key_env=self.api_key_env,
+            max_tokens=self.max_tokens,
         )
 
     def flagged(self) -> tuple[str, ProviderSpec]:
@@ -90,7 +96,16 @@ class JudgeSpec:
             ident |= {"temperature": TEMPERATURE, "seed": SEED}
         if self.base_url:
             ident["baseUrl"] = self.base_url
+        if self.max_tokens is not None:  # absent: the identity runs published before it had
+            ident["maxTokens"] = self.max_tokens
         return ident
+
+
+def capped(judges: tuple[JudgeSpec, ...], max_tokens: int | None) -> tuple[JudgeSpec, ...]:
+    """The judges with --judge-max-tokens, when it is given."""
+    if max_tokens is None:
+        return judges
+    return tuple(replace(judge, max_tokens=max_tokens) for judge in judges)
 
 
 DEFAULT_JUDGES = (

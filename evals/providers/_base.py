@@ -230,19 +230,56 @@ def error_text(body: Any) -> str | None:
     return None
 
 
+# The HTTP status an error's type stands for, in either vendor's error object (Anthropic's
+# `error.type`, OpenAI's `error.type` or string `error.code`): an error sent with HTTP 200 (a
+# gateway's) or as a batch result is retried or kept as the same error over HTTP would be.
+ERROR_STATUS = {
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "billing_error": 402,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "request_too_large": 413,
+    "rate_limit_error": 429,
+    "rate_limit_exceeded": 429,  # OpenAI's code
+    "api_error": 500,
+    "server_error": 500,  # OpenAI's type
+    "timeout_error": 504,
+    "overloaded_error": 529,
+}
+
+
+def error_status(error: Any) -> tuple[int, str] | None:
+    """The HTTP status an error object says, and what said it: its `code` when that is a
+    status (LiteLLM's, a number or a string of digits), else its `code` or `type` when
+    ERROR_STATUS knows it. None when it says none."""
+    if not isinstance(error, dict):
+        return None
+    code = error.get("code")
+    if isinstance(code, str) and code.isdigit():
+        code = int(code)
+    if _is_count(code) and 400 <= code <= 599:
+        return code, str(code)
+    for said in (code, error.get("type")):
+        if isinstance(said, str) and said in ERROR_STATUS:
+            return ERROR_STATUS[said], said
+    return None
+
+
 def error_in_body(body: dict[str, Any]) -> ProviderError | None:
-    """An HTTP 200 whose body is an error object (LiteLLM answers some failures so; a failed
-    Responses API reply carries one too): the API error it says, retried when its code is an
-    HTTP status that is (429, 5xx). None when `error` is absent or null."""
+    """An HTTP 200 whose body is an error object (LiteLLM answers some failures so, a gateway
+    in front of Anthropic sends its `{"type": "error", "error": {...}}`; a failed Responses API
+    reply carries one too): the API error it says, retried when its status is (429, 5xx:
+    `error_status`). None when `error` is absent or null."""
     error = body.get("error")
     if error is None or error == {}:
         return None
     message = server_text(error_text(body) or f"an error object of {kind_of(error)}")
-    code = error.get("code") if isinstance(error, dict) else None
-    if isinstance(code, str) and code.isdigit():
-        code = int(code)
-    if _is_count(code) and 400 <= code <= 599:
-        return status_error(code, f"HTTP 200 carrying an error {code}: {message}", {})
+    if found := error_status(error):
+        status, said = found
+        return status_error(
+            status, f"HTTP 200 carrying an error {server_text(said)}: {message}", {}
+        )
     return ProviderError(f"HTTP 200 carrying an error: {message}", kind="bad_request")
 
 

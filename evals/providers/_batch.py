@@ -13,7 +13,7 @@ batch's metadata; Anthropic's batches have neither)."""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from evals.errors import BatchUnsupported, ProviderError, TransientError
@@ -56,11 +56,15 @@ class BatchAPI(ABC):
         """One request as the batch carries it (what its size is counted on)."""
 
     @abstractmethod
-    def submit(self, name: str, lines: list[dict], *, since: float) -> BatchState:
+    def submit(
+        self, name: str, lines: list[dict], *, since: float, sending: Callable[[], None]
+    ) -> BatchState:
         """Create the batch (uploading its requests first where the API takes a file),
         reusing an upload or a batch of this name that an earlier, killed run left (not
-        made before `since`, a Unix time). A `ProviderError` that is not transient means the
-        API made no batch of them: nothing is left that a later run must collect."""
+        made before `since`, a Unix time). `sending()` is called before the first call that
+        may make something (an upload, the create call): until then, a failure left nothing
+        on the API's side. A `ProviderError` that is not transient means the API made no
+        batch of them: nothing is left that a later run must collect."""
 
     def find(self, name: str, *, since: float) -> BatchState | None:
         """The batch of this name, made since `since`, if the API has one: where the API

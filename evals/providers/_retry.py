@@ -2,7 +2,7 @@
 
 A final failure is raised as a `ProviderError` for the caller to record on its item; it never
 ends the run. Only a `FatalProviderError` (rejected key, spent quota, or a Retry-After so long
-that it means "come back tomorrow") does."""
+that it means "come back later") does."""
 
 from __future__ import annotations
 
@@ -31,10 +31,11 @@ from ._base import Completion, Provider, ProviderSpec, Request
 @dataclass(frozen=True)
 class RetryPolicy:
     attempts: int = 6  # for 5xx, timeouts, dropped connections, garbled bodies
-    rate_limit_patience: float = 900.0  # seconds of waiting on 429s before an item gives up
+    # Seconds of waiting on 429s before an item gives up; one Retry-After longer than this ends
+    # the run instead ("come back later"): every item would be told alike.
+    rate_limit_patience: float = 900.0
     base_delay: float = 1.0
     max_delay: float = 60.0
-    quota_horizon: float = 3600.0  # a Retry-After longer than this means "come back tomorrow"
     timeout: float = 600.0  # the whole attempt, connect to last byte: reasoning models are slow
     unreachable_attempts: int = 3  # refused connections, with no answer ever, before the run ends
     refused_attempts: int = (
@@ -259,8 +260,11 @@ def call_with_retries(
                 raise _final(quota, attempt, provider) from None
             if error.kind == "rate_limit":
                 throttle.rate_limited(sent=sent)
-                give_up = waited_on_rate_limits + delay > policy.rate_limit_patience
-                waited_on_rate_limits += delay
+                # The wait asked for spends the patience, not the jitter added to it: a
+                # Retry-After within the limit (`_delay_after`) is waited out.
+                asked = error.retry_after if error.retry_after is not None else delay
+                give_up = waited_on_rate_limits + asked > policy.rate_limit_patience
+                waited_on_rate_limits += asked
             else:
                 give_up = attempt >= policy.attempts
             if give_up:
@@ -341,16 +345,27 @@ def _note_refused(
 def _delay_after(
     error: TransientError, attempt: int, policy: RetryPolicy, rng: random.Random
 ) -> float:
-    if error.retry_after is not None and error.retry_after > policy.quota_horizon:
+    if error.retry_after is not None and error.retry_after > policy.rate_limit_patience:
+        # One limit: a wait past the patience would fail the item at once (and every other
+        # item alike), so it ends the run, in one line, with nothing lost.
         raise QuotaExhausted(
-            f"the provider asks to retry in {error.retry_after / 3600:.1f} h ({error}); "
-            "rerun the same command later to resume",
+            f"the provider asks to retry in {_duration(error.retry_after)} ({error}), past the"
+            f" {_duration(policy.rate_limit_patience)} a request waits on rate limits; rerun the"
+            " same command then to resume",
             kind="quota",
             status=error.status,
         )
     if error.retry_after is not None:
         return error.retry_after + rng.uniform(0, policy.base_delay)
     return policy.backoff(attempt, rng)
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 def _final(error: ProviderError, attempts: int, provider: Provider) -> ProviderError:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from evals import urls
@@ -25,6 +25,7 @@ from ._base import (
     api_key_from_env,
     client_options,
     error_in_body,
+    error_status,
     error_text,
     json_list,
     json_object,
@@ -194,21 +195,6 @@ def anthropic_error(error: anthropic.AnthropicError, timeout: float | None = Non
 
 # -- Message Batches ---------------------------------------------------------------------------
 
-# The status each error type of an `errored` result stands for, so that it is retried or kept
-# as the same error over HTTP would be.
-ERROR_STATUS = {
-    "invalid_request_error": 400,
-    "authentication_error": 401,
-    "billing_error": 402,
-    "permission_error": 403,
-    "not_found_error": 404,
-    "request_too_large": 413,
-    "rate_limit_error": 429,
-    "api_error": 500,
-    "timeout_error": 504,
-    "overloaded_error": 529,
-}
-
 
 class AnthropicBatch(BatchAPI):
     """Message Batches: the requests go inline in the create call. A batch keeps no name, so
@@ -225,9 +211,12 @@ class AnthropicBatch(BatchAPI):
     def line(self, custom_id: str, request: Request) -> dict[str, Any]:
         return {"custom_id": custom_id, "params": self.provider._kwargs(request)}
 
-    def submit(self, name: str, lines: list[dict[str, Any]], *, since: float) -> BatchState:
+    def submit(
+        self, name: str, lines: list[dict[str, Any]], *, since: float, sending: Callable[[], None]
+    ) -> BatchState:
         import anthropic
 
+        sending()
         with _translated():
             try:
                 raw = self.client.messages.batches.with_raw_response.create(requests=lines)  # type: ignore[arg-type]  # SDK Requests: `line` makes them
@@ -278,7 +267,7 @@ def _result_outcome(result: Any) -> RequestOutcome:
             response = json_object(result.get("error"), "result.error")
             detail = json_object(response.get("error"), "result.error.error", optional=True)
             error_type, message = detail.get("type"), detail.get("message")
-            status = ERROR_STATUS.get(error_type if isinstance(error_type, str) else "", 400)
+            status = found[0] if (found := error_status(detail)) else 400
             return line_error(
                 status, f"{error_type}: {message if isinstance(message, str) else 'no message'}"
             )

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Literal
 
 from evals import urls
@@ -325,11 +325,15 @@ class OpenAIBatch(BatchAPI):
             "body": self.provider.request_body(request),
         }
 
-    def submit(self, name: str, lines: list[dict[str, Any]], *, since: float) -> BatchState:
+    def submit(
+        self, name: str, lines: list[dict[str, Any]], *, since: float, sending: Callable[[], None]
+    ) -> BatchState:
         with _translated():
             if found := self._find_batch(name, since):
                 return found
-            file_id = self._find_upload(name, since) or self._upload(name, lines)
+            file_id = self._find_upload(name, since)
+            sending()
+            file_id = file_id or self._upload(name, lines)
             raw = self.client.batches.with_raw_response.create(
                 input_file_id=file_id,
                 endpoint=self.endpoint,

@@ -11,6 +11,7 @@ since what a killed process leaves behind is the point. The servers run on threa
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import time
@@ -137,6 +138,11 @@ def test_without_waiting_items_wait_and_two_reruns_collect_freeform_with_two_wor
         f"{len(FF)} items wait in batches" in first.stdout
         and "run the same command again" in first.stdout
     )
+    (batch,) = [b["id"] for b in server.batches]
+    assert re.search(  # which batch, since when
+        rf"items wait in batches \({batch} since \d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d UTC\)",
+        first.stdout,
+    ), first.stdout[-2000:]
     assert f"{len(FF)} skipped" in first.stdout and not result_files(
         tmp_path / "results", "freeform"
     )
@@ -551,6 +557,51 @@ def test_a_refused_submission_is_one_line_and_leaves_nothing_behind(server, tmp_
         done.stdout + done.stderr
     )[-2000:]
     assert direct_calls(server) == len(MC) and server.batch_creates == 0
+
+
+def test_a_batch_api_that_keeps_failing_is_one_line_and_a_run_without_batch_asks_directly(
+    server, tmp_path
+):
+    # LiteLLM without its database: every call to /v1/batches answers 500, at once.
+    server.inject_when(lambda r: r.path.startswith("/v1/batches"), Fault(status=500, retry_after=0))
+
+    failed = run(tmp_path, *flags(server, "--batch"), "-m", "multiple_choice")
+    server.clear()
+    done = run(tmp_path, *flags(server), "-m", "multiple_choice")  # without --batch
+
+    output = failed.stdout + failed.stderr
+    (line,) = [line for line in output.splitlines() if "nothing was submitted" in line]
+    assert failed.returncode != 0 and "HTTP 500" in line and "run without --batch" in line, output[
+        -2000:
+    ]
+    assert "Traceback" not in output and not ledger_files(tmp_path)
+    assert read_result(tmp_path / "results", "multiple_choice")["summary"]["n"] == len(MC), (
+        done.stdout + done.stderr
+    )[-2000:]
+    assert direct_calls(server) == len(MC) and batch_api_calls(server) == 0
+
+
+def test_a_run_without_batch_that_cannot_look_a_submission_up_says_which_and_since_when(
+    server, tmp_path
+):
+    # Killed after the upload: the API may have made the batch, so a run without --batch must
+    # look it up before asking directly; the lookup failing, the items wait, and say on what.
+    kill_at(
+        server,
+        tmp_path,
+        "between the upload and the create call",
+        [*flags(server, "--batch-wait"), "-m", "multiple_choice"],
+    )
+    server.inject_when(_is("GET", "/v1/batches"), Fault(status=500, retry_after=0))
+
+    done = run(tmp_path, *flags(server), "-m", "multiple_choice")
+
+    assert re.search(
+        rf"{len(MC)} items wait in batches \(a submission prepared \d{{4}}-\d\d-\d\d "
+        r"\d\d:\d\d:\d\d UTC, not yet known to the API\)",
+        done.stdout,
+    ), done.stdout[-2000:]
+    assert direct_calls(server) == 0
 
 
 @pytest.mark.parametrize(

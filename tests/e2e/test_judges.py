@@ -58,14 +58,16 @@ def test_a_freeform_run_reads_verdicts_said_their_own_way_and_stays_under_the_ga
     assert "judges agreed 100%" in done.stdout, done.stdout[-3000:]
 
 
+def one_judge(server) -> list[str]:
+    """The Student as the candidate, judged by one judge, both on `server`."""
+    return model_flags(server)[:4]
+
+
 def test_one_judge_prints_no_agreement(tmp_path):
     """One judge always agrees with itself: its run says nothing of agreement."""
     with OpenAIServer(OwnWayJudges()) as server:
         done = run_harness(
-            "--provider=openai",
-            "--model=student-1",
-            f"--base-url={server.url}/v1",
-            f"--judge=live:judge-a@{server.url}/v1",
+            *one_judge(server),
             "-m",
             "freeform",
             run_dir=tmp_path / "runs",
@@ -125,3 +127,71 @@ def test_a_bare_resume_asks_the_judge_with_the_variable_it_was_given(tmp_path):
     (command,) = [line for line in plan.stdout.splitlines() if line.strip().startswith("ff:")]
     assert ",key=MY_JUDGE_KEY" in command and JUDGE_KEY not in plan.stdout
     assert JUDGE_KEY not in "".join(p.read_text() for p in (data / "plans").glob("*.json"))
+
+
+# -- the judges' cap (--judge-max-tokens) --------------------------------------------------------
+
+
+def judge_requests(server, since: int = 0) -> list:
+    return [r for r in server.requests[since:] if str(r.body.get("model", "")).startswith("judge-")]
+
+
+def test_a_judges_cap_is_sent_and_is_part_of_the_judges_identity_and_absent_by_default(tmp_path):
+    with OpenAIServer(OwnWayJudges()) as server:
+        args = [*one_judge(server), "-m", "freeform", "--limit=2"]
+        plain = run_harness(*args, run_dir=tmp_path / "runs", results_dir=tmp_path / "r0")
+        before = len(server.requests)
+        capped = run_harness(
+            *args,
+            "--judge-max-tokens=64",
+            run_dir=tmp_path / "runs",
+            results_dir=tmp_path / "r1",
+        )
+        uncapped, asked = judge_requests(server)[:2], judge_requests(server, before)
+
+    assert plain.returncode in (0, 1) and capped.returncode in (0, 1), out(capped)
+    assert [("max_tokens" in r.body, "max_completion_tokens" in r.body) for r in uncapped] == [
+        (False, False)
+    ] * 2
+    assert len(asked) == 2 and {r.body.get("max_tokens") for r in asked} == {64}, out(capped)
+    (judge,) = read_result(tmp_path / "r0", "freeform")["config"]["judges"]
+    assert "maxTokens" not in judge  # published runs keep their identity
+    (judge,) = read_result(tmp_path / "r1", "freeform")["config"]["judges"]
+    assert judge["maxTokens"] == 64
+    assert len(list((tmp_path / "runs").glob("freeform/*"))) == 2  # another run, another folder
+
+
+def test_evaluate_takes_a_judges_cap_and_a_bare_rerun_keeps_it(tmp_path):
+    with OpenAIServer(OwnWayJudges()) as server:
+        data = tmp_path / "data"
+        first = run_cli(
+            evaluate_command(
+                data,
+                "Judged",
+                *model_flags(server),
+                *META,
+                "--evals=ff",
+                "--judge-max-tokens=48",
+                "--limit=1",
+            )
+        )
+        asked = judge_requests(server)
+        plan = run_cli(evaluate_command(data, "Judged", "--dry-run"))
+    assert first.returncode == 0, out(first)
+    assert len(asked) == 2 and {r.body.get("max_tokens") for r in asked} == {48}, out(first)
+    (command,) = [line for line in plan.stdout.splitlines() if line.strip().startswith("ff:")]
+    assert "--judge-max-tokens=48" in command, plan.stdout
+
+
+def test_a_judges_cap_on_a_judge_that_takes_none_is_one_line(tmp_path):
+    done = run_harness(
+        "--provider=reference",
+        "-m",
+        "freeform",
+        "--judge-max-tokens=64",
+        run_dir=tmp_path / "runs",
+        results_dir=tmp_path / "results",
+    )
+    assert done.returncode == 4, out(done)  # pytest's usage error, as --max-tokens=0's
+    assert "--judge-max-tokens is not sent by --judge reference:exact-match" in out(done)
+    assert "Traceback" not in out(done)

@@ -257,6 +257,60 @@ def test_an_error_object_sent_with_http_200_is_that_api_error(tmp_path, case):
     assert asked == 10 * asked_per_item
 
 
+# An error object in a 200 whose status is said by its type, in either vendor's shape: an
+# overload or a rate limit is asked again, an invalid request is not.
+TYPED_ERRORS = {
+    "Anthropic's overloaded_error": (
+        "anthropic",
+        {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}},
+        None,
+    ),
+    "Anthropic's rate_limit_error": (
+        "anthropic",
+        {"type": "error", "error": {"type": "rate_limit_error", "message": "slow down"}},
+        None,
+    ),
+    "OpenAI's server_error": (
+        "live",
+        {"error": {"message": "upstream overloaded", "type": "server_error", "code": None}},
+        None,
+    ),
+    "OpenAI's rate_limit_exceeded code": (
+        "live",
+        {"error": {"message": "slow down", "type": "requests", "code": "rate_limit_exceeded"}},
+        None,
+    ),
+    "Anthropic's invalid_request_error": (
+        "anthropic",
+        {"type": "error", "error": {"type": "invalid_request_error", "message": "bad field"}},
+        "bad_request: HTTP 200 carrying an error invalid_request_error: bad field (after 1 attempt)",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", TYPED_ERRORS)
+def test_an_error_type_sent_with_http_200_is_asked_again_as_its_status_says(
+    student, tmp_path, case
+):
+    vendor, body, final = TYPED_ERRORS[case]
+    with (AnthropicServer if vendor == "anthropic" else OpenAIServer)(student) as server:
+        args, env = live(server), None
+        if vendor == "anthropic":
+            args = ["--provider=anthropic", "--model=claude-student", f"--base-url={server.url}"]
+            args += ["-m", "multiple_choice", LIMIT]
+            env = harness_env(ANTHROPIC_API_KEY="fake-anthropic-key")
+        server.fail_next(10, 200, body=body)
+        done = run(tmp_path, *args, env=env)
+        asked = len(generation(server))
+
+    result = read_result(tmp_path / "results", "multiple_choice")
+    if final is None:  # each item's first answer was the error; the second its reply
+        assert result["summary"]["apiErrors"] == 0 and asked == 20, done.stdout[-2000:]
+        assert result["summary"]["accuracy"] == 0.8
+    else:
+        assert [r["error"] for r in result["results"]] == [final] * 10 and asked == 10
+
+
 def test_a_reply_of_megabytes_is_kept_cut_at_the_limit_and_scored(student, tmp_path):
     from evals.providers._base import REPLY_LIMIT
 
@@ -551,6 +605,30 @@ def test_a_dead_anthropic_endpoint_ends_the_run_in_one_line(tmp_path):
 
     assert done.returncode != 0
     assert len(stopped_lines(done, f"nothing answers at {url} ")) == 1, done.stdout[-3000:]
+
+
+@pytest.mark.parametrize("seconds, shown", [(999, "17 min"), (3601, "60 min"), (86400, "24.0 h")])
+def test_a_retry_after_past_the_patience_ends_the_run_in_one_line(
+    student, tmp_path, seconds, shown
+):
+    # 901 s to an hour failed every item, one block each; past an hour the run stopped. One
+    # limit now: whatever the wait past it, the run stops in one line, and resumes later.
+    with OpenAIServer(student) as server:
+        server.fail_next(100, 429, retry_after=seconds)
+        done = run(tmp_path, *live(server))
+        server.clear()
+        resumed = run(tmp_path, *live(server))
+
+    assert done.returncode != 0
+    (line,) = stopped_lines(done, f"the provider asks to retry in {shown} ")
+    assert "past the 15 min a request waits on rate limits" in line, line
+    assert "rerun the same command then to resume" in line
+    assert (
+        done.stdout.count("ERROR at setup") <= 1 and "ApiError" not in done.stdout
+    )  # no block per item
+    assert read_result(tmp_path / "results", "multiple_choice")["summary"]["apiErrors"] == 0, (
+        resumed.stdout[-2000:]
+    )
 
 
 def test_an_endpoint_that_answered_and_then_went_away_only_fails_its_items(student, tmp_path):
