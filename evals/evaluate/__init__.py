@@ -38,7 +38,7 @@ from evals.errors import EvalError, UsageError
 from evals.evaluate import checks
 from evals.evaluate.entry import entry_fields
 from evals.evaluate.plan import EVALS, Plan, plan_command, save_plan
-from evals.evaluate.report import show_plan, show_summary
+from evals.evaluate.report import price_of, show_plan, show_summary
 from evals.evaluate.status import show_status
 from evals.command_line import how_to_run
 from evals.flags import Flag, add_evaluate_arguments, refusals, usd
@@ -245,7 +245,7 @@ def run(args: argparse.Namespace) -> int:
         checks.found(problems, checks.check_energy, args)
     metadata = {} if args.status else checks.found(problems, entry_fields, args, plan) or {}
     checks.found(problems, checks.check_force, args, plan.selected)
-    show_plan(plan, dry_run=args.dry_run)
+    show_plan(plan, dry_run=args.dry_run, price=price_of(plan, metadata))
     if args.dry_run:
         return _dry_run(problems or [])
     if args.status:

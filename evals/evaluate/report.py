@@ -14,12 +14,16 @@ from typing import Any
 from evals import models_file
 from evals.datasets import find_kept, is_local_file, kept_folder
 from evals.evaluate.plan import Eval, Plan
-from evals.evaluate.status import requests
+from evals.evaluate.status import estimate_of, requests
 from evals.results import TokenPrices, read_result
 
 
-def show_plan(plan: Plan, *, dry_run: bool) -> None:
+def show_plan(plan: Plan, *, dry_run: bool, price: dict[str, float] | None = None) -> None:
+    """The plan; with `dry_run` each eval's requests and budget (`evals.budget`), in dollars
+    at `price` (models.json's form) when it is per token, and their total."""
     print(f"{plan.name}:")
+    prices = token_prices(price)
+    estimates = []
     for e in plan.selected:
         shown = (
             "published: reproduced offline, not run again"
@@ -33,8 +37,29 @@ def show_plan(plan: Plan, *, dry_run: bool) -> None:
         print(f"      results     {e.result_file}")
         if dry_run:
             print(f"      requests    {requests(e)}")
+            if estimated := estimate_of(e):
+                estimates.append(estimated)
+                print(f"      budget      {estimated.line(prices)}")
             if plan.publishing and (kept := _kept_dataset(plan, e)):
                 print(f"      dataset     {kept}")
+    if len(estimates) > 1:
+        total = sum(e.requests for e in estimates)
+        dollars = f", about ${sum(e.cost(prices) for e in estimates):,.4f}" if prices else ""
+        print(f"  budget in all: about {total:,} requests{dollars}")
+
+
+def token_prices(price: dict[str, float] | None) -> TokenPrices | None:
+    """models.json's price as prices per token, or None (none, or priced per kWh)."""
+    return TokenPrices(price["input"], price["output"]) if price and "input" in price else None
+
+
+def price_of(plan: Plan, metadata: dict[str, Any]) -> dict[str, float] | None:
+    """The model's price: the flags', else the saved plan's, else models.json's."""
+    return (
+        metadata.get("price")
+        or ((plan.saved or {}).get("metadata") or {}).get("price")
+        or (plan.entry or {}).get("price")
+    )
 
 
 def _kept_dataset(plan: Plan, e: Eval) -> str | None:
@@ -65,11 +90,7 @@ def show_summary(
 
     waiting = [tag for tag in unfinished if has_batches(plan.evals[tag].run_folder)]
     fate = _fate(plan.publishing, args.no_build, lines)
-    price = (
-        metadata.get("price")
-        or ((plan.saved or {}).get("metadata") or {}).get("price")
-        or (plan.entry or {}).get("price")
-    )
+    price = price_of(plan, metadata)
     for line in _table(
         plan.selected,
         finished,
