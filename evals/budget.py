@@ -16,6 +16,7 @@ text, so no model text reaches it."""
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -25,6 +26,13 @@ from evals.messages import Completion, Request
 from evals.results import TokenPrices
 from evals.tasks import Task
 
+# The prices `evaluate` hands each eval's pytest, "INPUT,OUTPUT" in USD per million tokens, for
+# its progress line and --max-cost (its result file records none: evaluate prices the summary).
+PRICES_ENV = "ROBLOX_EVALS_SPEND_PRICES"
+# The exit status of a run --max-cost stopped, `pytest`'s and `evaluate`'s (README, "Exit codes").
+CAPPED = 6
+# What the evals `evaluate` ran before this eval's pytest spent, USD: its --max-cost counts it.
+SPENT_ENV = "ROBLOX_EVALS_SPENT"
 CHARS_PER_TOKEN = 4  # the usual rule of thumb for English text and code
 ASSUMED_REPLY_TOKENS = 1_000  # a reply's tokens (reasoning included) without --max-tokens
 ASSUMED_VERDICT_TOKENS = 200  # a judge's reply: a verdict and a few lines of why
@@ -102,6 +110,25 @@ def estimate(
         judge_input=judge_inputs,
         judge_output=ASSUMED_VERDICT_TOKENS * judges * len(left),
     )
+
+
+def spend_prices_given() -> TokenPrices | None:
+    """The prices `evaluate` handed this pytest (`PRICES_ENV`), or None."""
+    given = os.environ.get(PRICES_ENV, "")
+    try:
+        price_input, price_output = (float(part) for part in given.split(","))
+    except ValueError:
+        return None
+    return TokenPrices(price_input, price_output)
+
+
+def spent_before() -> float:
+    """What `evaluate`'s earlier evals spent (`SPENT_ENV`), 0 when it says nothing."""
+    try:
+        spent = float(os.environ.get(SPENT_ENV, "0"))
+    except ValueError:
+        return 0.0
+    return spent if math.isfinite(spent) and spent > 0 else 0.0
 
 
 def duration(seconds: float) -> str:

@@ -262,6 +262,17 @@ FLAGS: tuple[Flag, ...] = (
     Flag(
         "--price-output", "USD per million output tokens", float, evaluate_group="meta", check=usd
     ),
+    # Not identity: a cap stops a run, it never changes what is asked (`evals.budget`).
+    Flag(
+        "--max-cost",
+        "stop asking new items once the model's spend reaches USD (needs --price-input and "
+        "--price-output); everything answered is kept, and a higher cap resumes",
+        float,
+        metavar="USD",
+        evaluate_help="stop once the model's spend on the evals run reaches USD (at the model's "
+        "price per token); a higher cap resumes",
+        check=usd,  # evaluate hands each eval's pytest what is left of it (`evaluate.children`)
+    ),
     # evaluate's own: --verify [NAME], and its NAME.
     Flag(
         "--verify-published",

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from evals import models_file
+from evals.budget import CAPPED
 from evals.datasets import find_kept, is_local_file, kept_folder
 from evals.evaluate.plan import Eval, Plan
 from evals.evaluate.status import estimate_of, requests
@@ -188,6 +189,15 @@ def _cost(
     return f"{tokens['input'] + tokens['output']:,} tokens"
 
 
+def spent(e: Eval, prices: TokenPrices | None) -> float:
+    """What the eval's run spent, as its result file counts it at `prices`; 0 without one."""
+    if prices is None or not e.result_file.is_file():
+        return 0.0
+    overall = read_result(e.result_file)["summary"]
+    overall = overall.get("overall", overall)
+    return prices.cost(overall["tokens"], (overall.get("batch") or {}).get("tokens"))
+
+
 # pytest's exits that a resume would meet again: the answers cached so far do not change them.
 NOT_RESUMABLE = {
     3: "stopped at an internal error (above), which a resume would meet again",
@@ -202,6 +212,8 @@ def _next_step(name: str, unfinished: list[str], codes: dict[str, int]) -> str:
         tag: NOT_RESUMABLE[codes[tag]] for tag in unfinished if codes.get(tag) in NOT_RESUMABLE
     }
     causes = "; ".join(f"{tag} {why}" for tag, why in stuck.items())
+    if any(codes.get(tag) == CAPPED for tag in unfinished):
+        return f"stopped at the --max-cost cap (above): raise --max-cost and `evaluate {name!r}` resumes"
     if not stuck:
         return f"`evaluate {name!r}` resumes"
     return causes + (
