@@ -24,7 +24,9 @@ from typing import Any
 
 from evals.messages import Completion, Request
 from evals.results import TokenPrices
-from evals.tasks import Task
+from evals.plan import Planned
+from evals.tasks import TASKS, Task
+from evals.words import in_words
 
 # The prices `evaluate` hands each eval's pytest, "INPUT,OUTPUT" in USD per million tokens, for
 # its progress line and --max-cost (its result file records none: evaluate prices the summary).
@@ -59,6 +61,19 @@ class Estimate:
     @property
     def requests(self) -> int:
         return self.items * (1 + self.judges)
+
+    def requests_line(self) -> str:
+        """`about 75: 25 to the model + 50 to two judges (0 of 25 items cached)`."""
+        judged = (
+            f" + {self.items * self.judges:,} to {in_words(self.judges)} "
+            f"judge{'s' if self.judges != 1 else ''}"
+            if self.judges
+            else ""
+        )
+        return (
+            f"about {self.requests:,}: {self.items:,} to the model{judged} "
+            f"({self.of - self.items:,} of {self.of:,} items cached)"
+        )
 
     def cost(self, prices: TokenPrices) -> float:
         return prices.cost({"input": self.input, "output": self.output})
@@ -109,6 +124,21 @@ def estimate(
         judges=judges,
         judge_input=judge_inputs,
         judge_output=ASSUMED_VERDICT_TOKENS * judges * len(left),
+    )
+
+
+def planned_estimate(
+    planned: Planned, answered: Callable[[Any], bool] = lambda sample: False
+) -> Estimate:
+    """`estimate` of a planned run, with its identity's prompt prefix, --max-tokens and judges."""
+    identity = planned.config.identity
+    return estimate(
+        TASKS[planned.config.eval],
+        planned.samples,
+        judges=len(planned.config.judges),
+        max_tokens=identity.spec.max_tokens,
+        system_prompt_prefix=identity.system_prompt_prefix,
+        answered=answered,
     )
 
 

@@ -273,6 +273,15 @@ FLAGS: tuple[Flag, ...] = (
         "price per token); a higher cap resumes",
         check=usd,  # evaluate hands each eval's pytest what is left of it (`evaluate.children`)
     ),
+    # Not passed on: evaluate's is its whole plan's, before any eval's pytest would start.
+    Flag(
+        "--dry-run",
+        "ask nothing: each selected eval's requests and budget (tokens, and dollars with "
+        "--price-input/--price-output) for the items not answered yet",
+        evaluate_help="print the plan (commands, run folders, result files, the requests and budget "
+        "of what is left), then every problem found; exit as the command would: 2 for a usage "
+        "error, 1 for another problem",
+    ),
     # evaluate's own: --verify [NAME], and its NAME.
     Flag(
         "--verify-published",

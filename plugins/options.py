@@ -145,7 +145,10 @@ def _in_one_process_when_workers_cannot_help(config: pytest.Config) -> None:
         and config.getoption("dist", "no") != "no"
         and not is_worker(config)
         and not config.option.collectonly
-        and not any(TASKS[name].grades_locally for name in reachable_evals(config))
+        and (
+            config.getoption("dry_run", False)  # it asks and grades nothing
+            or not any(TASKS[name].grades_locally for name in reachable_evals(config))
+        )
     ):
         config.option.dist = "no"
         session_of(config).workers_skipped = workers

@@ -16,10 +16,14 @@ from typing import Any
 
 import pytest
 
-from evals.budget import CAPPED, Progress, spent_before
+from evals.budget import CAPPED, Progress, planned_estimate, spent_before
+from evals.cache import RunCache
+from evals.config import run_dir
+from evals.plan import Planned
 
 from .collector import _Said
-from .items import ROW_PROPERTY
+from .items import ROW_PROPERTY, loaded, published, selected_samples
+from .options import settings
 from .state import is_worker, session_of
 
 EVERY = 10.0  # seconds between a log's lines, besides each tenth of the run
@@ -44,6 +48,7 @@ class ProgressLine:
         self.drawn_at = 0.0
         self.live = False  # a line is drawn under the cursor (a terminal)
         self.shown = 0  # the items done when the line was last shown
+        self.dry_run: list[str] = []  # --dry-run's lines
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         self.session = session
@@ -55,6 +60,36 @@ class ProgressLine:
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         if not self.progress.total:  # every worker collects the same items
             self._started(len(ids))
+
+    @pytest.hookimpl(tryfirst=True)  # before the runs are built and asked (`plugins.items`)
+    def pytest_collection_modifyitems(
+        self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
+        """--dry-run: each selected eval's requests and budget, for the items not answered in
+        its run folder; then no item runs and nothing is asked."""
+        if not config.getoption("dry_run", False):
+            return
+        run_root = settings(config).run_root
+        for name, samples in selected_samples(items).items():
+            planned = loaded(config)[name]
+            if published(config, name):
+                self.dry_run.append(f"{name:<16} requests none (published: reproduced offline)")
+                continue
+            cache = RunCache(run_dir(run_root, planned.config), session=None)
+            estimated = planned_estimate(
+                Planned(samples, planned.config),
+                lambda sample: "response" in (cache.read(sample.id, "candidate") or {}),
+            )
+            self.dry_run += [
+                f"{name:<16} requests {estimated.requests_line()}",
+                f"{'':<16} budget   {estimated.line(self.progress.prices)}",
+            ]
+        config.hook.pytest_deselected(items=list(items))
+        items.clear()
+
+    @pytest.hookimpl(trylast=True)  # under pytest's "collected N items"
+    def pytest_report_collectionfinish(self) -> list[str]:
+        return ["--dry-run: nothing asked", *self.dry_run] if self.dry_run else []
 
     def _started(self, total: int) -> None:
         self.progress.total = total
@@ -146,3 +181,5 @@ class ProgressLine:
             self._line(reporter)  # where the run ended, kept in the log
         if self.stopped:
             session.exitstatus = CAPPED
+        if self.dry_run and session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
+            session.exitstatus = pytest.ExitCode.OK  # none was meant to run

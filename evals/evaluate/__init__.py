@@ -138,12 +138,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     how.add_argument(
         "--no-build", action="store_true", help="run, but leave models.json and the site alone"
     )
-    how.add_argument(
-        "--dry-run",
-        action="store_true",
-        help="print the plan (commands, run folders, result files, requests it would make), then every problem found; "
-        "exit as the command would: 2 for a usage error, 1 for another problem",
-    )
     how.add_argument("--status", action="store_true", help="print each eval's progress and exit")
     how.add_argument("--data-dir", type=Path, default=ROOT / "data", help=argparse.SUPPRESS)
 

@@ -166,6 +166,10 @@ def _table(
             if key in overall:
                 errors += f", {overall[key]} {word}"
         cost = _cost(overall, result.get("energy"), price)
+        if (prices := token_prices(price)) and (estimated := estimate_of(e, left=False)):
+            cost += (
+                f" (estimated ${estimated.cost(prices):,.3f})"  # the dry run's, for all its items
+            )
         where = fate if e.key in models_file.RESULT_KEYS else "off the board"
         rows.append(
             (e.tag, f"{overall['accuracy']:.1%}", f"{low:.1%}-{high:.1%}", errors, cost, where)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from evals.budget import Estimate, estimate
+from evals.budget import Estimate, planned_estimate
 from evals.errors import EvalError
 from evals.evaluate.plan import Eval, Plan
 from evals.scrub import printable
@@ -38,20 +38,13 @@ def _records(e: Eval) -> dict[str, dict[str, Any] | None]:
     return {sample.id: cache.read(sample.id, "candidate") for sample in e.planned.samples}
 
 
-def estimate_of(e: Eval) -> Estimate | None:
-    """The budget of what the eval has left to ask (`evals.budget`); None when it asks nothing."""
-    if e.published or e.finished:
+def estimate_of(e: Eval, *, left: bool = True) -> Estimate | None:
+    """The budget of what the eval has left to ask (`evals.budget`), None when it asks nothing;
+    not `left`: of all its items, as the run's cost counts them."""
+    if left and (e.published or e.finished):
         return None
-    records = _records(e)
-    identity = e.planned.config.identity
-    return estimate(
-        TASKS[e.name],
-        e.planned.samples,
-        judges=len(e.identity.judges) if TASKS[e.name].uses_judges else 0,
-        max_tokens=identity.spec.max_tokens,
-        system_prompt_prefix=identity.system_prompt_prefix,
-        answered=lambda sample: "response" in (records[sample.id] or {}),
-    )
+    records = _records(e) if left else {}
+    return planned_estimate(e.planned, lambda sample: "response" in (records.get(sample.id) or {}))
 
 
 def requests(e: Eval) -> str:
@@ -61,18 +54,9 @@ def requests(e: Eval) -> str:
         return "none (published: reproduced offline)"
     if e.finished:
         return "none (finished: reproduced offline)"
-    answered = _cached(e)[0]
-    n = len(e.planned.samples)
-    judges = len(e.identity.judges) if TASKS[e.name].uses_judges else 0
-    judged = (
-        f" + {(n - answered) * judges:,} to {in_words(judges)} judge{'s' if judges != 1 else ''}"
-        if judges
-        else ""
-    )
-    return (
-        f"about {(n - answered) * (1 + judges):,}: {n - answered:,} to the model{judged} "
-        f"({answered:,} of {n:,} items cached)"
-    )
+    estimated = estimate_of(e)
+    assert estimated is not None  # neither published nor finished
+    return estimated.requests_line()
 
 
 def _status(e: Eval) -> str:

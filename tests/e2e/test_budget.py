@@ -216,3 +216,37 @@ def test_evaluate_relays_each_evals_progress_and_its_cap_counts_every_eval_it_ra
 
     resumed = evaluate(data, "Relay", "--evals=mc,ff", "--max-cost=1")
     assert resumed.returncode == 0 and "ff    72.0%" in resumed.stdout, out(resumed)
+    assert "$0.018 (estimated $0.408)" in resumed.stdout  # the table: the cost, the estimate
+
+
+def test_pytest_dry_run_asks_nothing_and_gives_the_budget_of_what_is_left(server, tmp_path):
+    flags = (*student_flags(server), *PRICES, "-m", "multiple_choice")
+    fresh = run_harness(*flags, "--dry-run", **folders(tmp_path))
+    assert fresh.returncode == 0 and not server.requests, out(fresh)
+    assert (
+        "multiple_choice  requests about 40: 40 to the model (0 of 40 items cached)" in fresh.stdout
+    )
+    assert (
+        "budget   about 6,199 input + 40,000 output tokens to the model ($0.4077 at $1.25/$10 per "
+        "million)"
+    ) in fresh.stdout, fresh.stdout
+
+    run_harness(*flags, "-k", "mc-00", **folders(tmp_path))  # mc-001 ... mc-009 answered
+    asked = len(server.requests)
+    left = run_harness(*flags, "--dry-run", "-n", "2", **folders(tmp_path))
+    assert left.returncode == 0 and len(server.requests) == asked, out(left)
+    assert "requests about 31: 31 to the model (9 of 40 items cached)" in left.stdout, left.stdout
+    assert "workers" not in left.stdout and "-n 2" not in left.stdout  # nothing to spread
+
+
+def test_a_finished_eval_gives_its_cost_beside_the_estimate(server, tmp_path):
+    done = run_harness(
+        *student_flags(server),
+        *PRICES,
+        "-m",
+        "multiple_choice",
+        "--max-tokens=30",
+        **folders(tmp_path),
+    )
+    # 40 replies of 30 tokens estimated: the loopback's prompts count 120 tokens, not ~155
+    assert "cost $0.0180 (estimated $0.0197)" in done.stdout, out(done)
