@@ -175,6 +175,11 @@ def test_max_cost_stops_asking_keeps_the_answers_and_a_higher_cap_resumes(
     assert resumed.returncode == 0, out(resumed)
     assert len(candidate_requests(server, student)) == 40  # each item asked once, over all three
     assert asked >= 12 and list((tmp_path / "results").rglob("*.json"))
+    # the cap is no part of the identity: the run without one is the same run folder, finished
+    uncapped = run_harness(*flags, **folders(tmp_path))
+    assert "40 of 40 answers read back from the run folder, 0 asked now" in uncapped.stdout
+    assert len(list((tmp_path / "runs" / "multiple_choice").iterdir())) == 1
+    assert len(candidate_requests(server, student)) == 40
 
 
 def test_a_cap_without_prices_is_one_line_before_anything_is_asked(server, tmp_path):
