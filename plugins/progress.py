@@ -149,13 +149,9 @@ class ProgressLine:
         tw._file.flush()
 
     def _stop(self, spent: float) -> None:
-        """No new item once the cap is reached: pytest ends after the items running now."""
-        p = self.progress
-        of = f" of {p.total:,}" if p.total else ""
-        self.stopped = (
-            f"stopped at ${spent:,.4f} of ${self.cap:g} cap: {p.done:,}{of} answered and kept; "
-            "raise --max-cost and the same command resumes"
-        )
+        """No new item once the cap is reached: pytest ends after the items running now (with
+        xdist, after those the workers were handed already)."""
+        self.stopped = f"stopped at the --max-cost cap of ${self.cap:g}"
         dsession = self.config.pluginmanager.get_plugin("dsession")  # xdist's controller
         if dsession is not None:
             dsession.shouldstop = self.stopped
@@ -170,7 +166,16 @@ class ProgressLine:
         """The cap's one line, in place of pytest's (or xdist's) `Interrupted:` banner."""
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
         if self.stopped and reporter is not None and hasattr(reporter, "_keyboardinterrupt_memo"):
-            reporter._keyboardinterrupt_memo = _Said(self.stopped)
+            reporter._keyboardinterrupt_memo = _Said(self._stopped_line())
+
+    def _stopped_line(self) -> str:
+        """What the run spent and kept once it stopped (every item running then has ended)."""
+        p = self.progress
+        of = f" of {p.total:,}" if p.total else ""
+        return (
+            f"stopped at ${(p.spent or 0) + self.before:,.4f} of ${self.cap:g} cap: {p.done:,}{of} "
+            "answered and kept; raise --max-cost and the same command resumes"
+        )
 
     @pytest.hookimpl(trylast=True)  # the last word on the exit status
     def pytest_sessionfinish(self, session: pytest.Session) -> None:

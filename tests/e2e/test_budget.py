@@ -255,3 +255,30 @@ def test_a_finished_eval_gives_its_cost_beside_the_estimate(server, tmp_path):
     )
     # 40 replies of 30 tokens estimated: the loopback's prompts count 120 tokens, not ~155
     assert "cost $0.0180 (estimated $0.0197)" in done.stdout, out(done)
+
+
+def test_with_xdist_the_cap_stops_the_workers_and_its_line_counts_what_they_answered(
+    server, tmp_path
+):
+    done = run_harness(
+        *student_flags(server),
+        *PRICES,
+        "-m",
+        "leetcode",
+        "--limit=6",
+        "-n",
+        "2",
+        "--max-cost=0.005",
+        **folders(tmp_path),
+    )
+    assert done.returncode == 6 and "2 workers [6 items]" in done.stdout, out(done)
+    stopped = re.search(
+        r"stopped at \$([\d.]+) of \$0.005 cap: (\d) of 6 answered and kept", done.stdout
+    )
+    assert stopped, out(done)
+    spent, answered = float(stopped.group(1)), int(stopped.group(2))
+    # each answer 400 + 250 tokens, $0.003: the cap reached at the second, and what the
+    # workers held already run, every one of them counted
+    assert 2 <= answered < 6 and spent == round(answered * 0.003, 4), out(done)
+    assert f"partial run: {answered} of 6 items answered" in done.stdout
+    assert "Interrupted" not in done.stdout and "Traceback" not in out(done)
