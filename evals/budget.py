@@ -185,7 +185,7 @@ class Progress:
         self.total = total
         self.prices = prices
         self.clock = clock
-        self.started = clock()
+        self.started = self.last = clock()
         self.done = 0
         self.tokens = {"input": 0, "output": 0}  # the candidate's
         self.batched = {"input": 0, "output": 0}
@@ -193,8 +193,14 @@ class Progress:
         self.shown_at: float | None = None
         self.shown_step = -1
 
+    def begin(self, total: int) -> None:
+        """The run's items known (collected): its clock starts now."""
+        self.total = total
+        self.started = self.last = self.clock()
+
     def add(self, row: dict[str, Any]) -> None:
         self.done += 1
+        self.last = self.clock()  # the rate is the rows', whenever the line is shown
         usage = row.get("usage") or {}
         batched = "candidate" in row.get("batched", ())
         for key in ("input", "output"):
@@ -209,7 +215,7 @@ class Progress:
 
     def line(self) -> str:
         """`progress: 120 of 2,000 items, 3.1/s, ETA 10m05s, tokens 12,345 in 6,789 out, $0.0123 spent`."""
-        elapsed = self.clock() - self.started
+        elapsed = self.last - self.started
         rate = self.done / elapsed if elapsed > 0 else 0.0
         parts = [
             f"progress: {self.done:,} of {self.total:,} items"

@@ -92,8 +92,7 @@ class ProgressLine:
         return ["--dry-run: nothing asked", *self.dry_run] if self.dry_run else []
 
     def _started(self, total: int) -> None:
-        self.progress.total = total
-        self.progress.started = time.monotonic()  # the rate is the run's, not collection's
+        self.progress.begin(total)  # the rate is the run's, not collection's
 
     @pytest.hookimpl(trylast=True)  # after pytest's own progress has been written
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
