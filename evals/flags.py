@@ -271,7 +271,8 @@ FLAGS: tuple[Flag, ...] = (
         metavar="USD",
         evaluate_help="stop once the model's spend on the evals run reaches USD (at the model's "
         "price per token); a higher cap resumes",
-        check=usd,  # evaluate hands each eval's pytest what is left of it (`evaluate.children`)
+        # evaluate hands it on itself, with what the evals before spent (`evaluate.children`)
+        check=usd,
     ),
     # Not passed on: evaluate's is its whole plan's, before any eval's pytest would start.
     Flag(

@@ -54,9 +54,8 @@ def requests(e: Eval) -> str:
         return "none (published: reproduced offline)"
     if e.finished:
         return "none (finished: reproduced offline)"
-    estimated = estimate_of(e)
-    assert estimated is not None  # neither published nor finished
-    return estimated.requests_line()
+    estimated = estimate_of(e)  # neither published nor finished: never None
+    return estimated.requests_line() if estimated else "none"
 
 
 def _status(e: Eval) -> str:
