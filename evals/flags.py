@@ -262,6 +262,27 @@ FLAGS: tuple[Flag, ...] = (
     Flag(
         "--price-output", "USD per million output tokens", float, evaluate_group="meta", check=usd
     ),
+    # Not identity: a cap stops a run, it never changes what is asked (`evals.budget`).
+    Flag(
+        "--max-cost",
+        "stop asking new items once the model's spend reaches USD (needs --price-input and "
+        "--price-output); everything answered is kept, and a higher cap resumes",
+        float,
+        metavar="USD",
+        evaluate_help="stop once the model's spend on the evals run reaches USD (at the model's "
+        "price per token); a higher cap resumes",
+        # evaluate hands it on itself, with what the evals before spent (`evaluate.children`)
+        check=usd,
+    ),
+    # Not passed on: evaluate's is its whole plan's, before any eval's pytest would start.
+    Flag(
+        "--dry-run",
+        "ask nothing: each selected eval's requests and budget (tokens, and dollars with "
+        "--price-input/--price-output) for the items not answered yet",
+        evaluate_help="print the plan (commands, run folders, result files, the requests and budget "
+        "of what is left), then every problem found; exit as the command would: 2 for a usage "
+        "error, 1 for another problem",
+    ),
     # evaluate's own: --verify [NAME], and its NAME.
     Flag(
         "--verify-published",

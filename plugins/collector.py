@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from evals.budget import planned_estimate
 from evals.command_line import how_to_run
 from evals.config import results_path, run_dir
 from evals.errors import EvalError
@@ -115,7 +116,9 @@ class ResultsCollector:
             "worker would start pytest again; "
             f"-n helps {local}, whose grading runs in each worker"
         )
-        if (skipped := session_of(self.config).workers_skipped) is not None:
+        if self.config.getoption("dry_run", False):
+            pass  # nothing ran: no word on how it would have
+        elif (skipped := session_of(self.config).workers_skipped) is not None:
             self.lines.append(f"-n {skipped}: these evals ran in one process ({why})")
         elif (
             (workers := self.config.getoption("numprocesses", None))
@@ -198,7 +201,8 @@ class ResultsCollector:
                 "cached in its run folder; free space (or fix the folder) and run the same command "
                 "again, which asks nothing again",
             ]
-        return [*lines, *_describe(label, result, path)]
+        estimated = planned_estimate(item).cost(s.prices) if s.prices else None
+        return [*lines, *_describe(label, result, path, estimated)]
 
     def _reproduce(self, label: str, path: Path, result: dict[str, Any], task: Task) -> list[str]:
         """A published result file is never rewritten: the run either reproduces it (in the
@@ -306,7 +310,11 @@ class ResultsCollector:
         return lines
 
 
-def _describe(label: str, result: dict[str, Any], path: Path) -> list[str]:
+def _describe(
+    label: str, result: dict[str, Any], path: Path, estimated: float | None = None
+) -> list[str]:
+    """The eval's lines of results; its cost beside what the dry run's estimate (`evals.budget`)
+    says of all its items, when prices are given."""
     overall = result["summary"].get("overall", result["summary"])
     low, high = overall["ci95"]
     parts = [
@@ -332,7 +340,10 @@ def _describe(label: str, result: dict[str, Any], path: Path) -> list[str]:
             f"{batch['calls']} answered by a Batch API (at {batch['priceFactor']:.0%} of the price)"
         )
     if "cost" in overall:
-        parts.append(f"cost ${overall['cost']:.4f}")
+        parts.append(
+            f"cost ${overall['cost']:.4f}"
+            + (f" (estimated ${estimated:.4f})" if estimated is not None else "")
+        )
     if measured := result.get("energy"):
         parts.append(f"energy {measured['kWh']:.6f} kWh ({measured['source']})")
     lines = [f"{label} " + "  ".join(parts), f"{'':<16} result file: {path}"]

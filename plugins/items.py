@@ -115,6 +115,7 @@ def fetching(config: pytest.Config, reachable: list[str]) -> bool:
         s.candidate is not None
         and not s.batch
         and not config.option.collectonly
+        and not config.getoption("dry_run", False)  # nothing is asked
         and all(spec.provider in PROVIDERS and PROVIDERS[spec.provider].network for spec in specs)
     )
 
@@ -300,7 +301,10 @@ def pytest_collection_modifyitems(
     anything is asked, and only when a judged eval really runs."""
     state = session_of(config)
     if (
-        state.planned is None or state.asker is None or config.option.collectonly
+        state.planned is None
+        or state.asker is None
+        or config.option.collectonly
+        or config.getoption("dry_run", False)
     ):  # both set in pytest_configure
         return
     try:
@@ -318,10 +322,7 @@ def pytest_collection_modifyitems(
         # started at different points each answered items no worker would run for a while:
         # at 2,000 items, half of them were still to run when the last answer came.)
         state.asker.start(
-            [
-                (eval_run(config, name), samples)
-                for name, samples in _selected_samples(items).items()
-            ]
+            [(eval_run(config, name), samples) for name, samples in selected_samples(items).items()]
         )
     except EvalError as error:
         if not is_worker(config):  # pytest's own form of a usage error, as the options' are
@@ -333,7 +334,7 @@ def pytest_collection_modifyitems(
         session.shouldstop = printable(f"ERROR: {error}")
 
 
-def _selected_samples(items: list[pytest.Item]) -> dict[str, list[Any]]:
+def selected_samples(items: list[pytest.Item]) -> dict[str, list[Any]]:
     """Each eval's samples among `items`, in their order."""
     by_task: dict[str, list[Any]] = {}
     for item in items:

@@ -22,6 +22,7 @@ from evals import energy
 from evals.atomic import why_unwritable
 from evals.command_line import how_to_run, takers
 from evals.entry_points import ExtensionError, load as load_evals
+from evals.budget import spend_prices_given
 from evals.errors import EvalError
 from evals.grading.judge_spec import JudgeSpec, capped, default_judges
 from evals.identity import FIELD, add_identity_options, from_values, parse_datasets
@@ -144,7 +145,10 @@ def _in_one_process_when_workers_cannot_help(config: pytest.Config) -> None:
         and config.getoption("dist", "no") != "no"
         and not is_worker(config)
         and not config.option.collectonly
-        and not any(TASKS[name].grades_locally for name in reachable_evals(config))
+        and (
+            config.getoption("dry_run", False)  # it asks and grades nothing
+            or not any(TASKS[name].grades_locally for name in reachable_evals(config))
+        )
     ):
         config.option.dist = "no"
         session_of(config).workers_skipped = workers
@@ -298,7 +302,8 @@ def _settings(config: pytest.Config) -> Settings:
         allow_errors=opt("allow_errors"),
         run_root=run_root(config),
         results_root=results_root(config),
-        prices=_prices(opt("price_input"), opt("price_output")),
+        prices=(prices := _prices(opt("price_input"), opt("price_output"))),
+        spend_prices=_spend_prices(prices, opt("max_cost")),
         request_timeout=opt("request_timeout"),
         eval_flags={
             name: {flag.dest: opt(flag.dest) for flag in task.flags} for name, task in TASKS.items()
@@ -376,3 +381,16 @@ def _prices(price_input: float | None, price_output: float | None) -> TokenPrice
         if price_input is not None and price_output is not None
         else None
     )
+
+
+def _spend_prices(prices: TokenPrices | None, cap: float | None) -> TokenPrices | None:
+    """The prices the progress line and --max-cost count the spend at: the flags', else those
+    `evaluate` hands the eval's pytest (`budget.PRICES_ENV`: its summary prices the result, so
+    the file does not record them)."""
+    prices = prices or spend_prices_given()
+    if cap is not None and prices is None:
+        raise EvalError(
+            "--max-cost counts dollars: give the model's --price-input and --price-output too "
+            "(USD per million tokens)"
+        )
+    return prices

@@ -36,6 +36,7 @@ class Settings:
     run_root: Path
     results_root: Path
     prices: TokenPrices | None
+    spend_prices: TokenPrices | None  # what the progress line and --max-cost count at
     request_timeout: float
     # Each eval's own flags' values (`Task.flags`), by eval name, then the flag's dest: what
     # its `Task.resources` is made from, and what its result file records (`graded_with`).

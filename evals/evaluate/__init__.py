@@ -33,12 +33,13 @@ import tempfile
 from pathlib import Path
 from typing import Any, NoReturn
 
+from evals.budget import CAPPED
 from evals.entry_points import ExtensionError
 from evals.errors import EvalError, UsageError
 from evals.evaluate import checks
 from evals.evaluate.entry import entry_fields
 from evals.evaluate.plan import EVALS, Plan, plan_command, save_plan
-from evals.evaluate.report import show_plan, show_summary
+from evals.evaluate.report import price_of, show_plan, show_summary, spent, token_prices
 from evals.evaluate.status import show_status
 from evals.command_line import how_to_run
 from evals.flags import Flag, add_evaluate_arguments, refusals, usd
@@ -136,12 +137,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     how.add_argument(
         "--no-build", action="store_true", help="run, but leave models.json and the site alone"
-    )
-    how.add_argument(
-        "--dry-run",
-        action="store_true",
-        help="print the plan (commands, run folders, result files, requests it would make), then every problem found; "
-        "exit as the command would: 2 for a usage error, 1 for another problem",
     )
     how.add_argument("--status", action="store_true", help="print each eval's progress and exit")
     how.add_argument("--data-dir", type=Path, default=ROOT / "data", help=argparse.SUPPRESS)
@@ -245,7 +240,9 @@ def run(args: argparse.Namespace) -> int:
         checks.found(problems, checks.check_energy, args)
     metadata = {} if args.status else checks.found(problems, entry_fields, args, plan) or {}
     checks.found(problems, checks.check_force, args, plan.selected)
-    show_plan(plan, dry_run=args.dry_run)
+    if not args.status:
+        checks.found(problems, checks.check_cap, args.max_cost, price_of(plan, metadata))
+    show_plan(plan, dry_run=args.dry_run, price=price_of(plan, metadata))
     if args.dry_run:
         return _dry_run(problems or [])
     if args.status:
@@ -263,7 +260,7 @@ def _dry_run(problems: list[EvalError]) -> int:
 
 def _run_phase(plan: Plan, args: argparse.Namespace, metadata: dict[str, Any]) -> int:
     """The plan saved, the evals run (those not finished already), what finished published."""
-    from evals.evaluate.children import PYTEST_USAGE_ERROR, run_children
+    from evals.evaluate.children import PYTEST_USAGE_ERROR, Spending, run_children
     from evals.evaluate.publishing import publish_finished
     from evals.publish import written_notes
 
@@ -272,7 +269,11 @@ def _run_phase(plan: Plan, args: argparse.Namespace, metadata: dict[str, Any]) -
     with tempfile.TemporaryDirectory(
         prefix="evaluate-written-"
     ) as written:  # what the runs wrote: not rescored
-        codes = run_children(to_run, parallel=args.parallel, cwd=ROOT, written=Path(written))
+        prices = token_prices(price_of(plan, metadata))
+        spending = Spending(prices, args.max_cost, lambda tag: spent(plan.evals[tag], prices))
+        codes = run_children(
+            to_run, parallel=args.parallel, cwd=ROOT, written=Path(written), spending=spending
+        )
         if any(code == PYTEST_USAGE_ERROR for code in codes.values()):
             print(
                 "error: stopped at a usage error (above); fix the command and run it again",
@@ -282,7 +283,10 @@ def _run_phase(plan: Plan, args: argparse.Namespace, metadata: dict[str, Any]) -
         finished, lines = publish_finished(
             plan, args, metadata, ran=bool(to_run), written=written_notes(Path(written))
         )
-    return REFUSED_OR_FAILED if show_summary(plan, args, finished, lines, codes, metadata) else 0
+    failed = show_summary(plan, args, finished, lines, codes, metadata)
+    if CAPPED in codes.values() or (args.max_cost is not None and len(codes) < len(to_run)):
+        return CAPPED  # the cap's line is above (its eval's pytest), and the next step
+    return REFUSED_OR_FAILED if failed else 0
 
 
 def _exit_status(error: EvalError) -> int:

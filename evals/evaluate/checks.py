@@ -1,7 +1,8 @@
 """Every check before the first paid request: the data folder writable, each provider's API
 keys (all missing ones in one line) and the provider built, the power source able to measure,
---force not over a published run. The first mistake stops the command; with --dry-run each is
-kept (`found`), and the plan is printed before them all."""
+--force not over a published run, a --max-cost with a price per token to count at. The first
+mistake stops the command; with --dry-run each is kept (`found`), and the plan is printed
+before them all."""
 
 from __future__ import annotations
 
@@ -58,6 +59,15 @@ def check_energy(args: argparse.Namespace) -> None:
             source.check()
         except EvalError as error:
             raise UsageError(f"--energy: {error}") from None
+
+
+def check_cap(cap: float | None, price: dict[str, float] | None) -> None:
+    """--max-cost counts the model's tokens at its price per token: one it has not is refused."""
+    if cap is not None and not (price and "input" in price):
+        raise UsageError(
+            "--max-cost counts dollars at the model's price per token: give --price-input and "
+            "--price-output (USD per million tokens), or publish the model with them first"
+        )
 
 
 def check_force(args: argparse.Namespace, selected: list[Eval]) -> None:

@@ -12,14 +12,19 @@ from pathlib import Path
 from typing import Any
 
 from evals import models_file
+from evals.budget import CAPPED
 from evals.datasets import find_kept, is_local_file, kept_folder
 from evals.evaluate.plan import Eval, Plan
-from evals.evaluate.status import requests
+from evals.evaluate.status import estimate_of, requests
 from evals.results import TokenPrices, read_result
 
 
-def show_plan(plan: Plan, *, dry_run: bool) -> None:
+def show_plan(plan: Plan, *, dry_run: bool, price: dict[str, float] | None = None) -> None:
+    """The plan; with `dry_run` each eval's requests and budget (`evals.budget`), in dollars
+    at `price` (models.json's form) when it is per token, and their total."""
     print(f"{plan.name}:")
+    prices = token_prices(price)
+    estimates = []
     for e in plan.selected:
         shown = (
             "published: reproduced offline, not run again"
@@ -33,8 +38,29 @@ def show_plan(plan: Plan, *, dry_run: bool) -> None:
         print(f"      results     {e.result_file}")
         if dry_run:
             print(f"      requests    {requests(e)}")
+            if estimated := estimate_of(e):
+                estimates.append(estimated)
+                print(f"      budget      {estimated.line(prices)}")
             if plan.publishing and (kept := _kept_dataset(plan, e)):
                 print(f"      dataset     {kept}")
+    if len(estimates) > 1:
+        total = sum(e.requests for e in estimates)
+        dollars = f", about ${sum(e.cost(prices) for e in estimates):,.4f}" if prices else ""
+        print(f"  budget in all: about {total:,} requests{dollars}")
+
+
+def token_prices(price: dict[str, float] | None) -> TokenPrices | None:
+    """models.json's price as prices per token, or None (none, or priced per kWh)."""
+    return TokenPrices(price["input"], price["output"]) if price and "input" in price else None
+
+
+def price_of(plan: Plan, metadata: dict[str, Any]) -> dict[str, float] | None:
+    """The model's price: the flags', else the saved plan's, else models.json's."""
+    return (
+        metadata.get("price")
+        or ((plan.saved or {}).get("metadata") or {}).get("price")
+        or (plan.entry or {}).get("price")
+    )
 
 
 def _kept_dataset(plan: Plan, e: Eval) -> str | None:
@@ -65,11 +91,7 @@ def show_summary(
 
     waiting = [tag for tag in unfinished if has_batches(plan.evals[tag].run_folder)]
     fate = _fate(plan.publishing, args.no_build, lines)
-    price = (
-        metadata.get("price")
-        or ((plan.saved or {}).get("metadata") or {}).get("price")
-        or (plan.entry or {}).get("price")
-    )
+    price = price_of(plan, metadata)
     for line in _table(
         plan.selected,
         finished,
@@ -144,6 +166,10 @@ def _table(
             if key in overall:
                 errors += f", {overall[key]} {word}"
         cost = _cost(overall, result.get("energy"), price)
+        if (prices := token_prices(price)) and (estimated := estimate_of(e, left=False)):
+            cost += (
+                f" (estimated ${estimated.cost(prices):,.3f})"  # the dry run's, for all its items
+            )
         where = fate if e.key in models_file.RESULT_KEYS else "off the board"
         rows.append(
             (e.tag, f"{overall['accuracy']:.1%}", f"{low:.1%}-{high:.1%}", errors, cost, where)
@@ -167,6 +193,15 @@ def _cost(
     return f"{tokens['input'] + tokens['output']:,} tokens"
 
 
+def spent(e: Eval, prices: TokenPrices | None) -> float:
+    """What the eval's run spent, as its result file counts it at `prices`; 0 without one."""
+    if prices is None or not e.result_file.is_file():
+        return 0.0
+    overall = read_result(e.result_file)["summary"]
+    overall = overall.get("overall", overall)
+    return prices.cost(overall["tokens"], (overall.get("batch") or {}).get("tokens"))
+
+
 # pytest's exits that a resume would meet again: the answers cached so far do not change them.
 NOT_RESUMABLE = {
     3: "stopped at an internal error (above), which a resume would meet again",
@@ -181,6 +216,8 @@ def _next_step(name: str, unfinished: list[str], codes: dict[str, int]) -> str:
         tag: NOT_RESUMABLE[codes[tag]] for tag in unfinished if codes.get(tag) in NOT_RESUMABLE
     }
     causes = "; ".join(f"{tag} {why}" for tag, why in stuck.items())
+    if any(codes.get(tag) == CAPPED for tag in unfinished):
+        return f"stopped at the --max-cost cap (above): raise --max-cost and `evaluate {name!r}` resumes"
     if not stuck:
         return f"`evaluate {name!r}` resumes"
     return causes + (

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from evals.budget import Estimate, planned_estimate
 from evals.errors import EvalError
 from evals.evaluate.plan import Eval, Plan
 from evals.scrub import printable
@@ -23,15 +24,27 @@ def show_status(plan: Plan, args: argparse.Namespace) -> None:
 
 def _cached(e: Eval) -> tuple[int, int]:
     """(answered, errors) among the eval's candidate calls its run folder holds."""
+    records = _records(e)
+    answered = sum(bool(record and "response" in record) for record in records.values())
+    errors = sum(bool(record and "error" in record) for record in records.values())
+    return answered, errors
+
+
+def _records(e: Eval) -> dict[str, dict[str, Any] | None]:
+    """The candidate record of each of the eval's items, by id (None: not asked yet)."""
     from evals.cache import RunCache
 
     cache = RunCache(e.run_folder, session=None)
-    answered = errors = 0
-    for sample in e.planned.samples:
-        record = cache.read(sample.id, "candidate")
-        answered += bool(record and "response" in record)
-        errors += bool(record and "error" in record)
-    return answered, errors
+    return {sample.id: cache.read(sample.id, "candidate") for sample in e.planned.samples}
+
+
+def estimate_of(e: Eval, *, left: bool = True) -> Estimate | None:
+    """The budget of what the eval has left to ask (`evals.budget`), None when it asks nothing;
+    not `left`: of all its items, as the run's cost counts them."""
+    if left and (e.published or e.finished):
+        return None
+    records = _records(e) if left else {}
+    return planned_estimate(e.planned, lambda sample: "response" in (records.get(sample.id) or {}))
 
 
 def requests(e: Eval) -> str:
@@ -41,18 +54,8 @@ def requests(e: Eval) -> str:
         return "none (published: reproduced offline)"
     if e.finished:
         return "none (finished: reproduced offline)"
-    answered = _cached(e)[0]
-    n = len(e.planned.samples)
-    judges = len(e.identity.judges) if TASKS[e.name].uses_judges else 0
-    judged = (
-        f" + {(n - answered) * judges:,} to {in_words(judges)} judge{'s' if judges != 1 else ''}"
-        if judges
-        else ""
-    )
-    return (
-        f"about {(n - answered) * (1 + judges):,}: {n - answered:,} to the model{judged} "
-        f"({answered:,} of {n:,} items cached)"
-    )
+    estimated = estimate_of(e)  # neither published nor finished: never None
+    return estimated.requests_line() if estimated else "none"
 
 
 def _status(e: Eval) -> str:

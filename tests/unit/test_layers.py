@@ -69,6 +69,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         "outputs",
         (
             "evals.results",
+            "evals.budget",
             "evals.schema",
             "evals.models_file",
             "evals.verify",
