@@ -62,8 +62,8 @@ KWH_KEYS: Registry[str] = Registry(
 )
 
 # The models list after an update -> what writes the site with it (data.js and the model pages),
-# computed in full (every error raised) before it is called.
-Render = Callable[[list[dict[str, Any]]], Callable[[], None]]
+# computed in full (every error raised) before it is called; None when the site is already so.
+Render = Callable[[list[dict[str, Any]]], Callable[[], None] | None]
 
 
 def load_models(path: Path = MODELS, *, results: Path = RESULTS) -> list[dict[str, Any]]:

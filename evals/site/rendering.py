@@ -83,7 +83,7 @@ def rebuild_site(data_dir: Path) -> Render:
             runs_dir=data_dir / "runs",
             site_dir=data_dir.parent / "site",
         )
-        return lambda: write_changes(changes)
+        return (lambda: write_changes(changes)) if changes else None
 
     return render
 
