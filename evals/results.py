@@ -25,9 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evals import bounded
 from evals import stats
 from evals.atomic import write_json_atomic
-from evals.errors import DataFileError
+from evals.errors import DataFileError, FileLimitError
 from evals.tasks import GRADED_WITH, TASKS, Task
 
 RESULT_FORMAT = 3
@@ -284,9 +285,11 @@ def read_result(path: Path) -> dict[str, Any]:
     `schema.BANDED_RESULTS` model): a file that is missing, not JSON or of the wrong shape is a
     DataFileError, one line naming the file, the field and what it must be."""
     try:
-        result = json.loads(path.read_text(encoding="utf-8"))
+        result = bounded.load_json(path)
     except FileNotFoundError:
         raise DataFileError(f"{path}: result file not found") from None
+    except FileLimitError as error:
+        raise DataFileError(f"{path}: {error}; rerun its eval to write it again") from None
     except json.JSONDecodeError as error:
         raise DataFileError(
             f"{path}: truncated or corrupt result file ({error.msg}); rerun its eval to write it again"

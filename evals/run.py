@@ -26,6 +26,7 @@ from typing import Any
 
 from filelock import FileLock
 
+from evals import bounded
 from evals.askers.protocol import Asker
 from evals.askers.threads import Threads
 from evals.atomic import write_json_atomic
@@ -498,7 +499,7 @@ def start_over(folder: Path, result_file: Path, session: str) -> Path | None:
     marker = folder / FORCED
     with FileLock(folder.parent / f".{folder.name}.force.lock"):
         try:
-            if json.loads(marker.read_text())["session"] == session:
+            if bounded.load_json(marker)["session"] == session:
                 return None
         except (FileNotFoundError, ValueError, KeyError, TypeError):
             pass
@@ -516,7 +517,7 @@ def start_over(folder: Path, result_file: Path, session: str) -> Path | None:
 def forced_in(folder: Path, session: str) -> Path | None:
     """The folder --force set aside in this session, if it did."""
     try:
-        record = json.loads((folder / FORCED).read_text())
+        record = bounded.load_json(folder / FORCED)
     except (FileNotFoundError, ValueError):
         return None
     return (

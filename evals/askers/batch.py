@@ -47,6 +47,7 @@ from typing import Any
 
 from filelock import FileLock
 
+from evals import bounded
 from evals.askers.threads import Threads
 from evals.atomic import write_json_atomic
 from evals.errors import BatchUnsupported, FatalError, LedgerWarning, ProviderError, TransientError
@@ -92,7 +93,7 @@ class Ledger:
             if path.name == ATTEMPTS:
                 continue
             try:
-                entry = json.loads(path.read_text(encoding="utf-8"))
+                entry = bounded.load_json(path)
                 if not (
                     isinstance(entry, dict)
                     and entry.get("format") == FORMAT
@@ -124,7 +125,7 @@ class Ledger:
 
     def attempts(self) -> dict[str, int]:
         try:
-            return json.loads((self.folder / ATTEMPTS).read_text(encoding="utf-8"))
+            return bounded.load_json(self.folder / ATTEMPTS)
         except (OSError, ValueError):
             return {}
 

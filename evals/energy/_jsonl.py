@@ -9,16 +9,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from evals import bounded
 from evals.errors import StorageError
 
 
 def json_lines(path: Path) -> Iterator[dict[str, Any]]:
     """The JSON objects of a JSONL file, skipping what is not one: a line cut short by a
     kill or being written now."""
-    text = path.read_bytes().decode("utf-8", errors="replace")
-    for line in text.split("\n"):
+    for _, raw in bounded.lines(bounded.read_bytes(path, limit=bounded.MAX_DATASET_BYTES)):
         try:
-            record = json.loads(line)
+            record = bounded.loads(raw.decode("utf-8", errors="replace"))
         except ValueError:
             continue
         if isinstance(record, dict):

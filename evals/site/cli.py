@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     escape_unencodable(sys.stdout)  # a folder's name in a cp1252 pipe
 
-    if args.models is not None and not args.models.is_file():
+    if args.models is not None and not args.models.exists():  # a FIFO: refused as it is read
         print(f"build: {args.models}: no such models file", file=sys.stderr)
         return 2
     args.models = args.models or MODELS

@@ -12,7 +12,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from evals import bounded
 from evals.atomic import write_text_atomic
+from evals.errors import FileLimitError
 from evals.models_file import MODELS, RESULTS, Render, load_models, lock
 from evals.site.board import SCORES, Published, _published, _site_data, model_page
 
@@ -188,10 +190,11 @@ def _changes(pages: dict[Path, str], site_dir: Path) -> dict[Path, str | None]:
     page of no published model."""
     changes: dict[Path, str | None] = {}
     for path, text in pages.items():
-        try:
-            if path.read_bytes() == text.encode("utf-8"):
+        content = text.encode("utf-8")
+        try:  # read no more than it should hold: a page linked to /dev/zero is just not it
+            if bounded.read_bytes(path, limit=len(content)) == content:
                 continue
-        except FileNotFoundError:
+        except (FileNotFoundError, FileLimitError):
             pass
         changes[path] = text
     folder = site_dir / MODEL_PAGES
