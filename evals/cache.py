@@ -136,7 +136,11 @@ class RunCache:
             }
             record["session"] = self.session
         record = self.scrub(record)
-        write_json_atomic(self.record_path(item_id, role), record, durable=False)
+        # The tree is --run-dir (the run folder is <run dir>/<eval>/<run>): a link in it leading
+        # out is refused, never written through.
+        write_json_atomic(
+            self.record_path(item_id, role), record, durable=False, tree=self.root.parent.parent
+        )
         return _outcome(record)
 
 

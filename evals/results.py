@@ -277,7 +277,8 @@ def _without_failed_rows_usage(result: dict[str, Any]) -> dict[str, Any]:
 
 
 def write_result(path: Path, result: dict[str, Any]) -> None:
-    write_json_atomic(path, result, indent=2)
+    """At `<results dir>/<eval>/<file>`: the results folder is the tree it stays in."""
+    write_json_atomic(path, result, indent=2, tree=path.parent.parent)
 
 
 def read_result(path: Path) -> dict[str, Any]:

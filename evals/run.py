@@ -510,7 +510,11 @@ def start_over(folder: Path, result_file: Path, session: str) -> Path | None:
             folder.rename(kept)
         if result_file.exists():
             result_file.rename(result_file.with_name(f"{result_file.name}.replaced-{stamp}"))
-        write_json_atomic(marker, {"session": session, "kept": str(kept) if kept else None})
+        write_json_atomic(
+            marker,
+            {"session": session, "kept": str(kept) if kept else None},
+            tree=folder.parent.parent,  # --run-dir
+        )
     return kept
 
 

@@ -79,6 +79,7 @@ class Ledger:
         ),
     ):
         self.folder = run_folder / "batches"
+        self._tree = run_folder.parent.parent  # --run-dir: no link in it leads out
         self._storing = (
             storing  # EvalRun.storing: a write that fails ends the run with a clear line
         )
@@ -116,7 +117,7 @@ class Ledger:
 
     def write(self, entry: dict[str, Any]) -> None:
         with self._storing(self.folder):
-            write_json_atomic(self.folder / f"{entry['name']}.json", entry)
+            write_json_atomic(self.folder / f"{entry['name']}.json", entry, tree=self._tree)
 
     def remove(self, entry: dict[str, Any]) -> None:
         """Forget a submission the API never made a batch of: its calls are needed again."""
@@ -131,7 +132,7 @@ class Ledger:
 
     def write_attempts(self, attempts: dict[str, int]) -> None:
         with self._storing(self.folder):
-            write_json_atomic(self.folder / ATTEMPTS, attempts)
+            write_json_atomic(self.folder / ATTEMPTS, attempts, tree=self._tree)
 
 
 class WaitingCalls:

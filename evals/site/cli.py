@@ -89,7 +89,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except OSError as error:
         print(
-            f"build: {error.filename}: {error.strerror}" if error.filename else f"build: {error}",
+            f"build: {error.strerror}"  # it names the file itself (a link out of the site)
+            if error.filename and str(error.strerror).startswith(str(error.filename))
+            else f"build: {error.filename}: {error.strerror}"
+            if error.filename
+            else f"build: {error}",
             file=sys.stderr,
         )
         return 2

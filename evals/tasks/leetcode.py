@@ -208,7 +208,7 @@ def work_budget(problem: Problem, scoring: Scoring) -> int | None:
             {"referenceFailed": failed} if failed else {}
         )
         with scoring.storing(path):
-            write_json_atomic(path, record)
+            write_json_atomic(path, record, tree=scoring.folder.parent.parent)  # --run-dir
     if failed:
         raise DatasetError(
             f"the reference solution does not pass its own tests ({failed}); "
