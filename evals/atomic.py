@@ -11,6 +11,7 @@ read (`evals.cache`), is moved aside and asked again, like a missing one."""
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
@@ -26,15 +27,25 @@ TEMP_FILE = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp")
 STALE_AFTER = 600.0  # seconds; a live write takes milliseconds
 
 
-def write_text_atomic(path: Path, text: str, *, durable: bool = True) -> None:
+def write_text_atomic(
+    path: Path, text: str, *, durable: bool = True, tree: Path | None = None
+) -> None:
     """Write to a temporary file beside `path`, then rename over it, so a process killed
     mid-write leaves the previous file intact; `durable`: fsync before the rename, so a power
-    cut does too (see the module's docstring for what may skip it)."""
-    write_bytes_atomic(path, text.encode("utf-8"), durable=durable)
+    cut does too (see the module's docstring for what may skip it). `tree`: the folder the
+    user named that `path` is under (see `check_inside`); a link at `path` itself is replaced,
+    never followed (the rename replaces the link)."""
+    write_bytes_atomic(path, text.encode("utf-8"), durable=durable, tree=tree)
 
 
-def write_bytes_atomic(path: Path, content: bytes, *, durable: bool = True) -> None:
-    """`write_text_atomic` for bytes (a dataset file kept as it is, say)."""
+def write_bytes_atomic(
+    path: Path, content: bytes, *, durable: bool = True, tree: Path | None = None
+) -> None:
+    """`write_text_atomic` for bytes (a dataset file kept as it is, say). The temporary file is
+    made by mkstemp: O_EXCL and, where there is one, O_NOFOLLOW, so it is a new file in the
+    folder checked."""
+    if tree is not None:
+        check_inside(path.parent, tree)
     try:
         fd, tmp = tempfile.mkstemp(
             dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
@@ -43,6 +54,8 @@ def write_bytes_atomic(path: Path, content: bytes, *, durable: bool = True) -> N
         FileNotFoundError
     ):  # the folder's first file: made now (not before every write, as it mostly exists)
         path.parent.mkdir(parents=True, exist_ok=True)
+        if tree is not None:  # a folder made meanwhile could be a link
+            check_inside(path.parent, tree)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         try:
@@ -62,7 +75,12 @@ def write_bytes_atomic(path: Path, content: bytes, *, durable: bool = True) -> N
 
 
 def write_json_atomic(
-    path: Path, data: Any, *, indent: int | None = None, durable: bool = True
+    path: Path,
+    data: Any,
+    *,
+    indent: int | None = None,
+    durable: bool = True,
+    tree: Path | None = None,
 ) -> None:
     text = to_json(data, path, indent=indent)
     if not text.isascii():
@@ -70,7 +88,33 @@ def write_json_atomic(
             text.encode("utf-8")
         except UnicodeEncodeError:  # a lone surrogate (valid in JSON, say in a dataset id): escaped
             text = json.dumps(data, indent=indent, allow_nan=False)
-    write_text_atomic(path, text + "\n" if indent is not None else text, durable=durable)
+    write_text_atomic(path, text + "\n" if indent is not None else text, durable=durable, tree=tree)
+
+
+def check_inside(folder: Path, tree: Path) -> None:
+    """Raise OSError (ELOOP) naming the link when `folder`, below `tree`, leads out of it through
+    a symlink: what the harness writes under a folder the user named (`--run-dir`,
+    `--results-dir`, the site) stays in it. `tree` itself may be a link (the user chose it),
+    and a link that stays inside it is followed; a `folder` not below `tree` is not checked.
+    (Checked before each write: a link swapped in between the check and the write is not seen.)"""
+    real_tree, real = os.path.realpath(tree), os.path.realpath(folder)
+    try:
+        if os.path.commonpath([real, real_tree]) == real_tree:
+            return
+        below = Path(os.path.abspath(folder)).relative_to(os.path.abspath(tree))
+    except ValueError:  # another drive, or not below the tree
+        return
+    link = Path(tree)
+    for part in below.parts:
+        link = link / part
+        if link.is_symlink():
+            break
+    raise OSError(
+        errno.ELOOP,
+        f"{link} is a symlink that leads out of {tree}, and the harness writes only inside it; "
+        "replace the link with a folder",
+        str(link),
+    )
 
 
 def to_json(data: Any, path: Path | str, *, indent: int | None = None) -> str:

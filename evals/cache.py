@@ -17,6 +17,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from evals import bounded
 from evals.atomic import write_json_atomic
 from evals.errors import CacheWarning, ProviderError
 from evals.locks import RecordLock, record_lock
@@ -83,7 +84,7 @@ class RunCache:
 
     def _load(self, path: Path, *, aside: bool = True) -> dict[str, Any] | None:
         try:
-            record = json.loads(path.read_text(encoding="utf-8"))
+            record = bounded.load_json(path)
             _check(record)
         except FileNotFoundError:
             return None
@@ -135,7 +136,11 @@ class RunCache:
             }
             record["session"] = self.session
         record = self.scrub(record)
-        write_json_atomic(self.record_path(item_id, role), record, durable=False)
+        # The tree is --run-dir (the run folder is <run dir>/<eval>/<run>): a link in it leading
+        # out is refused, never written through.
+        write_json_atomic(
+            self.record_path(item_id, role), record, durable=False, tree=self.root.parent.parent
+        )
         return _outcome(record)
 
 

@@ -31,6 +31,7 @@ drawing to the classes below):
   * RescoreFailed
 * ValueError
   * ReferenceFailed - the dataset's fault
+  * FileLimitError - a file past the size or depth limit of what the harness reads
 * UserWarning
   * CacheWarning
   * LedgerWarning
@@ -170,6 +171,13 @@ class ReferenceFailed(ValueError):
     def __init__(self, reason: str) -> None:
         super().__init__(f"the reference solution does not pass its own tests: {reason}")
         self.reason = reason  # the run's reason, e.g. "2 of 9 tests failed"
+
+
+class FileLimitError(ValueError):
+    """A file the harness reads that is past its limits (`evals.bounded`): larger than its size
+    limit, nested deeper than its depth limit, or no regular file (a FIFO, a device, a folder).
+    A ValueError, so what reports a corrupt file reports it; its message leaves the path to the
+    caller's."""
 
 
 # --- warnings

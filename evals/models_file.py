@@ -33,9 +33,10 @@ from typing import Any
 
 from filelock import FileLock
 
+from evals import bounded
 from evals.atomic import write_json_atomic, write_text_atomic
 from evals.entry_points import Registry
-from evals.errors import DataFileError
+from evals.errors import DataFileError, FileLimitError
 from evals.scrub import printable
 from evals.tasks import on_board, on_board_keys, tasks
 
@@ -62,16 +63,18 @@ KWH_KEYS: Registry[str] = Registry(
 )
 
 # The models list after an update -> what writes the site with it (data.js and the model pages),
-# computed in full (every error raised) before it is called.
-Render = Callable[[list[dict[str, Any]]], Callable[[], None]]
+# computed in full (every error raised) before it is called; None when the site is already so.
+Render = Callable[[list[dict[str, Any]]], Callable[[], None] | None]
 
 
 def load_models(path: Path = MODELS, *, results: Path = RESULTS) -> list[dict[str, Any]]:
     """Every entry, validated; an error names the entry and the field."""
     try:
-        models = json.loads(path.read_text(encoding="utf-8"))
+        models = bounded.load_json(path)
     except FileNotFoundError:
         return []
+    except FileLimitError as error:
+        raise DataFileError(f"{path}: {error}; fix or restore it from git") from None
     except UnicodeDecodeError:
         raise DataFileError(f"{path}: not UTF-8 text; fix or restore it from git") from None
     except json.JSONDecodeError as error:
@@ -197,9 +200,7 @@ def update_entry(
     written, models.json is put back (and `build --write` brings the site back in line)."""
     with lock(path):
         models = load_models(path, results=results)
-        before = (
-            path.read_text(encoding="utf-8") if path.is_file() else None
-        )  # valid UTF-8: it loaded
+        before = bounded.read_text(path) if path.is_file() else None  # valid UTF-8: it loaded
         old = find_entry(models, name)
         new = mutate(dict(old) if old else None)
         if new is None:

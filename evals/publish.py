@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from evals import bounded
 from evals import models_file
 from evals.config import run_name
 from evals.datasets import find_kept, is_local_file, keep, kept_folder
@@ -294,9 +295,9 @@ def written_notes(folder: Path) -> dict[Path, Stamp]:
     then; a line that cannot be read is left out (that file is rescored)."""
     written: dict[Path, Stamp] = {}
     for notes in sorted(folder.glob("*.jsonl")):
-        for line in notes.read_text(encoding="utf-8", errors="replace").splitlines():
+        for line in bounded.read_bytes(notes).decode("utf-8", errors="replace").splitlines():
             try:
-                note = json.loads(line)
+                note = bounded.loads(line)
                 path, (dev, ino, size, mtime) = Path(note["path"]), note["stamp"]
                 written[path] = (int(dev), int(ino), int(size), int(mtime))
             except (ValueError, TypeError, KeyError):

@@ -25,9 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evals import bounded
 from evals import stats
 from evals.atomic import write_json_atomic
-from evals.errors import DataFileError
+from evals.errors import DataFileError, FileLimitError
 from evals.tasks import GRADED_WITH, TASKS, Task
 
 RESULT_FORMAT = 3
@@ -276,7 +277,8 @@ def _without_failed_rows_usage(result: dict[str, Any]) -> dict[str, Any]:
 
 
 def write_result(path: Path, result: dict[str, Any]) -> None:
-    write_json_atomic(path, result, indent=2)
+    """At `<results dir>/<eval>/<file>`: the results folder is the tree it stays in."""
+    write_json_atomic(path, result, indent=2, tree=path.parent.parent)
 
 
 def read_result(path: Path) -> dict[str, Any]:
@@ -284,9 +286,11 @@ def read_result(path: Path) -> dict[str, Any]:
     `schema.BANDED_RESULTS` model): a file that is missing, not JSON or of the wrong shape is a
     DataFileError, one line naming the file, the field and what it must be."""
     try:
-        result = json.loads(path.read_text(encoding="utf-8"))
+        result = bounded.load_json(path)
     except FileNotFoundError:
         raise DataFileError(f"{path}: result file not found") from None
+    except FileLimitError as error:
+        raise DataFileError(f"{path}: {error}; rerun its eval to write it again") from None
     except json.JSONDecodeError as error:
         raise DataFileError(
             f"{path}: truncated or corrupt result file ({error.msg}); rerun its eval to write it again"

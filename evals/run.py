@@ -26,6 +26,7 @@ from typing import Any
 
 from filelock import FileLock
 
+from evals import bounded
 from evals.askers.protocol import Asker
 from evals.askers.threads import Threads
 from evals.atomic import write_json_atomic
@@ -513,7 +514,7 @@ def start_over(folder: Path, result_file: Path, session: str) -> Path | None:
     marker = folder / FORCED
     with FileLock(folder.parent / f".{folder.name}.force.lock"):
         try:
-            if json.loads(marker.read_text())["session"] == session:
+            if bounded.load_json(marker)["session"] == session:
                 return None
         except (FileNotFoundError, ValueError, KeyError, TypeError):
             pass
@@ -524,14 +525,18 @@ def start_over(folder: Path, result_file: Path, session: str) -> Path | None:
             folder.rename(kept)
         if result_file.exists():
             result_file.rename(result_file.with_name(f"{result_file.name}.replaced-{stamp}"))
-        write_json_atomic(marker, {"session": session, "kept": str(kept) if kept else None})
+        write_json_atomic(
+            marker,
+            {"session": session, "kept": str(kept) if kept else None},
+            tree=folder.parent.parent,  # --run-dir
+        )
     return kept
 
 
 def forced_in(folder: Path, session: str) -> Path | None:
     """The folder --force set aside in this session, if it did."""
     try:
-        record = json.loads((folder / FORCED).read_text())
+        record = bounded.load_json(folder / FORCED)
     except (FileNotFoundError, ValueError):
         return None
     return (

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from evals import bounded
 from evals.grading.readings import history, problems, table
 
 MARKER = "graders: a grading part's readings over its corpus, pinned to its version"
@@ -78,7 +79,7 @@ def pinned_readings(request: pytest.FixtureRequest, snapshot) -> Callable[..., N
 
 def _stored(path: Path) -> dict[str, Any] | None:
     try:
-        kept = json.loads(path.read_text(encoding="utf-8"))
+        kept = bounded.load_json(path)
     except (OSError, ValueError):
         return None
     return kept if isinstance(kept, dict) else None

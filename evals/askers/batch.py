@@ -49,6 +49,7 @@ from typing import Any
 
 from filelock import FileLock
 
+from evals import bounded
 from evals.askers.threads import Threads
 from evals.atomic import write_json_atomic
 from evals.errors import BatchUnsupported, FatalError, LedgerWarning, ProviderError, TransientError
@@ -81,6 +82,7 @@ class Ledger:
         ),
     ):
         self.folder = run_folder / "batches"
+        self._tree = run_folder.parent.parent  # --run-dir: no link in it leads out
         self._storing = (
             storing  # EvalRun.storing: a write that fails ends the run with a clear line
         )
@@ -95,7 +97,7 @@ class Ledger:
             if path.name == ATTEMPTS:
                 continue
             try:
-                entry = json.loads(path.read_text(encoding="utf-8"))
+                entry = bounded.load_json(path)
                 if not (
                     isinstance(entry, dict)
                     and entry.get("format") == FORMAT
@@ -118,7 +120,7 @@ class Ledger:
 
     def write(self, entry: dict[str, Any]) -> None:
         with self._storing(self.folder):
-            write_json_atomic(self.folder / f"{entry['name']}.json", entry)
+            write_json_atomic(self.folder / f"{entry['name']}.json", entry, tree=self._tree)
 
     def remove(self, entry: dict[str, Any]) -> None:
         """Forget a submission the API never made a batch of: its calls are needed again."""
@@ -127,13 +129,13 @@ class Ledger:
 
     def attempts(self) -> dict[str, int]:
         try:
-            return json.loads((self.folder / ATTEMPTS).read_text(encoding="utf-8"))
+            return bounded.load_json(self.folder / ATTEMPTS)
         except (OSError, ValueError):
             return {}
 
     def write_attempts(self, attempts: dict[str, int]) -> None:
         with self._storing(self.folder):
-            write_json_atomic(self.folder / ATTEMPTS, attempts)
+            write_json_atomic(self.folder / ATTEMPTS, attempts, tree=self._tree)
 
 
 class WaitingCalls:

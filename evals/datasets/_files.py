@@ -9,7 +9,8 @@ import json
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from evals.errors import DatasetError
+from evals import bounded
+from evals.errors import DatasetError, FileLimitError
 
 
 Numbered = list[tuple[int, dict[str, Any]]]  # (record number in the file, record)
@@ -20,7 +21,10 @@ def read_records(path: Path) -> Numbered:
     the record as the user finds it in the file."""
     if not path.is_file():
         raise DatasetError(
-            f"{path}: no such dataset file; pass an existing .jsonl or .parquet file to --dataset"
+            f"{path}: not a regular file (a folder, a FIFO or a device); pass a .jsonl or "
+            ".parquet file to --dataset"
+            if path.exists()
+            else f"{path}: no such dataset file; pass an existing .jsonl or .parquet file to --dataset"
         )
     suffix = path.suffix.lower()
     if suffix == ".parquet":
@@ -36,7 +40,7 @@ def read_records(path: Path) -> Numbered:
 
 
 def file_digest(path: Path) -> str:
-    return bytes_digest(path.read_bytes())
+    return bytes_digest(dataset_bytes(path))
 
 
 def bytes_digest(data: bytes) -> str:
@@ -101,18 +105,22 @@ def _check_ids(path: Path, ids: list[tuple[int, str]]) -> None:
 
 def _read_jsonl(path: Path) -> Numbered:
     records = []
-    for number, raw in enumerate(
-        path.read_bytes().removeprefix(codecs.BOM_UTF8).split(b"\n"), start=1
-    ):
+    try:
+        numbered = bounded.lines(dataset_bytes(path).removeprefix(codecs.BOM_UTF8))
+    except FileLimitError as error:
+        raise DatasetError(f"{path}: {error}; split the record or the file") from None
+    for number, raw in numbered:
         line = _decode(path, number, raw)
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            row = bounded.loads(line)
         except json.JSONDecodeError as error:
             raise DatasetError(
                 f"{path}: record {number}: not valid JSON ({error.msg} at column {error.colno})"
             ) from None
+        except FileLimitError as error:
+            raise DatasetError(f"{path}: record {number}: {error}") from None
         records.append((number, _record(path, number, row)))
     return records
 
@@ -144,9 +152,19 @@ def _read_parquet(path: Path) -> Numbered:
 
 def _load_json(path: Path) -> Any:
     try:
-        return json.loads(_decode(path, 1, path.read_bytes().removeprefix(codecs.BOM_UTF8)))
+        return bounded.loads(_decode(path, 1, dataset_bytes(path).removeprefix(codecs.BOM_UTF8)))
     except json.JSONDecodeError as error:
         raise DatasetError(f"{path}: not valid JSON ({error.msg} at line {error.lineno})") from None
+    except FileLimitError as error:
+        raise DatasetError(f"{path}: {error}") from None
+
+
+def dataset_bytes(path: Path) -> bytes:
+    """The dataset file's bytes, within `bounded.MAX_DATASET_BYTES`; a DatasetError else."""
+    try:
+        return bounded.read_bytes(path, limit=bounded.MAX_DATASET_BYTES)
+    except FileLimitError as error:
+        raise DatasetError(f"{path}: {error}; pass a regular .jsonl or .parquet file") from None
 
 
 def _record(path: Path, line: int, row: Any) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from typing import Any
 from evals.atomic import write_bytes_atomic
 from evals.errors import DataFileError, DatasetError
 
-from ._files import bytes_digest, file_digest
+from ._files import bytes_digest, dataset_bytes, file_digest
 
 FOLDER = "datasets"  # under the data folder, beside results/ and runs/
 _DIGEST = re.compile(r"[0-9a-f]{12}")  # `file_digest`'s form
@@ -66,7 +66,7 @@ def keep(identity: dict[str, Any], source: Path, folder: Path) -> Path | None:
     path = kept_path(folder, identity)
     if path is None:
         raise DatasetError(f"the run's dataset {identity.get('name')!r} names no file")
-    data = source.read_bytes()
+    data = dataset_bytes(source)
     if bytes_digest(data) != identity["sha256"]:
         raise DatasetError(
             f"{source} is not the dataset file the run used (its sha256 differs); pass that file "

@@ -9,16 +9,17 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from evals import bounded
+from evals.atomic import check_inside
 from evals.errors import StorageError
 
 
 def json_lines(path: Path) -> Iterator[dict[str, Any]]:
     """The JSON objects of a JSONL file, skipping what is not one: a line cut short by a
     kill or being written now."""
-    text = path.read_bytes().decode("utf-8", errors="replace")
-    for line in text.split("\n"):
+    for _, raw in bounded.lines(bounded.read_bytes(path, limit=bounded.MAX_DATASET_BYTES)):
         try:
-            record = json.loads(line)
+            record = bounded.loads(raw.decode("utf-8", errors="replace"))
         except ValueError:
             continue
         if isinstance(record, dict):
@@ -27,9 +28,12 @@ def json_lines(path: Path) -> Iterator[dict[str, Any]]:
 
 def open_append(path: Path) -> BinaryIO:
     """`path` opened to append lines, after a newline if a killed writer left a line cut
-    short, so the next line is not glued to it."""
+    short, so the next line is not glued to it. A ledger is at `<run dir>/energy/<file>`: no
+    link there leads out of the run dir, and a link at the file itself is refused (ELOOP)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle = open(path, "a+b")
+    check_inside(path.parent, path.parent.parent)
+    flags = os.O_RDWR | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0)
+    handle = os.fdopen(os.open(path, flags | getattr(os, "O_BINARY", 0), 0o644), "a+b")
     if handle.tell() > 0:
         handle.seek(-1, os.SEEK_END)
         if handle.read(1) != b"\n":

@@ -10,6 +10,7 @@ Nothing is asked of any model."""
 from __future__ import annotations
 
 import datetime as dt
+import glob
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,8 @@ from evals.errors import EvalError, RescoreFailed, VerifyError
 from evals.results import read_result, write_result
 from evals.scrub import printable
 from evals.verify import REGRADE, UNVERSIONED, PublishedRun, overall, published_runs, verdict_of
+
+STAMP = "%Y%m%dT%H%M%S.%fZ"  # of the file a regrade keeps aside: `<name>.replaced-STAMP`
 
 
 def regrade(
@@ -94,18 +97,113 @@ def regrade(
     ]
     print(f"board before: {_board(models, results_dir, {})}")
     print(f"board after:  {_board(models, results_dir, regraded)}")
-    if not regraded:
+    # What a regrade killed midway left: its result files written, models.json or the site not.
+    unfinished = {
+        model: keys
+        for model, keys in _unfinished(models, results_dir).items()
+        if model not in regraded and model not in broken and name in (None, model)
+    }
+    stale = (
+        render(models_file.load_models(models_path, results=results_dir))
+        if render and not regraded and not unfinished and not broken
+        else None  # a regrade or a finished one renders the site as it writes models.json
+    )
+    if not (regraded or unfinished or stale):
         print(
             "nothing to regrade: every run scores as published"
             + (" (or does not reproduce)" if broken else "")
         )
+    elif dry_run and stale:
+        print("every run scores as published, but the site is stale; --dry-run: nothing written")
     elif dry_run:
-        print(f"--dry-run: nothing written ({', '.join(sorted(regraded))} would be regraded)")
+        would = [f"{', '.join(sorted(regraded))} would be regraded"] if regraded else []
+        if unfinished:
+            would.append(f"the regrade of {', '.join(sorted(unfinished))} would be finished")
+        print(f"--dry-run: nothing written ({'; '.join(would)})")
     else:
-        for model, files in regraded.items():
-            for line in _write_regrade(model, files, models_path, results_dir, render):
-                print(printable(line))
+        _write(regraded, unfinished, models_path, results_dir, render)
     return 1 if broken else 0
+
+
+def _write(
+    regraded: dict[str, dict[str, tuple[PublishedRun, dict[str, Any], dict[str, Any]]]],
+    unfinished: dict[str, tuple[str, dict[str, Any]]],
+    models_path: Path,
+    results_dir: Path,
+    render: models_file.Render | None,
+) -> None:
+    """Write the regrades, finish those a stopped command left, or else (the site was stale)
+    write the site again."""
+    for model, files in regraded.items():
+        for line in _write_regrade(model, files, models_path, results_dir, render):
+            print(printable(line))
+    for model, (at, graders) in unfinished.items():
+        print(printable(_finish(model, at, graders, models_path, results_dir, render)))
+    if render and not regraded and not unfinished:
+        with models_file.lock(models_path):  # read again under the lock, as `build --write`
+            write = render(models_file.load_models(models_path, results=results_dir))
+            if write:
+                write()
+        print("every run scores as published, but the site was stale: written again")
+
+
+def _unfinished(
+    models: list[dict[str, Any]], results_dir: Path
+) -> dict[str, tuple[str, dict[str, Any]]]:
+    """The models whose regrade was killed after its result files were written, before
+    models.json recorded it: model -> (when, key -> the graders of its regraded file). Such a
+    file has an older one kept beside it (`*.replaced-STAMP`) graded by other graders, and
+    the entry's `regraded` does not record its own."""
+    found = {}
+    for entry in models:
+        recorded = (entry.get("regraded") or {}).get("graders", {})
+        keys, stamps = {}, []
+        for key in models_file.RESULT_KEYS:
+            path = models_file.result_path(entry, key, results_dir)
+            kept = sorted(path.parent.glob(f"{glob.escape(path.name)}.replaced-*"))
+            if not kept or not path.is_file():
+                continue
+            graders = read_result(path).get("graders")
+            try:
+                before = read_result(kept[-1]).get("graders")
+            except EvalError:
+                continue  # not a result file: not a regrade's
+            if graders != before and recorded.get(key) != graders:
+                keys[key] = graders
+                stamps.append(kept[-1].name.rsplit(".replaced-", 1)[1])
+        if keys:
+            try:
+                at = dt.datetime.strptime(max(stamps), STAMP).replace(tzinfo=dt.UTC)
+            except ValueError:
+                at = dt.datetime.now(dt.UTC)
+            found[entry["name"]] = (at.isoformat(timespec="seconds"), keys)
+    return found
+
+
+def _finish(
+    model: str,
+    at: str,
+    graders: dict[str, Any],
+    models_path: Path,
+    results_dir: Path,
+    render: models_file.Render | None,
+) -> str:
+    """Record in models.json the regrade whose result files are written (and so write the site)."""
+
+    def mutate(entry: dict[str, Any] | None) -> dict[str, Any]:
+        if entry is None or not entry.get("resultFiles"):
+            raise VerifyError(f"{model!r} is no longer published in {models_path}")
+        old = (entry.get("regraded") or {}).get("graders", {})
+        return {**entry, "regraded": {"at": at, "graders": {**old, **graders}}}
+
+    try:
+        models_file.update_entry(model, mutate, models_path, results=results_dir, render=render)
+    except (EvalError, OSError) as error:
+        return f"{model}: the regrade a stopped command left is not finished ({error})"
+    return (
+        f"finished the regrade of {model!r} a stopped command left ({', '.join(sorted(graders))}): "
+        "its result files were written, now models.json and the site record them"
+    )
 
 
 def _regraded_file(published: dict[str, Any], rescored: dict[str, Any]) -> dict[str, Any]:
@@ -145,7 +243,7 @@ def _write_regrade(
     """Write one model's regraded files and record it in models.json, under its lock; on an
     error the old files are put back."""
     now = dt.datetime.now(dt.UTC)
-    stamp = now.strftime("%Y%m%dT%H%M%S.%fZ")
+    stamp = now.strftime(STAMP)
     moved: list[tuple[Path, Path]] = []
 
     def mutate(entry: dict[str, Any] | None) -> dict[str, Any]:

@@ -15,8 +15,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from evals import bounded
 from evals.atomic import write_json_atomic
-from evals.errors import DataFileError
+from evals.errors import DataFileError, FileLimitError
 from evals.names import file_name, file_name_before
 
 FORMAT = 1
@@ -33,9 +34,13 @@ def load(plans_dir: Path, name: str) -> dict[str, Any] | None:
     if not path.exists() and (before := file_name_before(name)) is not None:
         path = plans_dir / f"{before}.json"  # saved before names kept off Windows' devices
     try:
-        plan = json.loads(path.read_text(encoding="utf-8"))
+        plan = bounded.load_json(path)
     except FileNotFoundError:
         return None
+    except FileLimitError as error:
+        raise DataFileError(
+            f"{path}: {error}; delete the saved plan of {name!r} and pass the model's flags again"
+        ) from None
     except (ValueError, UnicodeDecodeError):
         raise DataFileError(
             f"{path}: the saved plan of {name!r} is corrupt; delete it and pass the model's flags again"

@@ -16,6 +16,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from evals import bounded
 from evals.atomic import write_json_atomic
 from evals.errors import UsageError
 
@@ -140,7 +141,7 @@ def file_hashes(files: list[Path]) -> dict[Path, str]:
 
     with FileLock(store.with_name(".hashes.json.lock")):
         try:
-            known = json.loads(store.read_text())
+            known = bounded.load_json(store)
             known = known if isinstance(known, dict) else {}
         except (FileNotFoundError, ValueError):
             known = {}
@@ -177,7 +178,7 @@ def _sha256(path: Path) -> str:
 
 def _json(path: Path) -> dict[str, Any]:
     try:
-        value = json.loads(path.read_text(encoding="utf-8"))
+        value = bounded.load_json(path)
     except (OSError, ValueError) as error:
         raise UsageError(
             f"{path}: cannot be read as JSON ({error}); the checkpoint folder is damaged"

@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.view is not None:
         return _view(args.view, out=args.out, runs=args.runs, open_it=not args.no_open)
 
-    if args.models is not None and not args.models.is_file():
+    if args.models is not None and not args.models.exists():  # a FIFO: refused as it is read
         print(f"build: {args.models}: no such models file", file=sys.stderr)
         return 2
     args.models = args.models or MODELS
@@ -113,7 +113,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except OSError as error:
         print(
-            f"build: {error.filename}: {error.strerror}" if error.filename else f"build: {error}",
+            f"build: {error.strerror}"  # it names the file itself (a link out of the site)
+            if error.filename and str(error.strerror).startswith(str(error.filename))
+            else f"build: {error.filename}: {error.strerror}"
+            if error.filename
+            else f"build: {error}",
             file=sys.stderr,
         )
         return 2

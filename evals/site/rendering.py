@@ -12,7 +12,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from evals.atomic import write_text_atomic
+from evals import bounded
+from evals.atomic import check_inside, write_text_atomic
+from evals.errors import FileLimitError
 from evals.models_file import MODELS, RESULTS, Render, load_models, lock
 from evals.site.board import SCORES, Published, _published, _site_data, model_page
 
@@ -66,7 +68,7 @@ def _build(
             models, results_dir=results_dir, runs_dir=runs_dir, site_dir=site_dir
         )
         if write:
-            write_changes(changes)
+            write_changes(changes, site_dir)
     return changes, sum(bool(entry.get("resultFiles")) for entry in models)
 
 
@@ -77,13 +79,11 @@ def rebuild_site(data_dir: Path) -> Render:
     (whose rules the site applies) never imports the site."""
 
     def render(models: list[dict[str, Any]]):
+        site_dir = data_dir.parent / "site"
         changes = site_changes(
-            models,
-            results_dir=data_dir / "results",
-            runs_dir=data_dir / "runs",
-            site_dir=data_dir.parent / "site",
+            models, results_dir=data_dir / "results", runs_dir=data_dir / "runs", site_dir=site_dir
         )
-        return lambda: write_changes(changes)
+        return (lambda: write_changes(changes, site_dir)) if changes else None
 
     return render
 
@@ -111,9 +111,14 @@ def board_changes(
     return _changes(_pages(board, runs_dir=runs_dir, site_dir=site_dir), site_dir)
 
 
-def write_changes(changes: dict[Path, str | None]) -> None:
+def write_changes(changes: dict[Path, str | None], site_dir: Path | None = None) -> None:
     """Write `changes` (from `site_changes`): model pages first, then data.js, so the board
-    never links to a page not yet written; then remove the pages of models no longer published."""
+    never links to a page not yet written; then remove the pages of models no longer published.
+    Nothing is written through a link under `site_dir` that leads out of it (site/models
+    linked elsewhere): an OSError naming the link, before anything is written."""
+    if site_dir is not None:
+        for path in changes:
+            check_inside(path.parent, site_dir)
     for path, text in sorted(
         changes.items(), key=lambda change: (change[0].name == DATA_JS, str(change[0]))
     ):
@@ -188,10 +193,11 @@ def _changes(pages: dict[Path, str], site_dir: Path) -> dict[Path, str | None]:
     page of no published model."""
     changes: dict[Path, str | None] = {}
     for path, text in pages.items():
-        try:
-            if path.read_bytes() == text.encode("utf-8"):
+        content = text.encode("utf-8")
+        try:  # read no more than it should hold: a page linked to /dev/zero is just not it
+            if bounded.read_bytes(path, limit=len(content)) == content:
                 continue
-        except FileNotFoundError:
+        except (FileNotFoundError, FileLimitError):
             pass
         changes[path] = text
     folder = site_dir / MODEL_PAGES

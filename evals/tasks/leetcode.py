@@ -8,6 +8,7 @@ import json
 import os
 from typing import Any
 
+from evals import bounded
 from evals import stats
 from evals.atomic import write_json_atomic
 from evals.datasets.leetcode import DIFFICULTIES, Problem, load_problems
@@ -214,7 +215,7 @@ def work_budget(problem: Problem, scoring: Scoring) -> int | None:
         return None
     path = scoring.folder / "work" / f"{file_name(problem.id)}.json"
     try:
-        measured = json.loads(path.read_text())
+        measured = bounded.load_json(path)
         failed, budget = measured.get("referenceFailed"), measured["budget"]
     except (FileNotFoundError, ValueError, KeyError, TypeError, AttributeError):
         try:
@@ -231,7 +232,7 @@ def work_budget(problem: Problem, scoring: Scoring) -> int | None:
             {"referenceFailed": failed} if failed else {}
         )
         with scoring.storing(path):
-            write_json_atomic(path, record)
+            write_json_atomic(path, record, tree=scoring.folder.parent.parent)  # --run-dir
     if failed:
         raise DatasetError(
             f"the reference solution does not pass its own tests ({failed}); "

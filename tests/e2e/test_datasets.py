@@ -404,25 +404,56 @@ def _bad_files() -> dict[str, tuple[bytes, str]]:
             good + (json.dumps({**MC_RECORDS[1], "id": " "}) + "\n").encode(),
             "{path}: record 2: empty id; give every record a unique id",
         ),
+        "nested-100000-deep": (
+            good + b'{"id": "t-2", "question": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n",
+            "{path}: record 2: nested more than 100 levels deep, the limit of a file the harness reads",
+        ),
+        "a-line-past-the-line-limit": (
+            good + b'{"id": "t-2", "question": "' + b"x" * (64 * 2**20) + b'"}\n',
+            "{path}: line 2 is larger than 64 MiB, the limit of a line the harness reads; "
+            "split the record or the file",
+        ),
     }
 
 
 @pytest.mark.parametrize("case", list(_bad_files()))
 def test_a_faulty_dataset_is_one_line_through_the_cli(tmp_path, case):
-    from tests.support.harness import run_harness
-
     content, line = _bad_files()[case]
     path = tmp_path / "questions.jsonl"
     path.write_bytes(content)
+    assert _refused(path, tmp_path) == ["ERROR: " + line.format(path=path)]
+
+
+def _refused(path: Path, tmp_path: Path) -> list[str]:
+    """What an eval run on the dataset at `path` says, checked to be a usage error that
+    started no run."""
+    from tests.support.harness import run_harness
+
     done = run_harness(
         "tests_evals",
         "--provider=reference",
         f"--dataset={path}",
         run_dir=tmp_path / "runs",
         results_dir=tmp_path / "results",
+        timeout=120,
     )
     assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
-    assert [text for text in (done.stdout + done.stderr).splitlines() if text.strip()] == [
-        "ERROR: " + line.format(path=path)
-    ]
     assert not (tmp_path / "runs").exists()
+    return [text for text in (done.stdout + done.stderr).splitlines() if text.strip()]
+
+
+@pytest.mark.parametrize("kind", ["a link to /dev/zero", "a FIFO", "a folder"])
+def test_a_dataset_that_is_no_regular_file_is_one_line_through_the_cli(tmp_path, kind):
+    """Refused before it is read: /dev/zero would be read until memory ran out, a FIFO until a
+    writer came."""
+    path = tmp_path / "questions.jsonl"
+    if kind == "a link to /dev/zero":
+        path.symlink_to("/dev/zero")
+    elif kind == "a FIFO":
+        os.mkfifo(path)
+    else:
+        path.mkdir()
+    assert _refused(path, tmp_path) == [
+        f"ERROR: {path}: not a regular file (a folder, a FIFO or a device); pass a .jsonl or "
+        ".parquet file to --dataset"
+    ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shutil
 import os
 import re
 import signal
@@ -445,6 +446,32 @@ def test_a_corrupt_cache_record_is_reported_kept_aside_and_redone(server, tmp_pa
     assert json.loads(empty.read_text())["response"]["text"].endswith(
         "Answer: " + questions("multiple_choice")[2]["answer"]
     )
+
+
+def test_a_resume_never_writes_through_a_link_out_of_the_run_dir(server, tmp_path):
+    """An item's folder linked outside --run-dir: its record is not written there; the run
+    stops in one line naming the link and the fix, every record kept so far in place."""
+    args = model_args(server, "-m", "multiple_choice")
+    run_harness(*args, run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+    (item,) = (tmp_path / "runs").glob("multiple_choice/*/calls/mc-002")
+    shutil.rmtree(item)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    item.symlink_to(outside, target_is_directory=True)
+    records = sorted((tmp_path / "runs").rglob("candidate.json"))
+
+    done = run_harness(*args, run_dir=tmp_path / "runs", results_dir=tmp_path / "results")
+
+    assert done.returncode == 2, done.stdout[-3000:] + done.stderr[-2000:]  # stopped: Interrupted
+    assert list(outside.iterdir()) == []
+    said = [line for line in (done.stdout + done.stderr).splitlines() if str(item) in line]
+    assert said and all(
+        f"{item} is a symlink that leads out of {tmp_path / 'runs'}" in line
+        and "replace the link with a folder" in line
+        for line in said
+    ), done.stdout[-3000:] + done.stderr[-2000:]
+    assert "Traceback" not in done.stdout + done.stderr
+    assert sorted((tmp_path / "runs").rglob("candidate.json")) == records
 
 
 def test_force_starts_over_and_keeps_the_old_run_folder(server, tmp_path):

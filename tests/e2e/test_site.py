@@ -1595,3 +1595,23 @@ def test_a_board_opened_wide_then_narrowed_draws_its_chart_again_at_the_new_widt
         assert min(sizes) >= 11, sizes
         assert overlapping_labels(browser) == []
         assert problems(browser) == []
+
+
+def test_build_write_never_writes_through_a_link_out_of_the_site(board_data, tmp_path):
+    """site/models linked elsewhere: refused in one line naming the link and the fix, exit 2,
+    nothing written there nor in the site."""
+    models, results, site_dir = board_data
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    site_dir.mkdir()
+    (site_dir / "models").symlink_to(outside, target_is_directory=True)
+
+    done = build_command(models, results, site_dir, "--write")
+
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert (done.stdout, done.stderr) == (
+        "",
+        f"build: {site_dir / 'models'} is a symlink that leads out of "
+        f"{site_dir}, and the harness writes only inside it; replace the link with a folder\n",
+    )
+    assert list(outside.iterdir()) == [] and sorted(site_dir.iterdir()) == [site_dir / "models"]

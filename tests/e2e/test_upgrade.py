@@ -348,6 +348,60 @@ def test_a_grader_change_is_a_regrade_not_a_diff_and_regrade_writes_the_new_scor
     assert line == f"DIFF {NAME} [multipleChoice] {mc.name}: results.{item}.records"
 
 
+def _build(data: Path, mode: str) -> subprocess.CompletedProcess:
+    """`build --write` or `--check` of the board's site (beside its data folder)."""
+    return run_cli(
+        [
+            sys.executable,
+            "-m",
+            "evals.site",
+            mode,
+            f"--models={data / 'models.json'}",
+            f"--results={data / 'results'}",
+            f"--runs={data / 'runs'}",
+            f"--site={data.parent / 'site'}",
+        ],
+        env=harness_env(),
+        timeout=300,
+    )
+
+
+def test_a_regrade_killed_after_its_result_files_is_finished_by_the_same_command(
+    board, fake_grader
+):
+    """The state a kill between the result files and models.json leaves (the files regraded,
+    models.json and the site as before), made exactly: a regrade run to its end, then
+    models.json and the site put back. The same command again finishes the write."""
+    assert _build(board, "--write").returncode == 0
+    site = board.parent / "site"
+    kept = {p: p.read_bytes() for p in [board / "models.json", *site.rglob("*")] if p.is_file()}
+    done = evaluate(board, "--regrade", NAME, fake=fake_grader)
+    assert done.returncode == 0, done.stdout + done.stderr
+    regraded = _entry(board)["regraded"]
+    for path, content in kept.items():
+        path.write_bytes(content)
+    assert _build(board, "--check").returncode == 1  # the killed state: the board is stale
+
+    again = evaluate(board, "--regrade", NAME, fake=fake_grader)
+
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "nothing to regrade" not in again.stdout
+    assert f"finished the regrade of {NAME!r}" in again.stdout, again.stdout
+    checked = _build(board, "--check")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert _entry(board)["regraded"]["graders"] == regraded["graders"]
+    last = evaluate(board, "--regrade", NAME, fake=fake_grader)
+    assert "nothing to regrade: every run scores as published" in last.stdout, last.stdout
+
+    # Killed later, between models.json and the site: the site alone is written again.
+    for path, content in kept.items():
+        if path.parent != board:
+            path.write_bytes(content)
+    site_only = evaluate(board, "--regrade", NAME, fake=fake_grader)
+    assert "the site was stale: written again" in site_only.stdout, site_only.stdout
+    assert _build(board, "--check").returncode == 0
+
+
 def _tamper_a_reply_of_format_2(data: Path) -> str:
     """Edit a reply whose letter the fake grader ignores: only the record's digest tells."""
     result = json.loads(_file(data, "multipleChoice").read_text())

@@ -297,6 +297,10 @@ def test_snapshot_update_is_refused_and_the_published_file_unchanged(copy, flag)
 BROKEN = {
     "malformed": (b'[{"name": ', "not valid JSON"),
     "not UTF-8": (b"\xff\xfe[\x00]\x00", "not UTF-8 text"),
+    "nested 100,000 deep": (
+        b"[" * 100_000 + b"]" * 100_000,
+        "nested more than 100 levels deep, the limit of a file the harness reads",
+    ),
 }
 
 
@@ -341,6 +345,54 @@ def test_a_broken_models_json_is_one_line_in_every_command(tmp_path, command, da
     (line,) = _lines(done.stdout + done.stderr)
     assert f"{data / 'models.json'}: {message}" in line
     assert not (data / "results").exists()  # the eval run stopped before answering anything
+
+
+@pytest.mark.parametrize("command", list(_commands(Path("data"))))
+@pytest.mark.parametrize("kind", ["a link to /dev/zero", "a FIFO"])
+def test_a_models_json_that_is_no_file_is_one_line_in_every_command(tmp_path, command, kind):
+    """Refused before it is read: /dev/zero would be read until memory ran out (a MemoryError
+    under a cap), a FIFO until a writer came."""
+    data = tmp_path / "data"
+    data.mkdir()
+    if kind == "a FIFO":
+        os.mkfifo(data / "models.json")
+    else:
+        (data / "models.json").symlink_to("/dev/zero")
+
+    done = run_cli(_commands(data)[command], env=harness_env(), timeout=120)
+
+    assert done.returncode != 0, done.stdout + done.stderr
+    (line,) = _lines(done.stdout + done.stderr)
+    assert f"{data / 'models.json'}: not a regular file (" in line, line
+    assert not (data / "results").exists()
+
+
+def _deep_file(data: Path, which: str) -> Path:
+    """The board's multiple-choice result file, or a record of its run, nested 100,000 deep."""
+    path = (
+        _file(data, "multipleChoice")
+        if which == "result file"
+        else next((data / "runs" / "multiple_choice").glob("*/calls/*/candidate.json"))
+    )
+    path.write_bytes(b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}")
+    return path
+
+
+@pytest.mark.parametrize("command", ["evaluate --verify", "build"])
+@pytest.mark.parametrize("which", ["result file", "cache record"])
+def test_a_file_nested_100000_deep_is_one_line_never_a_recursion_error(copy, command, which):
+    path = _deep_file(copy, which)
+
+    done = run_cli(_commands(copy)[command] + [f"--runs={copy / 'runs'}"] * (command == "build"))
+
+    assert "Traceback" not in done.stderr and "RecursionError" not in done.stderr, done.stderr
+    said = _lines(done.stdout + done.stderr)
+    if command == "build" and which == "cache record":  # the page shows its result row only
+        assert done.returncode == 1 and said[-1].endswith("run `uv run build --write`"), said
+        return
+    deep = [line for line in said if "nested more than 100 levels deep" in line]
+    assert deep and all(str(path) in line for line in deep), said
+    assert done.returncode == (2 if command == "build" else 1), said
 
 
 # -- publishing right after a run --------------------------------------------------------------

@@ -29,6 +29,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "evals",
             "evals.errors",
             "evals.atomic",
+            "evals.bounded",
             "evals.locks",
             "evals.names",
             "evals.scrub",
