@@ -40,6 +40,15 @@ class RunCache:
     def record_path(self, item_id: str, role: str) -> Path:
         return self._paths(item_id, role)[0]
 
+    def written_at(self, item_id: str, role: str) -> float | None:
+        """When the record was written (its file's time), or None when there is none."""
+        for path in self._paths(item_id, role):
+            try:
+                return path.stat().st_mtime
+            except OSError:
+                continue
+        return None
+
     def lock(self, item_id: str, role: str) -> RecordLock:
         """The lock held while the record's call is made: on the item's folder, which its
         records are written into (`evals.locks`), or on a lock file where there is no flock.

@@ -9,12 +9,14 @@ from __future__ import annotations
 import datetime as dt
 import json
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from evals.budget import planned_estimate
+from evals.cache import RunCache
 from evals.command_line import how_to_run
 from evals.config import results_path, run_dir
 from evals.errors import EvalError
@@ -158,7 +160,7 @@ class ResultsCollector:
         if kept := forced_in(run_dir(s.run_root, item.config), s.session):
             lines.append(f"{label} --force: the previous run folder is kept as {kept}")
         expected = {escape_surrogates(sample.id) for sample in item.samples}  # as rows carry them
-        if read_back := _read_back(run_dir(s.run_root, item.config), self.started_at):
+        if read_back := _read_back(run_dir(s.run_root, item.config), self.started_at, rows):
             lines.append(
                 f"{label} {read_back} of {len(rows)} answers read back from the run folder, "
                 f"{max(0, len(rows) - read_back)} asked now"
@@ -354,14 +356,16 @@ def _describe(
     return lines
 
 
-def _read_back(folder: Path, before: float) -> int:
-    """The candidate answers in a run folder written before this session: read back, not asked."""
-    try:
-        return sum(
-            1 for path in folder.glob("calls/*/candidate.json") if path.stat().st_mtime < before
-        )
-    except OSError:
-        return 0
+def _read_back(folder: Path, before: float, answered: Iterable[str]) -> int:
+    """Of the items `answered` (their row keys, which are the items their answers are cached
+    under), those whose answer the run folder held from before this session: read back, not
+    asked. Not the folder's every record: a run of some items (`-k`) reads back no more."""
+    cache = RunCache(folder, None)
+    return sum(
+        1
+        for key in answered
+        if (written := cache.written_at(key, "candidate")) is not None and written < before
+    )
 
 
 class _Said:

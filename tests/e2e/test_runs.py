@@ -94,6 +94,18 @@ def test_ctrl_c_ends_a_run_in_one_line_and_the_rerun_says_what_it_read_back(tmp_
     assert asked_again == N_MC - kept  # only what was not kept is asked again
 
 
+def test_a_rerun_of_some_items_counts_only_their_answers_as_read_back(tmp_path):
+    """A rerun of one item of a finished run said "39 of 1 answers read back": it counted
+    every record in the run folder, not those of the items it ran."""
+    folders = {"run_dir": tmp_path / "runs", "results_dir": tmp_path / "results"}
+    first = run_harness("--provider=reference", "-m", "multiple_choice", **folders)
+    one = run_harness("--provider=reference", "-m", "multiple_choice", "-k", "mc-001", **folders)
+
+    assert first.returncode == 0 and one.returncode == 0, one.stdout[-3000:]
+    assert "answers read back" not in first.stdout
+    assert "1 of 1 answers read back from the run folder, 0 asked now" in one.stdout, one.stdout
+
+
 def _group_alive(group: int) -> bool:
     """Whether a process of the group `group` still runs (a zombie, which an init that reaps
     nothing may keep, does not count)."""
