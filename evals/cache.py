@@ -19,7 +19,7 @@ from typing import Any
 
 from evals import bounded
 from evals.atomic import write_json_atomic
-from evals.errors import CacheWarning, ProviderError
+from evals.errors import CacheWarning, ProviderError, VerifyError
 from evals.locks import RecordLock, record_lock
 from evals.messages import Completion, kind_of
 from evals.names import file_name, file_name_before
@@ -29,8 +29,13 @@ FORMAT = 1
 
 
 class RunCache:
-    def __init__(self, root: Path, session: str | None, *, scrub: Scrub = Scrub()):
+    def __init__(
+        self, root: Path, session: str | None, *, scrub: Scrub = Scrub(), published: bool = False
+    ):
         self.root = root
+        # A published run's folder is only read (verify, a reproduction): a corrupt record in
+        # it is left where it is and named (`VerifyError`), never moved aside to be asked again.
+        self.published = published
         # Errors recorded in this session are not retried in it; None replays every recorded
         # error (the offline rescoring of a published run).
         self.session = session
@@ -100,6 +105,13 @@ class RunCache:
         except (ValueError, TypeError, KeyError, AttributeError) as error:
             if not aside:
                 return None
+            if self.published:
+                raise VerifyError(
+                    self.scrub.text(
+                        f"{path}: corrupt cache record ({error}); a published run's records are "
+                        "read, never moved or asked again: restore its run folder as published"
+                    )
+                ) from None
             moved = path.with_suffix(f".corrupt-{os.getpid()}")
             os.replace(path, moved)
             message = self.scrub.text(

@@ -172,7 +172,7 @@ class EvalRun:
                 ),
             ]
         )
-        self.cache = RunCache(folder, session, scrub=self.scrub)
+        self.cache = RunCache(folder, session, scrub=self.scrub, published=self.published)
         self.policy = policy
         self.concurrency = concurrency
         # What the command configured for the task to score with, by kind (`Scoring.resource`):

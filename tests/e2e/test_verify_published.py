@@ -393,6 +393,10 @@ def test_a_file_nested_100000_deep_is_one_line_never_a_recursion_error(copy, com
     deep = [line for line in said if "nested more than 100 levels deep" in line]
     assert deep and all(str(path) in line for line in deep), said
     assert done.returncode == (2 if command == "build" else 1), said
+    if which == "cache record":  # verify moved the published record aside, "asking again"
+        assert path.exists() and not list(path.parent.glob("*.corrupt-*")), said
+        assert not [line for line in said if "asking again" in line or "CacheWarning" in line]
+        assert [line for line in said if line.startswith("FAIL") and "corrupt cache record" in line]
 
 
 # -- publishing right after a run --------------------------------------------------------------
