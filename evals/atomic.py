@@ -117,6 +117,17 @@ def check_inside(folder: Path, tree: Path) -> None:
     )
 
 
+def write_fix(error: OSError) -> str:
+    """What to do about a write that failed with `error`, as a message's last clause says it,
+    then again: a link out of the tree (`check_inside`, whose message says how to replace it),
+    a read-only folder, anything else (a full disk first)."""
+    if error.errno == errno.ELOOP:
+        return "run the same command again once the link is replaced"
+    if error.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return "make the folder writable and run the same command again"
+    return "free space (or fix the folder) and run the same command again"
+
+
 def to_json(data: Any, path: Path | str, *, indent: int | None = None) -> str:
     """`data` as JSON. NaN and Infinity are not JSON (the board's JSON.parse fails on them):
     a ValueError names the file and the field instead, and nothing is written."""

@@ -29,7 +29,7 @@ from filelock import FileLock
 from evals import bounded
 from evals.askers.protocol import Asker
 from evals.askers.threads import Threads
-from evals.atomic import write_json_atomic
+from evals.atomic import write_fix, write_json_atomic
 from evals.cache import RunCache
 from evals.config import RunConfig
 from evals.energy.spans import Span, SpanLog
@@ -420,7 +420,7 @@ class EvalRun:
             raise self.end_with(
                 StorageError(
                     f"cannot write {path} ({error.strerror or error}{windows_path_note(path)}): every answer "
-                    f"kept so far is in {self.folder}; free space (or fix the folder) and run the same command again"
+                    f"kept so far is in {self.folder}; {write_fix(error)}"
                 )
             ) from None
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from evals.atomic import write_fix
 from evals.budget import planned_estimate
 from evals.cache import RunCache
 from evals.command_line import how_to_run
@@ -200,8 +201,7 @@ class ResultsCollector:
             return [
                 *lines,
                 f"{label} cannot write the result file {path} ({error.strerror or error}): every answer is "
-                "cached in its run folder; free space (or fix the folder) and run the same command "
-                "again, which asks nothing again",
+                f"cached in its run folder; {write_fix(error)}, which asks nothing again",
             ]
         estimated = planned_estimate(item).cost(s.prices) if s.prices else None
         return [*lines, *_describe(label, result, path, estimated)]
