@@ -32,11 +32,7 @@ def pytest_addoption(parser, pluginmanager) -> None:
     registered, does not look each up among every installed distribution's entry points
     first (`import_plugin(..., consider_entry_points=True)`: ~5 ms a name here, a third of
     `--collect-only`'s start-up beyond 905fadf's). A plugin blocked with `-p no:NAME` stays
-    out, as pytest would keep it."""
-    for name in pytest_plugins:
-        if not pluginmanager.is_blocked(name) and pluginmanager.get_plugin(name) is None:
-            pluginmanager.register(importlib.import_module(name), name)
-
+    out, as pytest would keep it. The child first: it is the longest step to a first request."""
     from evals.askers.processes import prestart
 
     args = [*sys.argv[1:], *shlex.split(os.environ.get("PYTEST_ADDOPTS", ""))]
@@ -44,3 +40,7 @@ def pytest_addoption(parser, pluginmanager) -> None:
     named += [after for flag, after in zip(args, args[1:]) if flag == "--provider"]
     if named:
         prestart(named[-1])
+
+    for name in pytest_plugins:
+        if not pluginmanager.is_blocked(name) and pluginmanager.get_plugin(name) is None:
+            pluginmanager.register(importlib.import_module(name), name)
