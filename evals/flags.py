@@ -16,17 +16,20 @@ as its choices. This module reads no registry: it is the table, and what a row d
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import math
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # argparse only for what the table's functions are handed: a row imports none
+    import argparse
 
 SAME = "same"  # evaluate_help: evaluate shows pytest's help
 OWN = "own"  # resume: as its owner's flags are (see `Flag.resume`)
+HIDDEN = "==SUPPRESS=="  # argparse.SUPPRESS's value: a help that keeps the flag out of --help
 LONGEST_WAIT = 86_400.0  # seconds: a wait past a day is a typo, and past ~1e9 s the OS refuses it
 
 

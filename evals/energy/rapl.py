@@ -9,21 +9,20 @@ on Linux and macOS (where its check says in one line that there is no powercap).
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from evals.errors import UsageError
-from evals.flags import Flag
+from evals.flags import HIDDEN, Flag
 
 from ._base import ATTRIBUTION, ENERGY_PERIOD, CounterSource, PowerSource
 from ._registry import PowerSourceInfo, register_source
 
 ENERGY_POWERCAP = Flag(
     "--energy-powercap",
-    argparse.SUPPRESS,
+    HIDDEN,
     Path,
     Path("/sys/class/powercap"),
     forward=True,

@@ -225,3 +225,13 @@ def test_a_run_records_only_the_graded_flags_it_sets_to_other_than_their_default
         "luau_timeout": 5.0,
         "jest_url": None,
     }
+
+
+def test_a_hidden_flags_help_is_argparses_suppress():
+    """`HIDDEN` is argparse.SUPPRESS by value, so that declaring a table row imports no argparse
+    (the asking child, which parses no command line, is spared it)."""
+    import argparse
+
+    from evals.flags import HIDDEN
+
+    assert HIDDEN == argparse.SUPPRESS
