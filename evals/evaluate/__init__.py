@@ -37,7 +37,7 @@ from evals.budget import CAPPED
 from evals.entry_points import ExtensionError
 from evals.errors import EvalError, UsageError
 from evals.evaluate import checks
-from evals.evaluate.entry import entry_fields
+from evals.evaluate.entry import entry_fields, given_fields
 from evals.evaluate.plan import EVALS, Plan, plan_command, save_plan
 from evals.evaluate.report import price_of, show_plan, show_summary, spent, token_prices
 from evals.evaluate.status import show_status
@@ -238,7 +238,9 @@ def run(args: argparse.Namespace) -> int:
     if not args.status:
         checks.found(problems, checks.check_api_keys, plan.selected)
         checks.found(problems, checks.check_energy, args)
-    metadata = {} if args.status else checks.found(problems, entry_fields, args, plan) or {}
+    metadata = {} if args.status else checks.found(problems, entry_fields, args, plan)
+    if metadata is None:  # a lookup failed (--dry-run goes on): the flags' price still counts
+        metadata = checks.found([], given_fields, args, plan) or {}
     checks.found(problems, checks.check_force, args, plan.selected)
     if not args.status:
         checks.found(problems, checks.check_cap, args.max_cost, price_of(plan, metadata))

@@ -22,6 +22,12 @@ def entry_fields(args: argparse.Namespace, plan: Plan) -> dict[str, Any]:
     return _given_metadata(args, plan.saved, plan.entry)
 
 
+def given_fields(args: argparse.Namespace, plan: Plan) -> dict[str, Any]:
+    """The entry fields the flags give (earlier ones for NAME, then today's), nothing looked
+    up: what a dry run whose lookup failed still prices its budget at."""
+    return _given_metadata(args, plan.saved, plan.entry)
+
+
 def _metadata(
     args: argparse.Namespace, saved: dict[str, Any] | None, entry: dict[str, Any] | None, ff: Eval
 ) -> dict[str, Any]:

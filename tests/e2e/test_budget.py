@@ -8,11 +8,13 @@ import os
 import pty
 import re
 
-from tests.support.board import META, evaluate, model_flags
+from tests.support.board import META, evaluate, evaluate_command, model_flags
 from tests.support.harness import (
     candidate_requests,
     fail_first_mc,
     harness_command,
+    harness_env,
+    run_cli,
     out,
     run_harness,
     start,
@@ -282,3 +284,16 @@ def test_with_xdist_the_cap_stops_the_workers_and_its_line_counts_what_they_answ
     assert 2 <= answered < 6 and spent == round(answered * 0.003, 4), out(done)
     assert f"partial run: {answered} of 6 items answered" in done.stdout
     assert "Interrupted" not in done.stdout and "Traceback" not in out(done)
+
+
+def test_a_dry_run_prices_the_budget_at_the_flags_price_when_a_lookup_fails(server, tmp_path):
+    """A new model's missing metadata is looked up (OpenRouter); offline, that lookup failed,
+    and the dry run then dropped the prices given on its command line too ("no price")."""
+    command = evaluate_command(
+        tmp_path / "data", "Offline", *model_flags(server), *PRICES, "--evals=mc", "--dry-run"
+    )
+    # Nothing listens there: the lookup fails, as it does offline.
+    done = run_cli(command, env=harness_env(OPENROUTER_API_BASE="http://127.0.0.1:9"))
+    assert "could not fetch the OpenRouter model list" in done.stderr, out(done)
+    [(tokens_in, tokens_out, usd)] = budgets(done.stdout)
+    assert usd == round((tokens_in * 1.25 + tokens_out * 10) / 1e6, 4), out(done)
