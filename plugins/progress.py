@@ -118,7 +118,9 @@ class ProgressLine:
         if reporter is None:
             return
         if not reporter.isatty:
-            if self.progress.due(EVERY):
+            # The last item's line waits for the session's end (`pytest_sessionfinish`): here
+            # it would come before pytest's own `[100%]`, which would go on a line of its own.
+            if self.progress.done < self.progress.total and self.progress.due(EVERY):
                 self._line(reporter)
                 self.shown = self.progress.done
             return

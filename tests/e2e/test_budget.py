@@ -100,6 +100,8 @@ def test_a_log_gets_a_progress_line_a_tenth_at_a_time_with_rate_time_left_tokens
         r"progress: 40 of 40 items, [\d.]+/s, tokens 4,800 in 1,200 out, \$0\.0180 spent", lines[-1]
     ), lines
     assert not any("Answer" in line or "\x1b" in line for line in lines)  # no model text
+    # The last line comes after pytest's `[100%]`, which stays beside its dots.
+    assert not [line for line in done.stdout.splitlines() if line.strip() == "[100%]"], out(done)
 
 
 def test_xdist_workers_rows_reach_the_controllers_progress_line(server, tmp_path):
