@@ -15,6 +15,7 @@ from evals.budget import (
 from evals.messages import Completion, Request
 from evals.results import TokenPrices
 from evals.tasks import TASKS
+from tests.support.clock import Clock
 
 
 def test_a_request_is_a_token_for_every_four_characters_of_its_system_prompt_and_prompt():
@@ -67,14 +68,6 @@ def test_dollars_are_the_models_tokens_at_its_prices_and_the_judges_are_not_pric
     assert math.isclose(e.cost(prices), (e.input * 1.25 + e.output * 10) / 1e6, abs_tol=1e-6)
     assert f"(${e.cost(prices):,.4f} at $1.25/$10 per million)" in e.line(prices)
     assert "no price" in e.line(None)
-
-
-class Clock:
-    def __init__(self):
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def test_the_progress_line_counts_done_rate_time_left_tokens_and_spend_never_text():

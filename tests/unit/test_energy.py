@@ -16,6 +16,7 @@ import pytest
 from evals.energy import Interval, Span, SpanLog, attribute, source
 from evals.energy import hwinfo as hwinfo_source, rapl as rapl_source
 from evals.errors import StorageError, UsageError
+from tests.support.clock import Clock
 from tests.support.power import (
     advance,
     hwinfo_row,
@@ -27,14 +28,6 @@ from tests.support.power import (
 
 def kwh(joules: float) -> float:
     return pytest.approx(joules / 3.6e6, rel=1e-9, abs=1e-15)
-
-
-class Clock:
-    def __init__(self, now: float = 1000.0):
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
 
 
 # ---------------------------------------------------------------- spans

@@ -7,14 +7,7 @@ from __future__ import annotations
 import threading
 
 from evals.providers import Throttle
-
-
-class Clock:
-    def __init__(self):
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.support.clock import Clock
 
 
 def test_a_burst_of_429s_to_requests_sent_together_halves_the_limit_once():
