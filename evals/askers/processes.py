@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evals import urls
-from evals.askers.protocol import GRACE, KEEPING
+from evals.askers.protocol import GRACE, KEEPING, once
 from evals.askers.threads import Threads
 from evals.entry_points import entry_points_found
 from evals.errors import FatalError, FatalProviderError, QuotaExhausted, StorageError
@@ -156,7 +156,15 @@ class Fetcher:
     def stop(self, say: Callable[[str], None] | None = None) -> str | None:
         """End the child; what went wrong with it, if anything did (one line)."""
         ended_by_itself = self.close()
-        return self.ended(ended_by_itself, time.monotonic() + GRACE + 2, say)
+        try:
+            return self.ended(ended_by_itself, time.monotonic() + GRACE + 2, once(say))
+        except KeyboardInterrupt:  # the user's "leave them"
+            self.kill()
+            return None
+
+    def kill(self) -> None:
+        self._child.kill()
+        self._child.wait()
 
     def close(self) -> bool:
         """Tell the child to end (stdin closed): it starts no new call, and gives those in
@@ -172,11 +180,11 @@ class Fetcher:
         return ended_by_itself
 
     def ended(
-        self, ended_by_itself: bool, deadline: float, say: Callable[[str], None] | None = None
+        self, ended_by_itself: bool, deadline: float, say: Callable[[str], None]
     ) -> str | None:
-        """Wait until the child `close`d has ended (killed at `deadline`, or at a second
-        Ctrl-C); what went wrong with it, if anything did (one line). `say` is told, once, when
-        the child is still storing its last replies a second later."""
+        """Wait until the child `close`d has ended (killed at `deadline`); what went wrong
+        with it, if anything did (one line). `say` is told when the child is still storing its
+        last replies a second later. A Ctrl-C meanwhile is the caller's (`KeyboardInterrupt`)."""
         code = _ended(self._child, deadline, say)
         if not (self.started and ended_by_itself and code):
             return None
@@ -290,27 +298,30 @@ class Fetchers:
         """End the children (all told at once: their graces overlap); what went wrong with
         them, if anything did (one line)."""
         ended = [child.close() for child in self._children]
-        deadline = time.monotonic() + GRACE + 2
-        problems = [
-            problem
-            for child, by_itself in zip(self._children, ended)
-            if (problem := child.ended(by_itself, deadline, say))
-        ]
+        deadline, notice = time.monotonic() + GRACE + 2, once(say)
+        try:
+            problems = [
+                problem
+                for child, by_itself in zip(self._children, ended)
+                if (problem := child.ended(by_itself, deadline, notice))
+            ]
+        except KeyboardInterrupt:  # the user's "leave them": every child, not the one waited for
+            for child in self._children:
+                child.kill()
+            return None
         return "; ".join(dict.fromkeys(problems)) or None
 
 
-def _ended(child: subprocess.Popen[bytes], deadline: float, say: Callable[[str], None] | None):
-    """The exit code of `child`, once it ends by itself, or once it is killed: at `deadline`,
-    or at a Ctrl-C while it is waited for (the user's "drop them")."""
+def _ended(child: subprocess.Popen[bytes], deadline: float, say: Callable[[str], None]) -> int:
+    """The exit code of `child`, once it ends by itself, or once it is killed at `deadline`;
+    `say` is told KEEPING when it is still at work a second in."""
     try:
         try:
             return child.wait(timeout=max(0.0, min(1.0, deadline - time.monotonic())))
         except subprocess.TimeoutExpired:
-            if say is not None:
-                say(KEEPING)
-                say = None
+            say(KEEPING)
             return child.wait(timeout=max(0.0, deadline - time.monotonic()))
-    except (subprocess.TimeoutExpired, KeyboardInterrupt):
+    except subprocess.TimeoutExpired:
         child.kill()
         return child.wait()
 

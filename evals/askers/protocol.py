@@ -8,7 +8,7 @@ package: `threads` (background threads of this process), `processes` (child proc
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar
 
 # When a session ends early (Ctrl-C, a fatal error, its parent gone), no new call is started
@@ -19,6 +19,21 @@ KEEPING = (
     f"keeping the replies in flight: waiting up to {GRACE:.0f} s for them to be stored "
     "(Ctrl-C again leaves them, to be asked again)"
 )
+
+
+def once(say: Callable[[str], None] | None) -> Callable[[str], None]:
+    """`say`, told only the first line it is given: an asker's one notice, however many
+    children or threads it waits for (nothing, when `say` is None)."""
+    told = False
+
+    def tell(line: str) -> None:
+        nonlocal told
+        if say is not None and not told:
+            told = True
+            say(line)
+
+    return tell
+
 
 # The runs an asker asks for (`evals.run.EvalRun`), a parameter so that this interface, which
 # the run module imports, imports nothing of it back (no cycle, not even for the type checker).

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from evals.askers.protocol import GRACE, KEEPING
+from evals.askers.protocol import GRACE, KEEPING, once
 
 
 class PrefetchingRun(Protocol):
@@ -47,14 +47,13 @@ class Threads:
         ended with a fatal error), or until a second Ctrl-C."""
         for run, _ in self._runs:
             run.stop()
-        deadline, say = time.monotonic() + GRACE, self._say
+        deadline, notice = time.monotonic() + GRACE, once(self._say)
         try:
             for run, threads in self._runs:
                 for thread in threads if run.fatal is None else ():
                     thread.join(max(0.0, min(1.0, deadline - time.monotonic())))
-                    if thread.is_alive() and say is not None:
-                        say(KEEPING)
-                        say = None
+                    if thread.is_alive():
+                        notice(KEEPING)
                     thread.join(max(0.0, deadline - time.monotonic()))
         except KeyboardInterrupt:
             pass  # the user's "leave them": daemon threads, they end with the process

@@ -94,6 +94,29 @@ def test_ctrl_c_ends_a_run_in_one_line_and_the_rerun_says_what_it_read_back(tmp_
     assert asked_again == N_MC - kept  # only what was not kept is asked again
 
 
+def test_a_ctrl_c_waits_for_slow_replies_in_flight_saying_so_once(tmp_path):
+    """Replies that take seconds: the wait for them is said in one line, once, however many
+    asking children wait (64 in flight: one child a core), and every request asked is kept."""
+    with OpenAIServer(Student(), latency=2.0) as server:
+        command = harness_command(
+            *model_args(server),
+            "-m",
+            "multiple_choice",
+            "--concurrency=64",
+            run_dir=tmp_path / "runs",
+            results_dir=tmp_path / "results",
+        )
+        process = start(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        wait_for(lambda: len(server.requests) >= N_MC, "every item's request")
+        os.killpg(process.pid, signal.SIGINT)
+        stdout, _ = process.communicate(timeout=120)
+        kept = len(list((tmp_path / "runs").glob("multiple_choice/*/calls/*/candidate.json")))
+
+    assert process.returncode == 2, stdout[-3000:]
+    assert stdout.count("keeping the replies in flight") == 1, stdout[-3000:]
+    assert kept == len(server.requests) == N_MC
+
+
 def test_a_rerun_of_some_items_counts_only_their_answers_as_read_back(tmp_path):
     """A rerun of one item of a finished run said "39 of 1 answers read back": it counted
     every record in the run folder, not those of the items it ran."""
