@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from evals.flags import usd
 from evals.messages import Completion, Request
 from evals.results import TokenPrices
 from evals.plan import Planned
@@ -148,6 +149,8 @@ def spend_prices_given() -> TokenPrices | None:
     try:
         price_input, price_output = (float(part) for part in given.split(","))
     except ValueError:
+        return None
+    if usd(price_input) or usd(price_output):  # nan would make a cap that never stops the run
         return None
     return TokenPrices(price_input, price_output)
 

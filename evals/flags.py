@@ -50,6 +50,12 @@ def usd(value: float) -> str | None:
     )
 
 
+def cap_usd(value: float) -> str | None:
+    """A spending cap: a cap of 0 could only stop the run before its first item (which the
+    items asked ahead would still pass)."""
+    return None if math.isfinite(value) and value > 0 else "must be a finite number of USD above 0"
+
+
 @dataclass(frozen=True)
 class Field:
     """An identity flag (`evals.identity.FIELDS`): a different value is a different run. The
@@ -275,7 +281,7 @@ FLAGS: tuple[Flag, ...] = (
         evaluate_help="stop once the model's spend on the evals run reaches USD (at the model's "
         "price per token); a higher cap resumes",
         # evaluate hands it on itself, with what the evals before spent (`evaluate.children`)
-        check=usd,
+        check=cap_usd,
     ),
     # Not passed on: evaluate's is its whole plan's, before any eval's pytest would start.
     Flag(

@@ -272,7 +272,13 @@ def _run_phase(plan: Plan, args: argparse.Namespace, metadata: dict[str, Any]) -
         prefix="evaluate-written-"
     ) as written:  # what the runs wrote: not rescored
         prices = token_prices(price_of(plan, metadata))
-        spending = Spending(prices, args.max_cost, lambda tag: spent(plan.evals[tag], prices))
+        spending = Spending(
+            prices,
+            args.max_cost,
+            lambda tag: spent(plan.evals[tag], prices),
+            # What an earlier `evaluate` of NAME spent on the evals it finished: the same cap.
+            before=sum(spent(e, prices) for e in plan.selected if e.finished and not e.published),
+        )
         codes = run_children(
             to_run, parallel=args.parallel, cwd=ROOT, written=Path(written), spending=spending
         )

@@ -20,12 +20,14 @@ PYTEST_USAGE_ERROR = 4
 
 @dataclass(frozen=True)
 class Spending:
-    """What the evals may spend (--max-cost) at the model's `prices`, and `spent(tag)`: what an
-    eval that ran spent (its result file's tokens at the prices)."""
+    """What the evals may spend (--max-cost) at the model's `prices`, `spent(tag)`: what an
+    eval that ran spent (its result file's tokens at the prices), and `before`: what the evals
+    an earlier `evaluate` finished spent, which the cap counts too."""
 
     prices: TokenPrices | None
     cap: float | None = None
     spent: Callable[[str], float] = lambda tag: 0.0
+    before: float = 0.0
 
 
 def run_children(
@@ -77,9 +79,10 @@ def _run_serial(
 ) -> dict[str, int]:
     codes: dict[str, int] = {}
     for tag, command in _quiet_after_first(commands).items():
-        spent = sum(spending.spent(done) for done in codes)
+        spent = spending.before + sum(spending.spent(done) for done in codes)
         if spending.cap is not None and spent >= spending.cap:
-            break  # the cap is spent: the evals not started are the resume's
+            codes[tag] = CAPPED  # not started: the cap is spent, and raising it resumes
+            break
         print(f"\n===== {tag}", flush=True)
         codes[tag] = subprocess.run(
             _capped(command, spending.cap),

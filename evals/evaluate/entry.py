@@ -19,7 +19,7 @@ def entry_fields(args: argparse.Namespace, plan: Plan) -> dict[str, Any]:
     publishes; otherwise kept in the plan for the run that publishes, which checks them."""
     if plan.publishing:
         return _metadata(args, plan.saved, plan.entry, next(iter(plan.evals.values())))
-    return _given_metadata(args, plan.saved, plan.entry)
+    return given_fields(args, plan)
 
 
 def given_fields(args: argparse.Namespace, plan: Plan) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from evals import models_file
-from evals.budget import CAPPED
+from evals.budget import CAPPED, total_cost
 from evals.datasets import find_kept, is_local_file, kept_folder
 from evals.evaluate.plan import Eval, Plan
 from evals.evaluate.status import estimate_of, requests
@@ -37,15 +37,16 @@ def show_plan(plan: Plan, *, dry_run: bool, price: dict[str, float] | None = Non
         print(f"      run folder  {e.run_folder}")
         print(f"      results     {e.result_file}")
         if dry_run:
-            print(f"      requests    {requests(e)}")
-            if estimated := estimate_of(e):
+            estimated = estimate_of(e)  # every record read, every request built: once
+            print(f"      requests    {requests(e, estimated)}")
+            if estimated:
                 estimates.append(estimated)
                 print(f"      budget      {estimated.line(prices)}")
             if plan.publishing and (kept := _kept_dataset(plan, e)):
                 print(f"      dataset     {kept}")
     if len(estimates) > 1:
         total = sum(e.requests for e in estimates)
-        dollars = f", about ${sum(e.cost(prices) for e in estimates):,.4f}" if prices else ""
+        dollars = f", about ${total_cost(estimates, prices):,.4f}" if prices else ""
         print(f"  budget in all: about {total:,} requests{dollars}")
 
 

@@ -47,14 +47,14 @@ def estimate_of(e: Eval, *, left: bool = True) -> Estimate | None:
     return planned_estimate(e.planned, lambda sample: "response" in (records.get(sample.id) or {}))
 
 
-def requests(e: Eval) -> str:
-    """The model requests the eval would make, for --dry-run: an item not answered yet is
-    asked once, and judged by each judge (retries and calls cached since come on top or off)."""
+def requests(e: Eval, estimated: Estimate | None) -> str:
+    """The model requests the eval would make, for --dry-run, from its `estimate_of`: an item
+    not answered yet is asked once, and judged by each judge (retries and calls cached since
+    come on top or off)."""
     if e.published:
         return "none (published: reproduced offline)"
     if e.finished:
         return "none (finished: reproduced offline)"
-    estimated = estimate_of(e)  # neither published nor finished: never None
     return estimated.requests_line() if estimated else "none"
 
 

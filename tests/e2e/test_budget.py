@@ -223,6 +223,12 @@ def test_evaluate_relays_each_evals_progress_and_its_cap_counts_every_eval_it_ra
         "cap (above): raise --max-cost and `evaluate 'Relay'` resumes"
     ), out(done)
 
+    # The same cap again: mc's $0.018, finished by the first command, counts too (it did not,
+    # and ff alone was let spend the whole cap).
+    again = evaluate(data, "Relay", "--evals=mc,ff", "--max-cost=0.02")
+    assert again.returncode == 6, out(again)
+    assert "stopped at $0.02" in again.stdout, out(again)
+
     resumed = evaluate(data, "Relay", "--evals=mc,ff", "--max-cost=1")
     assert resumed.returncode == 0 and "ff    72.0%" in resumed.stdout, out(resumed)
     assert "$0.018 (estimated $0.408)" in resumed.stdout  # the table: the cost, the estimate

@@ -104,6 +104,37 @@ def test_a_log_gets_the_line_at_each_tenth_every_few_seconds_and_at_the_end():
             shown.append(progress.done)
     assert shown == [1, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100]  # 0.1 s apart: the tenths
 
+    slow = Progress(100, None, clock=clock)
+    slow.add({})
+    assert slow.due(every=3.0)  # the first
+    clock.now += 2
+    slow.add({})
+    assert not slow.due(every=3.0)  # neither a tenth nor 3 s
+    clock.now += 2
+    slow.add({})
+    assert slow.due(every=3.0)  # 4 s since the last line, within the first tenth
+
+
+def test_prices_handed_down_that_are_no_prices_are_none(monkeypatch):
+    """`evaluate` hands its children the prices in the environment; nan there made a cap that
+    never stopped the run ("$nan spent")."""
+    from evals.budget import PRICES_ENV, spend_prices_given
+
+    for bad in ("nan,nan", "inf,1", "-1,-1", "abc", "1"):
+        monkeypatch.setenv(PRICES_ENV, bad)
+        assert spend_prices_given() is None, bad
+    monkeypatch.setenv(PRICES_ENV, "1.25,10")
+    assert spend_prices_given() == TokenPrices(1.25, 10)
+
+
+def test_a_cap_of_nothing_is_refused():
+    from evals.flags import FLAGS
+
+    (cap,) = [flag for flag in FLAGS if flag.name == "--max-cost"]
+    assert cap.check is not None
+    assert cap.check(0.0) and cap.check(float("nan")) and cap.check(-1.0)
+    assert cap.check(0.01) is None
+
 
 def test_durations_read_as_a_clock():
     assert [duration(s) for s in (0, 45.4, 725, 12_000)] == ["0s", "45s", "12m05s", "3h20m"]
