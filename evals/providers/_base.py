@@ -6,10 +6,12 @@ checkpoint) is one more module that implements `complete`."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import email.utils
 import functools
 import json
+import math
 import os
 import time
 from abc import ABC, abstractmethod
@@ -256,7 +258,7 @@ def error_status(error: Any) -> tuple[int, str] | None:
     if not isinstance(error, dict):
         return None
     code = error.get("code")
-    if isinstance(code, str) and code.isdigit():
+    if isinstance(code, str) and code.isascii() and code.isdigit():  # not "4²9", nor "٤٢٩"
         code = int(code)
     if _is_count(code) and 400 <= code <= 599:
         return code, str(code)
@@ -286,21 +288,26 @@ def error_in_body(body: dict[str, Any]) -> ProviderError | None:
 def retry_after(headers) -> float | None:
     """Seconds from a Retry-After header (seconds or an HTTP date) or OpenAI's retry-after-ms."""
     if ms := headers.get("retry-after-ms"):
-        try:
-            return float(ms) / 1000
-        except ValueError:
-            pass
+        with contextlib.suppress(ValueError):
+            if (seconds := _wait(float(ms) / 1000)) is not None:
+                return seconds
     value = headers.get("retry-after")
     if not value:
         return None
     try:
-        return max(0.0, float(value))
+        return _wait(float(value))
     except ValueError:
         pass
     try:
         return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
     except (TypeError, ValueError):
         return None  # unreadable: fall back to our own backoff
+
+
+def _wait(seconds: float) -> float | None:
+    """A wait a server asked for as a number: none below 0 (nothing to wait), nan unreadable
+    (our own backoff); an infinite one stays, past any patience."""
+    return None if math.isnan(seconds) else max(0.0, seconds)
 
 
 # -- reading a reply ----------------------------------------------------------------------

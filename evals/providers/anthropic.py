@@ -268,9 +268,8 @@ def _result_outcome(result: Any) -> RequestOutcome:
             detail = json_object(response.get("error"), "result.error.error", optional=True)
             error_type, message = detail.get("type"), detail.get("message")
             status = found[0] if (found := error_status(detail)) else 400
-            return line_error(
-                status, f"{error_type}: {message if isinstance(message, str) else 'no message'}"
-            )
+            said = message if isinstance(message, str) else "no message"
+            return line_error(status, server_text(f"{error_type}: {said}"))
         if kind in ("expired", "canceled"):
             return not_run(kind)
         return ProviderError(f"batch result of unknown type {kind!r}", kind="malformed_response")

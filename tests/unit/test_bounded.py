@@ -82,3 +82,27 @@ def test_a_line_past_the_line_limit_is_named():
     assert bounded.lines(b"a\nbb\n", limit=2) == [(1, b"a"), (2, b"bb"), (3, b"")]
     with pytest.raises(FileLimitError, match="line 2 is larger than"):
         bounded.lines(b"a\nbbb\n", limit=2)
+
+
+def test_the_depth_scan_stays_linear_on_an_unterminated_string_of_escaped_quotes():
+    """The string pattern walked escapes itself, and backtracked over an unterminated string
+    of them: 80 KB of `\\"` took 20 s, a megabyte would take hours. Here a megabyte of them,
+    given 10 s of an alarm (a linear scan takes milliseconds)."""
+    import signal
+
+    from evals import bounded
+    from evals.errors import FileLimitError
+
+    def too_long(*_):
+        raise TimeoutError("the depth scan is not linear")
+
+    hostile = "[" * 101 + '"' + '\\"' * 500_000
+    previous = signal.signal(signal.SIGALRM, too_long)
+    signal.alarm(10)
+    try:
+        with pytest.raises(FileLimitError, match="nested more than 100 levels"):
+            bounded.check_depth(hostile)
+        bounded.check_depth('["' + '\\"' * 500_000 + "[[[" * 50 + '"]')  # brackets in a string
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)

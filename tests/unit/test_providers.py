@@ -25,3 +25,26 @@ def test_a_missing_api_key_is_a_usage_error_naming_the_variable(monkeypatch):
 
 
 # -- what the wire itself does: deadlines, stale replies, redirects, oversized replies ------
+
+
+def test_a_wait_asked_for_is_never_negative_nor_nan():
+    """`retry-after-ms: -5000` made a negative wait (time.sleep refused it, and it gave back
+    patience), `nan` one that no limit stopped; the Retry-After header's values alike."""
+    from evals.providers._base import retry_after
+
+    assert retry_after({"retry-after-ms": "-5000"}) == 0.0
+    assert retry_after({"retry-after-ms": "nan"}) is None
+    assert retry_after({"retry-after-ms": "nan", "retry-after": "7"}) == 7.0
+    assert retry_after({"retry-after": "nan"}) is None
+    assert retry_after({"retry-after": "-5"}) == 0.0
+    assert retry_after({"retry-after": "inf"}) == float("inf")  # past any patience: one line
+    assert retry_after({"retry-after-ms": "1500"}) == 1.5
+
+
+def test_an_error_code_of_other_digits_is_no_status():
+    """`"4²9".isdigit()` is true and int() refused it: the error reader crashed."""
+    from evals.providers._base import error_status
+
+    assert error_status({"code": "4²9"}) is None
+    assert error_status({"code": "٤٢٩"}) is None
+    assert error_status({"code": "429"}) == (429, "429")
