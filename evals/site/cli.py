@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import webbrowser
 from pathlib import Path
 
 from evals.atomic import write_text_atomic
@@ -170,6 +169,8 @@ def _view(path: Path, *, out: Path | None, runs: Path | None, open_it: bool) -> 
         return 2
     state = "unfinished, " if run.result is None else ""
     print(printable(f"wrote {out} ({state}{len(run.items):,} answers)"))
+    import webbrowser  # here: `build --check` and `--write` never open a browser
+
     if open_it and not webbrowser.open(out.resolve().as_uri()):
         print(
             f"build: no browser to open it in: open {printable(str(out))} yourself", file=sys.stderr

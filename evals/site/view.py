@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evals import bounded
 from evals.cache import RunCache
 from evals.errors import DataFileError
 from evals.names import attempt_key
@@ -124,7 +125,7 @@ def result_beside(folder: Path) -> Path:
 def _record(cache: RunCache, path: Path) -> dict[str, Any] | None:
     """The record at `path`, read as the cache reads it (whole, of its item and role), or None."""
     try:
-        stored = json.loads(path.read_text(encoding="utf-8"))
+        stored = bounded.load_json(path)  # within the limits: no FIFO, /dev/zero or deep nest
     except (OSError, ValueError):
         return None
     if not isinstance(stored, dict) or not all(
@@ -153,7 +154,8 @@ def _identity(task: Task, folder: Path, calls: Sequence[Mapping[str, Any]]) -> d
     for records in calls:
         request = (records.get("candidate") or {}).get("request")
         if isinstance(request, dict):
-            config |= {k: v for k, v in (request.get("provider") or {}).items()}
+            if isinstance(provider := request.get("provider"), dict):
+                config |= provider
             config |= {k: v for k, v in request.items() if k not in ("provider", "prompt")}
             break
     return config
@@ -326,7 +328,7 @@ def _item(run: Run, item: Item) -> str:
         badges.append(f'<span class="badge">epoch {_text(str(row["epoch"]))}</span>')
     badges.append(f'<code class="item-id">{_text(row["id"] if row else item.key)}</code>')
     usage = (row or {}).get("usage") or response.get("usage")
-    if isinstance(usage, dict):
+    if isinstance(usage, dict) and all(_finite(usage.get(k, 0)) for k in ("input", "output")):
         badges.append(
             f'<span class="item-tokens">{usage.get("input", 0):,} in, {usage.get("output", 0):,} out tokens</span>'
         )
@@ -367,7 +369,12 @@ def _item(run: Run, item: Item) -> str:
                     "reply none",
                 )
             )
-    shown = run.task.shown(row, item.calls)
+    try:
+        shown = run.task.shown(row, item.calls)
+    except (KeyError, TypeError, AttributeError, IndexError, ValueError):
+        # A row whose fields are not what the eval writes (another version's, hand-edited):
+        # shown as every eval's are, field by field.
+        shown = Task.shown(run.task, row, item.calls)
     parts.append(_facts([s for s in shown if not s.block]))
     parts += [_block(s.label, s.text, "passage") for s in shown if s.block]
     parts.append("</article>")
@@ -396,12 +403,8 @@ def _outcome(task: Task, row: dict[str, Any] | None, candidate: Mapping[str, Any
     if row["status"] in ("wrong", "unparseable"):
         try:
             parts.append(task.explain(row))
-        except (
-            KeyError,
-            TypeError,
-            IndexError,
-        ):  # a row of another version: the facts below say it
-            pass
+        except (KeyError, TypeError, AttributeError, IndexError, ValueError):
+            pass  # a row of another version: the facts below say it
     if row["status"] == "apiError" and row.get("error"):
         parts.append(str(row["error"]))
     if row.get("finishReason") == "length":
@@ -435,11 +438,12 @@ def _block(label: str, text: str, kind: str) -> str:
     return f'<div class="block {kind}"><div class="label">{_text(label)}</div>{inner}</div>'
 
 
-def _text(text: str) -> str:
-    """Text as the site's pages show it, as HTML: every invisible character (controls, bidi
-    overrides, zero-width and tag characters, line separators) as its escape
-    (`evals.scrub.printable`), line breaks and tabs kept; then HTML-escaped, quotes too. Past
-    `LIMIT` characters it is cut, saying how much more there was."""
+def _text(value: Any) -> str:
+    """A value as the site's pages show text, as HTML (one that is not text, as its JSON):
+    every invisible character (controls, bidi overrides, zero-width and tag characters, line
+    separators) as its escape (`evals.scrub.printable`), line breaks and tabs kept; then
+    HTML-escaped, quotes too. Past `LIMIT` characters it is cut, saying how much more there was."""
+    text = _plain(value)
     more = len(text) - LIMIT
     if more > 0:
         text = text[:LIMIT]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
 import shlex
 import subprocess
@@ -191,6 +192,50 @@ def test_an_unfinished_run_folder_gets_a_page_of_what_it_asked_and_was_answered(
         assert f'<th scope="row">{key}</th>' in text, key
 
 
+@pytest.mark.parametrize("record", ["a FIFO", "a link to /dev/zero", "nested 100,000 deep"])
+def test_an_unfinished_run_folders_hostile_record_is_left_out_not_read(tmp_path, record):
+    """A record read as any other was: a FIFO or /dev/zero hung the page, deep nesting was a
+    RecursionError. Read within the limits (`evals.bounded`), it is an unreadable record."""
+    done = hostile_run(tmp_path, "-k", " or ".join(q["id"] for q in MC[:3]))
+    assert "no result file written" in done.stdout, done.stdout[-3000:] + done.stderr
+    (folder,) = (tmp_path / "runs" / "multiple_choice").iterdir()
+    path = folder / "calls" / MC[1]["id"] / "candidate.json"
+    path.unlink()
+    if record == "a FIFO":
+        os.mkfifo(path)
+    elif record == "a link to /dev/zero":
+        path.symlink_to("/dev/zero")
+    else:
+        path.write_text("[" * 100_000 + "]" * 100_000)
+
+    out, said = written(view(folder, f"--out={tmp_path / 'page.html'}"))
+    assert said == "unfinished, 2 answers"
+    assert "<dt>Unreadable records</dt><dd>1" in out.read_text(encoding="utf-8")
+
+
+def test_row_fields_of_other_types_are_shown_as_their_json_not_a_traceback(tmp_path):
+    """The result schema checks a row's id, status and outcome; an eval's own fields of another
+    type (another version's, hand-edited) made the page a traceback."""
+    run_harness("--provider=reference", "--limit=2", **_folders(tmp_path))
+    odd = {
+        "multiple_choice": {"answer": ["<b>x</b>"], "note": {"a": 1}},
+        "freeform": {"verdicts": ["CORRECT"], "verdict": ["x"], "note": {"a": 1}},
+        "leetcode": {"tests": 9, "error": 7, "note": ["a"], "usage": {"input": "lots"}},
+    }
+    for name, fields in odd.items():
+        (path,) = result_files(tmp_path / "results", name)
+        result = json.loads(path.read_text(encoding="utf-8"))
+        result["results"][0].update(fields)
+        path.write_text(json.dumps(result), encoding="utf-8")
+        out, said = written(view(path, f"--out={tmp_path / name}.html"))
+        assert said == "2 answers", name
+        assert "<b>" not in out.read_text(encoding="utf-8")
+
+
+def _folders(tmp_path: Path) -> dict[str, Path]:
+    return {"run_dir": tmp_path / "runs", "results_dir": tmp_path / "results"}
+
+
 def test_each_built_in_eval_shows_what_it_read_from_the_reply(tmp_path):
     """Each eval's own part of an item (`Task.shown`): the letter and the choices, the judges'
     verdicts and their replies, the Luau tests' outcome and the work against its budget."""
@@ -216,7 +261,9 @@ def test_each_built_in_eval_shows_what_it_read_from_the_reply(tmp_path):
         ],
     }
     for name, parts in expected.items():
-        (path,) = result_files(tmp_path / "results", name) or [done.stdout + done.stderr]
+        files = result_files(tmp_path / "results", name)
+        assert files, done.stdout[-3000:] + done.stderr
+        (path,) = files
         out, said = written(view(path, f"--out={tmp_path / name}.html"))
         assert said == "2 answers"
         text = out.read_text(encoding="utf-8")
