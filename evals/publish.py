@@ -295,7 +295,11 @@ def written_notes(folder: Path) -> dict[Path, Stamp]:
     then; a line that cannot be read is left out (that file is rescored)."""
     written: dict[Path, Stamp] = {}
     for notes in sorted(folder.glob("*.jsonl")):
-        for line in bounded.read_bytes(notes).decode("utf-8", errors="replace").splitlines():
+        try:
+            data = bounded.read_bytes(notes)
+        except (OSError, ValueError):  # past the limits, or no file: its result files rescored
+            continue
+        for line in data.decode("utf-8", errors="replace").splitlines():
             try:
                 note = bounded.loads(line)
                 path, (dev, ino, size, mtime) = Path(note["path"]), note["stamp"]

@@ -119,7 +119,7 @@ def regrade(
         would = [f"{', '.join(sorted(regraded))} would be regraded"] if regraded else []
         if unfinished:
             would.append(f"the regrade of {', '.join(sorted(unfinished))} would be finished")
-        print(f"--dry-run: nothing written ({'; '.join(would)})")
+        print(printable(f"--dry-run: nothing written ({'; '.join(would)})"))  # names of models.json
     else:
         _write(regraded, unfinished, models_path, results_dir, render)
     return 1 if broken else 0
@@ -163,11 +163,11 @@ def _unfinished(
             kept = sorted(path.parent.glob(f"{glob.escape(path.name)}.replaced-*"))
             if not kept or not path.is_file():
                 continue
-            graders = read_result(path).get("graders")
             try:
+                graders = read_result(path).get("graders")
                 before = read_result(kept[-1]).get("graders")
             except EvalError:
-                continue  # not a result file: not a regrade's
+                continue  # not a result file (either): not a regrade's to finish
             if graders != before and recorded.get(key) != graders:
                 keys[key] = graders
                 stamps.append(kept[-1].name.rsplit(".replaced-", 1)[1])

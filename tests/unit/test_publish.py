@@ -391,3 +391,15 @@ def test_nothing_is_noted_without_a_command_that_asked(tmp_path, monkeypatch):
     (tmp_path / "r.json").write_text("{}")
     publish.note_written(tmp_path / "r.json", publish.stamp(tmp_path / "r.json"))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
+
+
+def test_a_notes_file_that_is_no_file_is_left_out_not_a_crash(tmp_path):
+    """A notes file past the read limits (a FIFO here) raised an error naming no file; it is
+    left out, as an unreadable line is, and its result files are rescored."""
+    import os
+
+    from evals.publish import written_notes
+
+    os.mkfifo(tmp_path / "1.jsonl")
+    (tmp_path / "2.jsonl").write_text('{"path": "/r.json", "stamp": [1, 2, 3, 4]}\n')
+    assert written_notes(tmp_path) == {Path("/r.json"): (1, 2, 3, 4)}
