@@ -46,7 +46,7 @@ import importlib.metadata
 import re
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, TypeVar
 
 from evals.errors import ExtensionError, UsageError
@@ -60,7 +60,9 @@ Point = tuple[str, str, str | None]  # an entry point: (name, value, distributio
 
 _own_modules: set[str] = set()  # the modules the harness's own entry points name
 _found: list[Point] | None = None  # `entry_points_found`, once scanned
-_state = "unloaded"  # then "loading", then "loaded" (or "failed", `_failure` raised again)
+# "unloaded", then "loading", then "loaded" (or "failed", `_failure` raised again); "partial"
+# in an asking child, which imports only what its run uses (`load_named`)
+_state = "unloaded"
 _failure: ExtensionError | None = None
 _loading = (
     threading.RLock()
@@ -200,6 +202,24 @@ def entry_points_found() -> list[Point]:
     return list(_found)
 
 
+def points_named(name: str) -> list[Point]:
+    """The group's entry points called `name`. Before the scan of every distribution
+    (`entry_points_found`), the harness's own are read first, alone: a head start's question
+    (`provider_ahead`, before pytest parses its command line) spared ~4 ms when the name is a
+    built-in's; a third party's of the same name is a clash, which `load` reports."""
+    if _found is None:
+        try:
+            own = list(importlib.metadata.distribution(DISTRIBUTION).entry_points)
+        except (importlib.metadata.PackageNotFoundError, ValueError):
+            own = []
+        named: list[Point] = [
+            (p.name, p.value, DISTRIBUTION) for p in own if p.group == GROUP and p.name == name
+        ]
+        if named:
+            return named
+    return [point for point in entry_points_found() if point[0] == name]
+
+
 def _same_names(found: list[Point]) -> None:
     """Two packages declaring one entry point name (for different modules): a clash."""
     seen: dict[str, Point] = {}
@@ -235,13 +255,13 @@ def load(found: list[Point] | None = None) -> None:
     with _loading:  # another thread waits here until every module is loaded
         if _state == "failed" and _failure is not None:
             raise _failure
-        if _state != "unloaded":
+        if _state not in ("unloaded", "partial"):
             return
         _state = "loading"
         try:
             points = entry_points_found() if found is None else found
             _same_names(points)
-            for point in points:
+            for point in points:  # a module `load_named` imported registers nothing again
                 _load_one(point)
         except ExtensionError as error:
             _state, _failure = "failed", error
@@ -249,6 +269,31 @@ def load(found: list[Point] | None = None) -> None:
         finally:
             _current = None
         _state = "loaded"
+
+
+def load_named(names: Iterable[str], found: list[Point]) -> None:
+    """Import only the modules of the entry points called `names` (of `found`): in the asking
+    child, which `found` comes from the parent that loaded every one (so a clash or a broken
+    one has been reported there), the ones its run uses. A registry's question by name
+    (`Registry[name]`) is then answered from what they registered; any other question, or a
+    name they did not register (a third party's entry point named otherwise), loads the rest."""
+    global _state, _found, _current
+    with _loading:
+        if _state not in ("unloaded", "partial"):
+            return
+        _found = list(found)
+        wanted = set(names)
+        try:
+            for point in _found:
+                if point[0] in wanted:
+                    _load_one(point)
+        finally:
+            _current = None
+        _state = "partial"
+
+
+def partly_loaded() -> bool:
+    return _state == "partial"
 
 
 def _load_one(point: Point) -> None:
@@ -281,12 +326,22 @@ def _load_one(point: Point) -> None:
 
 class Registry(Mapping[str, T]):
     """A read-only, lazily loaded view of one registry (`tasks()` and the like), for module
-    constants that used to be dicts: `TASKS[name]` keeps working."""
+    constants that used to be dicts: `TASKS[name]` keeps working. `known` (what is registered
+    so far, loading nothing) answers a question by name after `load_named`."""
 
-    def __init__(self, read: Callable[[], Mapping[str, T]]):
+    def __init__(
+        self,
+        read: Callable[[], Mapping[str, T]],
+        known: Callable[[], Mapping[str, T]] | None = None,
+    ):
         self._read = read
+        self._known = known
 
     def __getitem__(self, name: str) -> T:
+        if self._known is not None and _state == "partial":
+            with _loading:  # not while another thread loads the rest into the same tables
+                if _state == "partial" and name in (known := self._known()):
+                    return known[name]
         return self._read()[name]
 
     def __iter__(self) -> Iterator[str]:

@@ -17,11 +17,13 @@ def names_from(
     package: str, modules: Mapping[str, str], namespace: dict[str, Any]
 ) -> Callable[[str], Any]:
     """The module `__getattr__` of `package`: a name of `modules` imported from its submodule
-    when first asked for, then kept in the package's `namespace` (asked once)."""
+    when first asked for, then kept in the package's `namespace` (asked once). A module that
+    re-exports its sibling's names passes its package and its own `globals()`."""
+    module = namespace.get("__name__", package)
 
     def __getattr__(name: str) -> Any:
         if name not in modules:
-            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
         value = getattr(importlib.import_module(f"{package}.{modules[name]}"), name)
         namespace[name] = value
         return value

@@ -15,8 +15,10 @@ They also take the SDK's import (0.7 s to 2 s) off pytest's start-up: the first 
 started before pytest parses its command line (`prestart`, from `plugins`' earliest hook) and
 imports the SDK while pytest starts, plans and collects.
 
-Wire protocol, all in memory: the parent writes to a child's stdin a pickled list of the
-`ProviderSpec`s it will call (with the credentials their URLs were given, `evals.urls`), then,
+Wire protocol, all in memory: the child's command line names the SDK modules to import
+first; the parent writes to its stdin, pickled, the `ProviderSpec`s it will call (with the
+credentials their URLs were given, `evals.urls`, and the entry points it found, so the child
+imports the extensions its run uses without a scan of every distribution), then,
 once collected, one pickled list of `RunSpec` in which each of those specs is a reference to
 the one sent (`_Sender`: a spec crosses the pipe once, and the child's run calls the very
 provider it made for it), and keeps
@@ -43,14 +45,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evals import urls
 from evals.askers.protocol import GRACE, KEEPING, once
 from evals.askers.threads import Threads
-from evals.entry_points import entry_points_found
+from evals.entry_points import entry_points_found, load_named
 from evals.errors import FatalError, FatalProviderError, QuotaExhausted, StorageError
-from evals.providers._retry import limit_share
 
-if TYPE_CHECKING:  # a child's first job is to import the SDK: the rest of the harness waits
+# pytest's process imports this module to start the child before it parses its command line
+# (`prestart`), and a child's first job is to import the SDK: the rest of the harness (the
+# providers, the endpoints' URLs, the engine) is imported where it is used.
+if TYPE_CHECKING:
     from evals.providers import ProviderSpec
     from evals.run import EvalRun, RunSpec
 
@@ -68,8 +71,8 @@ class Fetcher:
     """The parent's side: starts the child, hands it the work, and lets items wait for it."""
 
     def __init__(self, sdks: Sequence[str] = ()):
-        """Start the child: it imports the SDKs of the providers named `sdks` at once, makes
-        the providers `prepare` sends, and then waits for its work."""
+        """Start the child: it imports the SDK modules `sdks` at once, makes the providers
+        `prepare` sends, and then waits for its work."""
         self._lock = threading.Lock()
         self._done: set[tuple[str, str]] = set()
         self._ended: set[str] = set()  # evals the child stopped working on (a fatal error)
@@ -93,11 +96,8 @@ class Fetcher:
         }
         # -P: the working folder is not put on the child's path (a folder of the user's named
         # `evals` would be imported instead of this package); PYTHONPATH names this one first.
-        # The extensions to load, found here (pytest has already read every distribution):
-        # the child is spared the scan before its first request.
-        found = json.dumps(entry_points_found())
         self._child = subprocess.Popen(
-            [sys.executable, "-P", "-m", CHILD_MODULE, found, *sdks],
+            [sys.executable, "-P", "-m", CHILD_MODULE, *sdks],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -117,9 +117,12 @@ class Fetcher:
         """The providers the child will call: it makes them (their SDKs, their clients) while
         this process plans and collects."""
         # With the endpoints' URLs as given (`evals.urls`): the child may have started before
-        # this process read them off its command line.
+        # this process read them off its command line. The entry points too: this process
+        # has read every distribution, and so spares the child the scan.
+        from evals import urls
+
         specs = list(dict.fromkeys(providers))
-        self._send((urls.given(), specs))
+        self._send((urls.given(), specs, entry_points_found()))
         self._prepared = {spec: index for index, spec in enumerate(specs)}
         return self
 
@@ -259,13 +262,15 @@ class Fetchers:
     request phase at 2,000 items took ~1.65 x ideal with one, ~1.26 with two, `bench/cpu.py`)."""
 
     def __init__(self, providers: Sequence[ProviderSpec], concurrency: int):
+        from evals.providers import PROVIDERS
+
         cores = (
             len(os.sched_getaffinity(0))
             if hasattr(os, "sched_getaffinity")
             else os.cpu_count() or 1
         )  # the cores it may use
         count = max(1, min(cores, -(-concurrency // REQUESTS_PER_PROCESS)))
-        sdks = sorted({spec.provider for spec in providers})
+        sdks = sorted({module for spec in providers for module in PROVIDERS[spec.provider].sdk})
         self._children = [
             fetcher_for(providers),
             *(Fetcher(sdks).prepare(providers) for _ in range(count - 1)),
@@ -275,6 +280,8 @@ class Fetchers:
     def start(
         self, work: Sequence[RunSpec], on_fatal: dict[str, Callable[[FatalError], Any]]
     ) -> None:
+        from evals.providers import limit_share
+
         count = len(self._children)
         for index, child in enumerate(self._children):
             part = [
@@ -406,7 +413,7 @@ def prestart(provider: str) -> None:
     # Its own entry point only: the other extensions load while the child starts.
     info = provider_ahead(provider)
     if _prestarted is None and info is not None and info.network:
-        _prestarted = Fetcher([provider])
+        _prestarted = Fetcher(info.sdk)
         atexit.register(discard_prestarted)
 
 
@@ -428,34 +435,44 @@ def discard_prestarted() -> None:
 # -- the child's side ----------------------------------------------------------------------
 
 
-def main(found: str, sdks: Sequence[str]) -> None:
-    from evals.entry_points import load
-    from evals.providers import provider_ahead, provider_class
-
+def main(sdks: Sequence[str]) -> None:
     signal.signal(
         signal.SIGINT, signal.SIG_IGN
     )  # Ctrl-C is the parent's to handle: it closes stdin
-    points = [tuple(point) for point in json.loads(found)]
-    for name in sdks:  # the SDK first, while the parent starts; then every other extension
-        for module in getattr(provider_ahead(name, points), "sdk", ()):
-            __import__(module)  # as an import statement does (what audit hooks see)
-    load(points)
-    for name in sdks:
-        provider_class(name)
+    for module in sdks:  # the SDK first, while the parent starts
+        __import__(module)  # as an import statement does (what audit hooks see)
     # A warning (a corrupt cache record moved aside) is the user's to see: the parent repeats it.
     warnings.showwarning = lambda message, category, *_, **__: _say(
         ["warning", category.__name__, str(message)]
     )
-    try:
-        given, specs = pickle.load(sys.stdin.buffer)
-        urls.remember(given)
-        from evals.providers import make_provider
+    from evals import urls
+    from evals.providers import make_provider
 
+    try:
+        given, specs, found = pickle.load(sys.stdin.buffer)
+        urls.remember(given)
+
+        # Of the extensions, only the ones the run uses (those providers, then its evals and
+        # judges): the parent has loaded every one.
+        load_named([spec.provider for spec in specs], [tuple(point) for point in found])
         # The SDKs, while the parent plans and collects; by identity: the work names these very specs.
         providers = {id(spec): make_provider(spec) for spec in specs}
         work: list[RunSpec] = _Receiver(sys.stdin.buffer, specs).load()
     except EOFError:  # the parent needed no calls
         return
+    load_named(
+        [
+            name
+            for each in work
+            for name in (
+                each.eval,
+                each.candidate.provider,
+                *(judge.provider for _, judge in each.judges),
+                *(spec.provider for spec in each.redacted),
+            )
+        ],
+        found,
+    )
     answering = [_answer(each, providers) for each in work]
     threading.Thread(target=_exit_when_parent_leaves, args=(answering,), daemon=True).start()
     for _, threads in answering:
@@ -525,4 +542,4 @@ def _exit_when_parent_leaves(answering: list[tuple[EvalRun, list[threading.Threa
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2:])
+    main(sys.argv[1:])

@@ -67,6 +67,17 @@ def register_provider(name: str, info: ProviderInfo) -> ProviderInfo:
 def providers() -> dict[str, ProviderInfo]:
     """Every registered provider by name, in the order of their `position` (then name)."""
     entry_points.load()
+    return _known()
+
+
+def registered_by(name: str) -> str:
+    """The module that registered the provider `name` (its package's entry point names it)."""
+    providers()
+    return _providers[name][0]
+
+
+def _known() -> dict[str, ProviderInfo]:
+    """The providers registered so far, loading nothing (`entry_points.Registry`)."""
     return {name: info for name, (_, info) in _providers.items()}
 
 
@@ -75,14 +86,15 @@ def provider_ahead(
 ) -> ProviderInfo | None:
     """The provider `name` as its own entry point (the one of that name; from `found`, else
     the installed ones) registers it, without loading the others: for the process that will
-    ask the model, which imports the SDK first (`evals.askers.processes`). None when no entry point of
-    that name registers it."""
+    ask the model (`evals.askers.processes.prestart`), which imports the SDK first. None when no
+    entry point of that name registers it."""
     if name not in _providers:
-        for _, value, _ in [
-            point
-            for point in (entry_points.entry_points_found() if found is None else found)
-            if point[0] == name
-        ]:
+        points = (
+            entry_points.points_named(name)
+            if found is None
+            else [point for point in found if point[0] == name]
+        )
+        for _, value, _ in points:
             with contextlib.suppress(Exception):  # a broken one is reported by load(), in one line
                 importlib.import_module(value.partition(":")[0].strip())
     found_info = _providers.get(name)

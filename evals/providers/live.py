@@ -11,7 +11,8 @@ from typing import Any
 from evals.providers import ProviderInfo, register_provider
 
 from ._base import Request, is_openrouter
-from .openai import EFFORTS, OpenAIProvider, chat_messages
+from ._openai import OpenAIProvider, chat_messages
+from .openai import EFFORTS
 
 # Its Batch API is OpenAI's, where the endpoint speaks it (`OpenAIBatch` finds out).
 register_provider(

@@ -18,6 +18,7 @@ from ._base import (
     recorded_values,
     row_identity,
 )
+from . import _registry
 from ._registry import (
     builtin,
     kilowatt_hour_keys,
@@ -51,5 +52,5 @@ __all__ = [
     "tasks",
 ]
 
-TASKS: Registry[Task] = Registry(tasks)  # name -> Task
+TASKS: Registry[Task] = Registry(tasks, _registry._known)  # name -> Task
 TAGS: Registry[str] = Registry(task_tags)  # tag -> name

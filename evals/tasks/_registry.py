@@ -57,6 +57,11 @@ def tasks() -> dict[str, Task]:
     return _tasks
 
 
+def _known() -> dict[str, Task]:
+    """The evals registered so far, loading nothing (`entry_points.Registry`)."""
+    return _tasks
+
+
 def task_tags() -> dict[str, str]:
     """Each eval's tag -> its name (`Task.tag` -> `Task.name`)."""
     return {task.tag: task.name for task in tasks().values()}

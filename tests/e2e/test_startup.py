@@ -220,3 +220,68 @@ def test_pytest_lists_the_installed_distributions_a_fixed_number_of_times_not_on
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert "tests collected" in done.stdout
     assert json.loads(scans.read_text()) <= 3
+
+
+# Notes, in every process, the harness's modules it has imported (at each import statement and
+# each connection it opens: a model's request), and which it had when it started an asking
+# child (`evals.askers.processes`).
+EVALS_SEEN = """
+import json, os, sys
+_out = os.path.join(os.environ["EVALS_SEEN"], f"{os.getpid()}.json")
+_seen = {"argv": sys.orig_argv, "modules": [], "child_started_with": None}
+def _note(event, args):
+    if event == "subprocess.Popen" and "evals.askers.processes" in list(args[1]):
+        _seen["child_started_with"] = sorted(m for m in sys.modules if m.startswith("evals"))
+    elif event not in ("import", "socket.connect"):
+        return
+    _seen["modules"] = sorted(m for m in sys.modules if m.startswith("evals"))
+    with open(_out, "w") as f:
+        json.dump(_seen, f)
+sys.addaudithook(_note)
+"""
+
+
+def test_pytest_starts_the_asking_child_having_imported_the_providers_registration_alone(
+    tmp_path,
+):
+    """The child is started before pytest parses its command line, as soon as the provider's
+    registration says it asks over the network and which SDK to import: the provider's own
+    module (`evals.providers.openai`, its registration) and the registry, not the provider's
+    implementation, the messages or the retries (~12 ms of the launch to a first request), and
+    the asking child imports, of the extensions, the ones its run uses: not every eval's and
+    provider's (~10 ms), since pytest's process has loaded and checked them all."""
+    hook, seen = tmp_path / "hook", tmp_path / "seen"
+    hook.mkdir()
+    seen.mkdir()
+    (hook / "sitecustomize.py").write_text(EVALS_SEEN)
+    with OpenAIServer() as server:
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--provider=openai"]
+            + ["--model=m", f"--base-url={server.url}/v1", "-m", "multiple_choice", "--limit=2"]
+            + [f"--run-dir={tmp_path / 'runs'}", f"--results-dir={tmp_path / 'results'}"],
+            cwd=ROOT,
+            env=harness_env(PYTHONPATH=str(hook), EVALS_SEEN=str(seen)),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert done.returncode == 0 and "2 wrong" in done.stdout, done.stdout[-2000:] + done.stderr
+    processes = [json.loads(path.read_text()) for path in seen.glob("*.json")]
+    (parent,) = [p for p in processes if p["child_started_with"] is not None]
+    (child,) = [p for p in processes if "evals.askers.processes" in p["argv"]]
+    assert "evals.providers.openai" in parent["child_started_with"]
+    assert not {
+        "evals.messages",
+        "evals.providers._base",
+        "evals.providers._make",
+        "evals.providers._openai",
+        "evals.providers._retry",
+    } & set(parent["child_started_with"]), parent["child_started_with"]
+    assert {"evals.tasks.multiple_choice", "evals.providers._openai"} <= set(child["modules"])
+    assert not {
+        "evals.tasks.leetcode",
+        "evals.tasks.freeform",
+        "evals.providers._anthropic",
+        "evals.providers.local",
+        "evals.energy.rapl",
+    } & set(child["modules"]), child["modules"]

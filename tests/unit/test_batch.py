@@ -11,7 +11,7 @@ import pytest
 
 from evals.askers.batch import _chunks
 from evals.providers import ProviderSpec, Request
-from evals.providers.anthropic import _result_outcome
+from evals.providers._anthropic import _result_outcome
 from evals.providers.openai import OpenAIBatch, OpenAIProvider
 from evals.run import Call
 from evals.site.board import _costs, _total
