@@ -1,24 +1,21 @@
-"""`live`: any OpenAI-compatible endpoint (OpenRouter, vLLM, llama.cpp, ...).
+"""`live`: any OpenAI-compatible endpoint (OpenRouter, vLLM, llama.cpp, ...), through the
+official OpenAI SDK.
 
-It speaks Chat Completions through the official SDK; only the knobs that endpoints spell
-differently are translated here: OpenRouter's provider routing and reasoning object, and
-the `enable_thinking` template flag that vLLM and llama.cpp servers read."""
+This module registers the provider and imports little more; the provider itself,
+`LiveProvider`, is in `_live.py`, imported at the first call (its name is re-exported here)."""
 
 from __future__ import annotations
 
-from typing import Any
-
+from evals.lazy import names_from
 from evals.providers import ProviderInfo, register_provider
 
-from ._base import Request, is_openrouter
-from ._openai import OpenAIProvider, chat_messages
 from .openai import EFFORTS
 
 # Its Batch API is OpenAI's, where the endpoint speaks it (`OpenAIBatch` finds out).
 register_provider(
     "live",
     ProviderInfo(
-        "evals.providers.live:LiveProvider",
+        "evals.providers._live:LiveProvider",
         frozenset({"base_url", "effort", "thinking", "route", "max_tokens"}),
         EFFORTS,
         needs_base_url=True,
@@ -30,22 +27,4 @@ register_provider(
     ),
 )
 
-
-class LiveProvider(OpenAIProvider):
-    def _chat_kwargs(self, request: Request) -> dict[str, Any]:
-        kwargs = chat_messages(self.spec.model, request)
-        if request.max_tokens:
-            kwargs["max_tokens"] = request.max_tokens
-        extra: dict[str, Any] = {}
-        if is_openrouter(self.spec.base_url):
-            if self.spec.route:
-                extra["provider"] = {"order": [self.spec.route], "allow_fallbacks": False}
-            if self.spec.effort:
-                extra["reasoning"] = {"effort": self.spec.effort}
-        elif self.spec.effort:
-            kwargs["reasoning_effort"] = self.spec.effort
-        if self.spec.thinking:
-            extra["chat_template_kwargs"] = {"enable_thinking": True}
-        if extra:
-            kwargs["extra_body"] = extra
-        return kwargs
+__getattr__ = names_from(__package__, {"LiveProvider": "_live"}, globals())

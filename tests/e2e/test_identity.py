@@ -123,10 +123,10 @@ def harness(sdks_warmed, local_first, pytester, tmp_path, monkeypatch, request):
     monkeypatch.setenv("ROBLOX_EVALS_CACHE", str(tmp_path / "cache"))
     generated: list[dict] = []
     if local_first:
-        from evals.providers import checkpoint, local
+        from evals.providers import _local, checkpoint
         from evals.providers.local import LocalProvider
 
-        for module in (checkpoint, local):  # the tiny model's replies kept short
+        for module in (checkpoint, _local):  # the tiny model's replies kept short
             monkeypatch.setattr(module, "DEFAULT_MAX_NEW_TOKENS", 16)
 
         def generate(self, requests):

@@ -285,3 +285,53 @@ def test_pytest_starts_the_asking_child_having_imported_the_providers_registrati
         "evals.providers.local",
         "evals.energy.rapl",
     } & set(child["modules"]), child["modules"]
+
+
+LOAD_NAMED = """
+import json, sys
+from evals import entry_points
+from evals.providers import PROVIDERS
+from evals.tasks import TASKS
+
+found = entry_points.entry_points_found()
+entry_points.load_named(["openai", "multiple_choice"], found)
+seen = {"partial": entry_points.partly_loaded(), "openai": PROVIDERS["openai"].key_env,
+        "task": TASKS["multiple_choice"].name, "leetcode loaded": "evals.tasks.leetcode" in sys.modules}
+seen["miss"] = PROVIDERS.get("reference") is not None  # registered by a module not imported yet
+seen["after miss"] = [entry_points.partly_loaded(), "evals.tasks.leetcode" in sys.modules]
+print(json.dumps(seen))
+"""
+LISTED = """
+import json
+from evals import entry_points
+from evals.tasks import TASKS
+
+entry_points.load_named(["multiple_choice"], entry_points.entry_points_found())
+print(json.dumps(list(TASKS)))
+"""
+
+
+def _fresh(script: str) -> object:
+    """What `script` prints, run in an interpreter of its own (whose registries are unloaded)."""
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, env=harness_env(), capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_a_child_loading_the_extensions_its_run_names_answers_them_and_loads_the_rest_on_a_miss():
+    """The asking child imports only the entry points its run names (`load_named`); a question
+    by a name they did not register loads every other one first, so it is never refused."""
+    assert _fresh(LOAD_NAMED) == {
+        "partial": True,
+        "openai": "OPENAI_API_KEY",
+        "task": "multiple_choice",
+        "leetcode loaded": False,
+        "miss": True,
+        "after miss": [False, True],
+    }
+
+
+def test_after_loading_named_extensions_a_list_of_a_registry_still_holds_every_one():
+    assert _fresh(LISTED) == ["freeform", "multiple_choice", "leetcode"]

@@ -78,6 +78,7 @@ _EVALS = (
     "evals.providers.anthropic",
     "evals.providers._anthropic",
     "evals.providers.live",
+    "evals.providers._live",
     "evals.providers.reference",
     "evals.energy.hwinfo",
     "evals.energy.rapl",

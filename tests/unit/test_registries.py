@@ -84,57 +84,55 @@ def test_the_scan_keeps_the_first_distribution_of_a_name_on_the_path_as_importli
     assert echo == stdlib == ([("echo", "echo_mod", "echo_eval")] if first_has_the_group else [])
 
 
-LOAD_NAMED = """
-import json, sys
-from evals import entry_points
-from evals.providers import PROVIDERS
-from evals.tasks import TASKS
+def _stdlib_points() -> list[tuple[str, str, str]]:
+    import importlib.metadata
 
-found = entry_points.entry_points_found()
-entry_points.load_named(["openai", "multiple_choice"], found)
-seen = {"partial": entry_points.partly_loaded(), "openai": PROVIDERS["openai"].key_env,
-        "task": TASKS["multiple_choice"].name, "leetcode loaded": "evals.tasks.leetcode" in sys.modules}
-seen["miss"] = PROVIDERS.get("reference") is not None  # registered by a module not imported yet
-seen["after miss"] = [entry_points.partly_loaded(), "evals.tasks.leetcode" in sys.modules]
-print(json.dumps(seen))
-"""
-LISTED = """
-import json
-from evals import entry_points
-from evals.tasks import TASKS
+    from evals import entry_points
 
-entry_points.load_named(["multiple_choice"], entry_points.entry_points_found())
-print(json.dumps(list(TASKS)))
-"""
-
-
-def _fresh(script: str) -> object:
-    """What `script` prints, run in an interpreter of its own (whose registries are unloaded)."""
-    import json
-    import subprocess
-    import sys
-
-    from tests.support.harness import ROOT, harness_env
-
-    done = subprocess.run(
-        [sys.executable, "-c", script], cwd=ROOT, env=harness_env(), capture_output=True, text=True
+    return sorted(
+        (p.name, p.value, p.dist._normalized_name)  # type: ignore[attr-defined]
+        for p in importlib.metadata.entry_points(group=entry_points.GROUP)
+        if p.dist is not None
     )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
 
 
-def test_a_child_loading_the_extensions_its_run_names_answers_them_and_loads_the_rest_on_a_miss():
-    """The asking child imports only the entry points its run names (`load_named`); a question
-    by a name they did not register loads every other one first, so it is never refused."""
-    assert _fresh(LOAD_NAMED) == {
-        "partial": True,
-        "openai": "OPENAI_API_KEY",
-        "task": "multiple_choice",
-        "leetcode loaded": False,
-        "miss": True,
-        "after miss": [False, True],
-    }
+@pytest.mark.parametrize("where", ["folders", "zip", "finder"])
+def test_the_scan_finds_what_importlib_finds_in_folders_a_zip_and_through_another_finder(
+    tmp_path, monkeypatch, where
+):
+    """The scan reads the folders on the path itself (no `Distribution` made of each); a zip
+    archive on the path, or a finder of distributions beside the path's, is read through
+    `importlib.metadata`: every way finds the same entry points as it."""
+    import importlib.metadata
+    import sys
+    import zipfile
 
+    from evals import entry_points
 
-def test_after_loading_named_extensions_a_list_of_a_registry_still_holds_every_one():
-    assert _fresh(LISTED) == ["freeform", "multiple_choice", "leetcode"]
+    group = "[roblox_evals]\necho = echo_mod\n"
+    _dist_info(tmp_path / "a", "Echo.Eval", "0.2", group)
+    _dist_info(tmp_path / "a", "other_eval", "1.0", "[console_scripts]\nx = y:z\n")
+    if where == "zip":
+        with zipfile.ZipFile(tmp_path / "dists.zip", "w") as archive:
+            for path in (tmp_path / "a").rglob("*"):
+                archive.write(path, path.relative_to(tmp_path / "a"))
+        monkeypatch.syspath_prepend(str(tmp_path / "dists.zip"))
+    else:
+        monkeypatch.syspath_prepend(str(tmp_path / "a"))
+    if where == "finder":
+
+        class Finder:  # finds no module; its distributions are the path's own
+            @staticmethod
+            def find_spec(*_):
+                return None
+
+            @staticmethod
+            def find_distributions(context=importlib.metadata.DistributionFinder.Context()):
+                return iter(())
+
+        monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, Finder])
+    monkeypatch.setattr(entry_points, "_found", None)
+
+    found = sorted(entry_points.entry_points_found())
+    assert ("echo", "echo_mod", "echo_eval") in found
+    assert found == _stdlib_points()
