@@ -291,7 +291,7 @@ def _settings(config: pytest.Config) -> Settings:
             f"--batch: --provider {identity.spec.provider} has no Batch API ({batch_providers()} "
             "have one); run without --batch"
         )
-    if not worker:
+    if not worker and not config.option.collectonly:  # listing the items writes nothing
         _check_folders({"--run-dir": run_root(config), "--results-dir": results_root(config)})
     return Settings(
         identity=identity,
