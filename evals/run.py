@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock
 
 from evals import bounded
 from evals.askers.protocol import Asker
@@ -510,6 +509,8 @@ def start_over(folder: Path, result_file: Path, session: str) -> Path | None:
     """--force: set the run folder and its result file aside (renamed, never deleted) and
     start an empty folder, once per command however many processes ask; the folder kept,
     or None when there was none or a sibling process of this command already did it."""
+    from filelock import FileLock  # here: the asking child imports this module, and never this
+
     folder.parent.mkdir(parents=True, exist_ok=True)
     marker = folder / FORCED
     with FileLock(folder.parent / f".{folder.name}.force.lock"):

@@ -234,7 +234,7 @@ def _note(event, args):
         _seen["child_started_with"] = sorted(m for m in sys.modules if m.startswith("evals"))
     elif event not in ("import", "socket.connect"):
         return
-    _seen["modules"] = sorted(m for m in sys.modules if m.startswith("evals"))
+    _seen["modules"] = sorted(m for m in sys.modules if m.startswith("evals") or m == "filelock")
     with open(_out, "w") as f:
         json.dump(_seen, f)
 sys.addaudithook(_note)
@@ -249,7 +249,8 @@ def test_pytest_starts_the_asking_child_having_imported_the_providers_registrati
     module (`evals.providers.openai`, its registration) and the registry, not the provider's
     implementation, the messages or the retries (~12 ms of the launch to a first request), and
     the asking child imports, of the extensions, the ones its run uses: not every eval's and
-    provider's (~10 ms), since pytest's process has loaded and checked them all."""
+    provider's (~10 ms), since pytest's process has loaded and checked them all; nor filelock
+    (~10 ms), which only pytest's process takes (--force, models.json)."""
     hook, seen = tmp_path / "hook", tmp_path / "seen"
     hook.mkdir()
     seen.mkdir()
@@ -284,6 +285,7 @@ def test_pytest_starts_the_asking_child_having_imported_the_providers_registrati
         "evals.providers._anthropic",
         "evals.providers.local",
         "evals.energy.rapl",
+        "filelock",
     } & set(child["modules"]), child["modules"]
 
 
