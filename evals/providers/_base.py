@@ -24,6 +24,7 @@ from evals.errors import (
     FatalProviderError,
     MalformedReply,
     ProviderError,
+    QuotaExhausted,
     TransientError,
     Unreachable,
     UsageError,
@@ -268,15 +269,28 @@ def error_status(error: Any) -> tuple[int, str] | None:
     return None
 
 
+# OpenAI's code for an account out of credit: the run stops at once (every call would be
+# refused), whether it comes as an HTTP 429 or inside a 200 (a gateway's), kept to resume.
+QUOTA_SPENT = "insufficient_quota"
+QUOTA_FIX = "add credit to the account, then rerun to resume"
+
+
 def error_in_body(body: dict[str, Any]) -> ProviderError | None:
     """An HTTP 200 whose body is an error object (LiteLLM answers some failures so, a gateway
     in front of Anthropic sends its `{"type": "error", "error": {...}}`; a failed Responses API
     reply carries one too): the API error it says, retried when its status is (429, 5xx:
-    `error_status`). None when `error` is absent or null."""
+    `error_status`), the run stopped when the account's quota is spent. None when `error` is
+    absent or null."""
     error = body.get("error")
     if error is None or error == {}:
         return None
     message = server_text(error_text(body) or f"an error object of {kind_of(error)}")
+    if isinstance(error, dict) and QUOTA_SPENT in (error.get("code"), error.get("type")):
+        return QuotaExhausted(
+            f"HTTP 200 carrying an error {QUOTA_SPENT}: {message}; {QUOTA_FIX}",
+            kind="quota",
+            status=200,
+        )
     if found := error_status(error):
         status, said = found
         return status_error(

@@ -32,6 +32,8 @@ from ._batch import (
     not_run,
 )
 from ._base import (
+    QUOTA_FIX,
+    QUOTA_SPENT,
     Completion,
     Provider,
     ProviderSpec,
@@ -245,9 +247,9 @@ def openai_error(error: openai.OpenAIError, timeout: float | None = None) -> Pro
     status = error.status_code
     code = getattr(error, "code", None)
     message = f"HTTP {status}: {_message(error)}"
-    if code == "insufficient_quota":
+    if code == QUOTA_SPENT:
         return QuotaExhausted(
-            f"{message}; add credit to the account, then rerun to resume",
+            f"{message}; {QUOTA_FIX}",
             kind="quota",
             status=status,
         )

@@ -868,6 +868,24 @@ def test_an_error_object_in_a_200_is_retried_or_final_as_its_status_says(
     assert len(openai_server.requests) == asked
 
 
+@pytest.mark.parametrize("said", ["code", "type"])
+def test_a_200_carrying_spent_quota_stops_at_once_as_the_429_does(openai_server, said):
+    """A gateway's HTTP 200 with OpenAI's insufficient_quota error object: every call would be
+    refused, so the run stops (kept to resume), not one error item after another."""
+    error = {"message": "You exceeded your current quota", said: "insufficient_quota"}
+    openai_server.responder = lambda req: Reply(200, {"error": error})
+    provider = make_provider(ProviderSpec("openai", "gpt-5.5", base_url=openai_server.url + "/v1"))
+
+    with pytest.raises(QuotaExhausted) as raised:
+        ask(provider)
+
+    assert str(raised.value) == (
+        "HTTP 200 carrying an error insufficient_quota: You exceeded your current quota; "
+        "add credit to the account, then rerun to resume (after 1 attempt)"
+    )
+    assert raised.value.kind == "quota" and len(openai_server.requests) == 1
+
+
 def test_an_anthropic_200_carrying_an_error_is_that_api_error(anthropic_server):
     anthropic_server.responder = lambda req: Reply(
         200,
