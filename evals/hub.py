@@ -37,16 +37,19 @@ class _EndpointCredentials(logging.Filter):
 
 
 def _redact_its_log(logger: logging.Logger) -> None:
-    """Its warnings (a retry, a slow download) on stderr as before, through a handler of its
-    own that redacts them: a logger's filter would miss its modules' loggers, and the root's
-    handlers are pytest's or none."""
-    if not any(
-        isinstance(f, _EndpointCredentials) for handler in logger.handlers for f in handler.filters
-    ):
-        handler = logging.StreamHandler()
-        handler.addFilter(_EndpointCredentials())
-        logger.addHandler(handler)
-        logger.propagate = False
+    """Its warnings (a retry, a slow download) on stderr as before, through its own handler,
+    which redacts them: a logger's filter would miss its modules' loggers, and the root's
+    handlers are pytest's or none. The library adds that handler when its logging module is
+    first imported, which it does lazily: imported here first, so a warning is printed once,
+    not once more by a handler of ours beside it."""
+    import huggingface_hub.utils.logging  # noqa: F401 (adds the library's handler)
+
+    if not logger.handlers:
+        logger.addHandler(logging.StreamHandler())
+    for handler in logger.handlers:
+        if not any(isinstance(f, _EndpointCredentials) for f in handler.filters):
+            handler.addFilter(_EndpointCredentials())
+    logger.propagate = False
 
 
 def endpoint() -> str:

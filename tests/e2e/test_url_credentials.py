@@ -250,3 +250,34 @@ def test_a_credential_in_hf_endpoint_is_not_in_the_message_when_the_hub_cannot_b
         and "could not reach the Hub at http://127.0.0.1:9" in done.stdout + done.stderr
     ), done.stdout[-2000:] + done.stderr[-2000:]
     assert SECRET not in done.stdout + done.stderr + every_text(tmp_path)
+
+
+HUB_WARNS = """
+import logging, os
+from evals import hub
+hub.library()
+import huggingface_hub.utils._http  # a module of the library's that logs its retries
+logging.getLogger("huggingface_hub.utils._http").warning(
+    "Retrying HEAD " + os.environ["HF_ENDPOINT"] + "/datasets/x/resolve/main/test.parquet"
+)
+"""
+
+
+def test_a_hub_clients_warning_is_printed_once_without_the_endpoints_credential():
+    """The Hub client's own handler prints its warnings (a retry), redacted; one of the
+    harness's beside it printed each of them twice."""
+    import sys
+
+    from tests.support.harness import ROOT
+
+    done = subprocess.run(
+        [sys.executable, "-c", HUB_WARNS],
+        cwd=ROOT,
+        env=harness_env(HF_ENDPOINT=f"http://dave:{SECRET}@127.0.0.1:9"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    lines = done.stderr.splitlines()
+    assert done.returncode == 0 and len(lines) == 1, done.stderr
+    assert SECRET not in lines[0] and "Retrying HEAD http://<redacted>@127.0.0.1:9" in lines[0]
