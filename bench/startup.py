@@ -10,8 +10,11 @@ the process and its children), which a busy machine disturbs less than the wall 
 
 With `--before DIR` (an older commit checked out beside this one, with its own .venv) both are
 timed for each checkout in turn, alternating run by run, and the ratio now / before printed.
+Given more than once (`--before ../old905 --before ../start`), every checkout is timed in turn
+(the order turned round each run), each named by its folder, each ratio printed against the
+first: where a session started, and the reference it is held to, in one run.
 
-    uv run python bench/startup.py [--runs 5] [--before ../old] [--smoke]
+    uv run python bench/startup.py [--runs 5] [--before ../old [--before ../other]] [--smoke]
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from bench._common import PYCACHE, ROOT, parse_args
 from tests.support.loopback import ServerProcess
 
 GOAL = 1.2
-SMOKE = {"runs": 1, "before": None}
+SMOKE = {"runs": 1, "before": []}
 
 
 def _pytest(root: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], float]:
@@ -106,10 +109,14 @@ def main() -> None:
     parser.add_argument(
         "--before",
         type=Path,
-        help="another checkout (with its .venv), timed alternately with this one",
+        action="append",
+        default=[],
+        help="another checkout (with its .venv), timed alternately with this one; again for more",
     )
     args = parse_args(parser, SMOKE)
-    roots = {"now": ROOT, **({"before": args.before.resolve()} if args.before else {})}
+    others = [path.resolve() for path in args.before]
+    names = ["before"] if len(others) == 1 else [path.name for path in others]
+    roots = {"now": ROOT, **dict(zip(names, others))}
     figures: dict[tuple[str, str], list[float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -139,8 +146,15 @@ def main() -> None:
         line = f"{what}: " + ", ".join(
             f"{name} {m:.2f} s (min {min(figures[what, name]):.2f})" for name, m in medians.items()
         )
-        if "before" in medians:
+        if len(medians) == 2:
             line += f"; now / before {medians['now'] / medians['before']:.2f}"
+        elif len(medians) > 2:  # each against the first --before: the reference
+            reference = names[0]
+            line += "; " + ", ".join(
+                f"{name} / {reference} {medians[name] / medians[reference]:.3f}"
+                for name in roots
+                if name != reference
+            )
         if "first request" in what:
             line += f"; goal < {GOAL} s"
         print(line + f" (medians of {args.runs})")
