@@ -183,13 +183,16 @@ def is_openrouter(base_url: Any) -> bool:
 
 def status_error(status: int, message: str, headers) -> ProviderError:
     """An HTTP error status as the harness treats it, whichever provider sent it: 429 and 5xx
-    are retried (honouring Retry-After), a rejected key ends the run, the rest is final."""
+    are retried (honouring Retry-After), a rejected key or an account out of credit (402)
+    ends the run, the rest is final."""
     if status == 429:
         return TransientError(
             message, kind="rate_limit", status=status, retry_after=retry_after(headers)
         )
     if status in (401, 403):
         return FatalProviderError(f"{message}; check the API key", kind="auth", status=status)
+    if status == 402:  # Payment Required (OpenRouter's spent credits, Anthropic's billing_error)
+        return QuotaExhausted(f"{message}; {QUOTA_FIX}", kind="quota", status=status)
     if status in (408, 409) or status >= 500:  # 529 is Anthropic's "overloaded"
         return TransientError(
             message, kind="server_error", status=status, retry_after=retry_after(headers)

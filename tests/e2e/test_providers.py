@@ -886,6 +886,27 @@ def test_a_200_carrying_spent_quota_stops_at_once_as_the_429_does(openai_server,
     assert raised.value.kind == "quota" and len(openai_server.requests) == 1
 
 
+def test_payment_required_stops_at_once_as_spent_quota_does(openai_server, anthropic_server):
+    """HTTP 402 (OpenRouter's spent credits), and Anthropic's billing_error inside a 200 (a
+    gateway's): an account out of credit refuses every call, so the run stops, kept to resume."""
+    openai_server.fail_next(
+        1, 402, body={"error": {"message": "Insufficient credits", "code": 402}}
+    )
+    anthropic_server.responder = lambda req: Reply(
+        200,
+        {"type": "error", "error": {"type": "billing_error", "message": "Credit balance too low"}},
+    )
+    spent = [
+        make_provider(ProviderSpec("openai", "gpt-5.5", base_url=openai_server.url + "/v1")),
+        make_provider(ProviderSpec("anthropic", "claude-haiku-4-5", base_url=anthropic_server.url)),
+    ]
+
+    for provider in spent:
+        with pytest.raises(QuotaExhausted, match="add credit to the account, then rerun to resume"):
+            ask(provider)
+    assert len(openai_server.requests) == len(anthropic_server.requests) == 1
+
+
 def test_an_anthropic_200_carrying_an_error_is_that_api_error(anthropic_server):
     anthropic_server.responder = lambda req: Reply(
         200,
