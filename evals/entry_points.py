@@ -207,27 +207,36 @@ def entry_points_found() -> list[Point]:
 def _distributions() -> Iterator[tuple[str, str | importlib.metadata.Distribution]]:
     """The first distribution of each name on `sys.path`, by its normalized name, in the order
     `importlib.metadata.distributions()` finds them, as `entry_points` keeps them: each a
-    folder, read off the path's listings as `importlib.metadata` reads them (`FastPath`,
-    `Lookup`), without making a `Distribution` of every one (~2.5 ms of every start-up, for
-    ~100 of them). With a path that is not a plain folder (a zip, an egg) or another finder of
-    distributions, `importlib.metadata`'s own (`Distribution`s)."""
-    found: list[tuple[str, str | importlib.metadata.Distribution]] = []
+    folder (`_path_folders`), else, where the path holds what only `importlib.metadata` reads,
+    its own `Distribution`s."""
+    found = _path_folders()
+    names: set[str] = set()
+    for name, each in _by_importlib() if found is None else found:
+        if name not in names:
+            names.add(name)
+            yield name, each
+
+
+def _path_folders() -> list[tuple[str, str | importlib.metadata.Distribution]] | None:
+    """Every distribution folder on `sys.path` with its normalized name, read off the path's
+    listings as `importlib.metadata` reads them (`FastPath`, `Lookup`), without making a
+    `Distribution` of every one (~2.5 ms of every start-up, for ~100 of them). None with a path
+    that is not a plain folder (a zip, an egg) or another finder of distributions."""
     if any(
         hasattr(finder, "find_distributions") and finder is not importlib.machinery.PathFinder
         for finder in sys.meta_path
     ):
-        found = _by_importlib()
-    for entry in [] if found else sys.path:
+        return None
+    found: list[tuple[str, str | importlib.metadata.Distribution]] = []
+    for entry in sys.path:
         try:
             children = os.listdir(entry or ".")
         except OSError:
             if os.path.exists(entry):  # a zip archive: its children are read otherwise
-                found = _by_importlib()
-                break
+                return None
             continue
         if os.path.basename(entry).lower().endswith(".egg"):
-            found = _by_importlib()
-            break
+            return None
         infos: dict[str, list[str]] = {}
         for child in children:
             low = child.lower()
@@ -235,11 +244,7 @@ def _distributions() -> Iterator[tuple[str, str | importlib.metadata.Distributio
                 name = re.sub(r"[-_.]+", "_", low.rpartition(".")[0].partition("-")[0])
                 infos.setdefault(name, []).append(os.path.join(entry, child))
         found += [(name, folder) for name, folders in infos.items() for folder in folders]
-    names: set[str] = set()
-    for name, each in found:
-        if name not in names:
-            names.add(name)
-            yield name, each
+    return found
 
 
 def _entry_points_text(found: str | importlib.metadata.Distribution) -> str | None:
@@ -344,7 +349,8 @@ def load_named(names: Iterable[str], found: list[Point]) -> None:
     with _loading:
         if _state not in ("unloaded", "partial"):
             return
-        _found = list(found)
+        if _found is None:
+            _found = list(found)
         wanted = set(names)
         try:
             for point in _found:
@@ -353,10 +359,6 @@ def load_named(names: Iterable[str], found: list[Point]) -> None:
         finally:
             _current = None
         _state = "partial"
-
-
-def partly_loaded() -> bool:
-    return _state == "partial"
 
 
 def _load_one(point: Point) -> None:

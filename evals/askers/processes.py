@@ -454,7 +454,7 @@ def main(sdks: Sequence[str]) -> None:
 
         # Of the extensions, only the ones the run uses (those providers, then its evals and
         # judges): the parent has loaded every one.
-        load_named([spec.provider for spec in specs], [tuple(point) for point in found])
+        load_named([spec.provider for spec in specs], found)
         # The SDKs, while the parent plans and collects; by identity: the work names these very specs.
         providers = {id(spec): make_provider(spec) for spec in specs}
         work: list[RunSpec] = _Receiver(sys.stdin.buffer, specs).load()

@@ -70,12 +70,6 @@ def providers() -> dict[str, ProviderInfo]:
     return _known()
 
 
-def registered_by(name: str) -> str:
-    """The module that registered the provider `name` (its package's entry point names it)."""
-    providers()
-    return _providers[name][0]
-
-
 def _known() -> dict[str, ProviderInfo]:
     """The providers registered so far, loading nothing (`entry_points.Registry`)."""
     return {name: info for name, (_, info) in _providers.items()}

@@ -297,10 +297,10 @@ from evals.tasks import TASKS
 
 found = entry_points.entry_points_found()
 entry_points.load_named(["openai", "multiple_choice"], found)
-seen = {"partial": entry_points.partly_loaded(), "openai": PROVIDERS["openai"].key_env,
+seen = {"partial": entry_points._state == "partial", "openai": PROVIDERS["openai"].key_env,
         "task": TASKS["multiple_choice"].name, "leetcode loaded": "evals.tasks.leetcode" in sys.modules}
 seen["miss"] = PROVIDERS.get("reference") is not None  # registered by a module not imported yet
-seen["after miss"] = [entry_points.partly_loaded(), "evals.tasks.leetcode" in sys.modules]
+seen["after miss"] = [entry_points._state == "partial", "evals.tasks.leetcode" in sys.modules]
 print(json.dumps(seen))
 """
 LISTED = """

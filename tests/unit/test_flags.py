@@ -98,14 +98,14 @@ def test_the_built_in_providers_register_through_the_entry_point_group():
 
     from evals.entry_points import harness_module
     from evals.providers import PROVIDERS
-    from evals.providers._registry import registered_by
+    from evals.providers import _registry
 
     named = {point.value for point in entry_points(group="roblox_evals")}
     # The harness's own: a test before this one in the same process may have registered another
     # (an in-process pytest with `-p tests.support.echo_provider`).
-    own = [name for name in PROVIDERS if harness_module(registered_by(name))]
+    own = [name for name in PROVIDERS if harness_module(_registry._providers[name][0])]
     assert own == ["openai", "anthropic", "live", "reference", "local"]
-    assert {registered_by(name) for name in own} <= named
+    assert {_registry._providers[name][0] for name in own} <= named
 
 
 def test_a_batch_api_costs_what_the_result_files_record():
